@@ -1,0 +1,532 @@
+/* catalog: strict loading of hardware facts from YAML through field tables. */
+#include "catalog.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef MLVIZ_DATADIR
+#define MLVIZ_DATADIR "/usr/local/share/mlviz"
+#endif
+
+const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", NULL};
+const char *const catalog_kind_names[] = {"accelerators", "cpus",    "storage",
+                                          "links",        "cooling", "software", NULL};
+const char *const catalog_kind_singular[] = {"accelerator", "cpu",     "storage",
+                                             "link",        "cooling", "software", NULL};
+
+static const char *const accel_kinds[] = {"gpu", "tpu", "npu", "asic", "cpu", NULL};
+static const char *const storage_scopes[] = {"local", "shared", "memory", NULL};
+static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband",
+                                         "ethernet", "ici", "other", NULL};
+
+#define HEAD(T)                                                                                   \
+    {"id", FIELD_STR, offsetof(T, head.id), 0, 0, 0, "", NULL, 0, "", "lowercase id", FIELD_REQUIRED, 0},   \
+        {"name", FIELD_STR, offsetof(T, head.name), 0, FIELD_STR_LEN * 2, 0, "", NULL, 0, "", "display name",            \
+         FIELD_REQUIRED, 0},                                                                      \
+        {"vendor", FIELD_STR, offsetof(T, head.vendor), 0, 0, 0, "", NULL, 0, "", "maker", 0, 0},        \
+        {"year", FIELD_INT, offsetof(T, head.year), 1950, 2100, 2000, NULL, NULL, 0, "",          \
+         "year of release", 0, 0},                                                                \
+        {"source", FIELD_STR, offsetof(T, head.source), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "",                 \
+         "datasheet or paper the figures come from", FIELD_REQUIRED, 0},                          \
+        {"notes", FIELD_STR, offsetof(T, head.notes), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "", "caveats", 0, 0}
+
+#define NUM(T, key, member, lo, hi, dflt, unit, help, flags)                                     \
+    {key, FIELD_NUM, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0}
+#define INT(T, key, member, lo, hi, dflt, unit, help, flags)                                     \
+    {key, FIELD_INT, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0}
+#define PEAK(key, prec, help)                                                                     \
+    NUM(struct accelerator, key, peak_tflops[prec], 0, 1e6, FIELD_ABSENT, "TFLOP/s", help,        \
+        FIELD_NULLABLE | FIELD_EXCL_MIN)
+#define SPARSE(key, prec)                                                                         \
+    NUM(struct accelerator, key, sparse_tflops[prec], 0, 1e6, FIELD_ABSENT, "TFLOP/s",            \
+        "peak with 2:4 structured sparsity (shown, never used)", FIELD_NULLABLE | FIELD_EXCL_MIN)
+
+static const struct field accel_fields[] = {
+    HEAD(struct accelerator),
+    {"kind", FIELD_ENUM, offsetof(struct accelerator, kind), 0, 0, 0, NULL, accel_kinds, 0, "",
+     "gpu, tpu, npu, asic or cpu", FIELD_REQUIRED, 0},
+    NUM(struct accelerator, "mem_gb", mem_gb, 0, 1e5, 0, "GB", "device memory", FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct accelerator, "mem_bw_gbs", mem_bw_gbs, 0, 1e8, 0, "GB/s", "device memory bandwidth",
+        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    PEAK("fp32_tflops", PREC_FP32, "dense FP32 (vector units)"),
+    PEAK("tf32_tflops", PREC_TF32, "dense TF32 on matrix units"),
+    PEAK("bf16_tflops", PREC_BF16, "dense BF16 on matrix units"),
+    PEAK("fp16_tflops", PREC_FP16, "dense FP16 on matrix units"),
+    PEAK("fp8_tflops", PREC_FP8, "dense FP8 on matrix units"),
+    PEAK("int8_tops", PREC_INT8, "dense INT8 tera-operations per second"),
+    SPARSE("sparse_tf32_tflops", PREC_TF32),
+    SPARSE("sparse_bf16_tflops", PREC_BF16),
+    SPARSE("sparse_fp16_tflops", PREC_FP16),
+    SPARSE("sparse_fp8_tflops", PREC_FP8),
+    SPARSE("sparse_int8_tops", PREC_INT8),
+    NUM(struct accelerator, "tdp_w", tdp_w, 0, 1e5, 0, "W", "board power at full load",
+        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct accelerator, "idle_w", idle_w, 0, 1e5, 0, "W", "power when idle", FIELD_REQUIRED),
+    {"link", FIELD_STR, offsetof(struct accelerator, link), 0, 0, 0, "", NULL, 0, "",
+     "default device-to-device link id", 0, 0},
+    INT(struct accelerator, "compute_units", compute_units, 1, 1e7, 0, "",
+        "SMs, CUs or cores that GEMM tiles are spread over", FIELD_REQUIRED),
+    INT(struct accelerator, "gemm_tile", gemm_tile, 8, 1024, 128, "",
+        "output tile edge of large GEMM kernels (wave quantization)", 0),
+    NUM(struct accelerator, "gemm_efficiency", gemm_efficiency, 0, 1, 0.75, "",
+        "best measured large-GEMM share of dense peak", FIELD_EXCL_MIN),
+    NUM(struct accelerator, "mem_bw_efficiency", mem_bw_efficiency, 0, 1, 0.85, "",
+        "achievable share of memory bandwidth", FIELD_EXCL_MIN),
+    NUM(struct accelerator, "kernel_overhead_us", kernel_overhead_us, 0, 1e4, 4, "us",
+        "launch and tail cost per kernel", 0),
+    NUM(struct accelerator, "usd_per_hour", usd_per_hour, 0, 1e4, 0, "USD/h",
+        "typical rental price per device-hour (0 = unknown)", 0),
+    NUM(struct accelerator, "max_temp_c", max_temp_c, 20, 150, 85, "C",
+        "temperature at which clocks throttle", 0),
+};
+
+static const struct field cpu_fields[] = {
+    HEAD(struct cpu),
+    INT(struct cpu, "cores", cores, 1, 4096, 0, "", "cores per socket", FIELD_REQUIRED),
+    INT(struct cpu, "mem_channels", mem_channels, 1, 64, 0, "", "memory channels per socket",
+        FIELD_REQUIRED),
+    NUM(struct cpu, "mem_bw_gbs", mem_bw_gbs, 0, 1e5, 0, "GB/s", "peak memory bandwidth per socket",
+        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    INT(struct cpu, "pcie_lanes", pcie_lanes, 0, 1024, 0, "", "PCIe lanes per socket", FIELD_REQUIRED),
+    INT(struct cpu, "pcie_gen", pcie_gen, 1, 8, 5, "", "PCIe generation", FIELD_REQUIRED),
+    NUM(struct cpu, "tdp_w", tdp_w, 0, 1e4, 0, "W", "socket power at full load", FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct cpu, "idle_w", idle_w, 0, 1e4, 0, "W", "socket power when idle", FIELD_REQUIRED),
+    NUM(struct cpu, "l3_mb", l3_mb, 0, 1e5, 0, "MB", "last-level cache per socket", 0),
+    {"vector_ext", FIELD_STR, offsetof(struct cpu, vector_ext), 0, 0, 0, "", NULL, 0, "",
+     "vector and matrix extensions", 0, 0},
+};
+
+static const struct field storage_fields[] = {
+    HEAD(struct storage),
+    {"scope", FIELD_ENUM, offsetof(struct storage, scope), 0, 0, 0, NULL, storage_scopes, 0, "",
+     "local (per node), shared (aggregate) or memory", FIELD_REQUIRED, 0},
+    NUM(struct storage, "read_gbs", read_gbs, 0, 1e7, 0, "GB/s",
+        "sequential read bandwidth (per node when local, aggregate when shared)",
+        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct storage, "write_gbs", write_gbs, 0, 1e7, 0, "GB/s", "sequential write bandwidth",
+        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct storage, "latency_us", latency_us, 0, 1e7, 0, "us", "typical access latency",
+        FIELD_REQUIRED),
+};
+
+static const struct field link_fields[] = {
+    HEAD(struct link),
+    {"kind", FIELD_ENUM, offsetof(struct link, kind), 0, 0, 0, NULL, link_kinds, 0, "",
+     "nvlink, pcie, infiniband, ethernet, ici or other", FIELD_REQUIRED, 0},
+    NUM(struct link, "bw_gbs", bw_gbs, 0, 1e5, 0, "GB/s",
+        "bandwidth per direction (per device for device links, per port for NICs)",
+        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct link, "latency_us", latency_us, 0, 1e5, 0, "us", "small-message latency",
+        FIELD_REQUIRED),
+    NUM(struct link, "nccl_efficiency", nccl_efficiency, 0, 1, 0.8, "",
+        "share of line rate that collectives reach (nccl-tests busbw)", FIELD_EXCL_MIN),
+    NUM(struct link, "power_w", power_w, 0, 1e4, 0, "W", "power per port or device end", 0),
+};
+
+static const struct field cooling_fields[] = {
+    HEAD(struct cooling),
+    NUM(struct cooling, "rack_kw_max", rack_kw_max, 0, 1e4, 0, "kW", "practical heat removal per rack",
+        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct cooling, "pue", pue, 1, 5, 1.5, "", "typical power usage effectiveness", FIELD_REQUIRED),
+    NUM(struct cooling, "overhead_fraction", overhead_fraction, 0, 2, 0.3, "",
+        "cooling power as a share of IT power", FIELD_REQUIRED),
+    NUM(struct cooling, "inlet_c", inlet_c, -20, 80, 25, "C", "supply temperature", 0),
+    NUM(struct cooling, "limit_c", limit_c, 0, 150, 85, "C",
+        "device temperature reached when heat equals capacity", 0),
+    NUM(struct cooling, "heat_capacity_kj_per_c", heat_capacity_kj_per_c, 0, 1e7, 500, "kJ/C",
+        "thermal mass of one rack and its coolant", FIELD_EXCL_MIN),
+};
+
+static const struct field software_fields[] = {
+    HEAD(struct software),
+    INT(struct software, "kernels_per_layer_fwd", kernels_per_layer_fwd, 0, 1000, 14, "",
+        "kernels launched per transformer layer in a forward pass", 0),
+    NUM(struct software, "elementwise_bytes_sbh", elementwise_bytes_sbh, 0, 1000, 38, "bytes",
+        "memory traffic of element-wise ops per s*b*h, forward", 0),
+    NUM(struct software, "softmax_bytes_as2b", softmax_bytes_as2b, 0, 1000, 9, "bytes",
+        "memory traffic of softmax and dropout per a*s*s*b, forward", 0),
+    NUM(struct software, "runtime_reserved_gb", runtime_reserved_gb, 0, 1000, 1.5, "GB",
+        "context and library workspaces per device", 0),
+    NUM(struct software, "fragmentation", fragmentation, 0, 1, 0.05, "",
+        "allocator slack as a share of used memory", 0),
+    NUM(struct software, "pp_p2p_overlap", pp_p2p_overlap, 0, 1, 0.5, "",
+        "share of pipeline sends hidden behind compute", 0),
+    NUM(struct software, "dp_overlap_window", dp_overlap_window, 0, 1, 0.9, "",
+        "share of the last backward pass that can hide gradient sync", 0),
+    NUM(struct software, "step_overhead_s", step_overhead_s, 0, 100, 0.05, "s",
+        "fixed per-step cost (logging, scheduling, host sync)", 0),
+    NUM(struct software, "loader_reserved_cores", loader_reserved_cores, 0, 64, 1, "",
+        "cores per device kept by the training process itself", 0),
+};
+
+#define TABLE(what, arr) {what, arr, sizeof arr / sizeof arr[0]}
+static const struct field_table kind_tables[CATALOG_KIND_COUNT] = {
+    TABLE("accelerator", accel_fields), TABLE("cpu", cpu_fields),
+    TABLE("storage", storage_fields),   TABLE("link", link_fields),
+    TABLE("cooling", cooling_fields),   TABLE("software", software_fields),
+};
+
+static const size_t kind_sizes[CATALOG_KIND_COUNT] = {
+    sizeof(struct accelerator), sizeof(struct cpu),     sizeof(struct storage),
+    sizeof(struct link),        sizeof(struct cooling), sizeof(struct software),
+};
+
+const struct field_table *catalog_fields(enum catalog_kind kind)
+{
+    return (unsigned)kind < CATALOG_KIND_COUNT ? &kind_tables[kind] : NULL;
+}
+
+/* The (pointer, count) pair of a kind inside the catalog struct. */
+static void **kind_array(struct catalog *cat, enum catalog_kind kind, size_t **count)
+{
+    switch (kind) {
+    case CATALOG_ACCELERATOR:
+        *count = &cat->n_accelerators;
+        return (void **)&cat->accelerators;
+    case CATALOG_CPU:
+        *count = &cat->n_cpus;
+        return (void **)&cat->cpus;
+    case CATALOG_STORAGE:
+        *count = &cat->n_storages;
+        return (void **)&cat->storages;
+    case CATALOG_LINK:
+        *count = &cat->n_links;
+        return (void **)&cat->links;
+    case CATALOG_COOLING:
+        *count = &cat->n_coolings;
+        return (void **)&cat->coolings;
+    default:
+        *count = &cat->n_softwares;
+        return (void **)&cat->softwares;
+    }
+}
+
+struct catalog *catalog_new(void)
+{
+    return calloc(1, sizeof(struct catalog));
+}
+
+void catalog_free(struct catalog *cat)
+{
+    if (!cat)
+        return;
+    for (int k = 0; k < CATALOG_KIND_COUNT; k++) {
+        size_t *n;
+        void **arr = kind_array(cat, (enum catalog_kind)k, &n);
+        free(*arr);
+    }
+    free(cat);
+}
+
+size_t catalog_count(const struct catalog *cat, enum catalog_kind kind)
+{
+    size_t *n;
+    kind_array((struct catalog *)cat, kind, &n);
+    return *n;
+}
+
+const void *catalog_entry(const struct catalog *cat, enum catalog_kind kind, size_t i)
+{
+    size_t *n;
+    void **arr = kind_array((struct catalog *)cat, kind, &n);
+    if (i >= *n)
+        return NULL;
+    return (const char *)*arr + i * kind_sizes[kind];
+}
+
+const void *catalog_find(const struct catalog *cat, enum catalog_kind kind, const char *id)
+{
+    if (!id || !id[0])
+        return NULL;
+    size_t n = catalog_count(cat, kind);
+    for (size_t i = 0; i < n; i++) {
+        const struct catalog_head *h = catalog_entry(cat, kind, i);
+        if (strcmp(h->id, id) == 0)
+            return h;
+    }
+    return NULL;
+}
+
+const char *catalog_suggest(const struct catalog *cat, enum catalog_kind kind, const char *id)
+{
+    size_t n = catalog_count(cat, kind);
+    const char **words = malloc((n ? n : 1) * sizeof *words);
+    if (!words)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        words[i] = ((const struct catalog_head *)catalog_entry(cat, kind, i))->id;
+    const char *best = fields_suggest_word(id, words, n);
+    free(words);
+    return best;
+}
+
+const struct accelerator *catalog_accelerator(const struct catalog *cat, const char *id)
+{
+    return catalog_find(cat, CATALOG_ACCELERATOR, id);
+}
+const struct cpu *catalog_cpu(const struct catalog *cat, const char *id)
+{
+    return catalog_find(cat, CATALOG_CPU, id);
+}
+const struct storage *catalog_storage(const struct catalog *cat, const char *id)
+{
+    return catalog_find(cat, CATALOG_STORAGE, id);
+}
+const struct link *catalog_link(const struct catalog *cat, const char *id)
+{
+    return catalog_find(cat, CATALOG_LINK, id);
+}
+const struct cooling *catalog_cooling(const struct catalog *cat, const char *id)
+{
+    return catalog_find(cat, CATALOG_COOLING, id);
+}
+const struct software *catalog_software(const struct catalog *cat, const char *id)
+{
+    return catalog_find(cat, CATALOG_SOFTWARE, id);
+}
+
+static bool valid_id(const char *id)
+{
+    if (!id[0] || id[0] == '-')
+        return false;
+    for (const char *p = id; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+            return false;
+    return id[strlen(id) - 1] != '-';
+}
+
+/* Adds or replaces (same id) one entry bound from a YAML mapping. */
+static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct ynode *node,
+                       const char *file, char *err, size_t err_len)
+{
+    const struct field_table *t = &kind_tables[kind];
+    if (node->kind != YNODE_MAP) {
+        snprintf(err, err_len, "%s:%d:%d: each %s entry must be a mapping, found %s", file,
+                 node->line, node->col, t->what, ynode_kind_name(node));
+        return false;
+    }
+    unsigned char buf[sizeof(struct accelerator) > sizeof(struct software)
+                          ? sizeof(struct accelerator) * 2
+                          : sizeof(struct software) * 2];
+    _Static_assert(sizeof(struct cpu) <= sizeof buf && sizeof(struct link) <= sizeof buf &&
+                       sizeof(struct storage) <= sizeof buf &&
+                       sizeof(struct cooling) <= sizeof buf,
+                   "entry buffer too small");
+    memset(buf, 0, sizeof buf);
+    fields_apply_defaults(t, buf);
+    if (!fields_bind_yaml(t, node, "", file, buf, NULL, err, err_len))
+        return false;
+    struct catalog_head *h = (struct catalog_head *)buf;
+    if (!valid_id(h->id)) {
+        const struct ynode *idn = ynode_get(node, "id");
+        snprintf(err, err_len,
+                 "%s:%d:%d: id '%s' must be lowercase letters and digits joined by '-'", file,
+                 idn ? idn->line : node->line, idn ? idn->col : node->col, h->id);
+        return false;
+    }
+    snprintf(h->file, sizeof h->file, "%s", file);
+    h->line = node->line;
+    if (kind == CATALOG_ACCELERATOR) {
+        struct accelerator *a = (struct accelerator *)buf;
+        if (a->idle_w >= a->tdp_w) {
+            snprintf(err, err_len, "%s:%d:%d: %s: idle_w (%g) must be below tdp_w (%g)", file,
+                     node->line, node->col, h->id, a->idle_w, a->tdp_w);
+            return false;
+        }
+        bool any = false;
+        for (int p = 0; p < PREC_COUNT; p++)
+            any = any || a->peak_tflops[p] > 0;
+        if (!any) {
+            snprintf(err, err_len, "%s:%d:%d: %s: needs at least one dense peak (e.g. bf16_tflops)",
+                     file, node->line, node->col, h->id);
+            return false;
+        }
+    }
+    size_t *n;
+    void **arr = kind_array(cat, kind, &n);
+    for (size_t i = 0; i < *n; i++) {
+        char *slot = (char *)*arr + i * kind_sizes[kind];
+        if (strcmp(((struct catalog_head *)slot)->id, h->id) == 0) {
+            memcpy(slot, buf, kind_sizes[kind]); /* later files override earlier ids */
+            return true;
+        }
+    }
+    void *grown = realloc(*arr, (*n + 1) * kind_sizes[kind]);
+    if (!grown) {
+        snprintf(err, err_len, "%s: out of memory", file);
+        return false;
+    }
+    *arr = grown;
+    memcpy((char *)grown + *n * kind_sizes[kind], buf, kind_sizes[kind]);
+    (*n)++;
+    return true;
+}
+
+bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t err_len)
+{
+    struct ydoc *doc = ydoc_load_file(path, err, err_len);
+    if (!doc)
+        return false;
+    bool ok = true;
+    const struct ynode *root = doc->root;
+    if (!root) {
+        ydoc_free(doc);
+        return true; /* an empty file adds nothing */
+    }
+    if (root->kind != YNODE_MAP) {
+        snprintf(err, err_len, "%s:%d:%d: a catalog file is a mapping of kinds (%s, ...)", path,
+                 root->line, root->col, catalog_kind_names[0]);
+        ydoc_free(doc);
+        return false;
+    }
+    for (size_t i = 0; ok && i < root->count; i++) {
+        const struct ynode *key = root->keys[i], *list = root->items[i];
+        int kind = -1;
+        for (int k = 0; k < CATALOG_KIND_COUNT; k++)
+            if (strcmp(key->value, catalog_kind_names[k]) == 0)
+                kind = k;
+        if (kind < 0) {
+            const char *near = fields_suggest_word(key->value, catalog_kind_names,
+                                                   CATALOG_KIND_COUNT);
+            snprintf(err, err_len, "%s:%d:%d: unknown catalog section '%s'%s%s%s", path,
+                     key->line, key->col, key->value, near ? " (did you mean '" : "",
+                     near ? near : "", near ? "'?)" : "");
+            ok = false;
+            break;
+        }
+        if (list->kind != YNODE_SEQ) {
+            snprintf(err, err_len, "%s:%d:%d: '%s' must be a list of entries, found %s", path,
+                     list->line, list->col, key->value, ynode_kind_name(list));
+            ok = false;
+            break;
+        }
+        for (size_t j = 0; ok && j < list->count; j++)
+            ok = load_entry(cat, (enum catalog_kind)kind, list->items[j], path, err, err_len);
+    }
+    ydoc_free(doc);
+    return ok;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+bool catalog_load_dir(struct catalog *cat, const char *dir, char *err, size_t err_len)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, err_len, "%s: cannot open catalog directory: %s", dir, strerror(errno));
+        return false;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    bool ok = true;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || e->d_name[0] == '.' || strcmp(e->d_name + len - 5, ".yaml") != 0)
+            continue;
+        char **grown = realloc(names, (n + 1) * sizeof *names);
+        if (!grown) {
+            ok = false;
+            break;
+        }
+        names = grown;
+        size_t plen = strlen(dir) + len + 2;
+        names[n] = malloc(plen);
+        if (!names[n]) {
+            ok = false;
+            break;
+        }
+        snprintf(names[n], plen, "%s/%s", dir, e->d_name);
+        n++;
+    }
+    closedir(d);
+    if (!ok)
+        snprintf(err, err_len, "%s: out of memory", dir);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        if (ok)
+            ok = catalog_load_file(cat, names[i], err, err_len);
+        free(names[i]);
+    }
+    free(names);
+    return ok;
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* True when dir holds assets/catalog. */
+static bool has_assets(const char *dir)
+{
+    char probe[1100];
+    snprintf(probe, sizeof probe, "%s/assets/catalog", dir);
+    return is_dir(probe);
+}
+
+const char *mlviz_data_dir(void)
+{
+    static char cached[1024];
+    if (cached[0])
+        return cached;
+    const char *env = getenv("MLVIZ_DATA");
+    if (env && env[0]) {
+        snprintf(cached, sizeof cached, "%s", env);
+        return cached;
+    }
+    /* A build in the source tree finds its assets next to the executable (or
+     * one level up for build-asan/mlviz) before any installed copy. */
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        for (int up = 0; up < 2; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            if (has_assets(exe[0] ? exe : "/")) {
+                snprintf(cached, sizeof cached, "%s", exe);
+                return cached;
+            }
+        }
+    }
+    if (has_assets(MLVIZ_DATADIR)) {
+        snprintf(cached, sizeof cached, "%s", MLVIZ_DATADIR);
+        return cached;
+    }
+    snprintf(cached, sizeof cached, ".");
+    return cached;
+}
+
+bool catalog_load_default(struct catalog *cat, const char *extra_dir, char *err, size_t err_len)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/assets/catalog", mlviz_data_dir());
+    if (!catalog_load_dir(cat, path, err, err_len))
+        return false;
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && xdg[0])
+        snprintf(path, sizeof path, "%s/mlviz/catalog", xdg);
+    else if (home && home[0])
+        snprintf(path, sizeof path, "%s/.config/mlviz/catalog", home);
+    else
+        path[0] = '\0';
+    if (path[0] && is_dir(path) && !catalog_load_dir(cat, path, err, err_len))
+        return false;
+    if (extra_dir && extra_dir[0] && !catalog_load_dir(cat, extra_dir, err, err_len))
+        return false;
+    return true;
+}

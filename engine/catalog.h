@@ -1,0 +1,168 @@
+/* catalog: the hardware facts mlviz computes with, loaded from YAML.
+ *
+ * Files in assets/catalog/ (every .yaml; then --catalog DIR and
+ * $XDG_CONFIG_HOME/mlviz/catalog/) hold lists under the top-level keys
+ * accelerators, cpus, storage, links, cooling and software. A later file
+ * that repeats an id replaces the earlier entry. Every entry names its
+ * source. Numbers are dense (no sparsity) and per direction unless a field
+ * name says otherwise. */
+#ifndef MLVIZ_CATALOG_H
+#define MLVIZ_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fields.h"
+
+enum catalog_kind {
+    CATALOG_ACCELERATOR,
+    CATALOG_CPU,
+    CATALOG_STORAGE,
+    CATALOG_LINK,
+    CATALOG_COOLING,
+    CATALOG_SOFTWARE,
+    CATALOG_KIND_COUNT
+};
+
+enum precision { PREC_FP32, PREC_TF32, PREC_BF16, PREC_FP16, PREC_FP8, PREC_INT8, PREC_COUNT };
+
+/* Common head of every entry. */
+struct catalog_head {
+    char id[FIELD_STR_LEN];
+    char name[FIELD_STR_LEN * 2];
+    char vendor[FIELD_STR_LEN];
+    char source[FIELD_STR_LEN * 4];
+    char notes[FIELD_STR_LEN * 4];
+    int year;
+    char file[FIELD_STR_LEN * 4]; /* where it was loaded from */
+    int line;
+};
+
+enum accel_kind { ACCEL_GPU, ACCEL_TPU, ACCEL_NPU, ACCEL_ASIC, ACCEL_CPU };
+
+struct accelerator {
+    struct catalog_head head;
+    int kind;                 /* enum accel_kind */
+    double mem_gb;            /* device memory, 1e9 bytes */
+    double mem_bw_gbs;        /* device memory bandwidth */
+    double peak_tflops[PREC_COUNT];        /* dense; FIELD_ABSENT when unsupported */
+    double sparse_tflops[PREC_COUNT];      /* 2:4 sparsity figures, display only */
+    double tdp_w;
+    double idle_w;
+    char link[FIELD_STR_LEN];  /* default device-to-device link id */
+    int compute_units;         /* SMs / CUs / cores that GEMM tiles spread over */
+    int gemm_tile;             /* square output tile edge of large GEMM kernels */
+    double gemm_efficiency;    /* best large-GEMM fraction of dense peak (measured) */
+    double mem_bw_efficiency;  /* achievable fraction of memory bandwidth (STREAM-like) */
+    double kernel_overhead_us; /* launch + tail cost per kernel */
+    double usd_per_hour;       /* typical rental price, 0 = unknown */
+    double max_temp_c;         /* throttle temperature */
+};
+
+struct cpu {
+    struct catalog_head head;
+    int cores;
+    int mem_channels;
+    double mem_bw_gbs;
+    int pcie_lanes;
+    int pcie_gen;
+    double tdp_w;
+    double idle_w;
+    double l3_mb;
+    char vector_ext[FIELD_STR_LEN]; /* "AVX-512, AMX" */
+};
+
+enum storage_scope { STORAGE_LOCAL, STORAGE_SHARED, STORAGE_MEMORY };
+
+struct storage {
+    struct catalog_head head;
+    int scope;            /* enum storage_scope */
+    double read_gbs;      /* per device for local tiers, aggregate for shared ones */
+    double write_gbs;
+    double latency_us;
+};
+
+enum link_kind { LINK_NVLINK, LINK_PCIE, LINK_INFINIBAND, LINK_ETHERNET, LINK_ICI, LINK_OTHER };
+
+struct link {
+    struct catalog_head head;
+    int kind;                 /* enum link_kind */
+    double bw_gbs;            /* per direction, per device (or per port for NICs) */
+    double latency_us;        /* small-message end-to-end */
+    double nccl_efficiency;   /* busbw reached by collectives / line rate */
+    double power_w;           /* per port or per device end */
+};
+
+struct cooling {
+    struct catalog_head head;
+    double rack_kw_max;       /* practical heat removal per rack */
+    double pue;               /* typical facility PUE with this cooling */
+    double overhead_fraction; /* cooling power as a share of IT power */
+    double inlet_c;           /* supply air/liquid temperature */
+    double limit_c;           /* device temperature at full capacity */
+    double heat_capacity_kj_per_c; /* thermal mass of one rack (first-order model) */
+};
+
+/* Facts about the training software: costs that are not hardware facts but
+ * are needed to turn FLOPs into time. */
+struct software {
+    struct catalog_head head;
+    int kernels_per_layer_fwd;     /* kernels launched per layer per micro-batch forward */
+    double elementwise_bytes_sbh;  /* bytes moved by element-wise ops per s*b*h, forward */
+    double softmax_bytes_as2b;     /* bytes moved per a*s*s*b by softmax/dropout, forward */
+    double runtime_reserved_gb;    /* CUDA context, NCCL and cuBLAS workspaces */
+    double fragmentation;          /* allocator slack as a share of used memory */
+    double pp_p2p_overlap;         /* share of pipeline sends hidden behind compute */
+    double dp_overlap_window;      /* share of the last backward that can hide grad sync */
+    double step_overhead_s;        /* per-step fixed cost: logging, scheduler, sync */
+    double loader_reserved_cores;  /* cores per device kept by the training process */
+};
+
+struct catalog {
+    struct accelerator *accelerators;
+    size_t n_accelerators;
+    struct cpu *cpus;
+    size_t n_cpus;
+    struct storage *storages;
+    size_t n_storages;
+    struct link *links;
+    size_t n_links;
+    struct cooling *coolings;
+    size_t n_coolings;
+    struct software *softwares;
+    size_t n_softwares;
+};
+
+extern const char *const precision_names[]; /* "fp32", "tf32", ... NULL */
+extern const char *const catalog_kind_names[]; /* "accelerators", "cpus", ... */
+extern const char *const catalog_kind_singular[]; /* "accelerator", "cpu", ... */
+
+/* The field table of one kind (drives loading, `mlviz catalog` columns, Lua). */
+const struct field_table *catalog_fields(enum catalog_kind kind);
+
+struct catalog *catalog_new(void);
+void catalog_free(struct catalog *cat);
+/* Load every *.yaml in a directory (sorted by name) into cat. */
+bool catalog_load_dir(struct catalog *cat, const char *dir, char *err, size_t err_len);
+bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t err_len);
+/* Load the standard places: data dir, $XDG_CONFIG_HOME/mlviz/catalog, then extra_dir. */
+bool catalog_load_default(struct catalog *cat, const char *extra_dir, char *err, size_t err_len);
+
+size_t catalog_count(const struct catalog *cat, enum catalog_kind kind);
+/* Entry i of a kind, as a pointer to its struct (starts with struct catalog_head). */
+const void *catalog_entry(const struct catalog *cat, enum catalog_kind kind, size_t i);
+const void *catalog_find(const struct catalog *cat, enum catalog_kind kind, const char *id);
+/* The closest id of that kind to a misspelt one, or NULL. */
+const char *catalog_suggest(const struct catalog *cat, enum catalog_kind kind, const char *id);
+
+const struct accelerator *catalog_accelerator(const struct catalog *cat, const char *id);
+const struct cpu *catalog_cpu(const struct catalog *cat, const char *id);
+const struct storage *catalog_storage(const struct catalog *cat, const char *id);
+const struct link *catalog_link(const struct catalog *cat, const char *id);
+const struct cooling *catalog_cooling(const struct catalog *cat, const char *id);
+const struct software *catalog_software(const struct catalog *cat, const char *id);
+
+/* Data directory: $MLVIZ_DATA, else the compiled-in one, else ./ when it has assets/. */
+const char *mlviz_data_dir(void);
+
+#endif

@@ -1,0 +1,156 @@
+/* collective: alpha-beta time of ring, tree and hierarchical collectives. */
+#include "collective.h"
+
+#include <math.h>
+
+#include "setup.h"
+
+const char *const collective_op_names[] = {"all-reduce", "all-gather", "reduce-scatter",
+                                           "broadcast", NULL};
+
+/* Volume factor of a ring: the share of the buffer each device sends.
+ * All-reduce = reduce-scatter + all-gather, 2(n-1)/n (Patarasuk & Yuan 2009);
+ * all-gather and reduce-scatter (n-1)/n; a pipelined broadcast 1. */
+static double ring_volume(enum collective_op op, int n)
+{
+    double f = (double)(n - 1) / n;
+    switch (op) {
+    case COLL_ALL_REDUCE:
+        return 2.0 * f;
+    case COLL_BROADCAST:
+        return 1.0;
+    default:
+        return f;
+    }
+}
+
+/* Latency steps of a ring: all-reduce makes 2(n-1) hops, the others n-1. */
+static double ring_steps(enum collective_op op, int n)
+{
+    return op == COLL_ALL_REDUCE ? 2.0 * (n - 1) : (double)(n - 1);
+}
+
+double collective_bus_factor(enum collective_op op, int devices)
+{
+    if (devices <= 1)
+        return 1.0;
+    /* nccl-tests PERFORMANCE.md: busbw = algbw * 2(n-1)/n for all-reduce,
+     * (n-1)/n for all-gather and reduce-scatter, 1 for broadcast. */
+    return ring_volume(op, devices);
+}
+
+static double ring_time(enum collective_op op, double bytes, int n, double bw_bytes_s,
+                        double lat_s)
+{
+    if (n <= 1)
+        return 0.0;
+    return ring_steps(op, n) * lat_s + ring_volume(op, n) * bytes / bw_bytes_s;
+}
+
+/* The bandwidth a flat ring sees: every hop that crosses nodes shares the
+ * node's NICs among the group's members in that node, so the group gets
+ * per_node times the per-participant share; hops inside a node use the
+ * device link. */
+static void flat_link(const struct collective_net *net, double *bw, double *lat)
+{
+    if (net->per_node >= net->devices) {
+        *bw = net->intra_bw_gbs * 1e9;
+        *lat = net->intra_lat_s;
+        return;
+    }
+    double inter = net->inter_bw_gbs * 1e9 * net->per_node;
+    double intra = net->intra_bw_gbs * 1e9;
+    *bw = inter < intra ? inter : intra;
+    *lat = net->inter_lat_s > net->intra_lat_s ? net->inter_lat_s : net->intra_lat_s;
+}
+
+static double tree_time(enum collective_op op, double bytes, const struct collective_net *net)
+{
+    int n = net->devices;
+    double bw, lat;
+    flat_link(net, &bw, &lat);
+    if (op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER)
+        return ring_time(op, bytes, n, bw, lat); /* NCCL has no tree for these */
+    /* Double binary tree: each device sends and receives about the whole
+     * buffer once per phase (reduce, then broadcast), pipelined in chunks,
+     * and pays log2(n) hops per phase. */
+    double depth = ceil(log2((double)n));
+    int nodes = (n + net->per_node - 1) / net->per_node;
+    double chain = net->per_node > 1 && nodes > 1 ? (net->per_node - 1) * net->intra_lat_s : 0.0;
+    if (nodes > 1)
+        depth = ceil(log2((double)nodes));
+    double phases = op == COLL_ALL_REDUCE ? 2.0 : 1.0;
+    return phases * (depth * lat + chain) + phases * bytes / bw;
+}
+
+static double hierarchical_time(enum collective_op op, double bytes,
+                                const struct collective_net *net)
+{
+    int n = net->devices, p = net->per_node;
+    if (p <= 1 || p >= n) {
+        double bw, lat;
+        flat_link(net, &bw, &lat);
+        return ring_time(op, bytes, n, bw, lat);
+    }
+    int nodes = (n + p - 1) / p;
+    double intra_bw = net->intra_bw_gbs * 1e9, inter_bw = net->inter_bw_gbs * 1e9;
+    double shard = bytes / p;
+    switch (op) {
+    case COLL_ALL_REDUCE:
+        return ring_time(COLL_REDUCE_SCATTER, bytes, p, intra_bw, net->intra_lat_s) +
+               ring_time(COLL_ALL_REDUCE, shard, nodes, inter_bw, net->inter_lat_s) +
+               ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s);
+    case COLL_ALL_GATHER:
+        return ring_time(COLL_ALL_GATHER, shard, nodes, inter_bw, net->inter_lat_s) +
+               ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s);
+    case COLL_REDUCE_SCATTER:
+        return ring_time(COLL_REDUCE_SCATTER, bytes, p, intra_bw, net->intra_lat_s) +
+               ring_time(COLL_REDUCE_SCATTER, shard, nodes, inter_bw, net->inter_lat_s);
+    default:
+        return ring_time(COLL_BROADCAST, bytes, nodes, inter_bw * p, net->inter_lat_s) +
+               ring_time(COLL_BROADCAST, bytes, p, intra_bw, net->intra_lat_s);
+    }
+}
+
+double collective_time(enum collective_op op, int algo, double bytes,
+                       const struct collective_net *net, int *used)
+{
+    if (net->devices <= 1 || bytes <= 0) {
+        if (used)
+            *used = algo == ALLREDUCE_AUTO ? ALLREDUCE_RING : algo;
+        return 0.0;
+    }
+    double bw, lat;
+    flat_link(net, &bw, &lat);
+    double t_ring = ring_time(op, bytes, net->devices, bw, lat);
+    if (algo == ALLREDUCE_RING) {
+        if (used)
+            *used = ALLREDUCE_RING;
+        return t_ring;
+    }
+    double t_tree = tree_time(op, bytes, net);
+    if (algo == ALLREDUCE_TREE) {
+        if (used)
+            *used = ALLREDUCE_TREE;
+        return t_tree;
+    }
+    double t_hier = hierarchical_time(op, bytes, net);
+    if (algo == ALLREDUCE_HIERARCHICAL) {
+        if (used)
+            *used = ALLREDUCE_HIERARCHICAL;
+        return t_hier;
+    }
+    int best = ALLREDUCE_RING;
+    double t = t_ring;
+    if (t_tree < t) {
+        t = t_tree;
+        best = ALLREDUCE_TREE;
+    }
+    if (t_hier < t) {
+        t = t_hier;
+        best = ALLREDUCE_HIERARCHICAL;
+    }
+    if (used)
+        *used = best;
+    return t;
+}

@@ -1,0 +1,33 @@
+/* collective: time of NCCL-style collectives (ring, tree, hierarchical)
+ * from link bandwidth and latency. Used by the analytic model, the
+ * interconnect stage view and `mlviz collective`.
+ *
+ * Ring all-reduce sends 2(n-1)/n of the buffer through every device's link
+ * (Patarasuk & Yuan 2009); a double binary tree (NCCL 2.4, Sanders et al.
+ * 2009) moves about the same volume but pays log2(n) latency steps instead
+ * of 2(n-1); the hierarchical form reduce-scatters inside a node, all-reduces
+ * across nodes on each device's share of the NICs, then all-gathers inside
+ * the node. */
+#ifndef MLVIZ_COLLECTIVE_H
+#define MLVIZ_COLLECTIVE_H
+
+enum collective_op { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_BROADCAST };
+extern const char *const collective_op_names[]; /* "all-reduce", ... */
+
+struct collective_net {
+    int devices;           /* participants */
+    int per_node;          /* participants per node (1..devices) */
+    double intra_bw_gbs;   /* effective per-direction bandwidth inside a node */
+    double intra_lat_s;
+    double inter_bw_gbs;   /* effective per-participant bandwidth between nodes */
+    double inter_lat_s;
+};
+
+/* Time of one collective of `bytes` (the full buffer) with one algorithm.
+ * ALLREDUCE_AUTO returns the fastest and writes its choice to *used. */
+double collective_time(enum collective_op op, int algo, double bytes,
+                       const struct collective_net *net, int *used);
+/* nccl-tests bus bandwidth factor: busbw = algbw * factor. */
+double collective_bus_factor(enum collective_op op, int devices);
+
+#endif

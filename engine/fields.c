@@ -1,0 +1,523 @@
+/* fields: table-driven binding of YAML and text onto C structs. */
+#include "fields.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *at(void *obj, const struct field *f)
+{
+    return (char *)obj + f->offset;
+}
+static const void *cat_(const void *obj, const struct field *f)
+{
+    return (const char *)obj + f->offset;
+}
+
+const struct field *fields_find(const struct field_table *t, const char *path)
+{
+    for (size_t i = 0; i < t->count; i++)
+        if (strcmp(t->fields[i].path, path) == 0)
+            return &t->fields[i];
+    return NULL;
+}
+
+/* Edit distance, capped: long words are not compared beyond 63 characters. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63)
+        la = 63;
+    if (lb > 63)
+        lb = 63;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *fields_suggest_word(const char *word, const char *const *words, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (!words[i])
+            continue;
+        size_t d = edit_distance(word, words[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = words[i];
+        }
+    }
+    /* Only suggest when the word is plausibly a typo of the candidate. */
+    size_t len = strlen(word);
+    size_t limit = len < 6 ? 2 : len / 3 + 1;
+    return best && best_d <= limit ? best : NULL;
+}
+
+const char *fields_suggest(const struct field_table *t, const char *path)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; i < t->count; i++) {
+        size_t d = edit_distance(path, t->fields[i].path);
+        if (d < best_d) {
+            best_d = d;
+            best = t->fields[i].path;
+        }
+    }
+    /* Also match on the last component so "training.tensor_paralel" finds it. */
+    size_t len = strlen(path);
+    size_t limit = len < 6 ? 2 : len / 4 + 2;
+    return best && best_d <= limit ? best : NULL;
+}
+
+void fields_apply_defaults(const struct field_table *t, void *obj)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const struct field *f = &t->fields[i];
+        void *p = at(obj, f);
+        switch (f->type) {
+        case FIELD_INT:
+        case FIELD_ENUM:
+            *(int *)p = (int)f->def;
+            break;
+        case FIELD_NUM:
+        case FIELD_NUM_AUTO:
+            *(double *)p = f->def;
+            break;
+        case FIELD_BOOL:
+            *(bool *)p = f->def != 0;
+            break;
+        case FIELD_STR:
+        case FIELD_REF:
+            snprintf((char *)p, FIELD_STR_LEN, "%s", f->def_str ? f->def_str : "");
+            break;
+        }
+    }
+}
+
+static bool parse_number(const char *s, double *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s)
+        return false;
+    while (*end && isspace((unsigned char)*end))
+        end++;
+    if (*end || !isfinite(v))
+        return false;
+    /* Refuse hex floats and words strtod happens to accept. */
+    for (const char *c = s; *c; c++)
+        if (*c == 'x' || *c == 'X' || *c == 'n' || *c == 'N' || *c == 'i' || *c == 'I')
+            return false;
+    *out = v;
+    return true;
+}
+
+static int enum_index(const struct field *f, const char *text)
+{
+    for (int i = 0; f->choices[i]; i++)
+        if (strcmp(f->choices[i], text) == 0)
+            return i;
+    return -1;
+}
+
+void fields_describe_type(const struct field *f, char *buf, size_t len)
+{
+    switch (f->type) {
+    case FIELD_INT:
+        snprintf(buf, len, "a whole number");
+        break;
+    case FIELD_NUM:
+        snprintf(buf, len, "a number");
+        break;
+    case FIELD_NUM_AUTO:
+        snprintf(buf, len, "a number or 'auto'");
+        break;
+    case FIELD_BOOL:
+        snprintf(buf, len, "true or false");
+        break;
+    case FIELD_STR:
+        snprintf(buf, len, "text");
+        break;
+    case FIELD_REF:
+        snprintf(buf, len, "a catalog id");
+        break;
+    case FIELD_ENUM: {
+        size_t used = (size_t)snprintf(buf, len, "one of ");
+        for (int i = 0; f->choices[i] && used < len; i++)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                     f->choices[i]);
+        break;
+    }
+    }
+}
+
+static bool range_ok(const struct field *f, double v, char *err, size_t err_len)
+{
+    bool low = (f->flags & FIELD_EXCL_MIN) ? v <= f->min : v < f->min;
+    if (low || v > f->max) {
+        if (f->flags & FIELD_EXCL_MIN)
+            snprintf(err, err_len, "%s must be above %g and at most %g (got %g)", f->path,
+                     f->min, f->max, v);
+        else
+            snprintf(err, err_len, "%s must be between %g and %g (got %g)", f->path, f->min,
+                     f->max, v);
+        return false;
+    }
+    return true;
+}
+
+bool fields_set_number(const struct field *f, void *obj, double v, char *err, size_t err_len)
+{
+    void *p = at(obj, f);
+    if (!isfinite(v)) {
+        snprintf(err, err_len, "%s must be a finite number", f->path);
+        return false;
+    }
+    switch (f->type) {
+    case FIELD_INT:
+        if (v != floor(v)) {
+            snprintf(err, err_len, "%s must be a whole number (got %g)", f->path, v);
+            return false;
+        }
+        if (!range_ok(f, v, err, err_len))
+            return false;
+        *(int *)p = (int)v;
+        return true;
+    case FIELD_NUM:
+        if ((f->flags & FIELD_NULLABLE) && v == FIELD_ABSENT) {
+            *(double *)p = v;
+            return true;
+        }
+        if (!range_ok(f, v, err, err_len))
+            return false;
+        *(double *)p = v;
+        return true;
+    case FIELD_NUM_AUTO:
+        if (v != FIELD_AUTO && !range_ok(f, v, err, err_len))
+            return false;
+        *(double *)p = v;
+        return true;
+    case FIELD_BOOL:
+        *(bool *)p = v != 0;
+        return true;
+    case FIELD_ENUM: {
+        int n = 0;
+        while (f->choices[n])
+            n++;
+        if (v != floor(v) || v < 0 || v >= n) {
+            snprintf(err, err_len, "%s: choice %g out of range", f->path, v);
+            return false;
+        }
+        *(int *)p = (int)v;
+        return true;
+    }
+    default:
+        snprintf(err, err_len, "%s takes text, not a number", f->path);
+        return false;
+    }
+}
+
+bool fields_set_text(const struct field *f, void *obj, const char *text, char *err,
+                     size_t err_len)
+{
+    char what[200];
+    double v;
+    switch (f->type) {
+    case FIELD_INT:
+    case FIELD_NUM:
+        if ((f->flags & FIELD_NULLABLE) && strcmp(text, "null") == 0)
+            return fields_set_number(f, obj, FIELD_ABSENT, err, err_len);
+        if (!parse_number(text, &v))
+            break;
+        return fields_set_number(f, obj, v, err, err_len);
+    case FIELD_NUM_AUTO:
+        if (strcmp(text, "auto") == 0) {
+            *(double *)at(obj, f) = FIELD_AUTO;
+            return true;
+        }
+        if (!parse_number(text, &v))
+            break;
+        return fields_set_number(f, obj, v, err, err_len);
+    case FIELD_BOOL:
+        if (strcmp(text, "true") == 0 || strcmp(text, "yes") == 0 || strcmp(text, "on") == 0) {
+            *(bool *)at(obj, f) = true;
+            return true;
+        }
+        if (strcmp(text, "false") == 0 || strcmp(text, "no") == 0 || strcmp(text, "off") == 0) {
+            *(bool *)at(obj, f) = false;
+            return true;
+        }
+        break;
+    case FIELD_ENUM: {
+        int i = enum_index(f, text);
+        if (i < 0) {
+            fields_describe_type(f, what, sizeof what);
+            int nchoices = 0;
+            while (f->choices[nchoices])
+                nchoices++;
+            const char *near = fields_suggest_word(text, (const char *const *)f->choices, (size_t)nchoices);
+            snprintf(err, err_len, "%s must be %s (got '%s')%s%s%s", f->path, what, text,
+                     near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+            return false;
+        }
+        *(int *)at(obj, f) = i;
+        return true;
+    }
+    case FIELD_STR:
+    case FIELD_REF:
+        if (strlen(text) >= FIELD_STR_LEN && f->type == FIELD_REF) {
+            snprintf(err, err_len, "%s: id is too long (%zu characters, at most %d)", f->path,
+                     strlen(text), FIELD_STR_LEN - 1);
+            return false;
+        }
+        snprintf((char *)at(obj, f), FIELD_STR_LEN, "%s", text);
+        return true;
+    }
+    fields_describe_type(f, what, sizeof what);
+    snprintf(err, err_len, "%s must be %s (got '%s')", f->path, what, text);
+    return false;
+}
+
+/* Strings longer than FIELD_STR_LEN live in larger arrays (catalog heads);
+ * their capacity is derived from the field's max when set. */
+static size_t str_capacity(const struct field *f)
+{
+    return f->max >= FIELD_STR_LEN ? (size_t)f->max : FIELD_STR_LEN;
+}
+
+double fields_get_number(const struct field *f, const void *obj)
+{
+    const void *p = cat_(obj, f);
+    switch (f->type) {
+    case FIELD_INT:
+    case FIELD_ENUM:
+        return *(const int *)p;
+    case FIELD_NUM:
+    case FIELD_NUM_AUTO:
+        return *(const double *)p;
+    case FIELD_BOOL:
+        return *(const bool *)p ? 1.0 : 0.0;
+    default:
+        return 0.0;
+    }
+}
+
+const char *fields_get_string(const struct field *f, const void *obj)
+{
+    const void *p = cat_(obj, f);
+    if (f->type == FIELD_ENUM) {
+        int i = *(const int *)p;
+        return f->choices[i];
+    }
+    if (f->type == FIELD_STR || f->type == FIELD_REF)
+        return (const char *)p;
+    return NULL;
+}
+
+void fields_format(const struct field *f, const void *obj, char *buf, size_t len)
+{
+    double v;
+    switch (f->type) {
+    case FIELD_INT:
+        snprintf(buf, len, "%d", *(const int *)cat_(obj, f));
+        return;
+    case FIELD_NUM:
+    case FIELD_NUM_AUTO:
+        v = *(const double *)cat_(obj, f);
+        if (f->type == FIELD_NUM_AUTO && v == FIELD_AUTO)
+            snprintf(buf, len, "auto");
+        else if ((f->flags & FIELD_NULLABLE) && v == FIELD_ABSENT)
+            snprintf(buf, len, "-");
+        else
+            snprintf(buf, len, "%.6g", v);
+        return;
+    case FIELD_BOOL:
+        snprintf(buf, len, "%s", *(const bool *)cat_(obj, f) ? "true" : "false");
+        return;
+    default:
+        snprintf(buf, len, "%s", fields_get_string(f, obj));
+        return;
+    }
+}
+
+static size_t field_index(const struct field_table *t, const struct field *f)
+{
+    return (size_t)(f - t->fields);
+}
+
+/* Binds one scalar onto its field, with position-bearing messages. */
+static bool bind_scalar(const struct field *f, const struct ynode *v, const char *file, void *obj,
+                        char *err, size_t err_len)
+{
+    char msg[400], what[200];
+    if (v->kind != YNODE_SCALAR) {
+        fields_describe_type(f, what, sizeof what);
+        snprintf(err, err_len, "%s:%d:%d: %s must be %s, found %s", file, v->line, v->col,
+                 f->path, what, ynode_kind_name(v));
+        return false;
+    }
+    if (ynode_is_null(v)) {
+        if ((f->flags & FIELD_NULLABLE) && f->type == FIELD_NUM) {
+            *(double *)at(obj, f) = FIELD_ABSENT;
+            return true;
+        }
+        if ((f->flags & FIELD_OPTIONAL) && (f->type == FIELD_REF || f->type == FIELD_STR)) {
+            ((char *)at(obj, f))[0] = '\0';
+            return true;
+        }
+        fields_describe_type(f, what, sizeof what);
+        snprintf(err, err_len, "%s:%d:%d: %s needs a value (%s)", file, v->line, v->col, f->path,
+                 what);
+        return false;
+    }
+    if (v->quoted && f->type != FIELD_STR && f->type != FIELD_REF && f->type != FIELD_ENUM) {
+        fields_describe_type(f, what, sizeof what);
+        snprintf(err, err_len, "%s:%d:%d: %s must be %s, found the quoted text \"%.60s\"", file,
+                 v->line, v->col, f->path, what, v->value);
+        return false;
+    }
+    if (f->type == FIELD_STR) {
+        size_t cap = str_capacity(f);
+        snprintf((char *)at(obj, f), cap, "%s", v->value);
+        return true;
+    }
+    if (!fields_set_text(f, obj, v->value, msg, sizeof msg)) {
+        snprintf(err, err_len, "%s:%d:%d: %s", file, v->line, v->col, msg);
+        return false;
+    }
+    return true;
+}
+
+bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, const char *prefix,
+                      const char *file, void *obj, bool *seen, char *err, size_t err_len)
+{
+    if (!map || map->kind != YNODE_MAP) {
+        snprintf(err, err_len, "%s:%d:%d: %s%s must be a mapping of keys, found %s", file,
+                 map ? map->line : 1, map ? map->col : 1, prefix[0] ? prefix : "the file",
+                 prefix[0] ? "" : "", ynode_kind_name(map));
+        return false;
+    }
+    char path[256];
+    for (size_t i = 0; i < map->count; i++) {
+        const struct ynode *k = map->keys[i], *v = map->items[i];
+        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", k->value);
+        const struct field *f = fields_find(t, path);
+        if (f) {
+            if (!bind_scalar(f, v, file, obj, err, err_len))
+                return false;
+            if (seen)
+                seen[field_index(t, f)] = true;
+            continue;
+        }
+        /* A section: some field path starts with "path.". */
+        size_t plen = strlen(path);
+        bool section = false;
+        for (size_t j = 0; j < t->count && !section; j++)
+            section = strncmp(t->fields[j].path, path, plen) == 0 && t->fields[j].path[plen] == '.';
+        if (section) {
+            if (v->kind != YNODE_MAP) {
+                snprintf(err, err_len, "%s:%d:%d: %s must be a mapping of keys, found %s", file,
+                         v->line, v->col, path, ynode_kind_name(v));
+                return false;
+            }
+            if (!fields_bind_yaml(t, v, path, file, obj, seen, err, err_len))
+                return false;
+            continue;
+        }
+        const char *near = fields_suggest(t, path);
+        snprintf(err, err_len, "%s:%d:%d: unknown key '%s'%s%s%s", file, k->line, k->col, path,
+                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        return false;
+    }
+    if (prefix[0] == '\0') {
+        for (size_t j = 0; j < t->count; j++) {
+            const struct field *f = &t->fields[j];
+            if (!(f->flags & FIELD_REQUIRED))
+                continue;
+            /* Walk the path to see if it is present. */
+            const struct ynode *n = map;
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", f->path);
+            for (char *tok = strtok(buf, "."); tok && n; tok = strtok(NULL, "."))
+                n = ynode_get(n, tok);
+            if (!n) {
+                snprintf(err, err_len, "%s:%d:%d: missing required key '%s'", file, map->line,
+                         map->col, f->path);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool fields_parse_duration(const char *text, double *seconds)
+{
+    if (!text || !*text)
+        return false;
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || !isfinite(v) || v < 0)
+        return false;
+    double scale = 1;
+    if (*end == 's')
+        end++;
+    else if (*end == 'm' && end[1] != 's')
+        scale = 60, end++;
+    else if (*end == 'h')
+        scale = 3600, end++;
+    else if (*end == 'd')
+        scale = 86400, end++;
+    else if (*end == 'm' && end[1] == 's')
+        scale = 1e-3, end += 2;
+    if (*end)
+        return false;
+    *seconds = v * scale;
+    return true;
+}
+
+bool fields_parse_bytes(const char *text, double *bytes)
+{
+    if (!text || !*text)
+        return false;
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || !isfinite(v) || v < 0)
+        return false;
+    static const struct {
+        const char *suffix;
+        double scale;
+    } units[] = {{"", 1},          {"B", 1},          {"KB", 1e3},
+                 {"MB", 1e6},      {"GB", 1e9},       {"TB", 1e12},
+                 {"KiB", 1024.0},  {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+                 {"TiB", 1099511627776.0}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].suffix) == 0) {
+            *bytes = v * units[i].scale;
+            return true;
+        }
+    }
+    return false;
+}

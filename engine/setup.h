@@ -1,0 +1,155 @@
+/* setup: one cluster + workload description (the YAML "setup file").
+ *
+ * Every field is described once in the table returned by setup_fields():
+ * its YAML path, type, unit, default, range, help text and whether it is a
+ * knob in the TUI. Loading, get/set by path (Lua, TUI knobs, events) and the
+ * `mlviz fields` listing all read that table. A setup is a plain struct: copy
+ * it with `=`. */
+#ifndef MLVIZ_SETUP_H
+#define MLVIZ_SETUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "catalog.h"
+#include "fields.h"
+
+enum model_kind { MODEL_TRANSFORMER, MODEL_GENERIC };
+enum mlp_kind { MLP_GELU, MLP_SWIGLU };
+enum optimizer_kind { OPT_ADAM, OPT_SGD, OPT_ADAFACTOR };
+enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
+enum allreduce_algo { ALLREDUCE_AUTO, ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL };
+enum data_source { DATA_SHARED, DATA_LOCAL };
+
+extern const char *const model_kind_names[];
+extern const char *const mlp_names[];
+extern const char *const optimizer_names[];
+extern const char *const recompute_names[];
+extern const char *const allreduce_names[];
+
+struct setup {
+    char name[FIELD_STR_LEN];
+    struct {
+        int nodes;
+        struct {
+            char accelerator[FIELD_STR_LEN];
+            int accelerators_per_node;
+            char cpu[FIELD_STR_LEN];
+            int cpu_sockets;
+            double host_ram_gb;
+            char intra_link[FIELD_STR_LEN]; /* empty: the accelerator's own link */
+            char host_link[FIELD_STR_LEN];
+            char nic[FIELD_STR_LEN];
+            int nics_per_node;
+            char local_storage[FIELD_STR_LEN];
+            double other_w; /* switches, DRAM, fans, drives: the rest of the node */
+        } node;
+        char storage[FIELD_STR_LEN];
+        double storage_bw_gbs; /* FIELD_AUTO: from the catalog */
+    } cluster;
+    struct {
+        char cooling[FIELD_STR_LEN];
+        double pue;            /* FIELD_AUTO: the cooling type's typical PUE */
+        int nodes_per_rack;
+        double electricity_usd_per_kwh;
+        double device_usd_per_hour; /* FIELD_AUTO: the catalog's price */
+        double rack_kw_limit;       /* FIELD_AUTO: the cooling type's capacity */
+    } facility;
+    struct {
+        int kind; /* enum model_kind */
+        int layers;
+        int hidden;
+        int heads;
+        int seq_len;
+        int vocab;
+        int ffn_hidden; /* 0: 4 * hidden */
+        int kv_heads;   /* 0: heads */
+        int mlp;        /* enum mlp_kind */
+        double params;            /* generic: parameter count */
+        double flops_per_sample;  /* generic: training FLOPs (fwd + bwd) per sample */
+        double bytes_per_flop;    /* generic: device memory traffic per FLOP */
+        double activation_bytes_per_sample; /* generic */
+    } model;
+    struct {
+        int global_batch;
+        int micro_batch;
+        int precision; /* enum precision */
+        int optimizer; /* enum optimizer_kind */
+        int tensor_parallel;
+        int pipeline_parallel;
+        int zero_stage;
+        int recompute; /* enum recompute_kind */
+        bool sequence_parallel;
+        bool overlap_grad_sync;
+        bool flash_attention;
+        int allreduce; /* enum allreduce_algo */
+        double tokens; /* token budget; samples for generic models */
+        char software[FIELD_STR_LEN];
+    } training;
+    struct {
+        int source; /* enum data_source */
+        double sample_bytes;
+        double preprocess_us_per_sample;
+        int loader_workers_per_device;
+        int prefetch_batches;
+        double cache_hit;
+    } data;
+    struct {
+        double device_mtbf_h;
+        double node_mtbf_h;
+        double checkpoint_interval_min; /* FIELD_AUTO: Young/Daly */
+        double restart_min;
+        bool checkpoint_async;
+    } reliability;
+};
+
+/* Catalog entries a setup names, looked up once by setup_resolve(). */
+struct resolved {
+    const struct accelerator *accel;
+    const struct cpu *cpu;
+    const struct link *intra_link;
+    const struct link *host_link;
+    const struct link *nic;       /* NULL for a single node without a NIC */
+    const struct storage *local_storage; /* may be NULL */
+    const struct storage *storage;
+    const struct cooling *cooling;
+    const struct software *software;
+};
+
+const struct field_table *setup_fields(void);
+
+/* Defaults for every field: one DGX-H100-class node training a 8B model. */
+void setup_defaults(struct setup *s);
+
+/* Load a setup file strictly and check it against the catalog.
+ * Errors are "file:line:col: message". */
+bool setup_load_file(struct setup *s, const char *path, const struct catalog *cat, char *err,
+                     size_t err_len);
+bool setup_load_string(struct setup *s, const char *name, const char *text,
+                       const struct catalog *cat, char *err, size_t err_len);
+
+/* Look up every catalog id and check cross-field rules (parallel sizes divide
+ * the device count, the precision exists on the device...). Messages name the
+ * field path. */
+bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r,
+                   char *err, size_t err_len);
+
+/* Get/set by YAML path. Setting checks type and range (not cross-field rules:
+ * call setup_resolve after). Unknown paths get a "did you mean" message. */
+bool setup_set(struct setup *s, const char *path, const char *text, char *err, size_t err_len);
+bool setup_set_number(struct setup *s, const char *path, double value, char *err,
+                      size_t err_len);
+bool setup_get(const struct setup *s, const char *path, char *buf, size_t len, char *err,
+               size_t err_len);
+
+/* Derived sizes. */
+int setup_devices(const struct setup *s);
+int setup_data_parallel(const struct setup *s);
+int setup_ffn_hidden(const struct setup *s);
+int setup_kv_heads(const struct setup *s);
+int setup_racks(const struct setup *s);
+
+/* Write the setup as YAML (all fields), for `mlviz check --dump` and Lua. */
+void setup_write_yaml(const struct setup *s, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,156 @@
+/* sim: the step loop. A seeded, deterministic discrete-time simulation of the
+ * training pipeline: storage -> loader workers -> host prefetch buffer ->
+ * host link -> device step phases, with jitter and stragglers, failures and
+ * restarts from checkpoints, checkpoint writes, a first-order thermal model
+ * per rack with throttling, and power over time.
+ *
+ * Capacities come from the analytic model (model_eval), so with jitter and
+ * failures off the long-run throughput equals the model's. The cost of a
+ * simulated second does not grow with the device count: identical devices
+ * are aggregated and the slowest of N is drawn from order statistics. */
+#ifndef MLVIZ_SIM_H
+#define MLVIZ_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* Series recorded at every sample interval. */
+enum sim_series_id {
+    SERIES_TIME_S,          /* simulated time of the sample */
+    SERIES_TOKENS_PER_S,    /* throughput over the last interval */
+    SERIES_UTIL_DATA,       /* busy share of each stage, 0..1 */
+    SERIES_UTIL_CPUS,
+    SERIES_UTIL_ACCEL,
+    SERIES_UTIL_NET,
+    SERIES_UTIL_INFRA,
+    SERIES_QUEUE_LOADER,    /* batches waiting between storage and loaders */
+    SERIES_QUEUE_PREFETCH,  /* batches in the host prefetch buffer */
+    SERIES_QUEUE_DEVICE,    /* batches copied to devices, waiting for a step */
+    SERIES_DEVICE_POWER_W,  /* one device, average */
+    SERIES_IT_KW,
+    SERIES_FACILITY_KW,
+    SERIES_RACK_TEMP_C,     /* hottest rack group */
+    SERIES_THROTTLE,        /* compute speed kept, 0..1 */
+    SERIES_TOKENS_TOTAL,    /* cumulative useful tokens */
+    SERIES_LOST_S,          /* cumulative device-time lost (rollback + restart) */
+    SERIES_FAILURES,        /* cumulative failures */
+    SERIES_COUNT
+};
+extern const char *const sim_series_names[]; /* "time_s", "tokens_per_s", ... */
+
+enum sim_event_kind {
+    SIM_EVENT_SET,             /* set a setup field: path + text value */
+    SIM_EVENT_FAIL_DEVICE,
+    SIM_EVENT_FAIL_NODE,
+    SIM_EVENT_COOLING_LOSS,    /* value: share of capacity lost, 0..1 */
+    SIM_EVENT_COOLING_RESTORE,
+    SIM_EVENT_STORAGE_SLOW,    /* value: factor multiplying storage bandwidth (0..1] */
+    SIM_EVENT_STORAGE_RESTORE,
+    SIM_EVENT_STOP,
+    SIM_EVENT_CALLBACK,        /* calls the callback given to sim_set_callback */
+    SIM_EVENT_KIND_COUNT
+};
+extern const char *const sim_event_names[]; /* "set", "fail_device", ... */
+
+struct sim_event {
+    double time_s;
+    int kind;                  /* enum sim_event_kind */
+    char path[FIELD_STR_LEN];  /* SIM_EVENT_SET */
+    char text[FIELD_STR_LEN];  /* SIM_EVENT_SET value */
+    double value;
+    int callback_id;           /* SIM_EVENT_CALLBACK */
+};
+
+struct sim_options {
+    uint64_t seed;
+    double tick_s;             /* default 0.001 (1 ms) */
+    double sample_interval_s;  /* default 1 s */
+    size_t series_capacity;    /* ring buffer length per series (default 4096) */
+    bool jitter;               /* compute and storage jitter, stragglers */
+    bool failures;
+    bool thermal;
+    double compute_jitter_cv;  /* coefficient of variation of one device's step time */
+    double storage_jitter_cv;
+};
+
+struct sim_counters {
+    double time_s;
+    uint64_t ticks;
+    uint64_t steps;            /* completed optimizer steps (incl. ones later lost) */
+    uint64_t useful_steps;     /* steps that survived (not rolled back) */
+    double tokens;             /* useful tokens */
+    double items_in[STAGE_COUNT];  /* batches that entered each stage */
+    double items_out[STAGE_COUNT]; /* batches that left each stage */
+    double items_inside[STAGE_COUNT];
+    uint64_t failures;
+    uint64_t device_failures;
+    uint64_t node_failures;
+    uint64_t restarts;
+    uint64_t checkpoints;
+    double lost_s;             /* wall time lost to rollback and restart */
+    double starved_s;          /* time the devices waited for data */
+    double throttled_s;        /* time spent throttled */
+    double checkpoint_s;       /* time stalled writing checkpoints */
+    double energy_j;           /* facility energy */
+    double max_rack_temp_c;
+    bool stopped;
+};
+
+struct sim;
+
+void sim_default_options(struct sim_options *o);
+/* Create a simulation of a resolved setup. The setup is copied; the catalog
+ * must outlive the sim (SIM_EVENT_SET re-resolves against it). Returns NULL
+ * with a message when the setup cannot run. */
+struct sim *sim_new(const struct setup *s, const struct catalog *cat,
+                    const struct sim_options *o, char *err, size_t err_len);
+void sim_free(struct sim *sim);
+
+/* Schedule an event (kept sorted by time; ties in insertion order). */
+bool sim_schedule(struct sim *sim, const struct sim_event *ev, char *err, size_t err_len);
+/* Callback for SIM_EVENT_CALLBACK events; returns false to stop the run with
+ * the message it wrote. */
+typedef bool (*sim_callback_fn)(void *ctx, struct sim *sim, int callback_id, char *err,
+                                size_t err_len);
+void sim_set_callback(struct sim *sim, sim_callback_fn fn, void *ctx);
+
+/* Advance by duration_s of simulated time (in ticks). Returns false when a
+ * callback failed or an event was invalid (message in err). */
+bool sim_run(struct sim *sim, double duration_s, char *err, size_t err_len);
+/* Apply a setup field change now (as SIM_EVENT_SET at the current time). */
+bool sim_set(struct sim *sim, const char *path, const char *text, char *err, size_t err_len);
+/* Replace the whole setup (the TUI's knobs); the pipeline state carries over. */
+bool sim_replace_setup(struct sim *sim, const struct setup *s, char *err, size_t err_len);
+
+void sim_counters(const struct sim *sim, struct sim_counters *out);
+const struct setup *sim_setup(const struct sim *sim);
+/* The analytic report the sim is running on (after events applied). */
+const struct model_report *sim_report(const struct sim *sim);
+
+/* Series access: number of samples held (<= capacity) and the i-th oldest. */
+size_t sim_series_len(const struct sim *sim);
+double sim_series_at(const struct sim *sim, enum sim_series_id id, size_t i);
+/* Copy the newest n samples (oldest first) into out; returns how many. */
+size_t sim_series_tail(const struct sim *sim, enum sim_series_id id, double *out, size_t n);
+int sim_series_find(const char *name); /* -1 when unknown */
+
+/* Live state for animation: current fill of each queue (batches) and its
+ * capacity, the phase of the device step, per-rack-group temperatures. */
+struct sim_live {
+    double queue_fill[3];      /* loader, prefetch, device */
+    double queue_cap[3];
+    double step_progress;      /* 0..1 through the current step */
+    int phase;                 /* 0 waiting for data, 1 forward, 2 backward, 3 sync, 4 optimizer,
+                                  5 checkpoint, 6 restarting */
+    double stage_util[STAGE_COUNT];
+    double rack_temp_c;
+    double throttle;
+    int failed_devices;        /* devices down right now (restart pending) */
+    double flow_rate[4];       /* batches/s along the four overview arrows */
+};
+void sim_live(const struct sim *sim, struct sim_live *out);
+
+#endif

@@ -1,0 +1,8 @@
+/* PLACEHOLDER: replaced by the terminal UI work (issue 5). */
+#include "cli.h"
+int tui_main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cli_error("the interactive view is not built yet; try 'mlviz eval default'");
+    return EXIT_USAGE;
+}

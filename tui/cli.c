@@ -1,0 +1,592 @@
+/* cli: catalog, check, eval, collective and fields commands. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model.h"
+#include "report.h"
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mlviz: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+struct catalog *cli_load_catalog(const char *extra_dir)
+{
+    struct catalog *cat = catalog_new();
+    char err[1024];
+    if (!cat) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    if (!catalog_load_default(cat, extra_dir, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        catalog_free(cat);
+        return NULL;
+    }
+    if (catalog_count(cat, CATALOG_ACCELERATOR) == 0) {
+        cli_error("no accelerators in the catalog at %s/assets/catalog (set MLVIZ_DATA to the "
+                  "directory that holds assets/)",
+                  mlviz_data_dir());
+        catalog_free(cat);
+        return NULL;
+    }
+    return cat;
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void cli_setup_path(const char *arg, char *buf, size_t len)
+{
+    if (file_exists(arg) || strchr(arg, '/') || strstr(arg, ".yaml")) {
+        snprintf(buf, len, "%s", arg);
+        return;
+    }
+    snprintf(buf, len, "%s/scenarios/presets/%s.yaml", mlviz_data_dir(), arg);
+    if (!file_exists(buf))
+        snprintf(buf, len, "%s", arg); /* let the loader report the missing file */
+}
+
+bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
+                    struct resolved *r)
+{
+    char path[1200], err[1024];
+    cli_setup_path(arg, path, sizeof path);
+    if (!setup_load_file(s, path, cat, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    if (!setup_resolve(s, cat, r, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", path, err);
+        return false;
+    }
+    return true;
+}
+
+const char *cli_option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        cli_error("%s needs a value", name);
+        return "";
+    }
+    return argv[++*i];
+}
+
+int cli_common_option(int argc, char **argv, int *i, struct cli_common *c)
+{
+    const char *v;
+    if ((v = cli_option_value(argc, argv, i, "--catalog"))) {
+        if (!v[0])
+            return -1;
+        c->catalog_dir = v;
+        return 1;
+    }
+    if ((v = cli_option_value(argc, argv, i, "--format"))) {
+        if (!v[0])
+            return -1;
+        if (!output_format_parse(v, &c->format)) {
+            cli_error("--format must be text, csv or json (got '%s')", v);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Parses common options and collects positional arguments. Unknown options
+ * are usage errors. Returns -1 on error. */
+static int parse_args(int argc, char **argv, struct cli_common *c, const char **pos, int max_pos,
+                      const char *usage)
+{
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = cli_common_option(argc, argv, &i, c);
+        if (k < 0)
+            return -1;
+        if (k > 0)
+            continue;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: %s\n", usage);
+            exit(EXIT_OK);
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("unknown option '%s' (usage: %s)", argv[i], usage);
+            return -1;
+        }
+        if (n >= max_pos) {
+            cli_error("unexpected argument '%s' (usage: %s)", argv[i], usage);
+            return -1;
+        }
+        pos[n++] = argv[i];
+    }
+    return n;
+}
+
+/* ---- mlviz catalog ------------------------------------------------------------ */
+
+/* Columns shown per kind in the text table (the rest is in csv/json). */
+static const char *const text_columns[CATALOG_KIND_COUNT][14] = {
+    {"id", "kind", "mem_gb", "mem_bw_gbs", "fp32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "int8_tops",
+     "tdp_w", "link", "source", NULL},
+    {"id", "cores", "mem_channels", "mem_bw_gbs", "pcie_lanes", "pcie_gen", "tdp_w", "vector_ext",
+     "source", NULL},
+    {"id", "scope", "read_gbs", "write_gbs", "latency_us", "source", NULL},
+    {"id", "kind", "bw_gbs", "latency_us", "nccl_efficiency", "source", NULL},
+    {"id", "rack_kw_max", "pue", "overhead_fraction", "source", NULL},
+    {"id", "kernels_per_layer_fwd", "elementwise_bytes_sbh", "runtime_reserved_gb",
+     "step_overhead_s", "source", NULL},
+};
+
+static void print_kind(const struct catalog *cat, int kind, int format, bool first)
+{
+    const struct field_table *t = catalog_fields((enum catalog_kind)kind);
+    size_t n = catalog_count(cat, (enum catalog_kind)kind);
+    char buf[512];
+    if (format == FORMAT_CSV) {
+        if (!first)
+            fputc('\n', stdout);
+        printf("kind");
+        for (size_t j = 0; j < t->count; j++)
+            printf(",%s", t->fields[j].path);
+        fputc('\n', stdout);
+        for (size_t i = 0; i < n; i++) {
+            const void *e = catalog_entry(cat, (enum catalog_kind)kind, i);
+            printf("%s", catalog_kind_singular[kind]);
+            for (size_t j = 0; j < t->count; j++) {
+                fields_format(&t->fields[j], e, buf, sizeof buf);
+                if (strcmp(buf, "-") == 0)
+                    buf[0] = '\0';
+                if (strpbrk(buf, ",\"")) {
+                    fputs(",\"", stdout);
+                    for (char *p = buf; *p; p++) {
+                        if (*p == '"')
+                            fputc('"', stdout);
+                        fputc(*p, stdout);
+                    }
+                    fputc('"', stdout);
+                } else {
+                    printf(",%s", buf);
+                }
+            }
+            fputc('\n', stdout);
+        }
+        return;
+    }
+    /* Text: aligned columns; the source last, unpadded. */
+    const char *const *cols = text_columns[kind];
+    size_t ncols = 0;
+    while (cols[ncols])
+        ncols++;
+    int width[14] = {0};
+    for (size_t c = 0; c < ncols; c++) {
+        width[c] = (int)strlen(cols[c]);
+        for (size_t i = 0; i < n; i++) {
+            const struct field *f = fields_find(t, cols[c]);
+            fields_format(f, catalog_entry(cat, (enum catalog_kind)kind, i), buf, sizeof buf);
+            if ((int)strlen(buf) > width[c])
+                width[c] = (int)strlen(buf);
+        }
+    }
+    if (!first)
+        fputc('\n', stdout);
+    printf("%s (%zu)\n", catalog_kind_names[kind], n);
+    for (size_t c = 0; c < ncols; c++)
+        if (c + 1 < ncols)
+            printf("%-*s  ", width[c], cols[c]);
+        else
+            printf("%s\n", cols[c]);
+    for (size_t i = 0; i < n; i++) {
+        const void *e = catalog_entry(cat, (enum catalog_kind)kind, i);
+        for (size_t c = 0; c < ncols; c++) {
+            const struct field *f = fields_find(t, cols[c]);
+            fields_format(f, e, buf, sizeof buf);
+            bool numeric = f->type == FIELD_NUM || f->type == FIELD_INT;
+            if (c + 1 == ncols)
+                printf("%s\n", buf);
+            else
+                printf(numeric ? "%*s  " : "%-*s  ", width[c], buf);
+        }
+    }
+}
+
+static void print_kind_json(struct json_writer *w, const struct catalog *cat, int kind)
+{
+    const struct field_table *t = catalog_fields((enum catalog_kind)kind);
+    size_t n = catalog_count(cat, (enum catalog_kind)kind);
+    json_open(w, catalog_kind_names[kind], true);
+    for (size_t i = 0; i < n; i++) {
+        const void *e = catalog_entry(cat, (enum catalog_kind)kind, i);
+        json_open(w, NULL, false);
+        for (size_t j = 0; j < t->count; j++) {
+            const struct field *f = &t->fields[j];
+            if (f->type == FIELD_NUM || f->type == FIELD_INT) {
+                double v = fields_get_number(f, e);
+                if ((f->flags & FIELD_NULLABLE) && v == FIELD_ABSENT)
+                    json_key_num(w, f->path, NAN);
+                else
+                    json_key_num(w, f->path, v);
+            } else {
+                json_key_str(w, f->path, fields_get_string(f, e));
+            }
+        }
+        json_close(w, false);
+    }
+    json_close(w, true);
+}
+
+int cmd_catalog(int argc, char **argv)
+{
+    static const char usage[] =
+        "mlviz catalog [accelerators|cpus|storage|links|cooling|software] [--format text|csv|json] "
+        "[--catalog DIR]";
+    struct cli_common c = {0};
+    const char *pos[1];
+    int n = parse_args(argc, argv, &c, pos, 1, usage);
+    if (n < 0)
+        return EXIT_USAGE;
+    int only = -1;
+    if (n == 1) {
+        for (int k = 0; k < CATALOG_KIND_COUNT; k++)
+            if (strcmp(pos[0], catalog_kind_names[k]) == 0 ||
+                strcmp(pos[0], catalog_kind_singular[k]) == 0)
+                only = k;
+        if (only < 0) {
+            const char *near = fields_suggest_word(pos[0], catalog_kind_names, CATALOG_KIND_COUNT);
+            cli_error("unknown catalog kind '%s'%s%s%s (usage: %s)", pos[0],
+                      near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", usage);
+            return EXIT_USAGE;
+        }
+    }
+    struct catalog *cat = cli_load_catalog(c.catalog_dir);
+    if (!cat)
+        return EXIT_USAGE;
+    if (c.format == FORMAT_JSON) {
+        struct json_writer w;
+        json_begin(&w, stdout, true);
+        for (int k = 0; k < CATALOG_KIND_COUNT; k++)
+            if (only < 0 || k == only)
+                print_kind_json(&w, cat, k);
+        json_finish(&w);
+    } else {
+        bool first = true;
+        for (int k = 0; k < CATALOG_KIND_COUNT; k++) {
+            if (only >= 0 && k != only)
+                continue;
+            print_kind(cat, k, c.format, first);
+            first = false;
+        }
+    }
+    catalog_free(cat);
+    return EXIT_OK;
+}
+
+/* ---- mlviz check / eval ----------------------------------------------------------- */
+
+static int load_and_eval(int argc, char **argv, const char *usage, struct cli_common *c,
+                         struct catalog **cat, struct setup *s, struct resolved *r,
+                         struct model_report *o)
+{
+    const char *pos[1];
+    int n = parse_args(argc, argv, c, pos, 1, usage);
+    if (n < 0)
+        return EXIT_USAGE;
+    if (n == 0) {
+        cli_error("missing setup file (usage: %s)", usage);
+        return EXIT_USAGE;
+    }
+    *cat = cli_load_catalog(c->catalog_dir);
+    if (!*cat)
+        return EXIT_USAGE;
+    if (!cli_load_setup(pos[0], *cat, s, r)) {
+        catalog_free(*cat);
+        *cat = NULL;
+        return EXIT_USAGE;
+    }
+    model_eval(s, r, o);
+    return EXIT_OK;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    static const char usage[] = "mlviz check FILE|PRESET [--catalog DIR]";
+    struct cli_common c = {0};
+    struct catalog *cat;
+    struct setup s;
+    struct resolved r;
+    struct model_report o;
+    int rc = load_and_eval(argc, argv, usage, &c, &cat, &s, &r, &o);
+    if (rc != EXIT_OK)
+        return rc;
+    char ram[32];
+    printf("%s: valid\n", s.name);
+    printf("  devices   %d x %s (%s), %.0f GB each, %.0f GB in all\n", o.devices, r.accel->head.id,
+           r.accel->head.name, r.accel->mem_gb, r.accel->mem_gb * o.devices);
+    format_si(ram, sizeof ram, s.cluster.node.host_ram_gb * 1e9 * s.cluster.nodes, "B");
+    printf("  nodes     %d x (%d devices, %d x %s, %.0f GB host RAM), %s host RAM in all\n",
+           s.cluster.nodes, s.cluster.node.accelerators_per_node, s.cluster.node.cpu_sockets,
+           r.cpu->head.id, s.cluster.node.host_ram_gb, ram);
+    printf("  racks     %d (%d nodes per rack, %s cooling)\n", o.racks, s.facility.nodes_per_rack,
+           r.cooling->head.id);
+    printf("  links     inside node %s %.0f GB/s/dir; host %s %.1f GB/s/dir", r.intra_link->head.id,
+           r.intra_link->bw_gbs, r.host_link->head.id, r.host_link->bw_gbs);
+    if (r.nic)
+        printf("; network %d x %s %.1f GB/s/dir per node", s.cluster.node.nics_per_node,
+               r.nic->head.id, r.nic->bw_gbs);
+    printf("\n  storage   %s (%.0f GB/s read)%s%s\n", r.storage->head.id, o.stages.storage_bw_gbs,
+           r.local_storage ? "; local " : "", r.local_storage ? r.local_storage->head.id : "");
+    printf("  model     %.3g parameters; TP %d x PP %d x DP %d\n", o.params, o.tp, o.pp, o.dp);
+    printf("checks:\n");
+    int warnings = report_write_checks(stdout, &s, &r, &o);
+    if (warnings)
+        printf("%d warning%s\n", warnings, warnings == 1 ? "" : "s");
+    catalog_free(cat);
+    return EXIT_OK;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    static const char usage[] = "mlviz eval FILE|PRESET [--format text|csv|json] [--catalog DIR]";
+    struct cli_common c = {0};
+    struct catalog *cat;
+    struct setup s;
+    struct resolved r;
+    struct model_report o;
+    int rc = load_and_eval(argc, argv, usage, &c, &cat, &s, &r, &o);
+    if (rc != EXIT_OK)
+        return rc;
+    if (c.format == FORMAT_JSON)
+        report_write_json(stdout, &s, &r, &o);
+    else if (c.format == FORMAT_CSV)
+        report_write_csv(stdout, &s, &r, &o, true);
+    else
+        report_write_text(stdout, &s, &r, &o);
+    if (!o.runnable && c.format == FORMAT_TEXT)
+        fprintf(stderr, "mlviz: %s cannot run: %s\n", s.name, o.why_not);
+    catalog_free(cat);
+    return EXIT_OK;
+}
+
+/* ---- mlviz collective ------------------------------------------------------------- */
+
+int cmd_collective(int argc, char **argv)
+{
+    static const char usage[] =
+        "mlviz collective --op all-reduce|all-gather|reduce-scatter|broadcast --size BYTES "
+        "--devices N [--setup FILE | --link ID] [--format text|csv|json]";
+    struct cli_common c = {0};
+    int op = COLL_ALL_REDUCE;
+    double size = 1073741824.0;
+    long devices = 8;
+    const char *setup_arg = NULL, *link_id = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int k = cli_common_option(argc, argv, &i, &c);
+        if (k < 0)
+            return EXIT_USAGE;
+        if (k > 0)
+            continue;
+        if ((v = cli_option_value(argc, argv, &i, "--op"))) {
+            op = -1;
+            for (int j = 0; collective_op_names[j]; j++)
+                if (strcmp(v, collective_op_names[j]) == 0)
+                    op = j;
+            if (op < 0) {
+                cli_error("--op must be all-reduce, all-gather, reduce-scatter or broadcast "
+                          "(got '%s')",
+                          v);
+                return EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--size"))) {
+            if (!fields_parse_bytes(v, &size) || size < 1 || size > 1e15) {
+                cli_error("--size must be a byte count such as 1GiB, 64MB or 4096 (got '%s')", v);
+                return EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--devices"))) {
+            char *end;
+            devices = strtol(v, &end, 10);
+            if (*end || devices < 2 || devices > 10000000) {
+                cli_error("--devices must be a whole number from 2 to 10000000 (got '%s')", v);
+                return EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--setup"))) {
+            setup_arg = v;
+        } else if ((v = cli_option_value(argc, argv, &i, "--link"))) {
+            link_id = v;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: %s\n", usage);
+            return EXIT_OK;
+        } else {
+            cli_error("unknown argument '%s' (usage: %s)", argv[i], usage);
+            return EXIT_USAGE;
+        }
+    }
+    if (setup_arg && link_id) {
+        cli_error("give --setup or --link, not both");
+        return EXIT_USAGE;
+    }
+    struct catalog *cat = cli_load_catalog(c.catalog_dir);
+    if (!cat)
+        return EXIT_USAGE;
+    struct collective_net net;
+    const char *what;
+    if (link_id) {
+        const struct link *l = catalog_link(cat, link_id);
+        if (!l) {
+            const char *near = catalog_suggest(cat, CATALOG_LINK, link_id);
+            cli_error("unknown link '%s'%s%s%s (see: mlviz catalog links)", link_id,
+                      near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+            catalog_free(cat);
+            return EXIT_USAGE;
+        }
+        /* One link type everywhere: a single flat group. */
+        net.devices = (int)devices;
+        net.per_node = (int)devices;
+        net.intra_bw_gbs = l->bw_gbs * l->nccl_efficiency;
+        net.intra_lat_s = l->latency_us * 1e-6;
+        net.inter_bw_gbs = net.intra_bw_gbs;
+        net.inter_lat_s = net.intra_lat_s;
+        what = l->head.name;
+    } else {
+        struct setup s;
+        struct resolved r;
+        if (!cli_load_setup(setup_arg ? setup_arg : "default", cat, &s, &r)) {
+            catalog_free(cat);
+            return EXIT_USAGE;
+        }
+        int per = s.cluster.node.accelerators_per_node;
+        net.devices = (int)devices;
+        net.per_node = per < devices ? per : (int)devices;
+        net.intra_bw_gbs = r.intra_link->bw_gbs * r.intra_link->nccl_efficiency;
+        net.intra_lat_s = r.intra_link->latency_us * 1e-6;
+        if (r.nic && s.cluster.node.nics_per_node > 0) {
+            net.inter_bw_gbs = r.nic->bw_gbs * r.nic->nccl_efficiency *
+                               s.cluster.node.nics_per_node / per;
+            net.inter_lat_s = r.nic->latency_us * 1e-6;
+        } else {
+            net.inter_bw_gbs = net.intra_bw_gbs;
+            net.inter_lat_s = net.intra_lat_s;
+        }
+        what = r.intra_link->head.name;
+    }
+    static const int algos[] = {ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL};
+    double bus = collective_bus_factor((enum collective_op)op, (int)devices);
+    struct json_writer w;
+    if (c.format == FORMAT_JSON) {
+        fputs("[", stdout);
+    } else if (c.format == FORMAT_CSV) {
+        printf("algorithm,size_bytes,time_s,algbw_gbs,busbw_gbs\n");
+    } else {
+        printf("%s over %ld devices (%d per node), %s\n", collective_op_names[op], devices,
+               net.per_node, what);
+        printf("%-13s %14s %12s %12s %12s\n", "algorithm", "size_bytes", "time_us", "algbw_GB/s",
+               "busbw_GB/s");
+    }
+    bool first = true;
+    for (size_t a = 0; a < 3; a++) {
+        for (double bytes = 8; bytes <= size * 1.0000001; bytes *= 2) {
+            double t = collective_time((enum collective_op)op, algos[a], bytes, &net, NULL);
+            double algbw = t > 0 ? bytes / t / 1e9 : 0.0;
+            const char *name = allreduce_names[algos[a]];
+            if (c.format == FORMAT_JSON) {
+                memset(&w, 0, sizeof w);
+                w.out = stdout;
+                fputs(first ? "\n  " : ",\n  ", stdout);
+                json_open(&w, NULL, false);
+                json_key_str(&w, "algorithm", name);
+                json_key_num(&w, "size_bytes", bytes);
+                json_key_num(&w, "time_s", t);
+                json_key_num(&w, "algbw_gbs", algbw);
+                json_key_num(&w, "busbw_gbs", algbw * bus);
+                json_close(&w, false);
+            } else if (c.format == FORMAT_CSV) {
+                printf("%s,%.0f,%.9g,%.6g,%.6g\n", name, bytes, t, algbw, algbw * bus);
+            } else {
+                printf("%-13s %14.0f %12.2f %12.2f %12.2f\n", name, bytes, t * 1e6, algbw,
+                       algbw * bus);
+            }
+            first = false;
+        }
+    }
+    if (c.format == FORMAT_JSON)
+        fputs("\n]\n", stdout);
+    catalog_free(cat);
+    return EXIT_OK;
+}
+
+/* ---- mlviz fields ------------------------------------------------------------------ */
+
+int cmd_fields(int argc, char **argv)
+{
+    static const char usage[] = "mlviz fields [--format text|csv|json]";
+    struct cli_common c = {0};
+    const char *pos[1];
+    if (parse_args(argc, argv, &c, pos, 0, usage) < 0)
+        return EXIT_USAGE;
+    const struct field_table *t = setup_fields();
+    struct setup s;
+    setup_defaults(&s);
+    char def[128], type[256];
+    struct json_writer w;
+    if (c.format == FORMAT_JSON)
+        json_begin(&w, stdout, true), json_open(&w, "fields", true);
+    else if (c.format == FORMAT_CSV)
+        printf("path,type,unit,default,min,max,knob,stage,help\n");
+    for (size_t i = 0; i < t->count; i++) {
+        const struct field *f = &t->fields[i];
+        fields_format(f, &s, def, sizeof def);
+        fields_describe_type(f, type, sizeof type);
+        bool knob = (f->flags & FIELD_KNOB) != 0;
+        bool numeric = f->type == FIELD_INT || f->type == FIELD_NUM || f->type == FIELD_NUM_AUTO;
+        if (c.format == FORMAT_JSON) {
+            json_open(&w, NULL, false);
+            json_key_str(&w, "path", f->path);
+            json_key_str(&w, "type", type);
+            json_key_str(&w, "unit", f->unit);
+            json_key_str(&w, "default", def);
+            if (numeric) {
+                json_key_num(&w, "min", f->min);
+                json_key_num(&w, "max", f->max);
+            }
+            json_key_bool(&w, "knob", knob);
+            json_key_num(&w, "stage", f->stage);
+            json_key_str(&w, "help", f->help);
+            json_close(&w, false);
+        } else if (c.format == FORMAT_CSV) {
+            printf("%s,\"%s\",%s,%s,%g,%g,%s,%d,\"%s\"\n", f->path, type, f->unit, def, f->min,
+                   f->max, knob ? "yes" : "no", f->stage, f->help);
+        } else {
+            char range[64] = "";
+            if (numeric)
+                snprintf(range, sizeof range, "%g..%g", f->min, f->max);
+            printf("%-40s %-14s %-8s %-8s %s%s\n", f->path, def, f->unit, range, f->help,
+                   knob ? " [knob]" : "");
+        }
+    }
+    if (c.format == FORMAT_JSON) {
+        json_close(&w, true);
+        json_finish(&w);
+    }
+    return EXIT_OK;
+}

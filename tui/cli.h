@@ -1,0 +1,53 @@
+/* cli: the headless commands of mlviz and what they share.
+ *
+ * Exit status: 0 success, 1 runtime or script error, 2 usage or input error.
+ * Data goes to stdout, messages to stderr. */
+#ifndef MLVIZ_CLI_H
+#define MLVIZ_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "catalog.h"
+#include "setup.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* Options every command understands. */
+struct cli_common {
+    const char *catalog_dir; /* --catalog DIR */
+    int format;              /* enum output_format, --format */
+};
+
+/* Print "mlviz: " + message to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Load the catalog from the standard places plus --catalog; prints the error. */
+struct catalog *cli_load_catalog(const char *extra_dir);
+
+/* A setup argument may be a file path or the name of a shipped preset
+ * ("default", "gpt3-175b"). Writes the path to use into buf. */
+void cli_setup_path(const char *arg, char *buf, size_t len);
+/* Load and resolve a setup named on the command line; prints the error. */
+bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
+                    struct resolved *r);
+
+/* Parse a common option at argv[*i] (--catalog, --format, their = forms).
+ * Returns 1 when consumed, 0 when not a common option, -1 on error (printed). */
+int cli_common_option(int argc, char **argv, int *i, struct cli_common *c);
+
+/* Value of an option written "--name VALUE" or "--name=VALUE"; advances *i. */
+const char *cli_option_value(int argc, char **argv, int *i, const char *name);
+
+int cmd_catalog(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_collective(int argc, char **argv);
+int cmd_fields(int argc, char **argv);
+int cmd_sim(int argc, char **argv);       /* tui/cmd_sim.c */
+int cmd_run(int argc, char **argv);       /* tui/cmd_lua.c */
+int cmd_play(int argc, char **argv);      /* tui/cmd_lua.c */
+int cmd_scenarios(int argc, char **argv); /* tui/cmd_lua.c */
+int tui_main(int argc, char **argv);      /* tui/app.c: the interactive front end */
+
+#endif

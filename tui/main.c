@@ -1,0 +1,62 @@
+/* main: command dispatch. With no command mlviz opens the interactive view. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: mlviz [-c FILE|PRESET] [TUI options]    open the interactive pipeline view\n"
+    "       mlviz catalog [KIND] [--format F]       hardware tables (accelerators, cpus, storage,\n"
+    "                                                links, cooling, software)\n"
+    "       mlviz check FILE|PRESET                 load a setup, print it and its sanity checks\n"
+    "       mlviz eval FILE|PRESET [--format F]     the analytic model: step time, bottleneck,\n"
+    "                                                memory, power, cost, reliability\n"
+    "       mlviz collective --op OP --size S --devices N [--setup FILE|--link ID]\n"
+    "       mlviz sim FILE|PRESET [--duration 6h] [--seed N] [--events FILE] [--series]\n"
+    "       mlviz run SCRIPT.lua [args...]          run a Lua scenario headless\n"
+    "       mlviz play SCRIPT.lua [args...]         play a Lua scenario in the interactive view\n"
+    "       mlviz scenarios                         list the shipped scenarios\n"
+    "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
+    "       mlviz --help | --version\n"
+    "\n"
+    "Formats F: text (default), csv, json. A PRESET is a name from scenarios/presets\n"
+    "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu).\n"
+    "TUI options: --tour  --frames N  --mono  --ascii  --theme NAME  --no-mouse\n"
+    "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error.\n";
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"catalog", cmd_catalog}, {"check", cmd_check},     {"eval", cmd_eval},
+    {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
+    {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                      strcmp(argv[1], "help") == 0)) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+        printf("mlviz %s\n", MLVIZ_VERSION);
+        return EXIT_OK;
+    }
+    if (argc >= 2 && argv[1][0] != '-') {
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(argv[1], commands[i].name) == 0)
+                return commands[i].run(argc - 1, argv + 1);
+        const char *names[sizeof commands / sizeof commands[0]];
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            names[i] = commands[i].name;
+        const char *near = fields_suggest_word(argv[1], names, sizeof names / sizeof names[0]);
+        cli_error("unknown command '%s'%s%s%s; see 'mlviz --help'", argv[1],
+                  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        return EXIT_USAGE;
+    }
+    return tui_main(argc, argv);
+}
