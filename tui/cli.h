@@ -50,4 +50,10 @@ int cmd_play(int argc, char **argv);      /* tui/cmd_lua.c */
 int cmd_scenarios(int argc, char **argv); /* tui/cmd_lua.c */
 int tui_main(int argc, char **argv);      /* tui/app.c: the interactive front end */
 
+struct luahost;
+/* tui/app.c: play a loaded scenario in the interactive view (mlviz play).
+ * `argc/argv` are the TUI options left after the Lua options were taken.
+ * Returns the exit status. */
+int tui_play(struct luahost *host, const char *script_path, int argc, char **argv);
+
 #endif

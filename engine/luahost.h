@@ -1,0 +1,87 @@
+/* luahost: runs Lua 5.4 scenario scripts against the engine.
+ *
+ * A script runs in its own sandboxed environment (allow-listed globals,
+ * locked global table, seeded math.random, no os/io/debug except what the
+ * API grants), with an instruction budget and a memory cap. The module
+ * `mlviz` exposes setups, the analytic model, the step loop, the catalog,
+ * sweeps and output helpers (docs/lua-api.md).
+ *
+ * Headless (`mlviz run`): luahost_run() runs the script to the end;
+ * sim:run() advances the step loop directly, say() prints, pause() returns.
+ *
+ * Played (`mlviz play`): the script runs as a coroutine. luahost_resume()
+ * runs it until it needs the presenter: it returns LUAHOST_RUN when the
+ * script called sim:run(d) (the front end animates `req.sim` for
+ * `req.duration_s` of simulated time, calling sim_run in slices, then
+ * resumes), LUAHOST_PAUSE for pause(), LUAHOST_DONE at the end, or
+ * LUAHOST_ERROR with a message. Narration and output arrive through the
+ * hooks as they happen. */
+#ifndef MLVIZ_LUAHOST_H
+#define MLVIZ_LUAHOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "sim.h"
+
+struct luahost;
+
+/* Called as the script runs; any may be NULL (headless defaults apply). */
+struct luahost_hooks {
+    void *ctx;
+    void (*print)(void *ctx, const char *text);      /* print() and mlviz.print_table */
+    void (*say)(void *ctx, const char *text);        /* narration caption */
+    void (*focus)(void *ctx, int stage);             /* enum stage_id, open its view */
+    void (*mark)(void *ctx, const char *label);      /* a labelled moment */
+};
+
+struct luahost_options {
+    const struct catalog *cat;
+    uint64_t seed;                  /* math.random and sims without a seed */
+    bool trusted;                   /* --trust: full standard library */
+    uint64_t instruction_budget;    /* 0: default (1e9 instructions) */
+    size_t memory_cap_bytes;        /* 0: default (256 MiB) */
+    const char *output_dir;         /* where write_csv/write_json may write (default ".") */
+    bool played;                    /* running under the TUI: sim:run and pause yield */
+    struct luahost_hooks hooks;
+};
+
+enum luahost_status { LUAHOST_DONE, LUAHOST_ERROR, LUAHOST_RUN, LUAHOST_PAUSE };
+
+struct luahost_request {
+    struct sim *sim;      /* LUAHOST_RUN: the simulation to animate (owned by the script) */
+    double duration_s;    /* LUAHOST_RUN: simulated time to advance */
+};
+
+/* A scenario's declared parameter (from its `params` table). */
+struct luahost_param {
+    char name[FIELD_STR_LEN];
+    char default_text[FIELD_STR_LEN];
+    char help[256];
+};
+
+struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t err_len);
+void luahost_free(struct luahost *h);
+
+/* Load a script and its command-line arguments ("--nodes=64" sets param
+ * nodes; other words are passed in `arg`). */
+bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, char *err,
+                  size_t err_len);
+
+/* Headless: run to the end. Returns false with "file:line: message" and a
+ * traceback in err. */
+bool luahost_run(struct luahost *h, char *err, size_t err_len);
+
+/* Played: run until the script needs the front end (see above). */
+enum luahost_status luahost_resume(struct luahost *h, struct luahost_request *req, char *err,
+                                   size_t err_len);
+
+/* Declared parameters and the one-line description of a script, read
+ * without running it with the engine (for `mlviz scenarios` and --help). */
+bool luahost_describe(const char *path, char *title, size_t title_len,
+                      struct luahost_param *params, size_t max_params, size_t *n_params,
+                      char *err, size_t err_len);
+
+#endif
