@@ -108,7 +108,8 @@ struct cooling {
 struct software {
     struct catalog_head head;
     int kernels_per_layer_fwd;     /* kernels launched per layer per micro-batch forward */
-    double elementwise_bytes_sbh;  /* bytes moved by element-wise ops per s*b*h, forward */
+    double elementwise_bytes_sbh;  /* bytes moved per s*b*h by norms, residuals, dropout, fwd */
+    double attention_efficiency;   /* fused attention: share of the GEMM efficiency reached */
     double softmax_bytes_as2b;     /* bytes moved per a*s*s*b by softmax/dropout, forward */
     double runtime_reserved_gb;    /* CUDA context, NCCL and cuBLAS workspaces */
     double fragmentation;          /* allocator slack as a share of used memory */

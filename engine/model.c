@@ -3,6 +3,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -151,9 +152,12 @@ static void layer_times(const struct ctx *c, struct layer_times *lt)
     const struct software *sw = c->r->software;
     if (s->training.flash_attention) {
         /* Fused attention (Dao et al. 2022) never writes the s x s scores:
-         * compute-bound at GEMM efficiency, no softmax traffic. */
-        double flops = 4.0 * heads_local * seq * seq * d;
-        scores = flops / (c->peak_flops * c->gemm_eff * c->throttle) + c->kernel_s;
+         * compute-bound at the software's attention efficiency, no softmax
+         * traffic; with a causal mask it skips the blocks above the
+         * diagonal, half the work. */
+        double flops = 4.0 * heads_local * seq * seq * d * (s->model.causal ? 0.5 : 1.0);
+        scores = flops / (c->peak_flops * c->gemm_eff * sw->attention_efficiency * c->throttle) +
+                 c->kernel_s;
         attn_v = 0.0;
         softmax_s = 0.0;
     } else {
@@ -167,7 +171,12 @@ static void layer_times(const struct ctx *c, struct layer_times *lt)
      * al. 2022 split activations: 10 of 34 parts stay whole without sequence
      * parallelism. */
     double split = s->training.sequence_parallel ? 1.0 / t : (10.0 + 24.0 / t) / 34.0;
-    double ew = sw->elementwise_bytes_sbh * M * h * split * (c->act_bytes / 2.0) / c->mem_bw;
+    /* The MLP activation function reads and writes the inner activations:
+     * GeLU one 2-byte read and write per element (4 bytes), SwiGLU reads
+     * gate and up and writes their product (6 bytes). */
+    double act_fn_bytes = (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0) * M * f / t;
+    double ew = (sw->elementwise_bytes_sbh * M * h * split + act_fn_bytes) * (c->act_bytes / 2.0) /
+                c->mem_bw;
     double kernels = sw->kernels_per_layer_fwd * c->kernel_s;
     double gemms = qkv + out + up + down + scores + attn_v;
     lt->fwd = gemms + ew + softmax_s + kernels;
@@ -419,6 +428,14 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
                         : 0.0;
         d->executed_flops = d->model_flops + re;
     }
+    /* Mixed precision accumulates each micro-batch's weight gradients into
+     * fp32 buffers (Megatron-LM main_grad): a 4-byte read and write per
+     * parameter held, once per micro-batch. With ZeRO stage 2 and above only
+     * this rank's shard is kept. */
+    double accum_bytes = is_16bit(s->training.precision) ? 8.0 : 2.0 * c->w_bytes;
+    double accum_params = s->training.zero_stage >= 2 ? psi / c->dp : psi;
+    double accum = accum_params * accum_bytes / c->mem_bw;
+    t_b += accum;
     double per_mb = t_f + t_b + t_re + t_tp;
     d->forward = m * t_f;
     d->backward = m * t_b;
@@ -439,26 +456,35 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
         double one = lat + bytes / bw;
         d->p2p = (1.0 - sw->pp_p2p_overlap) * 2.0 * (m + c->pp - 1) * one;
     }
-    /* Data-parallel gradient sync: an all-reduce (or, with ZeRO, a
-     * reduce-scatter plus an all-gather of the same volume) of this device's
-     * gradients. With overlap it runs under the last micro-batch's backward
-     * (Li et al. 2020, PyTorch DDP buckets). */
+    /* Data-parallel gradient sync. Stages 0-1: one all-reduce (with ZeRO-1
+     * a reduce-scatter plus an all-gather of the same volume) of this
+     * device's gradients after the last micro-batch, hidden under its
+     * backward when overlap is on (Li et al. 2020, PyTorch DDP buckets).
+     * Stages 2-3 (Rajbhandari et al. 2020) reduce-scatter during every
+     * micro-batch's backward and all-gather the updated weights after the
+     * optimizer; stage 3 also gathers the weights for every forward and
+     * backward, prefetched under compute. */
     if (c->dp > 1) {
         struct collective_net net;
         make_net(c, c->dp, dp_per_node(c), &net);
         double bytes = psi * c->w_bytes;
-        d->dp_total = collective_time(COLL_ALL_REDUCE, s->training.allreduce, bytes, &net,
-                                      &d->dp_algo);
-        double window = s->training.overlap_grad_sync ? sw->dp_overlap_window * t_b : 0.0;
-        d->dp_exposed = maxd(0.0, d->dp_total - window);
-        if (s->training.zero_stage >= 3) {
-            /* ZeRO-3 gathers the parameters again for every micro-batch's
-             * forward and backward; prefetching hides them behind compute. */
-            double ag = collective_time(COLL_ALL_GATHER, s->training.allreduce,
-                                        psi * c->w_bytes, &net, NULL);
-            double hide = s->training.overlap_grad_sync ? sw->dp_overlap_window * (t_f + t_b) : 0.0;
-            d->dp_exposed += m * maxd(0.0, 2.0 * ag - hide);
-            d->dp_total += m * 2.0 * ag;
+        int algo = s->training.allreduce;
+        double hide_b = s->training.overlap_grad_sync ? sw->dp_overlap_window * t_b : 0.0;
+        double hide_fb =
+            s->training.overlap_grad_sync ? sw->dp_overlap_window * (t_f + t_b) : 0.0;
+        if (s->training.zero_stage <= 1) {
+            d->dp_total = collective_time(COLL_ALL_REDUCE, algo, bytes, &net, &d->dp_algo);
+            d->dp_exposed = maxd(0.0, d->dp_total - hide_b);
+        } else {
+            double rs = collective_time(COLL_REDUCE_SCATTER, algo, bytes, &net, &d->dp_algo);
+            double ag = collective_time(COLL_ALL_GATHER, algo, bytes, &net, NULL);
+            if (s->training.zero_stage == 2) {
+                d->dp_total = m * rs + ag;
+                d->dp_exposed = m * maxd(0.0, rs - hide_b) + ag;
+            } else {
+                d->dp_total = m * (rs + 2.0 * ag);
+                d->dp_exposed = m * maxd(0.0, rs + 2.0 * ag - hide_fb);
+            }
         }
     }
     /* Optimizer: memory-bound; reads and writes the optimizer state, reads
@@ -598,51 +624,97 @@ static void reliability_model(const struct ctx *c, double storage_write_scale,
 
 /* ---- bottleneck ---------------------------------------------------------------------- */
 
-static void fmt_num(char *buf, size_t len, double v)
+/* The reasons are built on every evaluation, so they avoid printf (which
+ * dominated the profile): numbers go through a small fixed formatter and
+ * the sentence is appended piece by piece. */
+struct text {
+    char *p;
+    size_t left;
+};
+
+static void put(struct text *t, const char *s)
 {
-    if (v >= 100)
-        snprintf(buf, len, "%.0f", v);
-    else if (v >= 10)
-        snprintf(buf, len, "%.1f", v);
-    else
-        snprintf(buf, len, "%.2g", v);
+    while (*s && t->left > 1) {
+        *t->p++ = *s++;
+        t->left--;
+    }
+    *t->p = '\0';
+}
+
+/* Three significant digits at most: 412, 41.2, 4.1, 0.41, 0.0041. */
+static void put_num(struct text *t, double v)
+{
+    char buf[32], *q = buf + sizeof buf - 1;
+    *q = '\0';
+    if (!isfinite(v) || v < 0)
+        v = 0;
+    int decimals = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    if (v > 0 && v < 0.1) /* two significant digits for small values */
+        for (double x = v * 100; x < 10 && decimals < 9; x *= 10)
+            decimals++;
+    if (v >= 1e15)
+        v = 1e15;
+    double scale = 1;
+    for (int i = 0; i < decimals; i++)
+        scale *= 10;
+    unsigned long long n = (unsigned long long)llround(v * scale);
+    for (int i = 0; i < decimals; i++) {
+        *--q = (char)('0' + n % 10);
+        n /= 10;
+    }
+    if (decimals) {
+        /* Drop trailing zeros of the fraction: 4.10 -> 4.1, 4.00 -> 4. */
+        char *end = buf + sizeof buf - 1;
+        while (end > q && end[-1] == '0')
+            *--end = '\0';
+        if (end > q)
+            *--q = '.';
+    }
+    do {
+        *--q = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    put(t, q);
 }
 
 static void stage_reason(const struct ctx *c, const struct model_report *o, int stage, char *buf,
                          size_t len)
 {
-    char a[32], b[32], x[32];
+    struct text t = {buf, len};
     const struct stage_times *st = &o->stages;
+    buf[0] = '\0';
     switch (stage) {
     case STAGE_DATA:
-        fmt_num(a, sizeof a, st->storage_bw_gbs);
-        fmt_num(b, sizeof b, st->need_bw_gbs);
-        snprintf(buf, len, "storage delivers %s GB/s; the devices consume %s GB/s", a, b);
+        put(&t, "storage delivers ");
+        put_num(&t, st->storage_bw_gbs);
+        put(&t, " GB/s; the devices consume ");
+        put_num(&t, st->need_bw_gbs);
+        put(&t, " GB/s");
         break;
     case STAGE_CPUS:
         if (st->preprocess_s >= st->h2d_s) {
-            fmt_num(a, sizeof a, c->s->training.global_batch / st->preprocess_s);
-            fmt_num(b, sizeof b, c->s->training.global_batch / o->device_step_s);
-            snprintf(buf, len, "loader workers prepare %s samples/s; the devices consume %s", a,
-                     b);
+            put(&t, "loader workers prepare ");
+            put_num(&t, c->s->training.global_batch / st->preprocess_s);
+            put(&t, " samples/s; the devices consume ");
+            put_num(&t, c->s->training.global_batch / o->device_step_s);
         } else {
             double per_dev = c->s->training.global_batch / (double)c->dp * c->s->data.sample_bytes;
-            fmt_num(a, sizeof a, per_dev / st->h2d_s / 1e9);
-            fmt_num(b, sizeof b, per_dev / o->device_step_s / 1e9);
-            snprintf(buf, len, "host links carry %s GB/s per device; the devices need %s GB/s", a,
-                     b);
+            put(&t, "host links carry ");
+            put_num(&t, per_dev / st->h2d_s / 1e9);
+            put(&t, " GB/s per device; the devices need ");
+            put_num(&t, per_dev / o->device_step_s / 1e9);
+            put(&t, " GB/s");
         }
         break;
     case STAGE_ACCELERATORS:
-        fmt_num(a, sizeof a, 100.0 * o->utilization[STAGE_ACCELERATORS]);
-        fmt_num(b, sizeof b, 100.0 * o->achieved_fraction);
-        snprintf(buf, len, "compute-bound: devices busy %s%% of the step at %s%% of peak", a, b);
+        put(&t, "compute-bound: devices busy ");
+        put_num(&t, 100.0 * o->utilization[STAGE_ACCELERATORS]);
+        put(&t, "% of the step at ");
+        put_num(&t, 100.0 * o->achieved_fraction);
+        put(&t, "% of peak");
         break;
     case STAGE_INTERCONNECT: {
         const struct step_breakdown *k = &o->breakdown;
-        double comm = k->tp_comm + k->pp_bubble + k->pp_p2p + k->dp_comm_exposed;
-        fmt_num(a, sizeof a, comm);
-        fmt_num(b, sizeof b, o->step_time_s);
         const char *biggest = "gradient sync";
         double top = k->dp_comm_exposed;
         if (k->tp_comm > top)
@@ -651,20 +723,33 @@ static void stage_reason(const struct ctx *c, const struct model_report *o, int 
             biggest = "the pipeline bubble", top = k->pp_bubble;
         if (k->pp_p2p > top)
             biggest = "pipeline sends", top = k->pp_p2p;
-        fmt_num(x, sizeof x, top);
-        snprintf(buf, len, "communication takes %s s of the %s s step, most of it %s (%s s)", a,
-                 b, biggest, x);
+        put(&t, "communication takes ");
+        put_num(&t, k->tp_comm + k->pp_bubble + k->pp_p2p + k->dp_comm_exposed);
+        put(&t, " s of the ");
+        put_num(&t, o->step_time_s);
+        put(&t, " s step, most of it ");
+        put(&t, biggest);
+        put(&t, " (");
+        put_num(&t, top);
+        put(&t, " s)");
         break;
     }
     default:
-        fmt_num(a, sizeof a, o->power.per_rack_kw);
-        fmt_num(b, sizeof b, o->power.rack_cooling_limit_kw);
-        fmt_num(x, sizeof x, 100.0 * o->power.throttle_factor);
-        if (o->power.throttled)
-            snprintf(buf, len, "racks make %s kW of heat; cooling removes %s kW: clocks at %s%%",
-                     a, b, x);
-        else
-            snprintf(buf, len, "racks draw %s kW of %s kW cooling capacity", a, b);
+        if (o->power.throttled) {
+            put(&t, "racks make ");
+            put_num(&t, o->power.per_rack_kw);
+            put(&t, " kW of heat; cooling removes ");
+            put_num(&t, o->power.rack_cooling_limit_kw);
+            put(&t, " kW: clocks at ");
+            put_num(&t, 100.0 * o->power.throttle_factor);
+            put(&t, "%");
+        } else {
+            put(&t, "racks draw ");
+            put_num(&t, o->power.per_rack_kw);
+            put(&t, " kW of ");
+            put_num(&t, o->power.rack_cooling_limit_kw);
+            put(&t, " kW cooling capacity");
+        }
         break;
     }
 }
@@ -784,9 +869,12 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
         t.training.micro_batch = 1;
         add_suggestion(o, s, &t, r, "micro-batch 1", "training.micro_batch=1");
     }
-    /* Scale out: the smallest device count (whole nodes, ZeRO-3 and full
-     * recomputation) at which the model fits. */
-    if (o->n_suggestions < SUGGESTION_MAX) {
+    /* Scale out when no single change fits: the smallest device count
+     * (whole nodes, ZeRO-3 and full recomputation) at which the model fits. */
+    bool any_fits = false;
+    for (int i = 0; i < o->n_suggestions; i++)
+        any_fits = any_fits || o->suggestions[i].fits;
+    if (!any_fits && o->n_suggestions < SUGGESTION_MAX) {
         t = *s;
         t.training.zero_stage = 3;
         if (t.model.kind == MODEL_TRANSFORMER)
@@ -815,6 +903,21 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
             }
         }
     }
+}
+
+/* Adds a reason a setup cannot run; several may apply. */
+static void cannot_run(struct model_report *o, const char *fmt, ...)
+{
+    o->runnable = false;
+    size_t used = strlen(o->why_not);
+    if (used && used + 2 < sizeof o->why_not) {
+        memcpy(o->why_not + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->why_not + used, sizeof o->why_not - used, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- the whole report ------------------------------------------------------------- */
@@ -858,12 +961,12 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
         o->power.throttled = true;
         o->power.throttle_factor = f;
         if (f <= 0.0) {
-            o->runnable = false;
-            snprintf(o->why_not, sizeof o->why_not,
-                     "racks make %.1f kW of heat but %s removes %.1f kW per rack: even idle "
-                     "devices overheat (fewer nodes per rack or better cooling)",
-                     o->power.per_rack_kw, r->cooling->head.name, o->power.rack_cooling_limit_kw);
-            f = 1e-3; /* keep the numbers finite; the report says it cannot run */
+            cannot_run(o,
+                       "racks make %.1f kW of heat but %s removes %.1f kW per rack: even idle "
+                       "devices overheat (fewer nodes per rack or better cooling)",
+                       o->power.per_rack_kw, r->cooling->head.name,
+                       o->power.rack_cooling_limit_kw);
+            f = 1.0; /* times below are what it would do if it could be cooled */
         }
         c.throttle = f;
         device_step_model(&c, &d);
@@ -967,13 +1070,11 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
                              ? s->cluster.storage_bw_gbs / r->storage->read_gbs
                              : 1.0;
     reliability_model(&c, write_scale, &o->reliability);
-    if (o->reliability.goodput <= 0.0) {
-        o->runnable = false;
-        snprintf(o->why_not, sizeof o->why_not,
-                 "failures every %.2g h leave no time to make progress between checkpoints "
-                 "(%.0f s each)",
-                 o->reliability.mtbf_h, o->reliability.checkpoint_write_s);
-    }
+    if (o->reliability.goodput <= 0.0)
+        cannot_run(o,
+                   "failures every %.2g h leave no time to make progress between checkpoints "
+                   "(%.0f s each)",
+                   o->reliability.mtbf_h, o->reliability.checkpoint_write_s);
     double per_hour = s->facility.device_usd_per_hour >= 0 ? s->facility.device_usd_per_hour
                                                            : r->accel->usd_per_hour;
     struct cost_report *cost = &o->cost;
@@ -989,13 +1090,19 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     cost->usd_total = cost->usd_energy + cost->usd_devices;
 
     if (!o->memory.fits) {
-        o->runnable = false;
-        snprintf(o->why_not, sizeof o->why_not,
-                 "needs %.1f GB per device but %s has %.0f GB", o->memory.per_device_gb,
-                 r->accel->head.id, o->memory.capacity_gb);
+        cannot_run(o, "needs %.1f GB per device but %s has %.0f GB", o->memory.per_device_gb,
+                   r->accel->head.id, o->memory.capacity_gb);
         suggest_fits(s, r, o);
     }
     name_bottleneck(&c, o);
+    if (!o->runnable) {
+        /* A setup that cannot run makes no progress: no throughput, no
+         * training time; the step time stays as what it would take. */
+        o->tokens_per_s = o->samples_per_s = o->tflops_per_device = 0.0;
+        o->mfu = o->hfu = 0.0;
+        cost->days_to_train = cost->energy_mwh = cost->usd_total = 0.0;
+        cost->usd_energy = cost->usd_devices = 0.0;
+    }
 
     /* Every number finite, whatever the input. */
     finite_or_zero(&o->step_time_s, 12);

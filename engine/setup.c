@@ -89,6 +89,8 @@ static const struct field setup_field_list[] = {
     INT("model.kv_heads", model.kv_heads, 0, 1e5, 0, "",
         "key/value heads for grouped-query attention (0: heads)", 0, 3),
     ENUM("model.mlp", model.mlp, mlp_names, MLP_GELU, "gelu (2 matrices) or swiglu (3)", 0, 3),
+    BOOL("model.causal", model.causal, 1,
+         "causal (decoder) attention; fused attention skips the masked half", 0, 3),
     NUM("model.params", model.params, 0, 1e16, 0, "", "generic models: parameter count", 0, 3),
     NUM("model.flops_per_sample", model.flops_per_sample, 0, 1e22, 0, "FLOP",
         "generic models: training FLOPs (forward + backward) per sample", 0, 3),

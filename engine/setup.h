@@ -65,6 +65,7 @@ struct setup {
         int ffn_hidden; /* 0: 4 * hidden */
         int kv_heads;   /* 0: heads */
         int mlp;        /* enum mlp_kind */
+        bool causal;    /* decoder (causal) attention: fused kernels skip masked blocks */
         double params;            /* generic: parameter count */
         double flops_per_sample;  /* generic: training FLOPs (fwd + bwd) per sample */
         double bytes_per_flop;    /* generic: device memory traffic per FLOP */
