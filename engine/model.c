@@ -296,6 +296,11 @@ static void memory_model(const struct ctx *c, struct memory_report *m)
         /* 1F1B keeps up to p micro-batches in flight on the first stage
          * (Narayanan et al. 2021), so it holds l/p layers x p micro-batches. */
         double inflight = mind(c->pp, c->m);
+        /* Interleaving keeps (1 + (p-1)/(p v)) times more in flight
+         * (Korthikanti et al. 2022, section 4.2.3). */
+        double v = s->training.virtual_stages;
+        if (v > 1)
+            inflight *= 1.0 + (c->pp - 1.0) / (c->pp * v);
         double first = layers * layer_activation_bytes(c) * inflight;
         if (s->training.recompute == RECOMPUTE_FULL)
             first += layer_activation_bytes_full(c); /* the layer being recomputed */
@@ -443,8 +448,10 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
     d->recompute = m * t_re;
     d->tp_comm = m * t_tp;
     /* 1F1B pipeline bubble: (p-1) micro-batch slots, i.e. (p-1)/(m+p-1) of
-     * the step (Narayanan et al. 2021). */
-    d->bubble = (c->pp - 1) * per_mb;
+     * the step (Narayanan et al. 2021); the interleaved schedule with v model
+     * chunks per stage divides it by v and multiplies the sends by v. */
+    double v = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
+    d->bubble = (c->pp - 1) * per_mb / v;
     if (c->pp > 1) {
         /* Activations cross each stage boundary forward and gradients come
          * back, sharded over the tensor-parallel ranks (scatter/gather). */
@@ -454,7 +461,7 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
         double lat = (inter && c->r->nic ? c->r->nic->latency_us : c->r->intra_link->latency_us) *
                      1e-6;
         double one = lat + bytes / bw;
-        d->p2p = (1.0 - sw->pp_p2p_overlap) * 2.0 * (m + c->pp - 1) * one;
+        d->p2p = (1.0 - sw->pp_p2p_overlap) * 2.0 * (m + c->pp - 1) * v * one;
     }
     /* Data-parallel gradient sync. Stages 0-1: one all-reduce (with ZeRO-1
      * a reduce-scatter plus an all-gather of the same volume) of this
@@ -957,10 +964,12 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     double cpu_util = mind(1.0, dpth.cores_busy / maxd(dpth.cores_total, 1.0));
     power_model(&c, mind(1.0, busy), cpu_util, &o->power);
     double f = throttle_for_cooling(&c, &o->power);
+    bool cannot_cool = false;
     if (f < 1.0) {
         o->power.throttled = true;
         o->power.throttle_factor = f;
         if (f <= 0.0) {
+            cannot_cool = true;
             cannot_run(o,
                        "racks make %.1f kW of heat but %s removes %.1f kW per rack: even idle "
                        "devices overheat (fewer nodes per rack or better cooling)",
@@ -1095,11 +1104,14 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
         suggest_fits(s, r, o);
     }
     name_bottleneck(&c, o);
-    if (!o->runnable) {
-        /* A setup that cannot run makes no progress: no throughput, no
-         * training time; the step time stays as what it would take. */
+    if (cannot_cool) {
+        /* Racks that cannot be cooled make no progress at all. A setup that
+         * only fails to fit keeps its would-be throughput (flagged by
+         * runnable = false and why_not) so that it can be compared. */
         o->tokens_per_s = o->samples_per_s = o->tflops_per_device = 0.0;
         o->mfu = o->hfu = 0.0;
+    }
+    if (cannot_cool || o->reliability.goodput <= 0.0) {
         cost->days_to_train = cost->energy_mwh = cost->usd_total = 0.0;
         cost->usd_energy = cost->usd_devices = 0.0;
     }

@@ -502,7 +502,7 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
             o->devices, r->accel->head.name, o->nodes, o->racks, o->tp, o->pp, o->dp,
             o->micro_batches);
     if (!o->runnable)
-        fprintf(out, "\n  CANNOT RUN: %s\n  (times below are what one step would take)\n",
+        fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
                 o->why_not);
     format_duration(a, sizeof a, o->step_time_s);
     format_si(b, sizeof b, o->tokens_per_s, "");

@@ -110,6 +110,8 @@ static const struct field setup_field_list[] = {
         "tensor-parallel group size", FIELD_KNOB, 4),
     INT("training.pipeline_parallel", training.pipeline_parallel, 1, 4096, 1, "",
         "pipeline stages", FIELD_KNOB, 4),
+    INT("training.virtual_stages", training.virtual_stages, 1, 64, 1, "",
+        "model chunks per pipeline stage (interleaved 1F1B schedule)", FIELD_KNOB, 4),
     INT("training.zero_stage", training.zero_stage, 0, 3, 1, "", "ZeRO stage (0-3)", FIELD_KNOB, 3),
     ENUM("training.recompute", training.recompute, recompute_names, RECOMPUTE_SELECTIVE,
          "activation recomputation", FIELD_KNOB, 3),
@@ -300,6 +302,12 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
         if (pp > s->model.layers)
             FAIL("training.pipeline_parallel",
                  "training.pipeline_parallel %d exceeds model.layers %d", pp, s->model.layers);
+        int v = s->training.virtual_stages;
+        if (v > 1 && (pp == 1 || s->model.layers % (pp * v) != 0))
+            FAIL("training.virtual_stages",
+                 "training.virtual_stages %d needs pipeline_parallel > 1 and model.layers (%d) "
+                 "divisible by pipeline_parallel x virtual_stages (%d)",
+                 v, s->model.layers, pp * v);
     } else {
         if (s->model.params <= 0)
             FAIL("model.params", "model.params must be set (above 0) for a generic model");

@@ -78,6 +78,7 @@ struct setup {
         int optimizer; /* enum optimizer_kind */
         int tensor_parallel;
         int pipeline_parallel;
+        int virtual_stages; /* interleaved 1F1B: model chunks per pipeline stage */
         int zero_stage;
         int recompute; /* enum recompute_kind */
         bool sequence_parallel;
