@@ -61,7 +61,14 @@ BIN        := mlviz
 .PHONY: all run test test-build asan valgrind bench install uninstall clean deps deps-test \
         check-tools fuzz format
 
-all: $(BIN)
+all: $(BIN) $(BUILD)/mlviz.1
+
+# The man page's key list comes from the key table (tui/keys.c) via `mlviz keys --man`.
+$(BUILD)/mlviz.1: docs/mlviz.1.in $(BIN)
+	@mkdir -p $(dir $@)
+	@$(abspath $(BIN)) keys --man > $@.keys
+	@sed -e 's/@VERSION@/$(VERSION)/' -e '/@KEYS@/{r $@.keys' -e 'd}' docs/mlviz.1.in > $@
+	@rm -f $@.keys
 
 $(BIN): $(TUI_OBJ) $(ENGINE_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(ENGINE_LIB) $(LDLIBS)
@@ -107,7 +114,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory WERROR=1 test-build
 	@BUILD=$(BUILD) sh tests/run.sh
 
-test-build: $(BIN) $(TEST_BIN)
+test-build: $(BIN) $(BUILD)/mlviz.1 $(TEST_BIN)
 
 asan: deps-test
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SANITIZE=address,undefined \
@@ -142,7 +149,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/mlviz
 	cp -R assets scenarios scripts $(DESTDIR)$(DATADIR)/
-	install -m 644 docs/mlviz.1 $(DESTDIR)$(MANDIR)/mlviz.1
+	install -m 644 $(BUILD)/mlviz.1 $(DESTDIR)$(MANDIR)/mlviz.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/mlviz $(DESTDIR)$(MANDIR)/mlviz.1

@@ -488,8 +488,9 @@ const char *mlviz_data_dir(void)
         return cached;
     }
     /* A build in the source tree finds its assets next to the executable (or
-     * one level up for build-asan/mlviz) before any installed copy. */
-    char exe[1024];
+     * one level up for build-asan/mlviz) before any installed copy; an
+     * installed tree moved elsewhere finds PREFIX/share/mlviz from PREFIX/bin. */
+    char exe[900];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
@@ -500,6 +501,12 @@ const char *mlviz_data_dir(void)
             *slash = '\0';
             if (has_assets(exe[0] ? exe : "/")) {
                 snprintf(cached, sizeof cached, "%s", exe);
+                return cached;
+            }
+            char share[1000];
+            snprintf(share, sizeof share, "%s/share/mlviz", exe);
+            if (up == 1 && has_assets(share)) {
+                snprintf(cached, sizeof cached, "%s", share);
                 return cached;
             }
         }

@@ -73,21 +73,41 @@ const char *fields_suggest_word(const char *word, const char *const *words, size
     return best && best_d <= limit ? best : NULL;
 }
 
+static const char *leaf_of(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot ? dot + 1 : path;
+}
+
 const char *fields_suggest(const struct field_table *t, const char *path)
 {
+    /* Compare whole paths ("training.tensor_paralel"), and also last
+     * components alone, so a key put under the wrong section
+     * ("training.nodes") finds its real place ("cluster.nodes"). */
     const char *best = NULL;
     size_t best_d = SIZE_MAX;
+    size_t len = strlen(path);
+    size_t limit = len < 6 ? 2 : len / 4 + 2;
+    const char *leaf = leaf_of(path);
+    size_t leaf_len = strlen(leaf);
+    size_t leaf_limit = leaf_len < 6 ? 1 : leaf_len / 4 + 1;
     for (size_t i = 0; i < t->count; i++) {
         size_t d = edit_distance(path, t->fields[i].path);
-        if (d < best_d) {
+        if (d <= limit && d < best_d) {
             best_d = d;
             best = t->fields[i].path;
         }
     }
-    /* Also match on the last component so "training.tensor_paralel" finds it. */
-    size_t len = strlen(path);
-    size_t limit = len < 6 ? 2 : len / 4 + 2;
-    return best && best_d <= limit ? best : NULL;
+    if (best)
+        return best;
+    for (size_t i = 0; i < t->count; i++) {
+        size_t d = edit_distance(leaf, leaf_of(t->fields[i].path));
+        if (d <= leaf_limit && d < best_d) {
+            best_d = d;
+            best = t->fields[i].path;
+        }
+    }
+    return best;
 }
 
 void fields_apply_defaults(const struct field_table *t, void *obj)
@@ -115,6 +135,34 @@ void fields_apply_defaults(const struct field_table *t, void *obj)
     }
 }
 
+/* Strict decimal syntax: digits, one point, an exponent; no hex, inf or nan
+ * (which strtod would take). Returns the length of the number or 0. */
+static size_t decimal_length(const char *s)
+{
+    size_t i = 0;
+    bool digits = false;
+    if (s[i] == '+' || s[i] == '-')
+        i++;
+    while (isdigit((unsigned char)s[i]))
+        i++, digits = true;
+    if (s[i] == '.')
+        for (i++; isdigit((unsigned char)s[i]); i++)
+            digits = true;
+    if (!digits)
+        return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        size_t j = i + 1;
+        if (s[j] == '+' || s[j] == '-')
+            j++;
+        if (isdigit((unsigned char)s[j])) {
+            while (isdigit((unsigned char)s[j]))
+                j++;
+            i = j;
+        }
+    }
+    return i;
+}
+
 static bool parse_number(const char *s, double *out)
 {
     if (!s || !*s)
@@ -125,14 +173,17 @@ static bool parse_number(const char *s, double *out)
         return false;
     while (*end && isspace((unsigned char)*end))
         end++;
-    if (*end || !isfinite(v))
+    if (*end || !isfinite(v) || decimal_length(s) != (size_t)(end - s))
         return false;
-    /* Refuse hex floats and words strtod happens to accept. */
-    for (const char *c = s; *c; c++)
-        if (*c == 'x' || *c == 'X' || *c == 'n' || *c == 'N' || *c == 'i' || *c == 'I')
-            return false;
     *out = v;
     return true;
+}
+
+/* A well-formed number too large for a double (1e400). */
+static bool overflows(const char *s)
+{
+    size_t n = decimal_length(s);
+    return n > 0 && s[n] == '\0' && !isfinite(strtod(s, NULL));
 }
 
 static int enum_index(const struct field *f, const char *text)
@@ -297,7 +348,10 @@ bool fields_set_text(const struct field *f, void *obj, const char *text, char *e
         return true;
     }
     fields_describe_type(f, what, sizeof what);
-    snprintf(err, err_len, "%s must be %s (got '%s')", f->path, what, text);
+    if (overflows(text))
+        snprintf(err, err_len, "%s: %s is far too large (at most %g)", f->path, text, f->max);
+    else
+        snprintf(err, err_len, "%s must be %s (got '%s')", f->path, what, text);
     return false;
 }
 
@@ -411,13 +465,41 @@ static bool bind_scalar(const struct field *f, const struct ynode *v, const char
     return true;
 }
 
+/* A misspelt section name ("trainig"): the closest section under prefix. */
+static bool suggest_section(const struct field_table *t, const char *prefix, const char *word,
+                            char *out, size_t out_len)
+{
+    size_t plen = strlen(prefix), best_d = SIZE_MAX;
+    size_t limit = strlen(word) < 6 ? 1 : strlen(word) / 4 + 1;
+    for (size_t i = 0; i < t->count; i++) {
+        const char *p = t->fields[i].path;
+        if (plen && (strncmp(p, prefix, plen) != 0 || p[plen] != '.'))
+            continue;
+        const char *rest = p + (plen ? plen + 1 : 0);
+        const char *dot = strchr(rest, '.');
+        if (!dot)
+            continue; /* a field, not a section */
+        char name[64];
+        size_t n = (size_t)(dot - rest) < sizeof name - 1 ? (size_t)(dot - rest) : sizeof name - 1;
+        memcpy(name, rest, n);
+        name[n] = '\0';
+        size_t d = edit_distance(word, name);
+        if (d <= limit && d < best_d) {
+            best_d = d;
+            snprintf(out, out_len, "%s%s%s", prefix, plen ? "." : "", name);
+        }
+    }
+    return best_d != SIZE_MAX;
+}
+
 bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, const char *prefix,
                       const char *file, void *obj, bool *seen, char *err, size_t err_len)
 {
     if (!map || map->kind != YNODE_MAP) {
-        snprintf(err, err_len, "%s:%d:%d: %s%s must be a mapping of keys, found %s", file,
+        bool colon = map && map->kind == YNODE_SCALAR && strchr(map->value, ':');
+        snprintf(err, err_len, "%s:%d:%d: %s must be a mapping of keys, found %s%s", file,
                  map ? map->line : 1, map ? map->col : 1, prefix[0] ? prefix : "the file",
-                 prefix[0] ? "" : "", ynode_kind_name(map));
+                 ynode_kind_name(map), colon ? " (write a space after each ':')" : "");
         return false;
     }
     char path[256];
@@ -439,8 +521,10 @@ bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, cons
             section = strncmp(t->fields[j].path, path, plen) == 0 && t->fields[j].path[plen] == '.';
         if (section) {
             if (v->kind != YNODE_MAP) {
-                snprintf(err, err_len, "%s:%d:%d: %s must be a mapping of keys, found %s", file,
-                         v->line, v->col, path, ynode_kind_name(v));
+                bool colon = v->kind == YNODE_SCALAR && strchr(v->value, ':');
+                snprintf(err, err_len, "%s:%d:%d: %s must be a mapping of keys, found %s%s", file,
+                         v->line, v->col, path, ynode_kind_name(v),
+                         colon ? " (write a space after each ':')" : "");
                 return false;
             }
             if (!fields_bind_yaml(t, v, path, file, obj, seen, err, err_len))
@@ -448,6 +532,9 @@ bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, cons
             continue;
         }
         const char *near = fields_suggest(t, path);
+        char near_section[128];
+        if (!near && suggest_section(t, prefix, k->value, near_section, sizeof near_section))
+            near = near_section;
         snprintf(err, err_len, "%s:%d:%d: unknown key '%s'%s%s%s", file, k->line, k->col, path,
                  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         return false;
@@ -475,11 +562,11 @@ bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, cons
 
 bool fields_parse_duration(const char *text, double *seconds)
 {
-    if (!text || !*text)
+    if (!text || !*text || decimal_length(text) == 0)
         return false;
     char *end;
     double v = strtod(text, &end);
-    if (end == text || !isfinite(v) || v < 0)
+    if ((size_t)(end - text) != decimal_length(text) || !isfinite(v) || v < 0)
         return false;
     double scale = 1;
     if (*end == 's')
@@ -500,11 +587,11 @@ bool fields_parse_duration(const char *text, double *seconds)
 
 bool fields_parse_bytes(const char *text, double *bytes)
 {
-    if (!text || !*text)
+    if (!text || !*text || decimal_length(text) == 0)
         return false;
     char *end;
     double v = strtod(text, &end);
-    if (end == text || !isfinite(v) || v < 0)
+    if ((size_t)(end - text) != decimal_length(text) || !isfinite(v) || v < 0)
         return false;
     static const struct {
         const char *suffix;

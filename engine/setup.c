@@ -2,6 +2,7 @@
 #include "setup.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,7 +201,10 @@ static bool resolve_ref(const struct catalog *cat, enum catalog_kind kind, const
     if (!id[0]) {
         if (optional)
             return true;
-        snprintf(err, err_len, "%s: a %s id is required", path, catalog_kind_singular[kind]);
+        const char *what = catalog_kind_singular[kind];
+        bool vowel = strchr("aeiou", what[0]) != NULL;
+        snprintf(err, err_len, "%s: %s %s id is required (see: mlviz catalog %s)", path,
+                 vowel ? "an" : "a", what, catalog_kind_names[kind]);
         *bad_path = path;
         return false;
     }
@@ -215,15 +219,19 @@ static bool resolve_ref(const struct catalog *cat, enum catalog_kind kind, const
     return false;
 }
 
-#define FAIL(path, ...)                                                                           \
+/* Fails naming the field to blame; when that field is not written in the
+ * file (it took its default), messages point at `alt` instead. */
+#define FAIL_AT(path, alt, ...)                                                                   \
     do {                                                                                          \
         snprintf(err, err_len, __VA_ARGS__);                                                      \
-        *bad_path = path;                                                                         \
+        bad_path[0] = path;                                                                       \
+        bad_path[1] = alt;                                                                        \
         return false;                                                                             \
     } while (0)
+#define FAIL(path, ...) FAIL_AT(path, NULL, __VA_ARGS__)
 
 static bool check_setup(const struct setup *s, const struct catalog *cat, struct resolved *r,
-                        char *err, size_t err_len, const char **bad_path)
+                        char *err, size_t err_len, const char *bad_path[2])
 {
     const void *p;
     memset(r, 0, sizeof *r);
@@ -276,8 +284,9 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
     if (devices % (tp * pp) != 0)
         FAIL("training.pipeline_parallel",
              "tensor_parallel %d x pipeline_parallel %d = %d does not divide the %d devices "
-             "(%d nodes x %d)",
-             tp, pp, tp * pp, devices, s->cluster.nodes, s->cluster.node.accelerators_per_node);
+             "(%d node%s x %d)",
+             tp, pp, tp * pp, devices, s->cluster.nodes, s->cluster.nodes == 1 ? "" : "s",
+             s->cluster.node.accelerators_per_node);
     int dp = devices / (tp * pp);
     if (s->training.global_batch % (dp * s->training.micro_batch) != 0)
         FAIL("training.global_batch",
@@ -315,7 +324,7 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
             FAIL("model.flops_per_sample",
                  "model.flops_per_sample must be set (above 0) for a generic model");
         if (tp > 1 || pp > 1)
-            FAIL("training.tensor_parallel",
+            FAIL(tp > 1 ? "training.tensor_parallel" : "training.pipeline_parallel",
                  "a generic model supports data parallelism only (tensor_parallel and "
                  "pipeline_parallel must be 1)");
     }
@@ -327,13 +336,18 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
             if (r->accel->peak_tflops[i] > 0)
                 used += (size_t)snprintf(have + used, sizeof have - used, "%s%s", used ? ", " : "",
                                          precision_names[i]);
-        FAIL("training.precision", "%s has no %s support (it has: %s)", r->accel->head.id,
-             precision_names[s->training.precision], have);
+        FAIL_AT("training.precision", "cluster.node.accelerator",
+                "%s has no %s support (it has: %s); set training.precision", r->accel->head.id,
+                precision_names[s->training.precision], have);
     }
-    if (s->cluster.nodes > 1 && (!r->nic || s->cluster.node.nics_per_node < 1))
-        FAIL("cluster.node.nics_per_node",
-             "%d nodes need a network: set cluster.node.nic and nics_per_node >= 1",
-             s->cluster.nodes);
+    if (s->cluster.nodes > 1 && !r->nic)
+        FAIL_AT("cluster.node.nic", "cluster.nodes",
+                "%d nodes need a network: set cluster.node.nic (see: mlviz catalog links)",
+                s->cluster.nodes);
+    if (s->cluster.nodes > 1 && s->cluster.node.nics_per_node < 1)
+        FAIL_AT("cluster.node.nics_per_node", "cluster.nodes",
+                "%d nodes need a network: cluster.node.nics_per_node must be at least 1",
+                s->cluster.nodes);
     if (s->data.source == DATA_LOCAL && !r->local_storage)
         FAIL("data.source", "data.source is local but cluster.node.local_storage is not set");
     if (s->training.zero_stage > 0 && dp == 1 && s->training.zero_stage == 3 && devices == 1)
@@ -344,21 +358,40 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
 bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r,
                    char *err, size_t err_len)
 {
-    const char *bad = NULL;
-    return check_setup(s, cat, r, err, err_len, &bad);
+    const char *bad[2] = {NULL, NULL};
+    return check_setup(s, cat, r, err, err_len, bad);
 }
 
-/* Position of a field path in the YAML, for messages: the deepest node found. */
-static const struct ynode *locate(const struct ynode *root, const char *path)
+/* The node of a field path in the YAML, or NULL when not written. */
+static const struct ynode *find_path(const struct ynode *root, const char *path)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", path);
-    const struct ynode *n = root, *last = root;
-    for (char *tok = strtok(buf, "."); tok && n; tok = strtok(NULL, ".")) {
-        const struct ynode *next = ynode_get(n, tok);
-        if (next)
-            last = next;
-        n = next;
+    const struct ynode *n = root;
+    char *save;
+    for (char *tok = strtok_r(buf, ".", &save); tok && n; tok = strtok_r(NULL, ".", &save))
+        n = ynode_get(n, tok);
+    return n;
+}
+
+/* Where to point for an error about `path`: its value when written, else
+ * the alternative field's, else the deepest section of the path present. */
+static const struct ynode *locate(const struct ynode *root, const char *path, const char *alt)
+{
+    const struct ynode *n = find_path(root, path);
+    if (n)
+        return n;
+    if (alt && (n = find_path(root, alt)))
+        return n;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    const struct ynode *last = root;
+    n = root;
+    char *save;
+    for (char *tok = strtok_r(buf, ".", &save); tok && n; tok = strtok_r(NULL, ".", &save)) {
+        n = ynode_get(n, tok);
+        if (n)
+            last = n;
     }
     return last;
 }
@@ -368,19 +401,19 @@ static bool load_doc(struct setup *s, struct ydoc *doc, const struct catalog *ca
 {
     struct setup tmp;
     setup_defaults(&tmp);
-    if (!doc->root) {
-        snprintf(err, err_len, "%s:1:1: the file is empty (a setup needs at least 'name:' or "
+    if (!doc->root || ynode_is_null(doc->root)) {
+        snprintf(err, err_len, "%s:%d:%d: the file is empty (a setup needs at least 'name:' or "
                                "'cluster:')",
-                 doc->file);
+                 doc->file, doc->root ? doc->root->line : 1, doc->root ? doc->root->col : 1);
         return false;
     }
     if (!fields_bind_yaml(&setup_table, doc->root, "", doc->file, &tmp, NULL, err, err_len))
         return false;
     struct resolved r;
-    const char *bad = NULL;
+    const char *bad[2] = {NULL, NULL};
     char msg[512];
-    if (!check_setup(&tmp, cat, &r, msg, sizeof msg, &bad)) {
-        const struct ynode *n = locate(doc->root, bad ? bad : "");
+    if (!check_setup(&tmp, cat, &r, msg, sizeof msg, bad)) {
+        const struct ynode *n = locate(doc->root, bad[0] ? bad[0] : "", bad[1]);
         snprintf(err, err_len, "%s:%d:%d: %s", doc->file, n ? n->line : 1, n ? n->col : 1, msg);
         return false;
     }
@@ -444,51 +477,110 @@ bool setup_get(const struct setup *s, const char *path, char *buf, size_t len, c
     return true;
 }
 
+/* Appends formatted text, never past the end. */
+static void emit(char *buf, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void emit(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, len - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n;
+}
+
+/* A double-quoted YAML string. */
+static void emit_quoted(char *buf, size_t len, size_t *used, const char *text)
+{
+    emit(buf, len, used, "\"");
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            emit(buf, len, used, "\\%c", *c);
+        else if (*c < 0x20)
+            emit(buf, len, used, "\\x%02x", *c);
+        else
+            emit(buf, len, used, "%c", *c);
+    }
+    emit(buf, len, used, "\"");
+}
+
+/* The shortest decimal that reads back to the same double. */
+static void emit_number(char *buf, size_t len, size_t *used, double v)
+{
+    char text[40];
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, v);
+        if (strtod(text, NULL) == v)
+            break;
+    }
+    emit(buf, len, used, "%s", text);
+}
+
 void setup_write_yaml(const struct setup *s, char *buf, size_t len)
 {
     size_t used = 0;
-    char prev[256] = "";
+    char open[256] = ""; /* the section path currently open */
     buf[0] = '\0';
-    for (size_t i = 0; i < setup_table.count && used < len; i++) {
+    for (size_t i = 0; i < setup_table.count; i++) {
         const struct field *f = &setup_table.fields[i];
-        /* Open the sections that differ from the previous path. */
-        char cur[256];
-        snprintf(cur, sizeof cur, "%s", f->path);
-        char *last_dot = strrchr(cur, '.');
-        const char *leaf = last_dot ? last_dot + 1 : cur;
-        if (last_dot)
-            *last_dot = '\0';
+        char section[256];
+        snprintf(section, sizeof section, "%s", f->path);
+        char *dot = strrchr(section, '.');
+        const char *leaf = dot ? f->path + (dot - section) + 1 : f->path;
+        if (dot)
+            *dot = '\0';
         else
-            cur[0] = '\0';
-        if (strcmp(cur, prev) != 0) {
-            /* Print each section component not shared with prev. */
-            char a[256], b[256];
-            snprintf(a, sizeof a, "%s", cur);
-            snprintf(b, sizeof b, "%s", prev);
-            int depth = 0;
-            char *sa, *sb;
-            char *ta = strtok_r(a, ".", &sa), *tb = strtok_r(b, ".", &sb);
-            while (ta && tb && strcmp(ta, tb) == 0) {
-                depth++;
-                ta = strtok_r(NULL, ".", &sa);
-                tb = strtok_r(NULL, ".", &sb);
+            section[0] = '\0';
+        if (strcmp(section, open) != 0) {
+            /* Open each component of the new section not shared with the
+             * open one. */
+            size_t common = 0, k = 0;
+            while (section[k] && section[k] == open[k]) {
+                k++;
+                if ((section[k] == '.' || section[k] == '\0') && (open[k] == '.' || open[k] == '\0'))
+                    common = k;
             }
-            for (; ta && used < len; ta = strtok_r(NULL, ".", &sa), depth++)
-                used += (size_t)snprintf(buf + used, len - used, "%*s%s:\n", depth * 2, "", ta);
-            snprintf(prev, sizeof prev, "%s", cur);
+            int depth = 0;
+            for (size_t j = 0; j < common; j++)
+                depth += section[j] == '.';
+            if (common > 0)
+                depth++;
+            const char *rest = section + common + (section[common] == '.' ? 1 : 0);
+            char part[256];
+            snprintf(part, sizeof part, "%s", rest);
+            char *save;
+            for (char *tok = strtok_r(part, ".", &save); tok; tok = strtok_r(NULL, ".", &save))
+                emit(buf, len, &used, "%*s%s:\n", 2 * depth++, "", tok);
+            snprintf(open, sizeof open, "%s", section);
         }
         int depth = 0;
         for (const char *c = f->path; *c; c++)
             depth += *c == '.';
-        char val[128];
-        fields_format(f, s, val, sizeof val);
-        if (used < len) {
-            if (f->type == FIELD_STR || (f->type == FIELD_REF && !val[0]))
-                used += (size_t)snprintf(buf + used, len - used, "%*s%s: \"%s\"\n", depth * 2, "",
-                                         leaf, val);
+        emit(buf, len, &used, "%*s%s: ", 2 * depth, "", leaf);
+        double v;
+        switch (f->type) {
+        case FIELD_STR:
+        case FIELD_REF:
+            emit_quoted(buf, len, &used, fields_get_string(f, s));
+            break;
+        case FIELD_NUM:
+        case FIELD_NUM_AUTO:
+            v = fields_get_number(f, s);
+            if (f->type == FIELD_NUM_AUTO && v == FIELD_AUTO)
+                emit(buf, len, &used, "auto");
             else
-                used += (size_t)snprintf(buf + used, len - used, "%*s%s: %s\n", depth * 2, "", leaf,
-                                         val);
+                emit_number(buf, len, &used, v);
+            break;
+        default: {
+            char val[128];
+            fields_format(f, s, val, sizeof val);
+            emit(buf, len, &used, "%s", val);
+            break;
         }
+        }
+        emit(buf, len, &used, "\n");
     }
 }

@@ -14,6 +14,8 @@ enum { YDOC_MAX_DEPTH = 64 };
 struct builder {
     yaml_parser_t parser;
     const char *name;
+    const char *text; /* the whole input, to turn byte offsets into lines */
+    size_t text_len;
     char *err;
     size_t err_len;
 };
@@ -60,15 +62,54 @@ static void set_err(struct builder *b, const yaml_mark_t *mark, const char *msg)
              (int)mark->column + 1, msg);
 }
 
+/* Line and column of a byte offset (libyaml reports encoding errors by
+ * offset only). */
+static yaml_mark_t mark_at_offset(const struct builder *b, size_t offset)
+{
+    yaml_mark_t m = {0, 0, 0};
+    m.index = offset;
+    for (size_t i = 0; i < offset && i < b->text_len; i++) {
+        if (b->text[i] == '\n') {
+            m.line++;
+            m.column = 0;
+        } else if (((unsigned char)b->text[i] & 0xC0) != 0x80) {
+            m.column++; /* count characters, not UTF-8 continuation bytes */
+        }
+    }
+    return m;
+}
+
 static bool next_event(struct builder *b, yaml_event_t *ev)
 {
     if (yaml_parser_parse(&b->parser, ev))
         return true;
-    const yaml_mark_t *mark = &b->parser.problem_mark;
+    const yaml_parser_t *p = &b->parser;
+    yaml_mark_t where = p->problem_mark;
+    if (p->error == YAML_READER_ERROR) {
+        size_t at = p->problem_offset;
+        /* "invalid trailing octet" is reported at the byte after the
+         * character; point at the character itself. */
+        if (p->problem && strstr(p->problem, "trailing"))
+            while (at > 0 && at <= b->text_len && ((unsigned char)b->text[at - 1] & 0xC0) == 0x80)
+                at--;
+        if (p->problem && strstr(p->problem, "trailing") && at > 0)
+            at--;
+        where = mark_at_offset(b, at);
+    } else if (p->context && p->problem &&
+               (strstr(p->problem, "end of stream") || strstr(p->problem, "expected ',' or"))) {
+        /* An unclosed quote or bracket is noticed lines later (often at
+         * the end of the file); the place to fix is where it was opened. */
+        where = p->context_mark;
+    }
+    const yaml_mark_t *mark = &where;
     char msg[256];
-    snprintf(msg, sizeof msg, "YAML syntax error: %s%s%s",
-             b->parser.problem ? b->parser.problem : "unreadable document",
-             b->parser.context ? " " : "", b->parser.context ? b->parser.context : "");
+    if (p->error == YAML_READER_ERROR)
+        snprintf(msg, sizeof msg, "not valid UTF-8 text: %s",
+                 p->problem ? p->problem : "unreadable bytes");
+    else
+        snprintf(msg, sizeof msg, "YAML syntax error: %s%s%s",
+                 p->problem ? p->problem : "unreadable document", p->context ? " " : "",
+                 p->context ? p->context : "");
     set_err(b, mark, msg);
     return false;
 }
@@ -172,6 +213,11 @@ static struct ynode *build_node(struct builder *b, yaml_event_t *ev, int depth)
         return n;
     case YAML_MAPPING_START_EVENT:
     case YAML_SEQUENCE_START_EVENT:
+        if ((ev->type == YAML_MAPPING_START_EVENT && ev->data.mapping_start.anchor) ||
+            (ev->type == YAML_SEQUENCE_START_EVENT && ev->data.sequence_start.anchor)) {
+            set_err(b, &ev->start_mark, "anchors (&name) are not supported in mlviz files");
+            return NULL;
+        }
         n = node_new(ev->type == YAML_MAPPING_START_EVENT ? YNODE_MAP : YNODE_SEQ,
                      &ev->start_mark);
         if (!n)
@@ -244,7 +290,8 @@ static struct ydoc *build_doc(struct builder *b)
 struct ydoc *ydoc_load_string(const char *name, const char *text, size_t len, char *err,
                               size_t err_len)
 {
-    struct builder b = {.name = name, .err = err, .err_len = err_len};
+    struct builder b = {.name = name, .text = text, .text_len = len, .err = err,
+                        .err_len = err_len};
     err[0] = '\0';
     if (!yaml_parser_initialize(&b.parser)) {
         snprintf(err, err_len, "%s: cannot start the YAML parser", name);
@@ -256,6 +303,9 @@ struct ydoc *ydoc_load_string(const char *name, const char *text, size_t len, ch
     return doc;
 }
 
+/* Setup and catalog files are small; anything this large is a mistake. */
+enum { YDOC_MAX_FILE_BYTES = 64 << 20 };
+
 struct ydoc *ydoc_load_file(const char *path, char *err, size_t err_len)
 {
     FILE *f = fopen(path, "rb");
@@ -263,17 +313,34 @@ struct ydoc *ydoc_load_file(const char *path, char *err, size_t err_len)
         snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    struct builder b = {.name = path, .err = err, .err_len = err_len};
-    err[0] = '\0';
-    if (!yaml_parser_initialize(&b.parser)) {
-        fclose(f);
-        snprintf(err, err_len, "%s: cannot start the YAML parser", path);
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            char *grown = cap <= YDOC_MAX_FILE_BYTES ? realloc(text, cap) : NULL;
+            if (!grown) {
+                free(text);
+                fclose(f);
+                snprintf(err, err_len, "%s: file too large or out of memory", path);
+                return NULL;
+            }
+            text = grown;
+        }
+        size_t got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    bool read_error = ferror(f);
+    fclose(f);
+    if (read_error) {
+        free(text);
+        snprintf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
         return NULL;
     }
-    yaml_parser_set_input_file(&b.parser, f);
-    struct ydoc *doc = build_doc(&b);
-    yaml_parser_delete(&b.parser);
-    fclose(f);
+    struct ydoc *doc = ydoc_load_string(path, text, len, err, err_len);
+    free(text);
     return doc;
 }
 

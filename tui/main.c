@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "keys.h"
 
 static const char usage_text[] =
     "usage: mlviz [-c FILE|PRESET] [TUI options]    open the interactive pipeline view\n"
@@ -17,12 +18,30 @@ static const char usage_text[] =
     "       mlviz play SCRIPT.lua [args...]         play a Lua scenario in the interactive view\n"
     "       mlviz scenarios                         list the shipped scenarios\n"
     "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
+    "       mlviz keys [--man]                      the key bindings of the interactive view\n"
     "       mlviz --help | --version\n"
     "\n"
     "Formats F: text (default), csv, json. A PRESET is a name from scenarios/presets\n"
     "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu).\n"
     "TUI options: --tour  --frames N  --mono  --ascii  --theme NAME  --no-mouse\n"
     "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error.\n";
+
+/* `mlviz keys [--man]`: the key table as help text or as man-page roff. */
+static int cmd_keys(int argc, char **argv)
+{
+    if (argc > 2 || (argc == 2 && strcmp(argv[1], "--man") != 0)) {
+        cli_error("usage: mlviz keys [--man]");
+        return EXIT_USAGE;
+    }
+    if (argc == 2) {
+        keys_write_man(stdout);
+        return EXIT_OK;
+    }
+    char buf[8192];
+    keys_help_text(buf, sizeof buf);
+    fputs(buf, stdout);
+    return EXIT_OK;
+}
 
 struct command {
     const char *name;
@@ -33,6 +52,7 @@ static const struct command commands[] = {
     {"catalog", cmd_catalog}, {"check", cmd_check},     {"eval", cmd_eval},
     {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
     {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
+    {"keys", cmd_keys},
 };
 
 int main(int argc, char **argv)

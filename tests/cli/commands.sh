@@ -1,0 +1,544 @@
+#!/bin/sh
+# Usage and output of the headless commands: --help, --version, catalog,
+# check, eval, collective, fields; exit statuses 0 / 2; user catalogs.
+#
+# Run from the repository root. MLVIZ_BIN defaults to ./mlviz; python3 parses
+# the JSON and CSV. Prints "PASS name" or "FAIL name: why" per check.
+MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
+
+if [ ! -x "$MLVIZ_BIN" ]; then
+    echo "FAIL commands: no executable at $MLVIZ_BIN (build first or set MLVIZ_BIN)"
+    exit 1
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "FAIL commands: python3 is needed to check JSON and CSV output"
+    exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out="$tmp/out"
+err="$tmp/err"
+# Keep the user's own catalog out of the way: an empty config home.
+XDG_CONFIG_HOME="$tmp/no-config"
+export XDG_CONFIG_HOME
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# run NAME EXPECTED_STATUS ARGS...: runs mlviz; on a wrong status prints FAIL
+# and returns 1.
+run() {
+    name=$1
+    want=$2
+    shift 2
+    "$MLVIZ_BIN" "$@" >"$out" 2>"$err"
+    rc=$?
+    if [ $rc -ne "$want" ]; then
+        if [ $rc -gt 128 ]; then
+            fail "$name" "crashed with signal $((rc - 128)): $(head -c 300 "$err")"
+        else
+            fail "$name" "exit status $rc, expected $want (stderr: $(head -c 300 "$err"))"
+        fi
+        return 1
+    fi
+    return 0
+}
+
+# py NAME SCRIPT: runs a python check over $out (path in sys.argv[1]); the
+# script prints a reason and exits non-zero on failure.
+py() {
+    name=$1
+    why=$(python3 -c "$2" "$out" 2>&1)
+    if [ $? -eq 0 ]; then
+        pass "$name"
+    else
+        fail "$name" "$(printf '%s' "$why" | tail -n 3 | tr '\n' ' ')"
+    fi
+}
+
+# ---- --help, --version -------------------------------------------------------
+if run help 0 --help; then
+    missing=""
+    for c in catalog check eval collective sim run play scenarios fields; do
+        grep -qw "$c" "$out" || missing="$missing $c"
+    done
+    if [ -n "$missing" ]; then
+        fail help "usage does not mention:$missing"
+    elif ! grep -q -- "--version" "$out"; then
+        fail help "usage does not mention --version"
+    else
+        pass help
+    fi
+fi
+if run help-short 0 -h; then
+    grep -q "usage" "$out" && pass help-short || fail help-short "no usage text"
+fi
+if run version 0 --version; then
+    if grep -Eq '^mlviz [0-9]+\.[0-9]+\.[0-9]+' "$out"; then
+        pass version
+    else
+        fail version "expected 'mlviz X.Y.Z', got '$(head -n 1 "$out")'"
+    fi
+fi
+
+# ---- unknown commands and options ----------------------------------------------
+if run unknown-command 2 frobnicate; then
+    if grep -q "unknown command 'frobnicate'" "$err" && [ ! -s "$out" ]; then
+        pass unknown-command
+    else
+        fail unknown-command "unclear message: $(head -c 200 "$err")"
+    fi
+fi
+if run unknown-command-did-you-mean 2 evl default; then
+    if grep -q "did you mean 'eval'" "$err"; then
+        pass unknown-command-did-you-mean
+    else
+        fail unknown-command-did-you-mean "no suggestion: $(head -c 200 "$err")"
+    fi
+fi
+if run unknown-option 2 --frobnicate; then
+    if grep -q -- "--frobnicate" "$err"; then
+        pass unknown-option
+    else
+        fail unknown-option "the message does not name the option: $(head -c 200 "$err")"
+    fi
+fi
+if run unknown-option-check 2 check --frobnicate default; then
+    if grep -q "unknown option '--frobnicate'" "$err" && [ ! -s "$out" ]; then
+        pass unknown-option-check
+    else
+        fail unknown-option-check "unclear message: $(head -c 200 "$err")"
+    fi
+fi
+if run bad-format 2 eval default --format xml; then
+    grep -q "format" "$err" && pass bad-format || fail bad-format "$(head -c 200 "$err")"
+fi
+if run check-no-file 2 check; then
+    grep -q "missing setup file" "$err" && pass check-no-file ||
+        fail check-no-file "$(head -c 200 "$err")"
+fi
+if run check-two-files 2 check default default; then
+    grep -q "unexpected argument" "$err" && pass check-two-files ||
+        fail check-two-files "$(head -c 200 "$err")"
+fi
+
+# ---- catalog -----------------------------------------------------------------
+if run catalog-accelerators 0 catalog accelerators; then
+    py catalog-accelerators '
+import sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+head = lines[0]
+assert head.startswith("accelerators ("), "first line: " + head
+cols = lines[1].split()
+assert cols[0] == "id" and cols[-1] == "source", "columns: %s" % cols
+rows = lines[2:]
+assert len(rows) >= 15, "only %d accelerators" % len(rows)
+assert int(head.split("(")[1].rstrip(")")) == len(rows), "count in the title differs"
+for r in rows:
+    f = r.split()
+    assert len(f) >= len(cols), "row without a source: " + r
+'
+fi
+if run catalog-accelerators-sources 0 catalog accelerators --format json; then
+    py catalog-accelerators-sources '
+import sys, json
+d = json.load(open(sys.argv[1]))
+acc = d["accelerators"]
+assert len(acc) >= 15, "only %d accelerators" % len(acc)
+need = ["v100-sxm2-32gb", "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "h100-sxm",
+        "h100-pcie", "h200-sxm", "b200", "mi250x", "mi300x", "tpu-v4", "tpu-v5e", "tpu-v5p",
+        "gaudi2", "gaudi3", "trainium1", "trainium2"]
+ids = [a["id"] for a in acc]
+missing = [i for i in need if i not in ids]
+assert not missing, "missing ids: %s" % missing
+for a in acc:
+    assert a["source"].strip(), a["id"] + " has no source"
+    assert a["name"].strip(), a["id"] + " has no name"
+'
+fi
+for kind in accelerators cpus storage links cooling software; do
+    if run "catalog-$kind-text" 0 catalog $kind; then
+        if grep -q "^$kind (" "$out" && [ "$(wc -l <"$out")" -ge 3 ]; then
+            pass "catalog-$kind-text"
+        else
+            fail "catalog-$kind-text" "no '$kind (N)' table"
+        fi
+    fi
+    if run "catalog-$kind-csv" 0 catalog $kind --format csv; then
+        py "catalog-$kind-csv" '
+import sys, csv
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) >= 2, "no rows"
+head = rows[0]
+assert head[0] == "kind" and "id" in head and "source" in head, "header: %s" % head
+for r in rows[1:]:
+    assert len(r) == len(head), "%d columns instead of %d: %s" % (len(r), len(head), r[:3])
+    assert r[head.index("id")], "empty id"
+    assert r[head.index("source")], r[head.index("id")] + " has no source"
+'
+    fi
+    if run "catalog-$kind-json" 0 catalog $kind --format json; then
+        if python3 -m json.tool "$out" >/dev/null 2>"$tmp/jerr"; then
+            py "catalog-$kind-json" '
+import sys, json
+d = json.load(open(sys.argv[1]))
+k = sys.argv[2] if len(sys.argv) > 2 else None
+assert len(d) == 1, "expected one kind, got %s" % list(d)
+entries = list(d.values())[0]
+assert isinstance(entries, list) and entries, "no entries"
+ids = [e["id"] for e in entries]
+assert len(ids) == len(set(ids)), "duplicate ids"
+'
+        else
+            fail "catalog-$kind-json" "not JSON: $(head -c 200 "$tmp/jerr")"
+        fi
+    fi
+done
+# Singular names work too ("accelerator").
+run catalog-singular 0 catalog accelerator && pass catalog-singular
+if run catalog-all-json 0 catalog --format json; then
+    py catalog-all-json '
+import sys, json
+d = json.load(open(sys.argv[1]))
+for k in ["accelerators", "cpus", "storage", "links", "cooling"]:
+    assert k in d and d[k], "no " + k
+'
+fi
+if run catalog-all-csv 0 catalog --format csv; then
+    py catalog-all-csv '
+import sys, csv
+blocks = open(sys.argv[1]).read().strip().split("\n\n")
+assert len(blocks) >= 5, "%d tables" % len(blocks)
+for b in blocks:
+    rows = list(csv.reader(b.splitlines()))
+    n = len(rows[0])
+    bad = [r for r in rows if len(r) != n]
+    assert not bad, "inconsistent columns in %s table" % rows[1][0]
+'
+fi
+if run catalog-unknown-kind 2 catalog acceleratorz; then
+    if grep -q "unknown catalog kind 'acceleratorz'" "$err" && grep -q "did you mean 'accelerators'" "$err"; then
+        pass catalog-unknown-kind
+    else
+        fail catalog-unknown-kind "$(head -c 200 "$err")"
+    fi
+fi
+run catalog-bad-format 2 catalog --format yaml && pass catalog-bad-format
+
+# ---- eval ----------------------------------------------------------------------
+contract='
+import sys, json, math
+d = json.load(open(sys.argv[1]))
+top = ["step_time_s", "tokens_per_s", "samples_per_s", "tflops_per_device", "mfu", "hfu",
+       "bottleneck", "bottleneck_reason"]
+groups = {
+    "breakdown_s": ["data_read", "preprocess", "host_to_device", "compute", "recompute",
+                    "tp_comm", "pp_bubble", "dp_comm_exposed", "optimizer"],
+    "memory": ["per_device_gb", "params_gb", "grads_gb", "optimizer_gb", "activations_gb", "fits"],
+    "power": ["it_kw", "facility_kw", "per_rack_kw", "rack_cooling_limit_kw", "throttled"],
+    "cost": ["usd_per_hour", "days_to_train", "energy_mwh", "usd_total"],
+    "reliability": ["interruptions_per_day", "checkpoint_interval_min", "goodput"],
+}
+missing = [k for k in top if k not in d]
+for g, keys in groups.items():
+    if not isinstance(d.get(g), dict):
+        missing.append(g)
+        continue
+    missing += [g + "." + k for k in keys if k not in d[g]]
+assert not missing, "missing keys: %s" % missing
+assert d["bottleneck"] in ("data", "cpus", "accelerators", "interconnect", "infrastructure"), \
+    "bottleneck is %r" % d["bottleneck"]
+assert isinstance(d["bottleneck_reason"], str) and d["bottleneck_reason"], "empty reason"
+assert isinstance(d["memory"]["fits"], bool) and isinstance(d["power"]["throttled"], bool)
+def walk(v, path):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            walk(x, path + "." + k)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            walk(x, "%s[%d]" % (path, i))
+    elif isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool)):
+        assert math.isfinite(v), path + " is not finite"
+    elif v is None:
+        raise AssertionError(path + " is null")
+walk(d, "")
+for k in ["step_time_s", "tokens_per_s", "samples_per_s"]:
+    assert d[k] > 0, k + " is not positive"
+assert 0 < d["mfu"] <= 1 and 0 < d["hfu"] <= 1, "mfu/hfu out of (0, 1]"
+assert d["mfu"] <= d["hfu"] + 1e-12, "mfu above hfu"
+assert 0 <= d["reliability"]["goodput"] <= 1, "goodput out of [0, 1]"
+'
+for p in scenarios/presets/*.yaml; do
+    n=$(basename "$p" .yaml)
+    if run "eval-text/$n" 0 eval "$p"; then
+        if grep -q "bottleneck:" "$out"; then
+            pass "eval-text/$n"
+        else
+            fail "eval-text/$n" "no 'bottleneck:' line"
+        fi
+    fi
+    if run "eval-json/$n" 0 eval "$p" --format json; then
+        if python3 -m json.tool "$out" >/dev/null 2>"$tmp/jerr"; then
+            py "eval-json/$n" "$contract"
+        else
+            fail "eval-json/$n" "not JSON: $(head -c 200 "$tmp/jerr")"
+        fi
+    fi
+    if run "eval-csv/$n" 0 eval "$p" --format csv; then
+        py "eval-csv/$n" '
+import sys, csv
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) == 2, "%d lines instead of header + 1 row" % len(rows)
+assert len(rows[0]) == len(rows[1]), "header has %d columns, row %d" % (len(rows[0]), len(rows[1]))
+h = rows[0]
+for k in ["step_time_s", "tokens_per_s", "bottleneck", "memory.fits"]:
+    assert k in h, "no column " + k
+assert float(rows[1][h.index("step_time_s")]) > 0
+'
+    fi
+done
+# Presets by name and with the = form of options.
+if run eval-preset-name 0 eval gpt3-175b-a100 --format=json; then
+    py eval-preset-name "$contract"
+fi
+if run eval-missing-file 2 eval tests/no-such-setup.yaml; then
+    if grep -q "tests/no-such-setup.yaml" "$err" && [ ! -s "$out" ]; then
+        pass eval-missing-file
+    else
+        fail eval-missing-file "the message does not name the file: $(head -c 200 "$err")"
+    fi
+fi
+if run eval-missing-preset 2 eval no-such-preset; then
+    grep -q "no-such-preset" "$err" && pass eval-missing-preset ||
+        fail eval-missing-preset "$(head -c 200 "$err")"
+fi
+if run eval-bad-setup 2 eval tests/setups/bad/ref-unknown-accelerator.yaml; then
+    if grep -q "^tests/setups/bad/ref-unknown-accelerator.yaml:[0-9]*:[0-9]*: " "$err" && [ ! -s "$out" ]; then
+        pass eval-bad-setup
+    else
+        fail eval-bad-setup "$(head -c 200 "$err")"
+    fi
+fi
+
+# ---- collective ----------------------------------------------------------------
+if run collective-json 0 collective --op all-reduce --size 1GiB --devices 8 --link nvlink4 --format json; then
+    py collective-json '
+import sys, json
+rows = json.load(open(sys.argv[1]))
+assert isinstance(rows, list) and rows, "not a list of rows"
+n = 8
+keys = {"algorithm", "size_bytes", "time_s", "algbw_gbs", "busbw_gbs"}
+by_algo = {}
+for r in rows:
+    assert set(r) >= keys, "row keys: %s" % sorted(r)
+    by_algo.setdefault(r["algorithm"], []).append(r)
+    assert r["time_s"] > 0, "time_s not positive"
+    want = r["algbw_gbs"] * 2 * (n - 1) / n
+    assert abs(r["busbw_gbs"] - want) <= 1e-6 * max(1.0, want), \
+        "busbw %g != algbw*2(n-1)/n = %g" % (r["busbw_gbs"], want)
+    assert abs(r["algbw_gbs"] - r["size_bytes"] / r["time_s"] / 1e9) <= 1e-6 * r["algbw_gbs"], \
+        "algbw is not size/time"
+assert len(by_algo) >= 2, "algorithms: %s" % list(by_algo)
+for a, rs in by_algo.items():
+    sizes = [r["size_bytes"] for r in rs]
+    assert sizes[0] == 8, a + " starts at %g" % sizes[0]
+    assert all(b == 2 * s for s, b in zip(sizes, sizes[1:])), a + " sizes do not double"
+    assert sizes[-1] == 2 ** 30, a + " ends at %g, not 1 GiB" % sizes[-1]
+    t = [r["time_s"] for r in rs]
+    assert all(y >= x for x, y in zip(t, t[1:])), a + " time falls as size grows"
+'
+fi
+if run collective-csv 0 collective --op all-gather --size 1MiB --devices 16 --link ib-ndr --format csv; then
+    py collective-csv '
+import sys, csv
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0] == ["algorithm", "size_bytes", "time_s", "algbw_gbs", "busbw_gbs"], rows[0]
+assert len(rows) > 2 and all(len(r) == 5 for r in rows)
+'
+fi
+if run collective-text 0 collective --op broadcast --size 64MB --devices 4 --link pcie5-x16; then
+    grep -q "broadcast" "$out" && pass collective-text || fail collective-text "no title"
+fi
+if run collective-setup 0 collective --op reduce-scatter --size 1GiB --devices 64 --setup default; then
+    pass collective-setup
+fi
+for bad in "--size lots" "--size -5" "--size 0" "--size 1XB" "--devices 1" "--devices eight" \
+    "--devices 8.5" "--op all-to-all" "--op" "--link nvlnk4"; do
+    n="collective-bad$(echo "$bad" | tr ' ' '_')"
+    # shellcheck disable=SC2086
+    if run "$n" 2 collective --devices 8 --size 1MiB --link nvlink4 $bad; then
+        if [ -s "$err" ] && [ ! -s "$out" ]; then
+            pass "$n"
+        else
+            fail "$n" "expected a message on stderr only"
+        fi
+    fi
+done
+if run collective-did-you-mean 2 collective --link nvlnk4; then
+    grep -q "did you mean 'nvlink4'" "$err" && pass collective-did-you-mean ||
+        fail collective-did-you-mean "$(head -c 200 "$err")"
+fi
+run collective-setup-and-link 2 collective --setup default --link nvlink4 &&
+    pass collective-setup-and-link
+
+# ---- fields ----------------------------------------------------------------------
+if run fields 0 fields; then
+    missing=""
+    for p in name cluster.nodes cluster.node.accelerator cluster.node.accelerators_per_node \
+        cluster.node.cpu cluster.node.cpu_sockets cluster.node.host_ram_gb \
+        cluster.node.intra_link cluster.node.host_link cluster.node.nic \
+        cluster.node.nics_per_node cluster.node.local_storage cluster.storage \
+        cluster.storage_bw_gbs facility.cooling facility.pue facility.nodes_per_rack \
+        facility.electricity_usd_per_kwh facility.device_usd_per_hour model.kind \
+        model.layers model.hidden model.heads model.seq_len model.vocab model.ffn_hidden \
+        model.kv_heads model.mlp model.params model.flops_per_sample training.global_batch \
+        training.micro_batch training.precision training.optimizer training.tensor_parallel \
+        training.pipeline_parallel training.zero_stage training.recompute \
+        training.sequence_parallel training.overlap_grad_sync training.tokens \
+        data.sample_bytes data.preprocess_us_per_sample data.loader_workers_per_device \
+        data.prefetch_batches data.cache_hit reliability.device_mtbf_h \
+        reliability.node_mtbf_h reliability.checkpoint_interval_min reliability.restart_min; do
+        grep -q "^$p " "$out" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && pass fields-public-format || fail fields-public-format "missing:$missing"
+    cp "$out" "$tmp/fields.txt"
+    if run fields-json 0 fields --format json; then
+        python3 -c '
+import sys, json
+d = json.load(open(sys.argv[1]))
+for f in d["fields"]:
+    print(f["path"])
+' "$out" >"$tmp/paths" 2>"$tmp/jerr"
+        if [ $? -ne 0 ]; then
+            fail fields-json "not the expected JSON: $(head -c 200 "$tmp/jerr")"
+        else
+            missing=""
+            while read -r p; do
+                grep -q "^$p " "$tmp/fields.txt" || missing="$missing $p"
+            done <"$tmp/paths"
+            if [ -z "$missing" ] && [ "$(wc -l <"$tmp/paths")" -ge 50 ]; then
+                pass fields-json
+            else
+                fail fields-json "text listing lacks:$missing ($(wc -l <"$tmp/paths") paths)"
+            fi
+        fi
+    fi
+fi
+if run fields-csv 0 fields --format csv; then
+    py fields-csv '
+import sys, csv
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+h = rows[0]
+assert h[0] == "path", h
+assert all(len(r) == len(h) for r in rows), "inconsistent column count"
+assert len(rows) > 50
+'
+fi
+
+# ---- user catalogs -----------------------------------------------------------------
+# A broken catalog file in --catalog DIR: file:line:col and exit 2.
+mkdir -p "$tmp/broken"
+printf 'accelerators:\n  - id: broken-gpu\n    mem_gb: [80\n' >"$tmp/broken/zz.yaml"
+if run catalog-broken-yaml 2 catalog --catalog "$tmp/broken"; then
+    if grep -q "^$tmp/broken/zz.yaml:[0-9]*:[0-9]*: " "$err"; then
+        pass catalog-broken-yaml
+    else
+        fail catalog-broken-yaml "no file:line:col: $(head -c 200 "$err")"
+    fi
+fi
+mkdir -p "$tmp/badkey"
+printf 'accelerators:\n  - id: odd-gpu\n    name: Odd\n    source: none\n    memory_gb: 80\n' \
+    >"$tmp/badkey/a.yaml"
+if run catalog-unknown-key 2 eval default --catalog "$tmp/badkey"; then
+    if grep -q "^$tmp/badkey/a.yaml:5:5: unknown key 'memory_gb'" "$err"; then
+        pass catalog-unknown-key
+    else
+        fail catalog-unknown-key "expected $tmp/badkey/a.yaml:5:5: unknown key 'memory_gb': $(head -c 200 "$err")"
+    fi
+fi
+printf 'acelerators: []\n' >"$tmp/badkey/a.yaml"
+if run catalog-unknown-section 2 catalog --catalog "$tmp/badkey"; then
+    if grep -q "^$tmp/badkey/a.yaml:1:1: .*did you mean 'accelerators'" "$err"; then
+        pass catalog-unknown-section
+    else
+        fail catalog-unknown-section "$(head -c 200 "$err")"
+    fi
+fi
+run catalog-missing-dir 2 catalog --catalog "$tmp/no-such-dir" && pass catalog-missing-dir
+
+# An override of h100-sxm with half the memory changes eval (the default preset
+# needs ~64 GB per device).
+h100_40='accelerators:
+  - id: h100-sxm
+    name: H100 with 40 GB (test override)
+    source: tests/cli/commands.sh
+    kind: gpu
+    mem_gb: 40
+    mem_bw_gbs: 3350
+    fp32_tflops: 67
+    tf32_tflops: 494.5
+    bf16_tflops: 989.5
+    fp16_tflops: 989.5
+    fp8_tflops: 1979
+    int8_tops: 1979
+    tdp_w: 700
+    idle_w: 75
+    link: nvlink4
+    compute_units: 132
+'
+mkdir -p "$tmp/override" "$tmp/xdg/mlviz/catalog"
+printf '%s' "$h100_40" >"$tmp/override/h100.yaml"
+printf '%s' "$h100_40" >"$tmp/xdg/mlviz/catalog/h100.yaml"
+mem_of() { # prints memory.capacity-relevant facts of an eval JSON
+    python3 -c '
+import sys, json
+d = json.load(open(sys.argv[1]))
+print(d["memory"]["fits"], d["step_time_s"])
+' "$out"
+}
+if run eval-base 0 eval default --format json; then
+    base=$(mem_of)
+    if run catalog-override 0 eval default --format json --catalog "$tmp/override"; then
+        over=$(mem_of)
+        case "$base/$over" in
+        True*/False*) pass catalog-override ;;
+        *) fail catalog-override "eval did not change with a 40 GB h100-sxm: '$base' vs '$over'" ;;
+        esac
+    fi
+    XDG_CONFIG_HOME="$tmp/xdg"
+    if run catalog-xdg 0 eval default --format json; then
+        xdg=$(mem_of)
+        case "$base/$xdg" in
+        True*/False*) pass catalog-xdg ;;
+        *) fail catalog-xdg "XDG_CONFIG_HOME/mlviz/catalog was not read: '$base' vs '$xdg'" ;;
+        esac
+    fi
+    XDG_CONFIG_HOME="$tmp/no-config"
+fi
+XDG_CONFIG_HOME="$tmp/xdg"
+if run catalog-xdg-listing 0 catalog accelerators --format csv; then
+    grep -q "test override" "$out" && pass catalog-xdg-listing ||
+        fail catalog-xdg-listing "the override is not listed"
+fi
+XDG_CONFIG_HOME="$tmp/no-config"
+# The catalog listing shows one h100-sxm, not two.
+if run catalog-override-replaces 0 catalog accelerators --format csv --catalog "$tmp/override"; then
+    n=$(grep -c "^accelerator,h100-sxm," "$out")
+    [ "$n" -eq 1 ] && pass catalog-override-replaces ||
+        fail catalog-override-replaces "$n rows for h100-sxm"
+fi
+# A broken file in the XDG catalog is reported too.
+mkdir -p "$tmp/xdg-broken/mlviz/catalog"
+printf 'links:\n  - {id: x, name: X, source: s, kind: warp, bw_gbs: 1, latency_us: 1}\n' \
+    >"$tmp/xdg-broken/mlviz/catalog/l.yaml"
+XDG_CONFIG_HOME="$tmp/xdg-broken"
+if run catalog-xdg-broken 2 catalog links; then
+    if grep -q "^$tmp/xdg-broken/mlviz/catalog/l.yaml:2:[0-9]*: .*got 'warp'" "$err"; then
+        pass catalog-xdg-broken
+    else
+        fail catalog-xdg-broken "$(head -c 200 "$err")"
+    fi
+fi
+XDG_CONFIG_HOME="$tmp/no-config"
+exit 0
