@@ -60,6 +60,7 @@ struct luahost_param {
     char name[FIELD_STR_LEN];
     char default_text[FIELD_STR_LEN];
     char help[256];
+    char type[16];        /* "number", "string" or "boolean": the default's type */
 };
 
 struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t err_len);
@@ -74,9 +75,22 @@ bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, ch
  * traceback in err. */
 bool luahost_run(struct luahost *h, char *err, size_t err_len);
 
-/* Played: run until the script needs the front end (see above). */
+/* Played: run until the script needs the front end (see above). When the
+ * front end's sim_run on req.sim fails (an event callback raised an error),
+ * call luahost_resume anyway: the script receives the error and the call
+ * returns LUAHOST_ERROR with its traceback. */
 enum luahost_status luahost_resume(struct luahost *h, struct luahost_request *req, char *err,
                                    size_t err_len);
+
+/* The parameters the loaded script declares (valid after luahost_load). */
+const struct luahost_param *luahost_params(const struct luahost *h, size_t *n);
+
+/* True when the last luahost_load failed because of the command line (an
+ * unknown --option or a value of the wrong type): exit status 2. */
+bool luahost_usage_error(const struct luahost *h);
+
+/* Memory the Lua state holds now, in bytes. */
+size_t luahost_memory_bytes(const struct luahost *h);
 
 /* Declared parameters and the one-line description of a script, read
  * without running it with the engine (for `mlviz scenarios` and --help). */

@@ -35,7 +35,7 @@ enum sim_series_id {
     SERIES_RACK_TEMP_C,     /* hottest rack group */
     SERIES_THROTTLE,        /* compute speed kept, 0..1 */
     SERIES_TOKENS_TOTAL,    /* cumulative useful tokens */
-    SERIES_LOST_S,          /* cumulative device-time lost (rollback + restart) */
+    SERIES_LOST_S,          /* cumulative wall time lost (rollback + restart) */
     SERIES_FAILURES,        /* cumulative failures */
     SERIES_COUNT
 };
@@ -62,16 +62,17 @@ struct sim_event {
     char text[FIELD_STR_LEN];  /* SIM_EVENT_SET value */
     double value;
     int callback_id;           /* SIM_EVENT_CALLBACK */
+    int line, col;             /* where an events file gave it; 0 otherwise */
 };
 
 struct sim_options {
     uint64_t seed;
-    double tick_s;             /* default 0.001 (1 ms) */
-    double sample_interval_s;  /* default 1 s */
+    double tick_s;             /* default 0.001 (1 ms); 1 us .. 60 s */
+    double sample_interval_s;  /* default 1 s; rounded to whole ticks */
     size_t series_capacity;    /* ring buffer length per series (default 4096) */
     bool jitter;               /* compute and storage jitter, stragglers */
-    bool failures;
-    bool thermal;
+    bool failures;             /* random failures from the MTBFs (fail events still work) */
+    bool thermal;              /* false: racks held at the model's steady temperature and clocks */
     double compute_jitter_cv;  /* coefficient of variation of one device's step time */
     double storage_jitter_cv;
 };
@@ -152,5 +153,20 @@ struct sim_live {
     double flow_rate[4];       /* batches/s along the four overview arrows */
 };
 void sim_live(const struct sim *sim, struct sim_live *out);
+
+/* Whether the sim can run a setup: it resolves, fits in device memory and
+ * can be cooled at idle (a setup whose failures leave no progress still
+ * runs: showing that is the point). Same message as sim_new otherwise. */
+bool sim_check_setup(const struct setup *s, const struct catalog *cat, char *err,
+                     size_t err_len);
+
+/* Load a YAML list of timed events ("- {at: 2h, event: cooling_loss, value:
+ * 0.5}") strictly: errors are "file:line:col: message". Set events are
+ * checked against the setup's field table. On success *out holds *n events
+ * (free() it; NULL when there are none). */
+bool sim_events_load_file(const char *path, const struct setup *s, struct sim_event **out,
+                          size_t *n, char *err, size_t err_len);
+bool sim_events_load_string(const char *name, const char *text, const struct setup *s,
+                            struct sim_event **out, size_t *n, char *err, size_t err_len);
 
 #endif

@@ -1,8 +1,375 @@
-/* PLACEHOLDER: replaced by the step-loop work (issue 4). */
+/* cmd_sim: `mlviz sim`, the step loop run headless.
+ *
+ * Prints a summary (achieved vs analytic throughput, starvation, failures,
+ * restarts, checkpoints, throttling, energy) as text, CSV or JSON, or with
+ * --series the sampled time series as CSV (or inside the JSON). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "model.h"
+#include "report.h"
+#include "sim.h"
+
+static const char usage[] =
+    "mlviz sim FILE|PRESET [--duration 6h] [--seed N] [--events FILE] [--series] "
+    "[--sample 1s] [--tick 1ms] [--no-jitter] [--no-failures] [--no-thermal] "
+    "[--format text|csv|json] [--catalog DIR]";
+
+/* Sample interval when --sample is not given: 1 s up to two hours, then a
+ * minute, so that a default series stays a few thousand rows. */
+#define SHORT_RUN_S 7200.0
+#define SHORT_SAMPLE_S 1.0
+#define LONG_SAMPLE_S 60.0
+/* Largest ring the CLI asks for (the sim keeps the newest samples). */
+#define MAX_CLI_SAMPLES ((size_t)1 << 22)
+
+struct sim_args {
+    struct cli_common c;
+    const char *setup;
+    const char *events;
+    double duration_s;
+    double sample_s;
+    double tick_s;
+    uint64_t seed;
+    bool series, jitter, failures, thermal;
+};
+
+static bool parse_time(const char *opt, const char *v, double *out, bool allow_zero)
+{
+    if (!fields_parse_duration(v, out) || !(allow_zero || *out > 0) || *out > 1e9) {
+        cli_error("%s must be a time such as 90s, 15m, 6h or 2d (got '%s')", opt, v);
+        return false;
+    }
+    return true;
+}
+
+static int parse(int argc, char **argv, struct sim_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->duration_s = 6 * 3600.0;
+    a->seed = 1;
+    a->jitter = a->failures = a->thermal = true;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int k = cli_common_option(argc, argv, &i, &a->c);
+        if (k < 0)
+            return EXIT_USAGE;
+        if (k > 0)
+            continue;
+        if ((v = cli_option_value(argc, argv, &i, "--duration"))) {
+            if (!v[0] || !parse_time("--duration", v, &a->duration_s, true))
+                return EXIT_USAGE;
+        } else if ((v = cli_option_value(argc, argv, &i, "--sample"))) {
+            if (!v[0] || !parse_time("--sample", v, &a->sample_s, false))
+                return EXIT_USAGE;
+        } else if ((v = cli_option_value(argc, argv, &i, "--tick"))) {
+            if (!v[0] || !parse_time("--tick", v, &a->tick_s, false))
+                return EXIT_USAGE;
+        } else if ((v = cli_option_value(argc, argv, &i, "--seed"))) {
+            char *end;
+            unsigned long long s = strtoull(v, &end, 10);
+            if (!v[0] || *end || v[0] == '-') {
+                cli_error("--seed must be a whole number >= 0 (got '%s')", v);
+                return EXIT_USAGE;
+            }
+            a->seed = (uint64_t)s;
+        } else if ((v = cli_option_value(argc, argv, &i, "--events"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            a->events = v;
+        } else if (strcmp(argv[i], "--series") == 0) {
+            a->series = true;
+        } else if (strcmp(argv[i], "--no-jitter") == 0) {
+            a->jitter = false;
+        } else if (strcmp(argv[i], "--no-failures") == 0) {
+            a->failures = false;
+        } else if (strcmp(argv[i], "--no-thermal") == 0) {
+            a->thermal = false;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: %s\n", usage);
+            exit(EXIT_OK);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("unknown option '%s' (usage: %s)", argv[i], usage);
+            return EXIT_USAGE;
+        } else if (a->setup) {
+            cli_error("unexpected argument '%s' (usage: %s)", argv[i], usage);
+            return EXIT_USAGE;
+        } else {
+            a->setup = argv[i];
+        }
+    }
+    if (!a->setup) {
+        cli_error("missing setup file or preset (usage: %s)", usage);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* The numbers of the summary, computed once for all formats. */
+struct summary {
+    double tokens_per_s, raw_tokens_per_s, analytic_tokens_per_s, ratio, goodput;
+    double energy_kwh, avg_facility_kw;
+};
+
+static void summarize(const struct sim_counters *c, const struct model_report *o,
+                      struct summary *m)
+{
+    double t = c->time_s > 0 ? c->time_s : 1.0;
+    m->tokens_per_s = c->tokens / t;
+    double per_step = c->useful_steps > 0 ? c->tokens / (double)c->useful_steps : 0.0;
+    m->raw_tokens_per_s = per_step * (double)c->steps / t;
+    m->analytic_tokens_per_s = o->tokens_per_s;
+    m->ratio = o->tokens_per_s > 0 ? m->tokens_per_s / o->tokens_per_s : 0.0;
+    m->goodput = m->raw_tokens_per_s > 0 ? m->tokens_per_s / m->raw_tokens_per_s : 0.0;
+    m->energy_kwh = c->energy_j / 3.6e6;
+    m->avg_facility_kw = c->energy_j / t / 1000.0;
+}
+
+static void write_text(const struct setup *s, const struct sim_args *a,
+                       const struct sim_counters *c, const struct summary *m, size_t n_events)
+{
+    char dur[32], a1[32], a2[32], st[32], lost[32], ck[32], thr[32];
+    format_duration(dur, sizeof dur, c->time_s);
+    format_si(a1, sizeof a1, m->tokens_per_s, "");
+    format_si(a2, sizeof a2, m->analytic_tokens_per_s, "");
+    format_duration(st, sizeof st, c->starved_s);
+    format_duration(lost, sizeof lost, c->lost_s);
+    format_duration(ck, sizeof ck, c->checkpoint_s);
+    format_duration(thr, sizeof thr, c->throttled_s);
+    double t = c->time_s > 0 ? c->time_s : 1.0;
+    printf("%s: simulated %s (seed %llu; jitter %s, failures %s, thermal %s; %zu event%s)%s\n",
+           s->name, dur, (unsigned long long)a->seed, a->jitter ? "on" : "off",
+           a->failures ? "on" : "off", a->thermal ? "on" : "off", n_events,
+           n_events == 1 ? "" : "s", c->stopped ? " - stopped by an event" : "");
+    printf("  throughput   %s tokens/s achieved vs %s analytic (%.1f%%)\n", a1, a2,
+           100.0 * m->ratio);
+    printf("  steps        %llu completed, %llu kept (goodput %.1f%%)\n",
+           (unsigned long long)c->steps, (unsigned long long)c->useful_steps, 100.0 * m->goodput);
+    printf("  starvation   %s waiting for data (%.1f%% of the time)\n", st,
+           100.0 * c->starved_s / t);
+    printf("  failures     %llu (%llu device, %llu node); %llu restart%s; %s lost to rollback "
+           "and restart\n",
+           (unsigned long long)c->failures, (unsigned long long)c->device_failures,
+           (unsigned long long)c->node_failures, (unsigned long long)c->restarts,
+           c->restarts == 1 ? "" : "s", lost);
+    printf("  checkpoints  %llu written; %s stalled writing them\n",
+           (unsigned long long)c->checkpoints, ck);
+    printf("  throttling   %s throttled (%.1f%%); hottest rack %.1f C\n", thr,
+           100.0 * c->throttled_s / t, c->max_rack_temp_c);
+    printf("  energy       %.1f kWh at the facility (%.2f kW average)\n", m->energy_kwh,
+           m->avg_facility_kw);
+}
+
+static void json_summary(struct json_writer *w, const struct setup *s, const struct sim_args *a,
+                         const struct sim_counters *c, const struct summary *m, size_t n_events)
+{
+    json_key_str(w, "setup", s->name);
+    json_key_num(w, "duration_s", c->time_s);
+    json_key_num(w, "seed", (double)a->seed);
+    json_key_bool(w, "jitter", a->jitter);
+    json_key_bool(w, "failures_on", a->failures);
+    json_key_bool(w, "thermal", a->thermal);
+    json_key_num(w, "events", (double)n_events);
+    json_key_bool(w, "stopped", c->stopped);
+    json_key_num(w, "tokens_per_s", m->tokens_per_s);
+    json_key_num(w, "analytic_tokens_per_s", m->analytic_tokens_per_s);
+    json_key_num(w, "ratio", m->ratio);
+    json_key_num(w, "goodput", m->goodput);
+    json_key_num(w, "tokens", c->tokens);
+    json_key_num(w, "steps", (double)c->steps);
+    json_key_num(w, "useful_steps", (double)c->useful_steps);
+    json_key_num(w, "starved_s", c->starved_s);
+    json_key_num(w, "failures", (double)c->failures);
+    json_key_num(w, "device_failures", (double)c->device_failures);
+    json_key_num(w, "node_failures", (double)c->node_failures);
+    json_key_num(w, "restarts", (double)c->restarts);
+    json_key_num(w, "checkpoints", (double)c->checkpoints);
+    json_key_num(w, "checkpoint_s", c->checkpoint_s);
+    json_key_num(w, "lost_s", c->lost_s);
+    json_key_num(w, "throttled_s", c->throttled_s);
+    json_key_num(w, "max_rack_temp_c", c->max_rack_temp_c);
+    json_key_num(w, "energy_kwh", m->energy_kwh);
+    json_key_num(w, "avg_facility_kw", m->avg_facility_kw);
+}
+
+static void write_csv_summary(const struct setup *s, const struct sim_args *a,
+                              const struct sim_counters *c, const struct summary *m)
+{
+    printf("setup,duration_s,seed,tokens_per_s,analytic_tokens_per_s,ratio,goodput,steps,"
+           "useful_steps,starved_s,failures,device_failures,node_failures,restarts,checkpoints,"
+           "checkpoint_s,lost_s,throttled_s,max_rack_temp_c,energy_kwh,avg_facility_kw\n");
+    putchar('"');
+    for (const char *p = s->name; *p; p++) {
+        if (*p == '"')
+            putchar('"');
+        putchar(*p);
+    }
+    printf("\",%.9g,%llu,%.9g,%.9g,%.6f,%.6f,%llu,%llu,%.9g,%llu,%llu,%llu,%llu,%llu,%.9g,%.9g,"
+           "%.9g,%.6g,%.9g,%.9g\n",
+           c->time_s, (unsigned long long)a->seed, m->tokens_per_s, m->analytic_tokens_per_s,
+           m->ratio, m->goodput, (unsigned long long)c->steps,
+           (unsigned long long)c->useful_steps, c->starved_s, (unsigned long long)c->failures,
+           (unsigned long long)c->device_failures, (unsigned long long)c->node_failures,
+           (unsigned long long)c->restarts, (unsigned long long)c->checkpoints, c->checkpoint_s,
+           c->lost_s, c->throttled_s, c->max_rack_temp_c, m->energy_kwh, m->avg_facility_kw);
+}
+
+static void write_series_csv(const struct sim *sim)
+{
+    for (int i = 0; i < SERIES_COUNT; i++)
+        printf("%s%s", i ? "," : "", sim_series_names[i]);
+    putchar('\n');
+    size_t n = sim_series_len(sim);
+    for (size_t r = 0; r < n; r++) {
+        for (int i = 0; i < SERIES_COUNT; i++)
+            printf("%s%.9g", i ? "," : "", sim_series_at(sim, (enum sim_series_id)i, r));
+        putchar('\n');
+    }
+}
+
+static void write_series_json(struct json_writer *w, const struct sim *sim)
+{
+    json_open(w, "series", false);
+    size_t n = sim_series_len(sim);
+    for (int i = 0; i < SERIES_COUNT; i++) {
+        json_open(w, sim_series_names[i], true);
+        for (size_t r = 0; r < n; r++)
+            json_key_num(w, NULL, sim_series_at(sim, (enum sim_series_id)i, r));
+        json_close(w, true);
+    }
+    json_close(w, false);
+}
+
+/* Apply the set events in time order to a copy of the setup and check that
+ * each result can run, so that a bad change is reported now, with its place
+ * in the file, rather than hours into the run. */
+static bool check_set_events(const char *file, const struct setup *s, const struct catalog *cat,
+                             const struct sim_event *ev, size_t n)
+{
+    struct setup t = *s;
+    char err[1024];
+    double last = -1;
+    for (;;) { /* next set event by time; ties in file order */
+        size_t best = n;
+        for (size_t i = 0; i < n; i++)
+            if (ev[i].kind == SIM_EVENT_SET && ev[i].time_s > last &&
+                (best == n || ev[i].time_s < ev[best].time_s))
+                best = i;
+        if (best == n)
+            return true;
+        double at = ev[best].time_s;
+        for (size_t i = best; i < n; i++) {
+            if (ev[i].kind != SIM_EVENT_SET || ev[i].time_s != at)
+                continue;
+            if (!setup_set(&t, ev[i].path, ev[i].text, err, sizeof err) ||
+                !sim_check_setup(&t, cat, err, sizeof err)) {
+                fprintf(stderr, "%s:%d:%d: after setting %s to %s: %s\n", file, ev[i].line,
+                        ev[i].col, ev[i].path, ev[i].text, err);
+                return false;
+            }
+        }
+        last = at;
+    }
+}
+
 int cmd_sim(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    cli_error("sim: not built yet");
-    return EXIT_RUNTIME;
+    struct sim_args a;
+    int rc = parse(argc, argv, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    struct catalog *cat = cli_load_catalog(a.c.catalog_dir);
+    if (!cat)
+        return EXIT_USAGE;
+    struct setup s;
+    struct resolved r;
+    if (!cli_load_setup(a.setup, cat, &s, &r)) {
+        catalog_free(cat);
+        return EXIT_USAGE;
+    }
+    char err[1024];
+    struct sim_event *events = NULL;
+    size_t n_events = 0;
+    if (a.events && !sim_events_load_file(a.events, &s, &events, &n_events, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        catalog_free(cat);
+        return EXIT_USAGE;
+    }
+    if (!check_set_events(a.events, &s, cat, events, n_events)) {
+        free(events);
+        catalog_free(cat);
+        return EXIT_USAGE;
+    }
+    struct sim_options o;
+    sim_default_options(&o);
+    o.seed = a.seed;
+    o.jitter = a.jitter;
+    o.failures = a.failures;
+    o.thermal = a.thermal;
+    if (a.tick_s > 0)
+        o.tick_s = a.tick_s;
+    o.sample_interval_s = a.sample_s > 0                  ? a.sample_s
+                          : a.duration_s <= SHORT_RUN_S ? SHORT_SAMPLE_S
+                                                          : LONG_SAMPLE_S;
+    if (o.sample_interval_s < o.tick_s)
+        o.sample_interval_s = o.tick_s;
+    double want = ceil(a.duration_s / o.sample_interval_s) + 1;
+    o.series_capacity = want < 2 ? 2 : want > (double)MAX_CLI_SAMPLES ? MAX_CLI_SAMPLES
+                                                                       : (size_t)want;
+    struct sim *sim = sim_new(&s, cat, &o, err, sizeof err);
+    if (!sim) {
+        cli_error("%s", err);
+        free(events);
+        catalog_free(cat);
+        return EXIT_RUNTIME;
+    }
+    size_t late = 0;
+    for (size_t i = 0; i < n_events; i++)
+        late += events[i].time_s > a.duration_s;
+    if (late) {
+        char t[32];
+        format_duration(t, sizeof t, a.duration_s);
+        cli_error("warning: %s: %zu event%s come%s after the end of the run (%s)", a.events, late,
+                  late == 1 ? "" : "s", late == 1 ? "s" : "", t);
+    }
+    for (size_t i = 0; i < n_events; i++) {
+        if (!sim_schedule(sim, &events[i], err, sizeof err)) {
+            cli_error("%s: event %zu: %s", a.events, i + 1, err);
+            sim_free(sim);
+            free(events);
+            catalog_free(cat);
+            return EXIT_USAGE;
+        }
+    }
+    free(events);
+    rc = EXIT_OK;
+    if (!sim_run(sim, a.duration_s, err, sizeof err)) {
+        cli_error("sim: %s", err);
+        rc = EXIT_RUNTIME;
+    }
+    struct sim_counters c;
+    sim_counters(sim, &c);
+    struct summary m;
+    summarize(&c, sim_report(sim), &m);
+    const struct setup *now = sim_setup(sim);
+    if (a.c.format == FORMAT_JSON) {
+        struct json_writer w;
+        json_begin(&w, stdout, true);
+        json_summary(&w, now, &a, &c, &m, n_events);
+        if (a.series)
+            write_series_json(&w, sim);
+        json_finish(&w);
+    } else if (a.series) {
+        write_series_csv(sim);
+    } else if (a.c.format == FORMAT_CSV) {
+        write_csv_summary(now, &a, &c, &m);
+    } else {
+        write_text(now, &a, &c, &m, n_events);
+    }
+    sim_free(sim);
+    catalog_free(cat);
+    return rc;
 }

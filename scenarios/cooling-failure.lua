@@ -1,0 +1,42 @@
+-- A cooling failure mid-run: the rack heats up, the GPUs throttle, and recover when cooling returns
+local P = mlviz.params{
+  { "loss", 1.0, "share of the rack's cooling lost" },
+  { "fail_at", "10m", "when the cooling fails" },
+  { "restore_at", "25m", "when it comes back" },
+  { "duration", "45m", "simulated time" },
+}
+local story = require("story")
+local plot = require("plot")
+say("Four 8-GPU servers share a rack with a rear-door heat exchanger.")
+focus("infrastructure")
+local s = mlviz.load("default"):set{ cluster = { nodes = 4 }, training = { global_batch = 256 },
+  facility = { cooling = "rear-door", nodes_per_rack = 4 } }
+local sim = mlviz.sim(s, { seed = mlviz.seed, thermal = true })
+local log = {}
+sim:at(P.fail_at, { event = "cooling_loss", value = P.loss })
+sim:at(P.fail_at, function(x) log[#log + 1] = string.format("%s: cooling lost", mlviz.format_duration(x:time())) end)
+sim:at(P.restore_at, { event = "cooling_restore" })
+sim:at(P.restore_at, function(x) log[#log + 1] = string.format("%s: cooling restored", mlviz.format_duration(x:time())) end)
+sim:run(P.fail_at)
+local before = sim:counters()
+mark("cooling fails")
+say(string.format("At %s the rack loses %s of its cooling.", P.fail_at, story.pct(P.loss)))
+sim:run(mlviz.parse_duration(P.restore_at) - mlviz.parse_duration(P.fail_at))
+local during = sim:counters()
+mark("cooling restored")
+say("Cooling is back. Watch the temperature fall and the clocks recover.")
+sim:run(mlviz.parse_duration(P.duration) - mlviz.parse_duration(P.restore_at))
+local c = sim:counters()
+for _, line in ipairs(log) do print(line) end
+plot.series(sim:series("rack_temp_c"), { title = "rack temp C" })
+plot.series(sim:series("throttle"), { title = "speed kept " })
+plot.series(sim:series("tokens_per_s"), { title = "tokens/s   " })
+local thr = sim:series("throttle")
+local min_thr = math.huge
+for _, v in ipairs(thr) do min_thr = math.min(min_thr, v) end
+local lost_tokens = (before.tokens / before.time_s) * c.time_s - c.tokens
+story.conclude("the rack peaked at %.1f C, the GPUs ran throttled for %s (down to %s of full speed) and the run lost about %s tokens (%s of the work)",
+  c.max_rack_temp_c, mlviz.format_duration(c.throttled_s), story.pct(min_thr),
+  mlviz.format_si(math.max(lost_tokens, 0), ""), story.pct(math.max(lost_tokens, 0) / (c.tokens + math.max(lost_tokens, 0))))
+return { throttled_s = c.throttled_s, max_temp_c = c.max_rack_temp_c, min_throttle = min_thr,
+         throttled_during = during.throttled_s > before.throttled_s }

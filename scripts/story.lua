@@ -1,0 +1,69 @@
+-- story: small helpers for scenario scripts (compare setups, print, conclude).
+-- Usage: local story = require("story")
+local story = {}
+
+--- Evaluate each {label, setup} case and keep the label with its result table.
+---@param cases table[] array of {label, setup}
+---@return table[] results array of {label=, setup=, r=<eval table>}
+function story.evaluate(cases)
+  local out = {}
+  for i, c in ipairs(cases) do
+    out[i] = { label = c[1], setup = c[2], r = c[2]:eval() }
+  end
+  return out
+end
+
+--- Pick dotted keys ("memory.per_device_gb") out of an eval table.
+---@param r table eval result
+---@param key string
+function story.pick(r, key)
+  local v = r
+  for part in key:gmatch("[^.]+") do
+    if type(v) ~= "table" then return nil end
+    v = v[part]
+  end
+  return v
+end
+
+--- Print the results as a table with the given columns ({key, heading}).
+---@param results table[] from story.evaluate
+---@param columns table[] array of {dotted key, heading}
+---@param title string|nil
+function story.table(results, columns, title)
+  local rows, cols = {}, { "case" }
+  for _, c in ipairs(columns) do cols[#cols + 1] = c[2] or c[1] end
+  for i, res in ipairs(results) do
+    local row = { case = res.label }
+    for _, c in ipairs(columns) do row[c[2] or c[1]] = story.pick(res.r, c[1]) end
+    rows[i] = row
+  end
+  mlviz.print_table(rows, { columns = cols, title = title })
+end
+
+--- Index of the result with the largest (or smallest) value of key.
+function story.best(results, key, smallest)
+  local best, bi
+  for i, res in ipairs(results) do
+    local v = story.pick(res.r, key)
+    if type(v) == "number" and (not best or (smallest and v < best) or (not smallest and v > best)) then
+      best, bi = v, i
+    end
+  end
+  return bi, best
+end
+
+--- Print the closing line every scenario ends with; returns the text.
+function story.conclude(fmt, ...)
+  local text = "Conclusion: " .. string.format(fmt, ...)
+  print("")
+  print(text)
+  return text
+end
+
+--- A percentage with no more decimals than useful.
+function story.pct(x) return string.format("%.0f%%", 100 * x) end
+
+--- Ratio formatted as "2.3x".
+function story.times(a, b) return string.format("%.1fx", a / b) end
+
+return story

@@ -1,0 +1,2 @@
+local s = mlviz.load("default")
+s:set("cluster.nodez", 4)

@@ -1,0 +1,2 @@
+local f, e = load("\27Lua binary")
+assert(f, e)

@@ -1,0 +1,2 @@
+local f = io.open("/etc/passwd")
+print(f:read("a"))

@@ -1,0 +1,1 @@
+local f = loadfile("/etc/passwd")

@@ -1,0 +1,3 @@
+local ok = pcall(function() while true do end end)
+print("survived", ok)
+while true do end

@@ -1,0 +1,1 @@
+mlviz.write_json("/tmp/abs.json", {a = 1})

@@ -1,0 +1,1 @@
+mlviz.write_csv("../escape.csv", {{a = 1}})

@@ -1,0 +1,286 @@
+/* test_luahost: the C side of the Lua host (headless, played, limits). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "luahost.h"
+#include "sim.h"
+
+static struct catalog *cat;
+
+static int setup_all(void **state)
+{
+    (void)state;
+    char err[1024];
+    cat = catalog_new();
+    return cat && catalog_load_default(cat, NULL, err, sizeof err) ? 0 : -1;
+}
+
+static int teardown_all(void **state)
+{
+    (void)state;
+    catalog_free(cat);
+    return 0;
+}
+
+/* Write a script to a temporary file; returns its path (static buffer). */
+static const char *script(const char *text)
+{
+    static char path[64];
+    static int n;
+    snprintf(path, sizeof path, "/tmp/test_luahost_%d_%d.lua", (int)getpid(), n++);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+struct captured {
+    char text[4096];
+    int says, focus, marks;
+};
+
+static void cap_print(void *ctx, const char *t)
+{
+    struct captured *c = ctx;
+    strncat(c->text, t, sizeof c->text - strlen(c->text) - 2);
+    strcat(c->text, "\n");
+}
+static void cap_say(void *ctx, const char *t)
+{
+    struct captured *c = ctx;
+    (void)t;
+    c->says++;
+}
+static void cap_focus(void *ctx, int stage)
+{
+    struct captured *c = ctx;
+    c->focus = stage;
+}
+static void cap_mark(void *ctx, const char *l)
+{
+    struct captured *c = ctx;
+    (void)l;
+    c->marks++;
+}
+
+static struct luahost *host(struct captured *c, bool played, uint64_t budget)
+{
+    struct luahost_options o;
+    char err[1024];
+    memset(&o, 0, sizeof o);
+    o.cat = cat;
+    o.seed = 5;
+    o.played = played;
+    o.instruction_budget = budget;
+    o.memory_cap_bytes = (size_t)64 << 20;
+    o.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark};
+    struct luahost *h = luahost_new(&o, err, sizeof err);
+    assert_non_null(h);
+    return h;
+}
+
+static void test_headless_print_and_hooks(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, false, 0);
+    char err[4096];
+    const char *p = script("-- hooks\nprint('tokens', mlviz.load('default'):eval().layout.devices)\n"
+                           "say('hi') focus('cpus') mark('x') pause()\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_true(luahost_run(h, err, sizeof err));
+    assert_string_equal(c.text, "tokens\t8\n");
+    assert_int_equal(c.says, 1);
+    assert_int_equal(c.focus, 1);
+    assert_int_equal(c.marks, 1);
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_error_names_file_and_line(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, false, 0);
+    char err[4096];
+    const char *p = script("local s = mlviz.load('default')\n\ns:set('cluster.nodez', 1)\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_false(luahost_run(h, err, sizeof err));
+    char want[128];
+    snprintf(want, sizeof want, "%s:3: set: unknown field 'cluster.nodez' (did you mean "
+                                "'cluster.nodes'?)", p);
+    assert_non_null(strstr(err, want));
+    assert_non_null(strstr(err, "stack traceback"));
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_budget_stops_loop(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, false, 1000000);
+    char err[4096];
+    const char *p = script("while true do pcall(function() while true do end end) end\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_false(luahost_run(h, err, sizeof err));
+    assert_non_null(strstr(err, "instruction budget of 1000000 exceeded"));
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_memory_cap(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, false, 0);
+    char err[4096];
+    const char *p = script("local t = {} while true do t[#t + 1] = ('x'):rep(4096) .. #t end\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_false(luahost_run(h, err, sizeof err));
+    assert_non_null(strstr(err, "memory cap of 64 MiB exceeded"));
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_params_and_describe(void **state)
+{
+    (void)state;
+    char title[128], err[1024];
+    struct luahost_param params[4];
+    size_t n = 0;
+    const char *p = script("-- A story about nodes\nlocal P = mlviz.params{ {'nodes', 4, 'how many'},"
+                           " {name = 'fast', default = false, help = 'go fast'} }\n"
+                           "print(P.nodes, P.fast)\n");
+    assert_true(luahost_describe(p, title, sizeof title, params, 4, &n, err, sizeof err));
+    assert_string_equal(title, "A story about nodes");
+    assert_int_equal(n, 2);
+    assert_string_equal(params[0].name, "nodes");
+    assert_string_equal(params[0].default_text, "4");
+    assert_string_equal(params[0].type, "number");
+    assert_string_equal(params[1].help, "go fast");
+
+    struct captured c = {0};
+    struct luahost *h = host(&c, false, 0);
+    char *argv[] = {"--nodes=16", "--fast", "extra"};
+    assert_true(luahost_load(h, p, 3, argv, err, sizeof err));
+    assert_true(luahost_run(h, err, sizeof err));
+    assert_string_equal(c.text, "16\ttrue\n");
+    luahost_free(h);
+
+    h = host(&c, false, 0);
+    char *bad[] = {"--nodez=3"};
+    assert_false(luahost_load(h, p, 1, bad, err, sizeof err));
+    assert_true(luahost_usage_error(h));
+    assert_non_null(strstr(err, "unknown option '--nodez'"));
+    luahost_free(h);
+    remove(p);
+}
+
+/* The contract the TUI's `mlviz play` relies on. */
+static void test_played_yields(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, true, 0);
+    char err[4096];
+    const char *p = script("local sim = mlviz.sim(mlviz.load('default'))\n"
+                           "local hits = 0\n"
+                           "sim:at(1, function() hits = hits + 1 end)\n"
+                           "say('start')\n"
+                           "sim:run(3)\n"
+                           "pause()\n"
+                           "print('t', sim:time(), hits)\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    struct luahost_request req;
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_RUN);
+    assert_non_null(req.sim);
+    assert_true(req.duration_s == 3.0);
+    assert_int_equal(c.says, 1);
+    /* The front end advances the simulation in slices; callbacks run. */
+    assert_true(sim_run(req.sim, 1.5, err, sizeof err));
+    assert_true(sim_run(req.sim, 1.5, err, sizeof err));
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_DONE);
+    assert_non_null(strstr(c.text, "t\t3"));
+    assert_non_null(strstr(c.text, "\t1\n"));
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_DONE);
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_played_callback_error(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, true, 0);
+    char err[4096];
+    const char *p = script("local sim = mlviz.sim(mlviz.load('default'))\n"
+                           "sim:at(1, function() error('kaput') end)\n"
+                           "sim:run(3)\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    struct luahost_request req;
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_RUN);
+    assert_false(sim_run(req.sim, 3, err, sizeof err));
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_ERROR);
+    assert_non_null(strstr(err, ":2: kaput"));
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_played_error_has_traceback(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, true, 0);
+    char err[4096];
+    const char *p = script("pause()\nlocal x = nil\nprint(x.y)\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    struct luahost_request req;
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_ERROR);
+    assert_non_null(strstr(err, ":3: attempt to index a nil value"));
+    assert_non_null(strstr(err, "stack traceback"));
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_syntax_error(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, false, 0);
+    char err[4096];
+    const char *p = script("local = 1\n");
+    assert_false(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_non_null(strstr(err, ":1:"));
+    assert_false(luahost_usage_error(h));
+    luahost_free(h);
+    remove(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_headless_print_and_hooks),
+        cmocka_unit_test(test_error_names_file_and_line),
+        cmocka_unit_test(test_budget_stops_loop),
+        cmocka_unit_test(test_memory_cap),
+        cmocka_unit_test(test_params_and_describe),
+        cmocka_unit_test(test_played_yields),
+        cmocka_unit_test(test_played_callback_error),
+        cmocka_unit_test(test_played_error_has_traceback),
+        cmocka_unit_test(test_syntax_error),
+    };
+    return cmocka_run_group_tests(tests, setup_all, teardown_all);
+}
