@@ -443,7 +443,9 @@ static void apply_table(lua_State *L, struct setup *s, int idx, const char *pref
         }
         const char *k = lua_tostring(L, -2);
         char path[256];
-        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", k);
+        int n = snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", k);
+        if (n < 0 || (size_t)n >= sizeof path)
+            luaL_error(L, "%s: field path too long under '%s'", fn, prefix[0] ? prefix : "the top");
         if (lua_type(L, -1) == LUA_TTABLE)
             apply_table(L, s, -1, path, depth + 1, fn);
         else if (!(depth == 0 && strcmp(k, "preset") == 0))
