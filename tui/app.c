@@ -1,14 +1,1249 @@
-/* PLACEHOLDER: replaced by the terminal UI work (issue 5). */
+/* app: the interactive front end. Options, terminal setup and restore, the
+ * fixed-rate frame loop (the step loop advances between frames, input waits
+ * with a timeout: no busy waiting), input dispatch (keys and mouse go
+ * through the one key table), the tour and `mlviz play`. */
+#include "app.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cli.h"
-int tui_main(int argc, char **argv)
+#include "draw.h"
+#include "glyphs.h"
+#include "keys.h"
+#include "theme.h"
+#include "ui.h"
+
+/* Frame timing: about 30 frames per second. */
+#define FRAME_S (1.0 / 30.0)
+/* Wall time the step loop may use per frame before the sim is declared
+ * lagging (it then runs slower than asked rather than freezing the UI). */
+#define SIM_BUDGET_S 0.012
+/* Never advance more than this much wall time at once (after a stall). */
+#define MAX_FRAME_GAP_S 0.25
+/* How long a status message stays. */
+#define STATUS_S 6.0
+/* Tour: seconds per stop when nobody presses a key. */
+#define TOUR_STOP_S 14.0
+/* Single step (`.`): give up after this many steps' worth of time. */
+#define STEP_TIMEOUT_STEPS 4.0
+/* `mlviz play`: wall seconds a script's sim:run(d) should take at most. */
+#define PLAY_RUN_WALL_S 10.0
+/* Target wall seconds per training step for the starting speed. */
+#define WALL_S_PER_STEP 1.5
+enum { ESC_DELAY_MS = 25, KEY_ESC_CODE = 27, MAX_KEYS_PER_FRAME = 64 };
+
+/* Simulation speeds offered by +/-: simulated seconds per wall second. */
+static const double speeds[] = {0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 3600};
+enum { N_SPEEDS = sizeof speeds / sizeof speeds[0] };
+
+struct app_options {
+    const char *setup_arg;
+    const char *catalog_dir;
+    const char *theme;
+    long frames;
+    double speed; /* 0: chosen from the step time */
+    bool tour, mono, ascii, no_mouse;
+};
+
+static volatile sig_atomic_t quit_signal;
+static bool curses_active;
+
+/* ---- the small shared helpers of ui.h ---- */
+
+const struct model_report *ui_report(const struct ui *u)
 {
-    (void)argc, (void)argv;
-    cli_error("the interactive view is not built yet; try 'mlviz eval default'");
+    return u->sim ? sim_report(u->sim) : &u->report;
+}
+
+const struct setup *ui_setup(const struct ui *u)
+{
+    return u->sim ? sim_setup(u->sim) : &u->setup;
+}
+
+size_t ui_series(struct ui *u, enum sim_series_id id, size_t n)
+{
+    if (!u->sim)
+        return 0;
+    if (n > UI_SERIES_MAX)
+        n = UI_SERIES_MAX;
+    return sim_series_tail(u->sim, id, u->series, n);
+}
+
+size_t ui_throughput(struct ui *u, size_t n)
+{
+    enum { WINDOW_MAX = 64 };
+    static double tot[UI_SERIES_MAX + WINDOW_MAX], tim[UI_SERIES_MAX + WINDOW_MAX];
+    if (!u->sim)
+        return 0;
+    if (n > UI_SERIES_MAX)
+        n = UI_SERIES_MAX;
+    size_t len = sim_series_len(u->sim);
+    if (len < 2)
+        return 0;
+    double step = ui_report(u)->step_time_s;
+    double dt = sim_series_at(u->sim, SERIES_TIME_S, len - 1) -
+                sim_series_at(u->sim, SERIES_TIME_S, len - 2);
+    size_t w = dt > 0 && isfinite(step) ? (size_t)ceil(step / dt) : 1;
+    if (w < 1)
+        w = 1;
+    if (w > WINDOW_MAX)
+        w = WINDOW_MAX;
+    size_t got = sim_series_tail(u->sim, SERIES_TOKENS_TOTAL, tot, n + w);
+    sim_series_tail(u->sim, SERIES_TIME_S, tim, n + w);
+    size_t out = 0;
+    for (size_t i = 1; i < got; i++) {
+        size_t j = i >= w ? i - w : 0;
+        double span = tim[i] - tim[j];
+        u->series[out++] = span > 0 ? (tot[i] - tot[j]) / span : 0;
+    }
+    /* Keep the newest n. */
+    if (out > n) {
+        memmove(u->series, u->series + (out - n), n * sizeof u->series[0]);
+        out = n;
+    }
+    return out;
+}
+
+void ui_set_status(struct ui *u, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->status, sizeof u->status, fmt, ap);
+    va_end(ap);
+    u->status_until_s = u->wall_s + STATUS_S;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- terminal ---- */
+
+static void on_quit_signal(int sig)
+{
+    quit_signal = sig;
+}
+
+static void restore_terminal(void)
+{
+    if (curses_active) {
+        if (has_mouse())
+            mousemask(0, NULL);
+        endwin();
+        curses_active = false;
+    }
+}
+
+/* Fatal signals: put the terminal back first, then die as usual. */
+static void on_fatal_signal(int sig)
+{
+    restore_terminal();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_quit_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_fatal_signal;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGABRT, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
+}
+
+/* While a script plays, anything it writes to stdout would scribble over
+ * the screen: curses gets its own handle on the terminal and stdout goes
+ * to a temporary file that is replayed after the terminal is restored. */
+static FILE *tty_out;
+static FILE *captured_stdout;
+static int saved_stdout_fd = -1;
+
+static void capture_stdout(void)
+{
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    FILE *tmp = fd >= 0 ? tmpfile() : NULL;
+    if (!tmp) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    tty_out = fdopen(fd, "w");
+    if (!tty_out) {
+        close(fd);
+        fclose(tmp);
+        return;
+    }
+    saved_stdout_fd = dup(fd);
+    captured_stdout = tmp;
+    dup2(fileno(tmp), STDOUT_FILENO);
+}
+
+static void replay_stdout(void)
+{
+    if (!captured_stdout)
+        return;
+    fflush(stdout);
+    dup2(saved_stdout_fd, STDOUT_FILENO);
+    close(saved_stdout_fd);
+    saved_stdout_fd = -1;
+    rewind(captured_stdout);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, captured_stdout)) > 0)
+        fwrite(buf, 1, n, stdout);
+    fflush(stdout);
+    fclose(captured_stdout);
+    captured_stdout = NULL;
+}
+
+static bool start_terminal(struct ui *u, const struct app_options *o)
+{
+    /* ncurses reads ESCDELAY before initscr: a short delay keeps Esc snappy. */
+    set_escdelay(ESC_DELAY_MS);
+    if (tty_out) {
+        if (!newterm(NULL, tty_out, stdin))
+            return false;
+    } else if (!initscr()) {
+        return false;
+    }
+    curses_active = true;
+    atexit(restore_terminal);
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    bool no_color = o->mono || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
+    enum theme_id wanted = THEME_DEFAULT;
+    if (o->theme)
+        theme_parse(o->theme, &wanted);
+    /* Colour is never switched on under NO_COLOR / --mono: not even the
+     * white-on-black of the default pair reaches the terminal. COLORS is
+     * only known after start_color. */
+    int colors = 0;
+    if (!no_color && has_colors()) {
+        start_color();
+        use_default_colors();
+        colors = COLORS;
+    }
+    u->colors = colors;
+    theme_apply(theme_choose(wanted, colors, no_color));
+    u->mouse = !o->no_mouse;
+    if (u->mouse) {
+        mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+        mouseinterval(0);
+    }
+    return true;
+}
+
+/* ---- options ---- */
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("mlviz: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nusage: mlviz [-c FILE|PRESET] [--catalog DIR] [--tour] [--frames N] [--speed X]\n"
+          "             [--mono] [--ascii] [--theme default|basic|mono|contrast] [--no-mouse]\n",
+          stderr);
     return EXIT_USAGE;
 }
+
+static int parse_options(int argc, char **argv, struct app_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->setup_arg = "default";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "-c") == 0 || strcmp(a, "--setup") == 0 || strncmp(a, "--setup=", 8) == 0) {
+            if (strcmp(a, "-c") == 0) {
+                if (i + 1 >= argc)
+                    return usage_error("%s needs a setup file or preset name", a);
+                v = argv[++i];
+            } else if (!(v = cli_option_value(argc, argv, &i, "--setup"))) {
+                return usage_error("%s needs a setup file or preset name", a);
+            }
+            o->setup_arg = v;
+        } else if (strcmp(a, "--catalog") == 0 || strncmp(a, "--catalog=", 10) == 0) {
+            if (!(v = cli_option_value(argc, argv, &i, "--catalog")))
+                return usage_error("%s needs a directory", a);
+            o->catalog_dir = v;
+        } else if (strcmp(a, "--theme") == 0 || strncmp(a, "--theme=", 8) == 0) {
+            enum theme_id t;
+            if (!(v = cli_option_value(argc, argv, &i, "--theme")))
+                return usage_error("%s needs a name (default, basic, mono, contrast)", a);
+            if (!theme_parse(v, &t))
+                return usage_error("unknown theme '%s' (default, basic, mono, contrast)", v);
+            o->theme = v;
+        } else if (strcmp(a, "--frames") == 0 || strncmp(a, "--frames=", 9) == 0) {
+            char *end;
+            if (!(v = cli_option_value(argc, argv, &i, "--frames")))
+                return usage_error("%s needs a number", a);
+            errno = 0;
+            o->frames = strtol(v, &end, 10);
+            if (errno || *end || o->frames <= 0)
+                return usage_error("--frames wants a positive whole number, not '%s'", v);
+        } else if (strcmp(a, "--speed") == 0 || strncmp(a, "--speed=", 8) == 0) {
+            char *end;
+            if (!(v = cli_option_value(argc, argv, &i, "--speed")))
+                return usage_error("%s needs a number (simulated seconds per second)", a);
+            o->speed = strtod(v, &end);
+            if (*end || !(o->speed > 0) || o->speed > speeds[N_SPEEDS - 1])
+                return usage_error("--speed wants a number above 0 and at most 3600, not '%s'", v);
+        } else if (strcmp(a, "--tour") == 0) {
+            o->tour = true;
+        } else if (strcmp(a, "--mono") == 0 || strcmp(a, "--no-color") == 0) {
+            o->mono = true;
+        } else if (strcmp(a, "--ascii") == 0) {
+            o->ascii = true;
+        } else if (strcmp(a, "--no-mouse") == 0) {
+            o->no_mouse = true;
+        } else {
+            return usage_error("unknown option '%s' (see 'mlviz --help')", a);
+        }
+    }
+    return EXIT_OK;
+}
+
+static bool have_tty(void)
+{
+    return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+static int no_tty(void)
+{
+    cli_error("the interactive view needs a terminal, but stdin or stdout is not one.\n"
+              "For scripts and pipes use the headless commands: 'mlviz eval default',\n"
+              "'mlviz sim default --duration 1h', 'mlviz run SCRIPT.lua' (see 'mlviz --help').");
+    return EXIT_USAGE;
+}
+
+/* ---- simulation ---- */
+
+static void pick_speed(struct ui *u)
+{
+    double step = ui_report(u)->step_time_s;
+    double want = isfinite(step) && step > 0 ? step / WALL_S_PER_STEP : 1;
+    int best = 0;
+    for (int i = 0; i < N_SPEEDS; i++)
+        if (fabs(log(speeds[i] / want)) < fabs(log(speeds[best] / want)))
+            best = i;
+    u->speed_index = best;
+    u->speed = speeds[best];
+}
+
+static void refresh_live(struct ui *u)
+{
+    if (u->sim) {
+        sim_live(u->sim, &u->live);
+        sim_counters(u->sim, &u->counters);
+    } else {
+        memset(&u->live, 0, sizeof u->live);
+        memset(&u->counters, 0, sizeof u->counters);
+        for (int i = 0; i < STAGE_COUNT; i++)
+            u->live.stage_util[i] = u->report.utilization[i];
+    }
+}
+
+static void free_sim(struct ui *u)
+{
+    if (u->sim && u->sim_owned)
+        sim_free(u->sim);
+    u->sim = NULL;
+}
+
+static bool new_sim(struct ui *u)
+{
+    struct sim_options so;
+    sim_default_options(&so);
+    so.seed = 1;
+    free_sim(u);
+    u->sim_error[0] = '\0';
+    if (!u->report.runnable) {
+        snprintf(u->sim_error, sizeof u->sim_error, "%s", u->report.why_not);
+        return false;
+    }
+    u->sim = sim_new(&u->setup, u->cat, &so, u->sim_error, sizeof u->sim_error);
+    u->sim_owned = u->sim != NULL;
+    return u->sim != NULL;
+}
+
+bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len)
+{
+    struct resolved r;
+    if (!setup_resolve(s, u->cat, &r, err, err_len))
+        return false;
+    u->setup = *s;
+    u->res = r;
+    model_eval(&u->setup, &u->res, &u->report);
+    if (u->sim && u->report.runnable) {
+        if (!sim_replace_setup(u->sim, &u->setup, err, err_len)) {
+            /* The sim refused: start a fresh one on the new setup. */
+            if (u->sim_owned)
+                new_sim(u);
+        }
+    } else if (u->sim_owned || !u->sim) {
+        new_sim(u);
+    }
+    refresh_live(u);
+    return true;
+}
+
+/* Advance the step loop by wall_dt of wall time at the current speed,
+ * within a wall-clock budget so the UI stays responsive. */
+static void advance(struct ui *u, double wall_dt, double *budget_left)
+{
+    if (!u->sim || u->paused || wall_dt <= 0)
+        return;
+    double sim_dt = wall_dt * u->speed;
+    enum { SLICES = 4 };
+    double t0 = now_s();
+    u->lagging = false;
+    for (int i = 0; i < SLICES; i++) {
+        char err[UI_MSG_LEN];
+        if (!sim_run(u->sim, sim_dt / SLICES, err, sizeof err)) {
+            ui_set_status(u, "simulation stopped: %s", err);
+            u->paused = true;
+            break;
+        }
+        if (now_s() - t0 > *budget_left) {
+            u->lagging = i + 1 < SLICES;
+            break;
+        }
+    }
+    *budget_left -= now_s() - t0;
+}
+
+/* `.` while paused: run until one more step completes. */
+static void single_step(struct ui *u)
+{
+    if (!u->sim)
+        return;
+    struct sim_counters c;
+    sim_counters(u->sim, &c);
+    uint64_t start = c.steps;
+    double step = ui_report(u)->step_time_s;
+    if (!(step > 0) || !isfinite(step))
+        step = 1;
+    double limit = c.time_s + step * STEP_TIMEOUT_STEPS;
+    double slice = step / 64;
+    char err[UI_MSG_LEN];
+    while (c.steps == start && c.time_s < limit) {
+        if (!sim_run(u->sim, slice, err, sizeof err)) {
+            ui_set_status(u, "simulation stopped: %s", err);
+            break;
+        }
+        sim_counters(u->sim, &c);
+    }
+}
+
+/* Batches move along the arrows at the sim's flow rates. Each lane shows
+ * a few batches; one batch crossing takes 1/rate simulated seconds, but the
+ * on-screen speed is limited so fast flows read as a steady stream rather
+ * than flicker. */
+#define LANE_BATCHES 3.0
+#define MAX_PHASE_PER_S 1.2
+static void animate(struct ui *u, double wall_dt)
+{
+    if (u->paused || !u->sim)
+        return;
+    for (int i = 0; i < ARROW_COUNT; i++) {
+        double rate = u->live.flow_rate[i];
+        if (!isfinite(rate) || rate < 0)
+            rate = 0;
+        double dphase = rate * u->speed * wall_dt / LANE_BATCHES;
+        if (dphase > MAX_PHASE_PER_S * wall_dt)
+            dphase = MAX_PHASE_PER_S * wall_dt;
+        u->anim_phase[i] = fmod(u->anim_phase[i] + dphase, 1.0);
+    }
+}
+
+/* ---- tour ---- */
+
+static void tour_show(struct ui *u)
+{
+    int s = u->tour_stop;
+    if (s >= 1 && s <= STAGE_COUNT) {
+        u->view = VIEW_STAGE;
+        u->stage = s - 1;
+        u->selected_box = s - 1;
+    } else {
+        u->view = VIEW_OVERVIEW;
+    }
+    u->tour_next_s = u->wall_s + TOUR_STOP_S;
+}
+
+static void tour_start(struct ui *u)
+{
+    u->tour = true;
+    u->tour_stop = 0;
+    tour_show(u);
+}
+
+static void tour_move(struct ui *u, int dir)
+{
+    int s = u->tour_stop + dir;
+    if (s < 0)
+        s = 0;
+    if (s >= TOUR_STOPS) {
+        /* After the outro the tour starts over: a kiosk can leave it running. */
+        s = 0;
+    }
+    u->tour_stop = s;
+    tour_show(u);
+}
+
+/* ---- input ---- */
+
+static unsigned key_context(const struct ui *u)
+{
+    if (u->help)
+        return KEYCTX_HELP;
+    if (u->tour || u->playing)
+        return KEYCTX_TOUR; /* n / Enter continue a played story too */
+    return u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW;
+}
+
+/* Moving the box selection with arrows follows the picture: Data, CPUs,
+ * Accelerators on top; Infrastructure, Interconnect below. */
+static int box_neighbour(int box, int dir)
+{
+    /* grid positions: row 0: 0 1 2, row 1: 4 _ 3 */
+    static const int right_of[STAGE_COUNT] = {1, 2, 2, 3, 3};
+    static const int left_of[STAGE_COUNT] = {0, 0, 1, 4, 4};
+    static const int up_of[STAGE_COUNT] = {0, 1, 2, 2, 0};
+    static const int down_of[STAGE_COUNT] = {4, 4, 3, 3, 4};
+    switch (dir) {
+    case DIR_LEFT: return left_of[box];
+    case DIR_RIGHT: return right_of[box];
+    case DIR_UP: return up_of[box];
+    default: return down_of[box];
+    }
+}
+
+static void knob_select(struct ui *u, int delta)
+{
+    int n = u->knobs[u->stage].count;
+    if (n <= 0)
+        return;
+    int *sel = &u->knob_sel[u->stage];
+    *sel = ((*sel + delta) % n + n) % n;
+}
+
+static void change_speed(struct ui *u, int dir)
+{
+    int i = u->speed_index + dir;
+    if (i < 0)
+        i = 0;
+    if (i >= N_SPEEDS)
+        i = N_SPEEDS - 1;
+    u->speed_index = i;
+    u->speed = speeds[i];
+}
+
+static void reset(struct ui *u)
+{
+    char err[UI_MSG_LEN];
+    if (u->playing) {
+        ui_set_status(u, "reset is not available while a scenario plays");
+        return;
+    }
+    if (!ui_apply_setup(u, &u->setup0, err, sizeof err))
+        ui_set_status(u, "reset failed: %s", err);
+    new_sim(u);
+    refresh_live(u);
+    memset(u->anim_phase, 0, sizeof u->anim_phase);
+    ui_set_status(u, "restarted from the setup as loaded");
+}
+
+static void cycle_theme(const struct ui *u)
+{
+    static const enum theme_id order[] = {THEME_DEFAULT, THEME_CONTRAST, THEME_MONO};
+    enum theme_id cur = theme_current();
+    size_t n = sizeof order / sizeof order[0], next = 0;
+    for (size_t i = 0; i < n; i++)
+        if (order[i] == cur)
+            next = (i + 1) % n;
+    theme_apply(theme_choose(order[next], u->colors, u->colors == 0));
+}
+
+/* Returns false to quit. */
+static bool dispatch(struct ui *u, enum key_action act, int arg)
+{
+    switch (act) {
+    case ACT_NONE: break;
+    case ACT_QUIT: return false;
+    case ACT_HELP:
+        u->help = !u->help;
+        u->help_scroll = 0;
+        break;
+    case ACT_HELP_SCROLL:
+        u->help_scroll += arg;
+        if (u->help_scroll < 0)
+            u->help_scroll = 0;
+        break;
+    case ACT_PAUSE:
+        if (u->playing && u->play_waiting)
+            u->play_waiting = false; /* space also continues a paused story */
+        else
+            u->paused = !u->paused;
+        break;
+    case ACT_STEP:
+        if (u->paused)
+            single_step(u);
+        else
+            ui_set_status(u, "'.' steps once when paused (space pauses)");
+        break;
+    case ACT_FASTER: change_speed(u, +1); break;
+    case ACT_SLOWER: change_speed(u, -1); break;
+    case ACT_RESET: reset(u); break;
+    case ACT_TOUR:
+        if (u->playing) {
+            u->view = VIEW_OVERVIEW; /* no tour while a story plays: Esc goes back */
+        } else if (u->tour) {
+            u->tour = false;
+            u->view = VIEW_OVERVIEW;
+        } else {
+            tour_start(u);
+        }
+        break;
+    case ACT_THEME: cycle_theme(u); break;
+    case ACT_OPEN:
+        if (arg >= 0 && arg < STAGE_COUNT) {
+            u->tour = false;
+            u->view = VIEW_STAGE;
+            u->stage = arg;
+            u->selected_box = arg;
+        }
+        break;
+    case ACT_SELECT: u->selected_box = box_neighbour(u->selected_box, arg); break;
+    case ACT_ENTER:
+        u->view = VIEW_STAGE;
+        u->stage = u->selected_box;
+        break;
+    case ACT_BACK:
+        u->view = VIEW_OVERVIEW;
+        u->tour = false;
+        break;
+    case ACT_KNOB_NEXT: knob_select(u, +1); break;
+    case ACT_KNOB_PREV: knob_select(u, -1); break;
+    case ACT_KNOB_PICK:
+        /* Knob indices from the mouse are 1-based (0 means the selected one). */
+        if (arg > 0 && arg <= u->knobs[u->stage].count)
+            u->knob_sel[u->stage] = arg - 1;
+        break;
+    case ACT_KNOB_INC:
+    case ACT_KNOB_DEC:
+        /* Mouse clicks on a knob's arrows carry its index + 1. */
+        if (arg > 0 && arg <= u->knobs[u->stage].count)
+            u->knob_sel[u->stage] = arg - 1;
+        if (u->knobs[u->stage].count > 0)
+            knobs_step(u, u->stage, u->knob_sel[u->stage], act == ACT_KNOB_INC ? +1 : -1);
+        break;
+    case ACT_KNOB_AUTO:
+        if (u->knobs[u->stage].count > 0)
+            knobs_step(u, u->stage, u->knob_sel[u->stage], 0);
+        break;
+    case ACT_TOUR_NEXT:
+        if (u->playing && u->play_waiting)
+            u->play_waiting = false;
+        else
+            tour_move(u, +1);
+        break;
+    case ACT_TOUR_PREV:
+        if (!u->playing)
+            tour_move(u, -1);
+        break;
+    case ACT_COUNT: break;
+    }
+    return true;
+}
+
+static bool handle_mouse(struct ui *u)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK)
+        return true;
+    const struct hit_rect *h = hit_find(&u->hits, ev.y, ev.x);
+    if (u->help) {
+        u->help = false; /* any click closes the help */
+        return true;
+    }
+    if (!h)
+        return true;
+    if (ev.bstate & BUTTON4_PRESSED)
+        return h->wheel_up == ACT_NONE || dispatch(u, h->wheel_up, h->arg);
+    if (ev.bstate & BUTTON5_PRESSED)
+        return h->wheel_down == ACT_NONE || dispatch(u, h->wheel_down, h->arg);
+    if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))
+        return dispatch(u, h->action, h->arg);
+    return true;
+}
+
+/* Returns false to quit. */
+static bool handle_key(struct ui *u, int ch)
+{
+    if (ch == KEY_RESIZE)
+        return true; /* the next frame lays out again */
+    if (ch == KEY_MOUSE)
+        return handle_mouse(u);
+    int arg = 0;
+    enum key_action act = keys_lookup(ch, key_context(u), &arg);
+    if (u->help && act == ACT_NONE) {
+        u->help = false; /* any other key closes the help */
+        return true;
+    }
+    if (act == ACT_NONE && (u->tour || u->playing)) {
+        /* Keys of the underlying view still work during the tour. */
+        act = keys_lookup(ch, u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW, &arg);
+    }
+    return dispatch(u, act, arg);
+}
+
+/* ---- drawing ---- */
+
+static void draw_too_small(const struct ui *u)
+{
+    char msg[160];
+    erase();
+    snprintf(msg, sizeof msg, "mlviz needs a terminal of at least %dx%d; this one is %dx%d.",
+             u->lay.need_cols, u->lay.need_rows, COLS, LINES);
+    int y = LINES / 2 - 1;
+    draw_wrap(&(struct rect){y < 0 ? 0 : y, 1, 3, COLS - 2}, ROLE_WARN, msg, 0);
+    draw_text(y + 3, 1, COLS - 2, ROLE_DIM, "Enlarge the window or use a smaller font. q quits.");
+}
+
+static void draw_help(struct ui *u)
+{
+    static char text[8192];
+    keys_help_text(text, sizeof text);
+    struct rect r = u->lay.help;
+    draw_clear(&r);
+    struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
+    int lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    /* The mouse line wraps: count it twice. */
+    lines++;
+    /* Two columns when the list does not fit one and the box is wide. */
+    enum { TWO_COL_MIN_W = 2 * 56 };
+    int cols_n = lines > in.h && in.w >= TWO_COL_MIN_W ? 2 : 1;
+    int col_w = in.w / cols_n;
+    int max_scroll = lines - in.h * cols_n;
+    if (max_scroll < 0)
+        max_scroll = 0;
+    if (u->help_scroll > max_scroll)
+        u->help_scroll = max_scroll;
+    draw_box(&r, ROLE_BORDER_SEL, true,
+             max_scroll ? "help - keys (Up/Down scroll, any other key closes)"
+                        : "help - keys (any key closes)",
+             ROLE_HEADING);
+    int row = -u->help_scroll, col = 0;
+    const char *p = text;
+    while (*p && col < cols_n) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[512];
+        if (n >= sizeof line)
+            n = sizeof line - 1;
+        memcpy(line, p, n);
+        line[n] = '\0';
+        int x = in.x + col * col_w;
+        if (line[0] == 'M') {
+            if (row >= 0) {
+                struct rect wr = {in.y + row, x, in.h - row, col_w - 1};
+                row += draw_wrap(&wr, ROLE_DIM, line, 0);
+            } else {
+                row += 2;
+            }
+        } else {
+            if (row >= 0 && row < in.h) {
+                if (line[0] != ' ') {
+                    draw_text(in.y + row, x, col_w - 1, ROLE_HEADING, line);
+                } else {
+                    /* "  label  help": the key part in the key role */
+                    enum { KEY_COL = 2 + KEYS_LABEL_W + 1 };
+                    char key[64];
+                    snprintf(key, sizeof key, "%.*s", KEY_COL, line);
+                    draw_text(in.y + row, x, KEY_COL, ROLE_KEY, key);
+                    draw_text(in.y + row, x + KEY_COL, col_w - KEY_COL - 1, ROLE_TEXT,
+                              n > KEY_COL ? line + KEY_COL : "");
+                }
+            }
+            row++;
+        }
+        if (row >= in.h) {
+            row = 0;
+            col++;
+        }
+        p = nl ? nl + 1 : p + n;
+    }
+}
+
+static void draw_frame(struct ui *u)
+{
+    bool caption = u->tour || u->playing;
+    layout_compute(COLS, LINES, u->view == VIEW_STAGE ? LAYOUT_STAGE : LAYOUT_OVERVIEW, caption,
+                   &u->lay);
+    hit_clear(&u->hits);
+    if (u->lay.too_small) {
+        draw_too_small(u);
+        refresh();
+        return;
+    }
+    erase();
+    if (u->view == VIEW_STAGE)
+        view_stage_draw(u);
+    else
+        view_overview_draw(u);
+    if (caption)
+        view_draw_caption(u);
+    if (u->help)
+        draw_help(u);
+    refresh();
+}
+
+/* ---- setup loading ---- */
+
+static struct ui *ui_new(void)
+{
+    struct ui *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->texts = calloc(1, sizeof *u->texts);
+    if (!u->texts) {
+        free(u);
+        return NULL;
+    }
+    char path[1200], err[UI_MSG_LEN];
+    snprintf(path, sizeof path, "%s/assets/stages.yaml", mlviz_data_dir());
+    if (!stagetext_load(path, u->texts, err, sizeof err)) {
+        stagetext_fallback(u->texts);
+        ui_set_status(u, "%s", err);
+        fprintf(stderr, "%s\n", err);
+    }
+    return u;
+}
+
+static void ui_free(struct ui *u)
+{
+    if (!u)
+        return;
+    free_sim(u);
+    if (u->cat)
+        catalog_free(u->cat);
+    free(u->texts);
+    free(u);
+}
+
+static void init_locale_and_glyphs(const struct app_options *o)
+{
+    setlocale(LC_ALL, "");
+    glyphs_use(glyphs_want_utf8(nl_langinfo(CODESET), o->ascii));
+}
+
+/* ---- the loop ---- */
+
+/* A played script's step: called each frame; returns false when the
+ * script failed (message in err). */
+struct play_state;
+static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *err,
+                      size_t err_len);
+
+static int run_loop(struct ui *u, const struct app_options *o, struct play_state *play)
+{
+    double last = now_s(), start = last;
+    long frames = 0;
+    int status = EXIT_OK;
+    for (;;) {
+        double frame_start = now_s();
+        double wall_dt = frame_start - last;
+        if (wall_dt > MAX_FRAME_GAP_S)
+            wall_dt = MAX_FRAME_GAP_S;
+        last = frame_start;
+        u->wall_s = frame_start - start;
+        double budget = SIM_BUDGET_S;
+        if (play) {
+            char err[1024];
+            if (!play_tick(u, play, wall_dt, err, sizeof err)) {
+                restore_terminal();
+                replay_stdout();
+                fprintf(stderr, "%s\n", err);
+                return EXIT_RUNTIME;
+            }
+        } else {
+            advance(u, wall_dt, &budget);
+        }
+        refresh_live(u);
+        animate(u, wall_dt);
+        if (u->tour && !u->paused && u->wall_s >= u->tour_next_s)
+            tour_move(u, +1);
+        if (u->status[0] && u->wall_s > u->status_until_s)
+            u->status[0] = '\0';
+        draw_frame(u);
+        frames++;
+        if (o->frames && frames >= o->frames)
+            break;
+        /* Wait for input until the next frame is due. */
+        bool quit = false;
+        for (int k = 0; k < MAX_KEYS_PER_FRAME && !quit; k++) {
+            double left = frame_start + FRAME_S - now_s();
+            int ms = left > 0 ? (int)(left * 1000) : 0;
+            timeout(ms);
+            int ch = getch();
+            if (quit_signal) {
+                quit = true;
+                break;
+            }
+            if (ch == ERR) {
+                if (now_s() >= frame_start + FRAME_S - 0.001)
+                    break;
+                continue; /* interrupted early: wait for the rest */
+            }
+            if (!handle_key(u, ch))
+                quit = true;
+            else if (ch != KEY_MOUSE && ch != KEY_RESIZE)
+                break; /* show the effect of a key at once */
+            else
+                break;
+        }
+        if (quit || quit_signal)
+            break;
+    }
+    if (quit_signal)
+        status = EXIT_OK;
+    return status;
+}
+
+static int open_ui(struct ui *u, const struct app_options *o)
+{
+    u->cat = cli_load_catalog(o->catalog_dir);
+    if (!u->cat)
+        return EXIT_USAGE;
+    if (!cli_load_setup(o->setup_arg, u->cat, &u->setup, &u->res))
+        return EXIT_USAGE;
+    u->setup0 = u->setup;
+    model_eval(&u->setup, &u->res, &u->report);
+    new_sim(u);
+    refresh_live(u);
+    knobs_build(u);
+    pick_speed(u);
+    if (o->speed > 0) {
+        u->speed = o->speed;
+        /* +/- continue from the nearest offered speed. */
+        for (int i = 0; i < N_SPEEDS; i++)
+            if (fabs(log(speeds[i] / o->speed)) < fabs(log(speeds[u->speed_index] / o->speed)))
+                u->speed_index = i;
+    }
+    u->selected_box = u->report.bottleneck >= 0 && u->report.bottleneck < STAGE_COUNT
+                          ? u->report.bottleneck
+                          : STAGE_ACCELERATORS;
+    return EXIT_OK;
+}
+
+int tui_main(int argc, char **argv)
+{
+    struct app_options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!have_tty())
+        return no_tty();
+    init_locale_and_glyphs(&o);
+    struct ui *u = ui_new();
+    if (!u) {
+        cli_error("out of memory");
+        return EXIT_RUNTIME;
+    }
+    rc = open_ui(u, &o);
+    if (rc != EXIT_OK) {
+        ui_free(u);
+        return rc;
+    }
+    install_signals();
+    if (!start_terminal(u, &o)) {
+        ui_free(u);
+        cli_error("cannot initialise the terminal (is TERM set?)");
+        return EXIT_RUNTIME;
+    }
+    if (o.tour)
+        tour_start(u);
+    rc = run_loop(u, &o, NULL);
+    restore_terminal();
+    ui_free(u);
+    return rc;
+}
+
+/* ---- frames for benchmarks ---- */
+
+struct ui *tui_frame_open(const char *setup_arg, bool utf8)
+{
+    struct app_options o;
+    memset(&o, 0, sizeof o);
+    o.setup_arg = setup_arg;
+    glyphs_use(utf8);
+    struct ui *u = ui_new();
+    if (!u)
+        return NULL;
+    if (open_ui(u, &o) != EXIT_OK) {
+        ui_free(u);
+        return NULL;
+    }
+    if (has_colors()) {
+        start_color();
+        use_default_colors();
+        u->colors = COLORS;
+    }
+    theme_apply(theme_choose(THEME_DEFAULT, u->colors, false));
+    return u;
+}
+
+void tui_frame_advance(struct ui *u, double wall_dt)
+{
+    double budget = SIM_BUDGET_S;
+    u->wall_s += wall_dt;
+    advance(u, wall_dt, &budget);
+    refresh_live(u);
+    animate(u, wall_dt);
+}
+
+void tui_frame_draw(struct ui *u)
+{
+    draw_frame(u);
+}
+
+void tui_frame_close(struct ui *u)
+{
+    ui_free(u);
+}
+
+/* ---- mlviz play ---- */
+
+/* Narration arrives through hooks with a static context: the luahost is
+ * created (by cmd_lua.c) before tui_play runs, so the hooks point here and
+ * find the current ui, if any. */
+static struct ui *play_ui;
+
+static void log_line(struct ui *u, const char *text)
+{
+    if (u->log_count == UI_LOG_LINES) {
+        memmove(u->log[0], u->log[1], sizeof u->log[0] * (UI_LOG_LINES - 1));
+        u->log_count--;
+    }
+    snprintf(u->log[u->log_count++], sizeof u->log[0], "%s", text);
+}
+
+static void hook_print(void *ctx, const char *text)
+{
+    (void)ctx;
+    if (play_ui) {
+        /* print() may carry several lines (tables): keep each. */
+        const char *p = text;
+        while (*p) {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            char line[UI_MSG_LEN];
+            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+            log_line(play_ui, line);
+            p = nl ? nl + 1 : p + n;
+        }
+    } else {
+        fputs(text, stdout);
+        fputc('\n', stdout);
+    }
+}
+
+static void hook_say(void *ctx, const char *text)
+{
+    (void)ctx;
+    if (play_ui)
+        snprintf(play_ui->caption, sizeof play_ui->caption, "%s", text);
+    else
+        printf("%s\n", text);
+}
+
+static void hook_focus(void *ctx, int stage)
+{
+    (void)ctx;
+    if (!play_ui)
+        return;
+    if (stage >= 0 && stage < STAGE_COUNT) {
+        play_ui->view = VIEW_STAGE;
+        play_ui->stage = stage;
+    } else {
+        play_ui->view = VIEW_OVERVIEW;
+    }
+}
+
+static void hook_mark(void *ctx, const char *label)
+{
+    (void)ctx;
+    if (play_ui)
+        ui_set_status(play_ui, "%s %s", glyphs_active()->bullet, label);
+}
+
+void tui_play_hooks(struct luahost_hooks *hooks)
+{
+    hooks->ctx = NULL;
+    hooks->print = hook_print;
+    hooks->say = hook_say;
+    hooks->focus = hook_focus;
+    hooks->mark = hook_mark;
+}
+
+struct play_state {
+    struct luahost *host;
+    double remaining_s; /* simulated time left of the current sim:run */
+    bool running;
+};
+
+static void adopt_sim(struct ui *u, struct sim *sim)
+{
+    if (u->sim == sim)
+        return;
+    free_sim(u);
+    u->sim = sim;
+    u->sim_owned = false;
+    u->setup = *sim_setup(sim);
+    char err[UI_MSG_LEN];
+    if (setup_resolve(&u->setup, u->cat, &u->res, err, sizeof err))
+        model_eval(&u->setup, &u->res, &u->report);
+    pick_speed(u);
+}
+
+static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *err,
+                      size_t err_len)
+{
+    if (u->play_done || u->play_waiting)
+        return true;
+    if (p->running) {
+        if (u->paused)
+            return true;
+        double dt = wall_dt * u->speed;
+        if (dt > p->remaining_s)
+            dt = p->remaining_s;
+        /* In slices, within the frame's budget (see advance()). */
+        enum { SLICES = 4 };
+        double t0 = now_s();
+        bool failed = false;
+        u->lagging = false;
+        for (int i = 0; i < SLICES && dt > 0; i++) {
+            double step = dt / SLICES;
+            if (step > p->remaining_s)
+                step = p->remaining_s;
+            if (!sim_run(u->sim, step, err, err_len)) {
+                failed = true;
+                break;
+            }
+            p->remaining_s -= step;
+            if (i + 1 < SLICES && now_s() - t0 > SIM_BUDGET_S) {
+                u->lagging = true;
+                break;
+            }
+        }
+        /* On failure the script hears about it and answers with its
+         * traceback (LUAHOST_ERROR) or handles it. */
+        if (!failed && p->remaining_s > 1e-9)
+            return true;
+        p->running = false;
+    }
+    struct luahost_request req;
+    memset(&req, 0, sizeof req);
+    switch (luahost_resume(p->host, &req, err, err_len)) {
+    case LUAHOST_RUN:
+        if (req.sim)
+            adopt_sim(u, req.sim);
+        p->remaining_s = req.duration_s > 0 ? req.duration_s : 0;
+        p->running = true;
+        /* A long run plays in a few seconds unless the presenter slows it. */
+        while (u->speed_index + 1 < N_SPEEDS && p->remaining_s / u->speed > PLAY_RUN_WALL_S)
+            change_speed(u, +1);
+        return true;
+    case LUAHOST_PAUSE:
+        u->play_waiting = true;
+        return true;
+    case LUAHOST_DONE:
+        u->play_done = true;
+        ui_set_status(u, "the scenario has finished: q quits");
+        return true;
+    case LUAHOST_ERROR:
+    default:
+        return false;
+    }
+}
+
 int tui_play(struct luahost *host, const char *script_path, int argc, char **argv)
 {
-    (void)host, (void)script_path, (void)argc, (void)argv;
-    cli_error("play: the interactive view is not built yet");
-    return EXIT_USAGE;
+    /* cmd_lua.c hands over only the TUI options (no program name): put one
+     * in front so both entry points parse alike. */
+    char **args = calloc((size_t)argc + 2, sizeof *args);
+    if (!args) {
+        cli_error("out of memory");
+        return EXIT_RUNTIME;
+    }
+    args[0] = (char *)"mlviz play";
+    for (int i = 0; i < argc; i++)
+        args[i + 1] = argv[i];
+    struct app_options o;
+    int rc = parse_options(argc + 1, args, &o);
+    free(args);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!have_tty())
+        return no_tty();
+    init_locale_and_glyphs(&o);
+    struct ui *u = ui_new();
+    if (!u) {
+        cli_error("out of memory");
+        return EXIT_RUNTIME;
+    }
+    /* Until the script starts a simulation, show the default setup. */
+    rc = open_ui(u, &o);
+    if (rc != EXIT_OK) {
+        ui_free(u);
+        return rc;
+    }
+    u->playing = true;
+    const char *base = strrchr(script_path, '/');
+    snprintf(u->caption, sizeof u->caption, "Playing %s", base ? base + 1 : script_path);
+    install_signals();
+    capture_stdout();
+    if (!start_terminal(u, &o)) {
+        replay_stdout();
+        ui_free(u);
+        cli_error("cannot initialise the terminal (is TERM set?)");
+        return EXIT_RUNTIME;
+    }
+    play_ui = u;
+    struct play_state p = {host, 0, false};
+    rc = run_loop(u, &o, &p);
+    restore_terminal();
+    replay_stdout();
+    play_ui = NULL;
+    /* The script owns the sim it handed over: forget it before freeing. */
+    if (!u->sim_owned)
+        u->sim = NULL;
+    ui_free(u);
+    return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "app.h"
 #include "cli.h"
 #include "fields.h"
 #include "luahost.h"
@@ -91,7 +92,7 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
     memset(c, 0, sizeof *c);
     c->opt.seed = LUA_DEFAULT_SEED;
     c->args = calloc((size_t)argc + 1, sizeof *c->args);
-    c->tui = calloc((size_t)argc + 1, sizeof *c->tui);
+    c->tui = calloc(2 * (size_t)argc + 2, sizeof *c->tui); /* --catalog=DIR becomes two */
     if (!c->args || !c->tui) {
         cli_error("out of memory");
         return -1;
@@ -142,6 +143,10 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
             if (!v[0])
                 return -1;
             c->catalog_dir = v;
+            if (play) { /* the view loads the catalog too */
+                c->tui[c->ntui++] = "--catalog";
+                c->tui[c->ntui++] = (char *)v;
+            }
         } else if (play && in_list(a, tui_value_options)) {
             c->tui[c->ntui++] = argv[i];
             if (!strchr(a, '=') && i + 1 < argc)
@@ -217,6 +222,8 @@ static int run_or_play(int argc, char **argv, bool play)
     }
     c.opt.cat = cat;
     c.opt.played = play;
+    if (play)
+        tui_play_hooks(&c.opt.hooks); /* narration, focus and print go to the view */
     char *err = malloc(LUA_ERR_LEN);
     int rc = EXIT_RUNTIME;
     struct luahost *h = err ? luahost_new(&c.opt, err, LUA_ERR_LEN) : NULL;

@@ -23,7 +23,7 @@ static const char usage_text[] =
     "\n"
     "Formats F: text (default), csv, json. A PRESET is a name from scenarios/presets\n"
     "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu).\n"
-    "TUI options: --tour  --frames N  --mono  --ascii  --theme NAME  --no-mouse\n"
+    "TUI options: --tour  --frames N  --speed X  --mono  --ascii  --theme NAME  --no-mouse\n"
     "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error.\n";
 
 /* `mlviz keys [--man]`: the key table as help text or as man-page roff. */

@@ -91,5 +91,7 @@ expect "hostile unknown field" 1 "bad_field.lua:2: set: unknown field 'cluster.n
 expect "hostile accidental global" 1 "global_assign.lua:1: assignment to undeclared global 'count'" -- run $H/global_assign.lua
 expect "hostile traceback printed" 1 "stack traceback" -- run $H/bad_field.lua
 expect "trusted lifts the sandbox" 0 "" -- run --trust tests/lua/trusted_io.lua
+expect "readme example: slow storage becomes the bottleneck" 0 "1.0 GB/s +[0-9]+ tokens/s +data +storage delivers 1 GB/s" -- run tests/lua/readme_example.lua
+expect "readme example: a cooling loss throttles" 0 "throttled [1-9][0-9]* min, hottest rack" -- run tests/lua/readme_example.lua
 [ -f "$out/escape.csv" ] || [ -f escape.csv ] && fail "no escape file" "../escape.csv was written" || pass "no escape file"
 exit 0

@@ -1,0 +1,197 @@
+/* knobs: each stage view's knobs come from the setup field table (fields
+ * flagged FIELD_KNOB with that stage), never from a hand-kept list. One
+ * step of a knob: cycle enum choices and catalog ids, toggle booleans,
+ * double/halve counts and sizes, nudge bounded numbers. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+/* Integer fields with a range up to this wide step by one; wider ones
+ * (counts and sizes) double and halve. */
+enum { INT_LINEAR_RANGE = 16 };
+/* Numbers confined to [0, 1] (shares) step by this much. */
+#define SHARE_STEP 0.05
+/* Numbers whose range spans less than this ratio step linearly. */
+#define LINEAR_RATIO 10.0
+#define LINEAR_STEPS 40.0
+
+void knobs_build(struct ui *u)
+{
+    const struct field_table *t = setup_fields();
+    for (int s = 0; s < STAGE_COUNT; s++)
+        u->knobs[s].count = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct field *f = &t->fields[i];
+        if (!(f->flags & FIELD_KNOB) || f->stage < 1 || f->stage > STAGE_COUNT)
+            continue;
+        struct ui_knobs *k = &u->knobs[f->stage - 1];
+        if (k->count < UI_MAX_KNOBS)
+            k->field[k->count++] = f;
+    }
+}
+
+void knobs_label(const struct field *f, char *buf, size_t len)
+{
+    const char *last = strrchr(f->path, '.');
+    snprintf(buf, len, "%s", last ? last + 1 : f->path);
+    for (char *p = buf; *p; p++)
+        if (*p == '_')
+            *p = ' ';
+    /* "loader workers per device" reads as "loader workers/device". */
+    char *per;
+    while ((per = strstr(buf, " per ")) != NULL) {
+        *per = '/';
+        memmove(per + 1, per + 5, strlen(per + 5) + 1);
+    }
+    /* Drop a trailing unit word the value already shows ("host ram gb"). */
+    static const char *const tails[] = {" gb", " gbs", " usd/kwh", " usd/hour", " min",
+                                        " h", " us/sample"};
+    size_t n = strlen(buf);
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        size_t tl = strlen(tails[i]);
+        if (n > tl && strcmp(buf + n - tl, tails[i]) == 0) {
+            buf[n - tl] = '\0';
+            break;
+        }
+    }
+}
+
+/* The number the model actually used for an "auto" field. */
+static double auto_value(const struct ui *u, const struct field *f)
+{
+    const struct model_report *r = ui_report(u);
+    if (strcmp(f->path, "cluster.storage_bw_gbs") == 0)
+        return r->stages.storage_bw_gbs;
+    if (strcmp(f->path, "facility.pue") == 0)
+        return r->power.pue;
+    if (strcmp(f->path, "reliability.checkpoint_interval_min") == 0)
+        return r->reliability.checkpoint_interval_min;
+    if (strcmp(f->path, "facility.device_usd_per_hour") == 0)
+        return u->res.accel ? u->res.accel->usd_per_hour : 1;
+    if (strcmp(f->path, "facility.rack_kw_limit") == 0)
+        return r->power.rack_cooling_limit_kw;
+    return f->min > 0 ? f->min : 1;
+}
+
+static bool step_ref(struct ui *u, const struct field *f, struct setup *s, int dir, char *err,
+                     size_t err_len)
+{
+    size_t n = catalog_count(u->cat, (enum catalog_kind)f->ref_kind);
+    bool optional = (f->flags & FIELD_OPTIONAL) != 0;
+    size_t slots = n + (optional ? 1 : 0); /* slot n: none */
+    if (slots == 0)
+        return false;
+    const char *cur = fields_get_string(f, s);
+    size_t at = optional && (!cur || !cur[0]) ? n : 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct catalog_head *h = catalog_entry(u->cat, (enum catalog_kind)f->ref_kind, i);
+        if (cur && strcmp(h->id, cur) == 0)
+            at = i;
+    }
+    size_t next = (at + slots + (size_t)(dir > 0 ? 1 : slots - 1)) % slots;
+    if (next == n)
+        return fields_set_text(f, s, "", err, err_len);
+    const struct catalog_head *h = catalog_entry(u->cat, (enum catalog_kind)f->ref_kind, next);
+    return fields_set_text(f, s, h->id, err, err_len);
+}
+
+static double nice_round(double v)
+{
+    if (!(v > 0))
+        return v;
+    double mag = pow(10, floor(log10(v)) - 1); /* two significant digits */
+    return round(v / mag) * mag;
+}
+
+static bool step_number(struct ui *u, const struct field *f, struct setup *s, int dir, char *err,
+                        size_t err_len)
+{
+    double v = fields_get_number(f, s);
+    if (f->type == FIELD_NUM_AUTO && v == FIELD_AUTO) {
+        if (dir == 0)
+            return true;
+        v = auto_value(u, f);
+    }
+    if (dir == 0) {
+        if (f->type != FIELD_NUM_AUTO) {
+            snprintf(err, err_len, "%s has no automatic value", f->path);
+            return false;
+        }
+        return fields_set_number(f, s, FIELD_AUTO, err, err_len);
+    }
+    double nv;
+    bool excl = (f->flags & FIELD_EXCL_MIN) != 0;
+    if (f->type == FIELD_INT) {
+        if (f->max - f->min <= INT_LINEAR_RANGE)
+            nv = v + dir;
+        else if (dir > 0)
+            nv = v < 1 ? 1 : v * 2;
+        else
+            nv = v <= 1 ? f->min : floor(v / 2);
+    } else if (f->min >= 0 && f->max <= 1) {
+        nv = round((v + dir * SHARE_STEP) / SHARE_STEP) * SHARE_STEP;
+    } else if (f->min > 0 && f->max / f->min <= LINEAR_RATIO) {
+        double step = nice_round((f->max - f->min) / LINEAR_STEPS);
+        nv = round((v + dir * step) / step) * step;
+    } else {
+        nv = dir > 0 ? (v > 0 ? v * 2 : 1) : v / 2;
+        nv = nice_round(nv);
+    }
+    if (nv > f->max)
+        nv = f->max;
+    if (nv < f->min || (excl && nv <= f->min)) {
+        if (f->type == FIELD_NUM_AUTO) /* below the range: back to auto */
+            return fields_set_number(f, s, FIELD_AUTO, err, err_len);
+        if (excl) {
+            snprintf(err, err_len, "%s is already at its smallest", f->path);
+            return false;
+        }
+        nv = f->min;
+    }
+    return fields_set_number(f, s, nv, err, err_len);
+}
+
+bool knobs_step(struct ui *u, int stage, int i, int dir)
+{
+    if (stage < 0 || stage >= STAGE_COUNT || i < 0 || i >= u->knobs[stage].count)
+        return false;
+    const struct field *f = u->knobs[stage].field[i];
+    struct setup s = *ui_setup(u);
+    char err[UI_MSG_LEN] = "";
+    bool ok = true;
+    switch (f->type) {
+    case FIELD_BOOL:
+        ok = fields_set_number(f, &s, fields_get_number(f, &s) != 0 ? 0 : 1, err, sizeof err);
+        break;
+    case FIELD_ENUM: {
+        int n = 0;
+        while (f->choices && f->choices[n])
+            n++;
+        if (n > 0) {
+            int v = ((int)fields_get_number(f, &s) + (dir >= 0 ? 1 : n - 1)) % n;
+            ok = fields_set_number(f, &s, v, err, sizeof err);
+        }
+        break;
+    }
+    case FIELD_REF: ok = step_ref(u, f, &s, dir, err, sizeof err); break;
+    case FIELD_STR: ok = false; snprintf(err, sizeof err, "%s is text: edit the setup file", f->path); break;
+    default: ok = step_number(u, f, &s, dir, err, sizeof err); break;
+    }
+    if (ok)
+        ok = ui_apply_setup(u, &s, err, sizeof err);
+    char label[64], val[64];
+    knobs_label(f, label, sizeof label);
+    if (!ok) {
+        ui_set_status(u, "%s: %s", label, err[0] ? err : "cannot change");
+        return false;
+    }
+    fields_format(f, ui_setup(u), val, sizeof val);
+    const struct model_report *r = ui_report(u);
+    if (!r->runnable)
+        ui_set_status(u, "%s = %s: cannot run: %s", label, val, r->why_not);
+    else
+        ui_set_status(u, "%s = %s: bottleneck now %s", label, val, stage_titles[r->bottleneck]);
+    return true;
+}

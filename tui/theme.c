@@ -1,0 +1,291 @@
+/* theme: role -> colour tables and their curses pairs. */
+#include "theme.h"
+
+#include <curses.h>
+#include <string.h>
+
+const char *const theme_names[] = {"default", "basic", "mono", "contrast", NULL};
+const char *const theme_role_names[] = {
+    "text", "dim", "title", "heading", "border", "border-selected", "stage-idle",
+    "stage-mid", "stage-busy", "bottleneck", "queue", "flow", "ok", "warning", "failed",
+    "paused", "key", "knob-selected", "value", "caption", "spark-throughput", "spark-power",
+    "part-compute", "part-comm", "part-bubble", "part-data", "part-other", "mem-weights",
+    "mem-grads", "mem-optimizer", "mem-activations", "mem-free", NULL};
+
+/* Terminal default colour. */
+enum { DEF = -1 };
+/* xterm-256 palette indices used by the default theme: a colour-blind-safe
+ * set built on blue / orange / yellow, with magenta for alarms, so no
+ * meaning rests on a red-vs-green difference. */
+enum {
+    C256_GREY = 245,
+    C256_DARKGREY = 240,
+    C256_WHITE = 255,
+    C256_BLUE = 39,
+    C256_SKY = 117,
+    C256_TEAL = 44,
+    C256_YELLOW = 220,
+    C256_ORANGE = 208,
+    C256_MAGENTA = 199,
+    C256_PURPLE = 141,
+    C256_GREEN = 114,
+    C256_NAVY = 25,
+};
+
+#define S(f, b, a) {(short)(f), (short)(b), (a)}
+#define B THEME_ATTR_BOLD
+#define R THEME_ATTR_REVERSE
+#define D THEME_ATTR_DIM
+#define U THEME_ATTR_UNDERLINE
+
+static const struct theme_style default_theme[ROLE_COUNT] = {
+    [ROLE_TEXT] = S(DEF, DEF, 0),
+    [ROLE_DIM] = S(C256_GREY, DEF, 0),
+    [ROLE_TITLE] = S(C256_WHITE, C256_NAVY, B),
+    [ROLE_HEADING] = S(C256_SKY, DEF, B),
+    [ROLE_BORDER] = S(C256_DARKGREY, DEF, 0),
+    [ROLE_BORDER_SEL] = S(C256_WHITE, DEF, B),
+    [ROLE_STAGE_IDLE] = S(C256_BLUE, DEF, 0),
+    [ROLE_STAGE_MID] = S(C256_TEAL, DEF, 0),
+    [ROLE_STAGE_BUSY] = S(C256_YELLOW, DEF, B),
+    [ROLE_BOTTLENECK] = S(C256_MAGENTA, DEF, B),
+    [ROLE_QUEUE] = S(C256_SKY, DEF, 0),
+    [ROLE_FLOW] = S(C256_ORANGE, DEF, B),
+    [ROLE_OK] = S(C256_GREEN, DEF, 0),
+    [ROLE_WARN] = S(C256_ORANGE, DEF, B),
+    [ROLE_FAILED] = S(C256_MAGENTA, DEF, B | R),
+    [ROLE_PAUSED] = S(C256_YELLOW, C256_NAVY, B | R),
+    [ROLE_KEY] = S(C256_YELLOW, DEF, B),
+    [ROLE_KNOB_SEL] = S(C256_WHITE, C256_NAVY, B),
+    [ROLE_VALUE] = S(C256_WHITE, DEF, B),
+    [ROLE_CAPTION] = S(C256_WHITE, C256_NAVY, B),
+    [ROLE_SPARK_TPUT] = S(C256_TEAL, DEF, 0),
+    [ROLE_SPARK_POWER] = S(C256_ORANGE, DEF, 0),
+    [ROLE_PART_COMPUTE] = S(C256_BLUE, DEF, 0),
+    [ROLE_PART_COMM] = S(C256_ORANGE, DEF, 0),
+    [ROLE_PART_BUBBLE] = S(C256_PURPLE, DEF, 0),
+    [ROLE_PART_DATA] = S(C256_YELLOW, DEF, 0),
+    [ROLE_PART_OTHER] = S(C256_GREY, DEF, 0),
+    [ROLE_MEM_WEIGHTS] = S(C256_BLUE, DEF, 0),
+    [ROLE_MEM_GRADS] = S(C256_TEAL, DEF, 0),
+    [ROLE_MEM_OPTIM] = S(C256_PURPLE, DEF, 0),
+    [ROLE_MEM_ACT] = S(C256_ORANGE, DEF, 0),
+    [ROLE_MEM_FREE] = S(C256_DARKGREY, DEF, 0),
+};
+
+static const struct theme_style basic_theme[ROLE_COUNT] = {
+    [ROLE_TEXT] = S(DEF, DEF, 0),
+    [ROLE_DIM] = S(DEF, DEF, D),
+    [ROLE_TITLE] = S(COLOR_WHITE, COLOR_BLUE, B),
+    [ROLE_HEADING] = S(COLOR_CYAN, DEF, B),
+    [ROLE_BORDER] = S(DEF, DEF, D),
+    [ROLE_BORDER_SEL] = S(COLOR_WHITE, DEF, B),
+    [ROLE_STAGE_IDLE] = S(COLOR_BLUE, DEF, 0),
+    [ROLE_STAGE_MID] = S(COLOR_CYAN, DEF, 0),
+    [ROLE_STAGE_BUSY] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_BOTTLENECK] = S(COLOR_MAGENTA, DEF, B),
+    [ROLE_QUEUE] = S(COLOR_CYAN, DEF, 0),
+    [ROLE_FLOW] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_OK] = S(COLOR_GREEN, DEF, 0),
+    [ROLE_WARN] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_FAILED] = S(COLOR_RED, DEF, B | R),
+    [ROLE_PAUSED] = S(COLOR_YELLOW, COLOR_BLUE, B | R),
+    [ROLE_KEY] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_KNOB_SEL] = S(COLOR_WHITE, COLOR_BLUE, B),
+    [ROLE_VALUE] = S(DEF, DEF, B),
+    [ROLE_CAPTION] = S(COLOR_WHITE, COLOR_BLUE, B),
+    [ROLE_SPARK_TPUT] = S(COLOR_CYAN, DEF, 0),
+    [ROLE_SPARK_POWER] = S(COLOR_YELLOW, DEF, 0),
+    [ROLE_PART_COMPUTE] = S(COLOR_BLUE, DEF, 0),
+    [ROLE_PART_COMM] = S(COLOR_YELLOW, DEF, 0),
+    [ROLE_PART_BUBBLE] = S(COLOR_MAGENTA, DEF, 0),
+    [ROLE_PART_DATA] = S(COLOR_CYAN, DEF, 0),
+    [ROLE_PART_OTHER] = S(DEF, DEF, D),
+    [ROLE_MEM_WEIGHTS] = S(COLOR_BLUE, DEF, 0),
+    [ROLE_MEM_GRADS] = S(COLOR_CYAN, DEF, 0),
+    [ROLE_MEM_OPTIM] = S(COLOR_MAGENTA, DEF, 0),
+    [ROLE_MEM_ACT] = S(COLOR_YELLOW, DEF, 0),
+    [ROLE_MEM_FREE] = S(DEF, DEF, D),
+};
+
+/* Monochrome: attributes only. */
+static const struct theme_style mono_theme[ROLE_COUNT] = {
+    [ROLE_TEXT] = S(DEF, DEF, 0),
+    [ROLE_DIM] = S(DEF, DEF, D),
+    [ROLE_TITLE] = S(DEF, DEF, R),
+    [ROLE_HEADING] = S(DEF, DEF, B),
+    [ROLE_BORDER] = S(DEF, DEF, 0),
+    [ROLE_BORDER_SEL] = S(DEF, DEF, B),
+    [ROLE_STAGE_IDLE] = S(DEF, DEF, D),
+    [ROLE_STAGE_MID] = S(DEF, DEF, 0),
+    [ROLE_STAGE_BUSY] = S(DEF, DEF, B),
+    [ROLE_BOTTLENECK] = S(DEF, DEF, B | U),
+    [ROLE_QUEUE] = S(DEF, DEF, 0),
+    [ROLE_FLOW] = S(DEF, DEF, B),
+    [ROLE_OK] = S(DEF, DEF, 0),
+    [ROLE_WARN] = S(DEF, DEF, B),
+    [ROLE_FAILED] = S(DEF, DEF, B | R),
+    [ROLE_PAUSED] = S(DEF, DEF, B | R),
+    [ROLE_KEY] = S(DEF, DEF, B),
+    [ROLE_KNOB_SEL] = S(DEF, DEF, R),
+    [ROLE_VALUE] = S(DEF, DEF, B),
+    [ROLE_CAPTION] = S(DEF, DEF, R),
+    [ROLE_SPARK_TPUT] = S(DEF, DEF, 0),
+    [ROLE_SPARK_POWER] = S(DEF, DEF, 0),
+    [ROLE_PART_COMPUTE] = S(DEF, DEF, 0),
+    [ROLE_PART_COMM] = S(DEF, DEF, B),
+    [ROLE_PART_BUBBLE] = S(DEF, DEF, D),
+    [ROLE_PART_DATA] = S(DEF, DEF, U),
+    [ROLE_PART_OTHER] = S(DEF, DEF, D),
+    [ROLE_MEM_WEIGHTS] = S(DEF, DEF, 0),
+    [ROLE_MEM_GRADS] = S(DEF, DEF, B),
+    [ROLE_MEM_OPTIM] = S(DEF, DEF, 0),
+    [ROLE_MEM_ACT] = S(DEF, DEF, B),
+    [ROLE_MEM_FREE] = S(DEF, DEF, D),
+};
+
+/* High contrast for projectors: bright saturated colours, bold everywhere,
+ * no dim grey text that washes out on a screen. */
+static const struct theme_style contrast_theme[ROLE_COUNT] = {
+    [ROLE_TEXT] = S(COLOR_WHITE, DEF, B),
+    [ROLE_DIM] = S(COLOR_WHITE, DEF, 0),
+    [ROLE_TITLE] = S(COLOR_BLACK, COLOR_WHITE, B),
+    [ROLE_HEADING] = S(COLOR_CYAN, DEF, B),
+    [ROLE_BORDER] = S(COLOR_WHITE, DEF, 0),
+    [ROLE_BORDER_SEL] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_STAGE_IDLE] = S(COLOR_CYAN, DEF, B),
+    [ROLE_STAGE_MID] = S(COLOR_WHITE, DEF, B),
+    [ROLE_STAGE_BUSY] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_BOTTLENECK] = S(COLOR_MAGENTA, DEF, B | U),
+    [ROLE_QUEUE] = S(COLOR_CYAN, DEF, B),
+    [ROLE_FLOW] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_OK] = S(COLOR_GREEN, DEF, B),
+    [ROLE_WARN] = S(COLOR_YELLOW, DEF, B | U),
+    [ROLE_FAILED] = S(COLOR_WHITE, COLOR_RED, B),
+    [ROLE_PAUSED] = S(COLOR_BLACK, COLOR_YELLOW, B),
+    [ROLE_KEY] = S(COLOR_BLACK, COLOR_CYAN, B),
+    [ROLE_KNOB_SEL] = S(COLOR_BLACK, COLOR_YELLOW, B),
+    [ROLE_VALUE] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_CAPTION] = S(COLOR_BLACK, COLOR_WHITE, B),
+    [ROLE_SPARK_TPUT] = S(COLOR_CYAN, DEF, B),
+    [ROLE_SPARK_POWER] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_PART_COMPUTE] = S(COLOR_CYAN, DEF, B),
+    [ROLE_PART_COMM] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_PART_BUBBLE] = S(COLOR_MAGENTA, DEF, B),
+    [ROLE_PART_DATA] = S(COLOR_WHITE, DEF, B),
+    [ROLE_PART_OTHER] = S(COLOR_WHITE, DEF, 0),
+    [ROLE_MEM_WEIGHTS] = S(COLOR_CYAN, DEF, B),
+    [ROLE_MEM_GRADS] = S(COLOR_GREEN, DEF, B),
+    [ROLE_MEM_OPTIM] = S(COLOR_MAGENTA, DEF, B),
+    [ROLE_MEM_ACT] = S(COLOR_YELLOW, DEF, B),
+    [ROLE_MEM_FREE] = S(COLOR_WHITE, DEF, 0),
+};
+
+#undef S
+#undef B
+#undef R
+#undef D
+#undef U
+
+static const struct theme_style *const themes[THEME_COUNT] = {
+    [THEME_DEFAULT] = default_theme,
+    [THEME_BASIC] = basic_theme,
+    [THEME_MONO] = mono_theme,
+    [THEME_CONTRAST] = contrast_theme,
+};
+
+enum { COLORS_256 = 256, COLORS_BASIC = 8 };
+
+static enum theme_id current = THEME_MONO;
+
+bool theme_parse(const char *name, enum theme_id *out)
+{
+    for (int i = 0; theme_names[i]; i++)
+        if (strcmp(name, theme_names[i]) == 0) {
+            *out = (enum theme_id)i;
+            return true;
+        }
+    /* Friendly aliases. */
+    if (strcmp(name, "high-contrast") == 0 || strcmp(name, "projector") == 0) {
+        *out = THEME_CONTRAST;
+        return true;
+    }
+    if (strcmp(name, "8") == 0 || strcmp(name, "8color") == 0) {
+        *out = THEME_BASIC;
+        return true;
+    }
+    return false;
+}
+
+enum theme_id theme_choose(enum theme_id wanted, int colors, bool no_color)
+{
+    if (no_color || wanted == THEME_MONO || colors < COLORS_BASIC)
+        return THEME_MONO;
+    if (wanted == THEME_DEFAULT && colors < COLORS_256)
+        return THEME_BASIC;
+    return wanted;
+}
+
+struct theme_style theme_style(enum theme_id theme, enum theme_role role)
+{
+    if ((int)theme < 0 || theme >= THEME_COUNT)
+        theme = THEME_MONO;
+    if ((int)role < 0 || role >= ROLE_COUNT)
+        role = ROLE_TEXT;
+    return themes[theme][role];
+}
+
+static int role_attr[ROLE_COUNT];
+
+static int curses_attrs(unsigned a)
+{
+    int out = 0;
+    if (a & THEME_ATTR_BOLD)
+        out |= A_BOLD;
+    if (a & THEME_ATTR_REVERSE)
+        out |= A_REVERSE;
+    if (a & THEME_ATTR_DIM)
+        out |= A_DIM;
+    if (a & THEME_ATTR_UNDERLINE)
+        out |= A_UNDERLINE;
+    return out;
+}
+
+void theme_apply(enum theme_id theme)
+{
+    current = theme;
+    bool colour = theme != THEME_MONO && has_colors();
+    for (int r = 0; r < ROLE_COUNT; r++) {
+        struct theme_style st = theme_style(theme, (enum theme_role)r);
+        role_attr[r] = curses_attrs(st.attrs);
+        if (colour && (st.fg != DEF || st.bg != DEF) && r + 1 < COLOR_PAIRS) {
+            init_pair((short)(r + 1), st.fg < COLORS ? st.fg : DEF, st.bg < COLORS ? st.bg : DEF);
+            role_attr[r] |= (int)COLOR_PAIR(r + 1);
+        }
+    }
+}
+
+int theme_attr(enum theme_role role)
+{
+    if ((int)role < 0 || role >= ROLE_COUNT)
+        return 0;
+    return role_attr[role];
+}
+
+enum theme_id theme_current(void)
+{
+    return current;
+}
+
+/* Load thresholds for box colours: under a third is idle, over 80% busy. */
+#define UTIL_IDLE_BELOW 0.34
+#define UTIL_BUSY_FROM 0.80
+
+enum theme_role theme_role_for_util(double util)
+{
+    if (!(util >= UTIL_IDLE_BELOW))
+        return ROLE_STAGE_IDLE;
+    if (util >= UTIL_BUSY_FROM)
+        return ROLE_STAGE_BUSY;
+    return ROLE_STAGE_MID;
+}

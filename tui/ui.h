@@ -1,0 +1,114 @@
+/* ui: state shared by the interactive front end's modules (app.c runs the
+ * loop; view_overview.c and view_stage.c draw; knobs.c turns knobs).
+ * Internal to tui/: the public face is app.h. */
+#ifndef MLVIZ_UI_H
+#define MLVIZ_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "catalog.h"
+#include "hit.h"
+#include "layout.h"
+#include "model.h"
+#include "setup.h"
+#include "sim.h"
+#include "stagetext.h"
+
+enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_LOG_LINES = 4, UI_SERIES_MAX = 512 };
+
+enum ui_view { VIEW_OVERVIEW, VIEW_STAGE };
+
+/* The tour: an intro stop, one per stage, an outro. */
+enum { TOUR_STOPS = STAGE_COUNT + 2 };
+
+struct ui_knobs {
+    const struct field *field[UI_MAX_KNOBS];
+    int count;
+};
+
+struct ui {
+    /* what runs */
+    struct catalog *cat;
+    struct setup setup;       /* the current setup (knobs edit it) */
+    struct setup setup0;      /* as loaded, for reset */
+    struct resolved res;
+    struct model_report report; /* model_eval of `setup` */
+    struct sim *sim;          /* NULL when the setup cannot run */
+    bool sim_owned;           /* false while playing a script's sim */
+    struct sim_live live;
+    struct sim_counters counters;
+    char sim_error[UI_MSG_LEN];
+
+    /* time */
+    double speed;             /* simulated seconds per wall second */
+    int speed_index;
+    bool paused;
+    bool lagging;             /* the sim could not keep up with the speed */
+    double anim_phase[ARROW_COUNT]; /* batch positions along the arrows, 0..1 */
+    double wall_s;            /* wall clock since start */
+
+    /* screen */
+    enum ui_view view;
+    int stage;                /* open stage view (enum stage_id) */
+    int selected_box;         /* overview keyboard selection */
+    int knob_sel[STAGE_COUNT];
+    struct ui_knobs knobs[STAGE_COUNT];
+    bool help;
+    int help_scroll;          /* first help line shown */
+    bool mouse;
+    int colors;               /* colours in use (0: none, NO_COLOR or --mono) */
+    struct layout lay;
+    struct hit_map hits;
+    struct stage_texts *texts;
+    char status[UI_MSG_LEN];  /* a transient message (knob error...) */
+    double status_until_s;
+
+    /* tour and narration */
+    bool tour;
+    int tour_stop;
+    double tour_next_s;       /* wall time of the automatic advance */
+    char caption[UI_MSG_LEN * 2]; /* narration (mlviz play) */
+    char log[UI_LOG_LINES][UI_MSG_LEN];
+    int log_count;
+    bool playing;             /* mlviz play */
+    bool play_waiting;        /* the script paused for the presenter */
+    bool play_done;
+
+    /* series scratch for sparklines */
+    double series[UI_SERIES_MAX];
+};
+
+/* The report everything on screen shows: the sim's when running. */
+const struct model_report *ui_report(const struct ui *u);
+const struct setup *ui_setup(const struct ui *u);
+/* Newest n samples of a series into u->series; returns how many. */
+size_t ui_series(struct ui *u, enum sim_series_id id, size_t n);
+/* Throughput (tokens/s) averaged over about one training step, newest n
+ * samples into u->series (raw samples are bursty: steps end in jumps). */
+size_t ui_throughput(struct ui *u, size_t n);
+void ui_set_status(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* views */
+void view_overview_draw(struct ui *u);
+void view_stage_draw(struct ui *u);
+/* A stage's own picture drawn into a rectangle (stage view; also inside
+ * the overview's boxes when they are tall enough). */
+void view_stage_picture(struct ui *u, int stage, struct rect in);
+void view_draw_title(struct ui *u, const char *where);
+void view_draw_footer(struct ui *u, unsigned context);
+void view_draw_caption(struct ui *u);
+/* Short display name of a catalog entry ("H100 SXM"). */
+const char *ui_short_name(const char *name, char *buf, size_t len);
+
+/* knobs */
+void knobs_build(struct ui *u);
+/* Change knob i of the open stage by one step (dir +1/-1, 0 = set auto).
+ * Applies the new setup at once; returns false with a status message. */
+bool knobs_step(struct ui *u, int stage, int i, int dir);
+/* Human label of a knob ("loader workers per device"). */
+void knobs_label(const struct field *f, char *buf, size_t len);
+/* Re-evaluate the model and carry the sim over to a new setup. */
+bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,613 @@
+/* view_overview: the five stage boxes, the arrows with moving batches and
+ * queue gauges, the bottleneck verdict and the metrics strip; plus the
+ * title line, footer and caption shared with the stage views. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "glyphs.h"
+#include "keys.h"
+#include "theme.h"
+#include "ui.h"
+
+enum {
+    BOX_PAD = 2,            /* border + one space inside a box */
+    LABEL_W = 17,           /* metric labels before a sparkline or bar */
+    SPARK_H_MAX = 10,
+    BOX_SUMMARY_ROWS = 6,   /* figures at the top of a box */
+    BOX_PICTURE_MIN = 5,    /* rows a picture needs inside a box */
+    METRIC_FIXED_ROWS = 4,  /* breakdown, legend, compute/memory, power rows */
+    FOOTER_MAX = 24,
+};
+
+static const char *const stage_caps[STAGE_COUNT] = {"DATA", "CPUs", "ACCELERATORS",
+                                                    "INTERCONNECT", "SUPPORTING INFRASTRUCTURE"};
+static const char *const arrow_words[ARROW_COUNT][2] = {
+    {"batch", "loading"}, {"task", "distrib."}, {"gradient", "sync"}, {"system", "support"}};
+static const char *const phase_words[] = {"waiting for data", "forward", "backward",
+                                          "gradient sync", "optimizer", "checkpoint",
+                                          "restarting"};
+
+const char *ui_short_name(const char *name, char *buf, size_t len)
+{
+    static const char *const vendors[] = {"NVIDIA ", "AMD ", "Intel ", "Google ", "AWS ",
+                                          "Apple ", "Habana "};
+    const char *p = name ? name : "";
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+        if (strncmp(p, vendors[i], strlen(vendors[i])) == 0)
+            p += strlen(vendors[i]);
+    snprintf(buf, len, "%s", p);
+    return buf;
+}
+
+/* ---- shared furniture ---- */
+
+void view_draw_title(struct ui *u, const char *where)
+{
+    const struct glyphs *g = glyphs_active();
+    struct rect r = u->lay.title;
+    draw_repeat(r.y, 0, r.w, ROLE_TITLE, " ");
+    char clock[32], left[256];
+    fmt_clock(clock, sizeof clock, u->counters.time_s);
+    /* Where you are first: the setup name is what gets cut on narrow screens. */
+    snprintf(left, sizeof left, " mlviz %s %s %s %s", g->v, where, g->v, ui_setup(u)->name);
+    char right[160];
+    char speed[32];
+    if (u->speed < 1)
+        snprintf(speed, sizeof speed, "x%.2g", u->speed);
+    else
+        snprintf(speed, sizeof speed, "x%.0f", u->speed);
+    const char *state = !u->sim ? "stopped" : u->paused ? NULL : u->lagging ? "running (sim-limited)"
+                                                                             : "running";
+    snprintf(right, sizeof right, "sim %s  %s  ", clock, speed);
+    int rw = draw_width(right) + (state ? draw_width(state) + 2 : 11) + 8;
+    int rx = r.w - rw;
+    if (rx < 0)
+        rx = 0;
+    draw_text(r.y, 0, rx - 1, ROLE_TITLE, left);
+    int used = draw_text(r.y, rx, r.w - rx, ROLE_TITLE, right);
+    if (state) {
+        char st[64];
+        snprintf(st, sizeof st, "%s %s", g->arrow_right, state);
+        used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_TITLE, st);
+    } else {
+        used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_PAUSED, " || PAUSED ");
+    }
+    used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_TITLE, "  ? help");
+    hit_add(&u->hits, r.y, rx + used - 8, 1, 8, ACT_HELP, 0);
+}
+
+void view_draw_footer(struct ui *u, unsigned context)
+{
+    struct rect r = u->lay.footer;
+    const struct key_binding *items[FOOTER_MAX];
+    size_t n = keys_footer(context, items, FOOTER_MAX);
+    int x = 1;
+    /* The last entries (help, quit) always show: reserve their room. */
+    enum { KEEP_LAST = 2 };
+    int reserve = 0;
+    for (size_t i = n > KEEP_LAST ? n - KEEP_LAST : 0; i < n; i++)
+        reserve += draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
+    for (size_t i = 0; i < n; i++) {
+        int need = draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
+        bool kept = i + KEEP_LAST >= n;
+        if (x + need + (kept ? 0 : reserve) > r.w) {
+            if (kept)
+                break;
+            continue;
+        }
+        int x0 = x;
+        x += draw_text(r.y, x, r.w - x, ROLE_KEY, items[i]->label);
+        x += draw_text(r.y, x, r.w - x, ROLE_DIM, " ");
+        x += draw_text(r.y, x, r.w - x, ROLE_DIM, items[i]->hint);
+        hit_add(&u->hits, r.y, x0, 1, x - x0, items[i]->action, items[i]->arg);
+        x += 2;
+    }
+}
+
+void view_draw_caption(struct ui *u)
+{
+    struct rect r = u->lay.caption;
+    if (r.h <= 0)
+        return;
+    for (int i = 0; i < r.h; i++)
+        draw_repeat(r.y + i, r.x, r.w, ROLE_CAPTION, " ");
+    char text[STAGETEXT_LONG + UI_MSG_LEN * 4];
+    if (u->playing) {
+        const char *tail = u->play_waiting ? "   [n or space: continue]"
+                           : u->play_done  ? "   [the end: q quits]"
+                                           : "";
+        if (u->log_count > 0)
+            snprintf(text, sizeof text, "%s%s\n%s", u->caption, tail, u->log[u->log_count - 1]);
+        else
+            snprintf(text, sizeof text, "%s%s", u->caption, tail);
+    } else {
+        const char *body;
+        int s = u->tour_stop;
+        if (s == 0)
+            body = u->texts->tour_intro;
+        else if (s <= STAGE_COUNT)
+            body = u->texts->stage[s - 1].tour;
+        else
+            body = u->texts->tour_outro;
+        snprintf(text, sizeof text, "Tour %d/%d  %s", s + 1, TOUR_STOPS, body);
+    }
+    /* Newlines inside a caption become spaces except the log separator. */
+    struct rect in = {r.y, r.x + 1, r.h, r.w - 2};
+    draw_wrap(&in, ROLE_CAPTION, text, 0);
+}
+
+/* ---- stage boxes ---- */
+
+static enum theme_role box_role(const struct ui *u, int s)
+{
+    const struct model_report *r = ui_report(u);
+    if (!r->runnable)
+        return ROLE_BORDER;
+    if (r->bottleneck == s)
+        return ROLE_BOTTLENECK;
+    return theme_role_for_util(u->live.stage_util[s]);
+}
+
+static struct rect box_frame(struct ui *u, int s)
+{
+    const struct glyphs *g = glyphs_active();
+    const struct model_report *r = ui_report(u);
+    struct rect b = u->lay.box[s];
+    bool bottleneck = r->runnable && r->bottleneck == s;
+    enum theme_role role = box_role(u, s);
+    char title[96];
+    snprintf(title, sizeof title, "%s%d %s%s%s", u->selected_box == s ? g->selector : "", s + 1,
+             stage_caps[s], bottleneck ? " " : "", bottleneck ? g->bottleneck : "");
+    draw_box(&b, role, bottleneck || u->selected_box == s, title,
+             bottleneck ? ROLE_BOTTLENECK : ROLE_HEADING);
+    if (bottleneck && b.w > 30) {
+        const char *word = " BOTTLENECK ";
+        draw_text(b.y, b.x + b.w - draw_width(word) - 2, draw_width(word), ROLE_BOTTLENECK, word);
+    }
+    hit_add(&u->hits, b.y, b.x, b.h, b.w, ACT_OPEN, s);
+    struct rect in = {b.y + 1, b.x + BOX_PAD, b.h - 2, b.w - 2 * BOX_PAD};
+    return in;
+}
+
+/* A utilization bar with its percentage after it. */
+static void util_line(int y, int x, int w, double util, enum theme_role role)
+{
+    char pct[16];
+    fmt_pct(pct, sizeof pct, util);
+    int pw = draw_width(pct) + 1;
+    draw_bar(y, x, w - pw, util, role, ROLE_DIM);
+    draw_text(y, x + w - pw + 1, pw, ROLE_VALUE, pct);
+}
+
+static void draw_data_box(struct ui *u)
+{
+    const struct model_report *r = ui_report(u);
+    const struct setup *s = ui_setup(u);
+    struct rect in = box_frame(u, STAGE_DATA);
+    char a[32], b[32];
+    const struct storage *st = s->data.source == DATA_LOCAL && u->res.local_storage
+                                   ? u->res.local_storage
+                                   : u->res.storage;
+    fmt_si(a, sizeof a, r->stages.storage_bw_gbs * 1e9, "B/s");
+    draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s", st ? st->head.id : "storage", a);
+    fmt_si(b, sizeof b, r->stages.need_bw_gbs * 1e9, "B/s");
+    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "need %s", b);
+    char hit[16];
+    fmt_pct(hit, sizeof hit, s->data.cache_hit);
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cache %s  ahead %d", hit, s->data.prefetch_batches);
+    util_line(in.y + 3, in.x, in.w, u->live.stage_util[STAGE_DATA],
+              theme_role_for_util(u->live.stage_util[STAGE_DATA]));
+    if (in.h > 4) {
+        char sv[16];
+        fmt_pct(sv, sizeof sv, r->starvation);
+        draw_textf(in.y + 4, in.x, in.w, r->starvation > 0.05 ? ROLE_WARN : ROLE_DIM,
+                   "GPUs starved %s", sv);
+    }
+    if (in.h > 5) {
+        char t[32];
+        fmt_dur(t, sizeof t, r->stages.read_s);
+        draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "read a batch %s", t);
+    }
+}
+
+static void draw_cpu_box(struct ui *u)
+{
+    const struct model_report *r = ui_report(u);
+    const struct setup *s = ui_setup(u);
+    struct rect in = box_frame(u, STAGE_CPUS);
+    char name[96];
+    ui_short_name(u->res.cpu ? u->res.cpu->head.name : s->cluster.node.cpu, name, sizeof name);
+    draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s", s->cluster.node.cpu_sockets, name);
+    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
+               s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %.1f/%.0f busy", r->stages.cpu_cores_busy,
+               r->stages.cpu_cores_total);
+    util_line(in.y + 3, in.x, in.w, u->live.stage_util[STAGE_CPUS],
+              theme_role_for_util(u->live.stage_util[STAGE_CPUS]));
+    if (in.h > 4) {
+        const struct glyphs *g = glyphs_active();
+        draw_textf(in.y + 4, in.x, in.w, r->host_ram_ok ? ROLE_OK : ROLE_WARN, "%s host RAM %s",
+                   r->host_ram_ok ? g->pass : g->fail, r->host_ram_ok ? "ok" : "too small");
+    }
+    if (in.h > 5) {
+        char t[32];
+        fmt_dur(t, sizeof t, r->stages.preprocess_s);
+        draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "prepare a batch %s", t);
+    }
+}
+
+static void draw_accel_box(struct ui *u)
+{
+    const struct glyphs *g = glyphs_active();
+    const struct model_report *r = ui_report(u);
+    const struct setup *s = ui_setup(u);
+    struct rect in = box_frame(u, STAGE_ACCELERATORS);
+    char name[96];
+    ui_short_name(u->res.accel ? u->res.accel->head.name : s->cluster.node.accelerator, name,
+                  sizeof name);
+    draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s %s", r->devices, name,
+               precision_names[s->training.precision]);
+    util_line(in.y + 1, in.x, in.w, u->live.stage_util[STAGE_ACCELERATORS],
+              theme_role_for_util(u->live.stage_util[STAGE_ACCELERATORS]));
+    char mfu[16];
+    fmt_pct(mfu, sizeof mfu, r->mfu);
+    int ph = u->live.phase;
+    const char *pw = u->sim && ph >= 0 && ph < (int)(sizeof phase_words / sizeof phase_words[0])
+                         ? phase_words[ph]
+                         : "";
+    int used = draw_textf(in.y + 2, in.x, in.w, ROLE_VALUE, "MFU %s  ", mfu);
+    draw_text(in.y + 2, in.x + used, in.w - used, ph == 0 && u->sim ? ROLE_WARN : ROLE_DIM, pw);
+    char mem[48];
+    snprintf(mem, sizeof mem, "mem %.0f/%.0f GB", r->memory.per_device_gb, r->memory.capacity_gb);
+    used = draw_text(in.y + 3, in.x, in.w, r->memory.fits ? ROLE_TEXT : ROLE_FAILED, mem);
+    if (!r->memory.fits)
+        draw_textf(in.y + 3, in.x + used, in.w - used, ROLE_FAILED, " %s too big", g->fail);
+    if (in.h > 4 && u->live.failed_devices > 0)
+        draw_textf(in.y + 4, in.x, in.w, ROLE_FAILED, "%s %d failed, restarting", g->device_failed,
+                   u->live.failed_devices);
+    else if (in.h > 4)
+        draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "peak %.0f TFLOP/s", r->peak_tflops);
+    if (in.h > 5) {
+        char t[32];
+        fmt_dur(t, sizeof t, r->step_time_s);
+        draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "one step %s", t);
+    }
+}
+
+static void draw_net_box(struct ui *u)
+{
+    const struct model_report *r = ui_report(u);
+    struct rect in = box_frame(u, STAGE_INTERCONNECT);
+    char bw[32], t[32], exp[32];
+    const struct link *l = u->res.intra_link;
+    fmt_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
+    draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s/dir", l ? l->head.id : "-", bw);
+    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
+    fmt_dur(t, sizeof t, r->stages.dp_comm_s);
+    fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "grad sync %s", t);
+    util_line(in.y + 3, in.x, in.w, u->live.stage_util[STAGE_INTERCONNECT],
+              theme_role_for_util(u->live.stage_util[STAGE_INTERCONNECT]));
+    if (in.h > 4 && u->res.nic) {
+        char nb[32];
+        fmt_si(nb, sizeof nb, u->res.nic->bw_gbs * 1e9, "B/s");
+        draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "NIC %s %s", u->res.nic->head.id, nb);
+    }
+    if (in.h > 5)
+        draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "exposed %s (%s)", exp,
+                   allreduce_names[ui_setup(u)->training.allreduce]);
+}
+
+static void draw_infra_box(struct ui *u)
+{
+    const struct glyphs *g = glyphs_active();
+    const struct model_report *r = ui_report(u);
+    const struct setup *s = ui_setup(u);
+    struct rect in = box_frame(u, STAGE_INFRASTRUCTURE);
+    char it[32], fac[32], cost[32];
+    fmt_si(it, sizeof it, r->power.it_kw * 1e3, "W");
+    fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
+    draw_textf(in.y, in.x, in.w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f", it, fac,
+               isfinite(r->power.pue) ? r->power.pue : 0);
+    double temp = u->sim ? u->live.rack_temp_c : r->power.rack_temp_c;
+    bool throttled = u->sim ? u->live.throttle < 0.999 : r->power.throttled;
+    int used = draw_textf(in.y + 1, in.x, in.w, ROLE_TEXT, "rack %.1f/%.0f kW %s %.0f C ",
+                          r->power.per_rack_kw, r->power.rack_cooling_limit_kw, s->facility.cooling,
+                          isfinite(temp) ? temp : 0);
+    if (throttled)
+        draw_textf(in.y + 1, in.x + used, in.w - used, ROLE_WARN, "%s THROTTLED", g->warn);
+    else
+        draw_text(in.y + 1, in.x + used, in.w - used, ROLE_OK, "no throttling");
+    char ck[32];
+    fmt_dur(ck, sizeof ck, r->reliability.checkpoint_interval_min * 60);
+    char gp[16];
+    fmt_pct(gp, sizeof gp, r->reliability.goodput);
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%.2f stops/day  ckpt %s  goodput %s",
+               r->reliability.interruptions_per_day, ck, gp);
+    fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
+    double heat = r->power.rack_cooling_limit_kw > 0
+                      ? r->power.per_rack_kw / r->power.rack_cooling_limit_kw
+                      : 0;
+    used = draw_textf(in.y + 3, in.x, in.w, ROLE_VALUE, "%s/h  ", cost);
+    used += draw_text(in.y + 3, in.x + used, in.w - used, ROLE_DIM, "heat ");
+    int bw = in.w - used - 6;
+    if (bw > 0) {
+        draw_bar(in.y + 3, in.x + used, bw, heat, heat > 1 ? ROLE_FAILED : theme_role_for_util(heat),
+                 ROLE_DIM);
+        char hp[16];
+        fmt_pct(hp, sizeof hp, heat);
+        draw_text(in.y + 3, in.x + used + bw + 1, 5, ROLE_VALUE, hp);
+    }
+    if (in.h > 4) {
+        char energy[32];
+        fmt_si(energy, sizeof energy, u->counters.energy_j / 3600.0, "Wh");
+        draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "failures %llu  restarts %llu  energy %s",
+                   (unsigned long long)u->counters.failures,
+                   (unsigned long long)u->counters.restarts, energy);
+    }
+}
+
+/* ---- arrows ---- */
+
+/* Batches on a horizontal track of n cells ending in an arrow head. When
+ * the flow stops with the queue ahead full, batches pile up at the head
+ * (backed up); when it stops with nothing to carry, the track is empty. */
+static void draw_track(int y, int x, int n, double phase, double rate, double queue_frac,
+                       bool running)
+{
+    const struct glyphs *g = glyphs_active();
+    if (n < 2)
+        return;
+    int len = n - 1;
+    draw_repeat(y, x, len, ROLE_DIM, g->track);
+    draw_text(y, x + len, 1, ROLE_FLOW, g->arrow_right);
+    if (!running)
+        return;
+    enum { BATCHES = 3 };
+    if (!(rate > 0)) {
+        if (queue_frac >= 0.99)
+            for (int k = 0; k < BATCHES && k < len; k++)
+                draw_text(y, x + len - 1 - k, 1, ROLE_WARN, g->batch);
+        return;
+    }
+    for (int k = 0; k < BATCHES; k++) {
+        double p = fmod(phase + (double)k / BATCHES, 1.0);
+        int cell = (int)(p * len);
+        if (cell >= 0 && cell < len)
+            draw_text(y, x + cell, 1, ROLE_FLOW, g->batch);
+    }
+}
+
+static void draw_lane(struct ui *u, int a, int qi)
+{
+    struct rect r = u->lay.arrow[a];
+    int inner_w = r.w - 2;
+    int x = r.x + 1;
+    int y = r.y + 1;
+    draw_center(y, x, inner_w, ROLE_DIM, arrow_words[a][0]);
+    draw_center(y + 1, x, inner_w, ROLE_DIM, arrow_words[a][1]);
+    double frac = 0;
+    if (qi >= 0 && u->live.queue_cap[qi] > 0)
+        frac = u->live.queue_fill[qi] / u->live.queue_cap[qi];
+    draw_track(y + 2, x, inner_w, u->anim_phase[a], u->live.flow_rate[a], frac,
+               u->sim != NULL && !u->paused);
+    if (qi >= 0 && r.h > 4) {
+        draw_bar(y + 3, x, inner_w, frac, ROLE_QUEUE, ROLE_DIM);
+        if (r.h > 5)
+            draw_textf(y + 4, x, inner_w, ROLE_DIM, "q %.0f/%.0f", u->live.queue_fill[qi],
+                       u->live.queue_cap[qi]);
+    }
+}
+
+static void draw_sync_lane(struct ui *u)
+{
+    const struct glyphs *g = glyphs_active();
+    struct rect r = u->lay.arrow[ARROW_GRADIENT_SYNC];
+    bool syncing = u->sim && u->live.phase == 3;
+    char text[96];
+    /* The arrows alternate while the devices exchange gradients. */
+    bool up = syncing && fmod(u->wall_s * 4, 2) < 1;
+    const char *a1 = up ? g->arrow_up : g->arrow_down, *a2 = up ? g->arrow_down : g->arrow_up;
+    snprintf(text, sizeof text, "%s%s gradient sync %s%s", a1, a2, a2, a1);
+    draw_center(r.y + (r.h - 1) / 2, r.x, r.w, syncing ? ROLE_FLOW : ROLE_DIM, text);
+}
+
+static void draw_support_lane(struct ui *u)
+{
+    const struct glyphs *g = glyphs_active();
+    struct rect r = u->lay.support;
+    int y = r.y + (r.h - 1) / 2;
+    for (int s = 0; s < 2; s++) {
+        struct rect b = u->lay.box[s];
+        char text[64];
+        snprintf(text, sizeof text, "%s system support %s", g->arrow_up, g->arrow_up);
+        draw_center(y, b.x, b.w, ROLE_DIM, text);
+    }
+    /* Power and cooling reach the interconnect box on the right. */
+    struct rect a = u->lay.arrow[ARROW_SYSTEM_SUPPORT];
+    int x = a.x + 1, w = a.w - 2;
+    draw_center(a.y + 1, x, w, ROLE_DIM, "power");
+    draw_center(a.y + 2, x, w, ROLE_DIM, "cooling");
+    draw_track(a.y + 3, x, w, u->anim_phase[ARROW_SYSTEM_SUPPORT],
+               u->live.flow_rate[ARROW_SYSTEM_SUPPORT], 0, u->sim != NULL && !u->paused);
+}
+
+/* ---- verdict and metrics ---- */
+
+static void draw_verdict(struct ui *u)
+{
+    const struct glyphs *g = glyphs_active();
+    const struct model_report *r = ui_report(u);
+    struct rect v = u->lay.verdict;
+    if (!r->runnable) {
+        draw_textf(v.y, v.x + 1, v.w - 2, ROLE_FAILED, " %s CANNOT RUN: %s ", g->fail, r->why_not);
+        return;
+    }
+    int b = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
+    int used = draw_textf(v.y, v.x + 1, v.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
+                          g->bottleneck, g->arrow_right, stage_caps[b]);
+    draw_textf(v.y, v.x + 1 + used, v.w - 2 - used, ROLE_TEXT, " - %s", r->bottleneck_reason);
+}
+
+enum { PART_COMPUTE, PART_COMM, PART_BUBBLE, PART_DATA, PART_OTHER, PART_COUNT };
+static const char *const part_names[PART_COUNT] = {"compute", "comm", "bubble", "data", "other"};
+static const enum theme_role part_roles[PART_COUNT] = {ROLE_PART_COMPUTE, ROLE_PART_COMM,
+                                                       ROLE_PART_BUBBLE, ROLE_PART_DATA,
+                                                       ROLE_PART_OTHER};
+
+static void group_breakdown(const struct step_breakdown *b, double *parts)
+{
+    parts[PART_COMPUTE] = b->compute + b->recompute;
+    parts[PART_COMM] = b->tp_comm + b->dp_comm_exposed + b->pp_p2p;
+    parts[PART_BUBBLE] = b->pp_bubble;
+    parts[PART_DATA] = b->data_read + b->preprocess + b->host_to_device;
+    parts[PART_OTHER] = b->optimizer + b->overhead;
+}
+
+static void draw_breakdown(int y, int x, int w, const struct model_report *r, bool legend_row,
+                           int ly)
+{
+    const struct glyphs *g = glyphs_active();
+    double parts[PART_COUNT];
+    group_breakdown(&r->breakdown, parts);
+    char st[32];
+    fmt_dur(st, sizeof st, r->step_time_s);
+    int used = draw_textf(y, x, LABEL_W, ROLE_TEXT, "step %s", st);
+    (void)used;
+    draw_stacked(y, x + LABEL_W, w - LABEL_W, parts, part_roles, PART_COUNT, r->step_time_s);
+    if (!legend_row)
+        return;
+    int lx = x + LABEL_W;
+    for (int i = 0; i < PART_COUNT; i++) {
+        char pct[16];
+        fmt_pct(pct, sizeof pct, r->step_time_s > 0 ? parts[i] / r->step_time_s : 0);
+        lx += draw_text(ly, lx, x + w - lx, part_roles[i], g->legend);
+        lx += draw_textf(ly, lx, x + w - lx, ROLE_DIM, " %s %s  ", part_names[i], pct);
+    }
+}
+
+/* Sparkline scale: the series' max with headroom, so a steady value reads
+ * as a level line rather than a solid block. */
+#define SPARK_HEADROOM 1.3
+static double spark_max(const double *v, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]) && v[i] > m)
+            m = v[i];
+    return m * SPARK_HEADROOM;
+}
+
+static void draw_metrics(struct ui *u)
+{
+    const struct glyphs *g = glyphs_active();
+    const struct model_report *r = ui_report(u);
+    struct rect m = u->lay.metrics;
+    int spark_h = m.h - METRIC_FIXED_ROWS;
+    if (spark_h < 1)
+        spark_h = 1;
+    if (spark_h > SPARK_H_MAX)
+        spark_h = SPARK_H_MAX;
+    int half = m.w / 2;
+    int x = m.x + 1, w = m.w - 2;
+    /* Throughput and power with sparklines. */
+    char tp[32], pw[32];
+    double tps = r->tokens_per_s;
+    size_t n = ui_throughput(u, (size_t)(half - LABEL_W - 1));
+    if (n > 0 && isfinite(u->series[n - 1]) && u->series[n - 1] > 0)
+        tps = u->series[n - 1];
+    if (!r->runnable)
+        tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
+    fmt_si(tp, sizeof tp, tps, "");
+    draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "tokens/s %s", tp);
+    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
+    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, u->series, n, spark_max(u->series, n),
+               ROLE_SPARK_TPUT);
+    double itkw = r->power.it_kw;
+    n = ui_series(u, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
+    if (n > 0 && isfinite(u->series[n - 1]))
+        itkw = u->series[n - 1];
+    fmt_si(pw, sizeof pw, itkw * 1e3, "W");
+    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", pw);
+    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
+    draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, u->series, n,
+               spark_max(u->series, n), ROLE_SPARK_POWER);
+    int y = m.y + spark_h;
+    /* Step-time breakdown and its legend (or a status message). */
+    draw_breakdown(y, x, w, r, !u->status[0], y + 1);
+    if (u->status[0])
+        draw_textf(y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, u->status);
+    /* Compute and memory. */
+    char mfu[16], hfu[16];
+    fmt_pct(mfu, sizeof mfu, r->mfu);
+    fmt_pct(hfu, sizeof hfu, r->hfu);
+    int used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
+    used += draw_textf(y + 2, x + used, w - used, ROLE_DIM, "  HFU %s  %.0f TFLOP/s/device  ", hfu,
+                       r->tflops_per_device);
+    used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %.0f/%.0f GB ",
+                       r->memory.per_device_gb, r->memory.capacity_gb);
+    int bw = w - used - 12;
+    if (bw > 4) {
+        double f = r->memory.capacity_gb > 0 ? r->memory.per_device_gb / r->memory.capacity_gb : 0;
+        draw_bar(y + 2, x + used, bw, f, r->memory.fits ? ROLE_QUEUE : ROLE_FAILED, ROLE_DIM);
+        used += bw;
+    }
+    draw_textf(y + 2, x + used, w - used, r->memory.fits ? ROLE_OK : ROLE_FAILED, " %s %s",
+               r->memory.fits ? g->pass : g->fail, r->memory.fits ? "fits" : "too big");
+    /* Power, heat, cost. */
+    char it[32], fac[32], cost[32];
+    fmt_si(it, sizeof it, r->power.it_kw * 1e3, "W");
+    fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
+    fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
+    used = draw_textf(y + 3, x, w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ",
+                      it, fac, isfinite(r->power.pue) ? r->power.pue : 0, r->power.per_rack_kw,
+                      r->power.rack_cooling_limit_kw);
+    double heat = r->power.rack_cooling_limit_kw > 0
+                      ? r->power.per_rack_kw / r->power.rack_cooling_limit_kw
+                      : 0;
+    bw = w - used - 14;
+    if (bw > 12)
+        bw = 12;
+    if (bw > 3) {
+        draw_bar(y + 3, x + used, bw, heat, heat > 1 ? ROLE_FAILED : theme_role_for_util(heat),
+                 ROLE_DIM);
+        used += bw;
+    }
+    draw_textf(y + 3, x + used, w - used, ROLE_VALUE, "  %s/h", cost);
+}
+
+/* Tall boxes (big screens, projectors) also show the stage's picture
+ * under their figures. */
+static void box_pictures(struct ui *u)
+{
+    const struct glyphs *g = glyphs_active();
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        struct rect b = u->lay.box[s];
+        struct rect in = {b.y + 1 + BOX_SUMMARY_ROWS + 1, b.x + BOX_PAD, 0, b.w - 2 * BOX_PAD};
+        in.h = b.y + b.h - 1 - in.y;
+        if (in.h < BOX_PICTURE_MIN)
+            continue;
+        draw_repeat(in.y - 1, b.x + 1, b.w - 2, ROLE_BORDER, g->h);
+        view_stage_picture(u, s, in);
+    }
+}
+
+void view_overview_draw(struct ui *u)
+{
+    view_draw_title(u, "overview");
+    draw_data_box(u);
+    draw_cpu_box(u);
+    draw_accel_box(u);
+    draw_net_box(u);
+    draw_infra_box(u);
+    box_pictures(u);
+    draw_lane(u, ARROW_BATCH_LOADING, 0);
+    draw_lane(u, ARROW_TASK_DISTRIBUTION, 1);
+    draw_sync_lane(u);
+    draw_support_lane(u);
+    draw_verdict(u);
+    draw_metrics(u);
+    view_draw_footer(u, u->tour ? KEYCTX_TOUR : KEYCTX_OVERVIEW);
+}
