@@ -2624,6 +2624,19 @@ void luahost_free(struct luahost *h)
     free(h);
 }
 
+struct luahost *luahost_reload(const struct luahost *h, int argc, char **argv, char *err,
+                               size_t err_len)
+{
+    struct luahost *fresh = luahost_new(&h->opt, err, err_len);
+    if (!fresh)
+        return NULL;
+    if (!luahost_load(fresh, h->path, argc, argv, err, err_len)) {
+        luahost_free(fresh);
+        return NULL;
+    }
+    return fresh;
+}
+
 const struct luahost_param *luahost_params(const struct luahost *h, size_t *n)
 {
     *n = h->n_params;
@@ -2739,6 +2752,15 @@ bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, ch
         h->usage_error = true;
         lua_settop(L, 0);
         return false;
+    }
+    /* The value each parameter takes in this run (shown as TUI knobs). */
+    int overrides = lua_gettop(L) - 1;
+    for (size_t i = 0; i < h->n_params; i++) {
+        struct luahost_param *p = &h->params[i];
+        snprintf(p->value_text, sizeof p->value_text, "%s", p->default_text);
+        if (lua_getfield(L, overrides, p->name) == LUA_TSTRING)
+            snprintf(p->value_text, sizeof p->value_text, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
     }
     /* `arg` for the script. */
     lua_rawgetp(L, LUA_REGISTRYINDEX, h->opt.trusted ? &key_env : &key_api);

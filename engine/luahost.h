@@ -61,6 +61,7 @@ struct luahost_param {
     char default_text[FIELD_STR_LEN];
     char help[256];
     char type[16];        /* "number", "string" or "boolean": the default's type */
+    char value_text[FIELD_STR_LEN]; /* the value in effect for this run */
 };
 
 struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t err_len);
@@ -81,6 +82,13 @@ bool luahost_run(struct luahost *h, char *err, size_t err_len);
  * returns LUAHOST_ERROR with its traceback. */
 enum luahost_status luahost_resume(struct luahost *h, struct luahost_request *req, char *err,
                                    size_t err_len);
+
+/* A fresh host with the same options running the same script again with
+ * new arguments ("--name=value"): how the TUI restarts a played scenario
+ * after its parameters change. NULL with a message when it cannot load; the
+ * old host is left as it was. */
+struct luahost *luahost_reload(const struct luahost *h, int argc, char **argv, char *err,
+                               size_t err_len);
 
 /* The parameters the loaded script declares (valid after luahost_load). */
 const struct luahost_param *luahost_params(const struct luahost *h, size_t *n);

@@ -44,7 +44,10 @@
 enum { ESC_DELAY_MS = 25, KEY_ESC_CODE = 27, MAX_KEYS_PER_FRAME = 64 };
 
 /* Simulation speeds offered by +/-: simulated seconds per wall second. */
-static const double speeds[] = {0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 3600};
+/* Simulated seconds per wall second. The top ones (an hour, six hours, a
+ * day per second) let a played story cover a month-long run in seconds. */
+static const double speeds[] = {0.1, 0.25, 0.5, 1,    2,    5,     10,    20,
+                                50,  100,  200, 500, 1000, 3600, 21600, 86400};
 enum { N_SPEEDS = sizeof speeds / sizeof speeds[0] };
 
 struct app_options {
@@ -310,7 +313,7 @@ static int parse_options(int argc, char **argv, struct app_options *o)
                 return usage_error("%s needs a number (simulated seconds per second)", a);
             o->speed = strtod(v, &end);
             if (*end || !(o->speed > 0) || o->speed > speeds[N_SPEEDS - 1])
-                return usage_error("--speed wants a number above 0 and at most 3600, not '%s'", v);
+                return usage_error("--speed wants a number above 0 and at most 86400, not '%s'", v);
         } else if (strcmp(a, "--tour") == 0) {
             o->tour = true;
         } else if (strcmp(a, "--mono") == 0 || strcmp(a, "--no-color") == 0) {
@@ -520,6 +523,8 @@ static unsigned key_context(const struct ui *u)
 {
     if (u->help)
         return KEYCTX_HELP;
+    if (u->params_open)
+        return KEYCTX_PARAMS;
     if (u->tour || u->playing)
         return KEYCTX_TOUR; /* n / Enter continue a played story too */
     return u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW;
@@ -586,6 +591,50 @@ static void cycle_theme(const struct ui *u)
         if (order[i] == cur)
             next = (i + 1) % n;
     theme_apply(theme_choose(order[next], u->colors, u->colors == 0));
+}
+
+/* Steps a scenario parameter: numbers in (0, 1) by a tenth (shares),
+ * other numbers double or halve, durations ("10m") double or halve,
+ * booleans flip. Other text is set on the command line. */
+static void param_step(struct ui *u, int i, int dir)
+{
+    char *v = u->param_value[i];
+    size_t cap = sizeof u->param_value[i];
+    if (strcmp(u->param_type[i], "boolean") == 0) {
+        snprintf(v, cap, "%s", strcmp(v, "true") == 0 ? "false" : "true");
+        return;
+    }
+    double x, seconds;
+    char *end;
+    x = strtod(v, &end);
+    if (strcmp(u->param_type[i], "number") == 0 && end != v && *end == '\0') {
+        if (x > 0 && x < 1 && x != floor(x)) {
+            x += 0.1 * dir;
+            x = x < 0.05 ? 0.05 : x > 0.95 ? 0.95 : x;
+            snprintf(v, cap, "%.2g", x);
+        } else if (x == 0) {
+            snprintf(v, cap, "%d", dir > 0 ? 1 : 0);
+        } else {
+            x = dir > 0 ? x * 2 : x / 2;
+            snprintf(v, cap, "%.6g", x);
+        }
+        return;
+    }
+    if (fields_parse_duration(v, &seconds) && seconds > 0) {
+        seconds = dir > 0 ? seconds * 2 : seconds / 2;
+        /* Written back in the largest unit that keeps it readable: 20m, 2h, 3d. */
+        static const struct {
+            double s;
+            char unit;
+        } units[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
+        size_t k = 0;
+        while (k + 1 < sizeof units / sizeof units[0] && seconds < units[k].s)
+            k++;
+        snprintf(v, cap, "%.4g%c", seconds / units[k].s, units[k].unit);
+        return;
+    }
+    ui_set_status(u, "%s is text: set it with --%s=... on the command line", u->param_name[i],
+                  u->param_name[i]);
 }
 
 /* Returns false to quit. */
@@ -668,12 +717,32 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
     case ACT_TOUR_NEXT:
         if (u->playing && u->play_waiting)
             u->play_waiting = false;
-        else
+        else if (!u->playing)
             tour_move(u, +1);
         break;
     case ACT_TOUR_PREV:
         if (!u->playing)
             tour_move(u, -1);
+        break;
+    case ACT_PARAMS:
+        if (!u->playing)
+            ui_set_status(u, "parameters belong to a played scenario (mlviz play)");
+        else if (u->n_params == 0 && !u->params_open)
+            ui_set_status(u, "this scenario declares no parameters");
+        else
+            u->params_open = !u->params_open;
+        break;
+    case ACT_PARAM_SEL:
+        if (u->n_params > 0)
+            u->param_sel = ((u->param_sel + arg) % u->n_params + u->n_params) % u->n_params;
+        break;
+    case ACT_PARAM_CHANGE:
+        if (u->n_params > 0)
+            param_step(u, u->param_sel, arg);
+        break;
+    case ACT_PARAM_APPLY:
+        u->params_apply = true;
+        u->params_open = false;
         break;
     case ACT_COUNT: break;
     }
@@ -801,6 +870,32 @@ static void draw_help(struct ui *u)
     }
 }
 
+/* The played scenario's parameters as knobs, over the view. */
+static void draw_params(struct ui *u)
+{
+    struct rect r = u->lay.help;
+    draw_clear(&r);
+    draw_box(&r, ROLE_BORDER_SEL, true,
+             "scenario parameters - Up/Down select, Left/Right change, Enter restarts, Esc closes",
+             ROLE_HEADING);
+    struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
+    enum { NAME_W = 18, VALUE_W = 14 };
+    int row = 0;
+    for (int i = 0; i < u->n_params && row + 1 < in.h; i++) {
+        bool sel = i == u->param_sel;
+        int y = in.y + row;
+        draw_text(y, in.x, 2, ROLE_KEY, sel ? glyphs_active()->selector : " ");
+        draw_text(y, in.x + 2, NAME_W, sel ? ROLE_KNOB_SEL : ROLE_TEXT, u->param_name[i]);
+        char val[80];
+        snprintf(val, sizeof val, "%s %s %s", glyphs_active()->dec, u->param_value[i],
+                 glyphs_active()->inc);
+        draw_text(y, in.x + 2 + NAME_W, VALUE_W + 4, ROLE_VALUE, val);
+        struct rect help = {y, in.x + 2 + NAME_W + VALUE_W + 5, 2,
+                            in.w - (2 + NAME_W + VALUE_W + 5)};
+        row += help.w > 10 ? draw_wrap(&help, ROLE_DIM, u->param_help[i], 0) : 1;
+    }
+}
+
 static void draw_frame(struct ui *u)
 {
     bool caption = u->tour || u->playing;
@@ -819,6 +914,8 @@ static void draw_frame(struct ui *u)
         view_overview_draw(u);
     if (caption)
         view_draw_caption(u);
+    if (u->params_open)
+        draw_params(u);
     if (u->help)
         draw_help(u);
     refresh();
@@ -1113,7 +1210,7 @@ void tui_play_hooks(struct luahost_hooks *hooks)
 }
 
 struct play_state {
-    struct luahost *host;
+    struct luahost **host;
     double remaining_s; /* simulated time left of the current sim:run */
     bool running;
 };
@@ -1132,9 +1229,61 @@ static void adopt_sim(struct ui *u, struct sim *sim)
     pick_speed(u);
 }
 
+/* Copies the scenario's parameters into the ui for the parameters panel. */
+static void load_params(struct ui *u, const struct luahost *host)
+{
+    size_t n;
+    const struct luahost_param *ps = luahost_params(host, &n);
+    u->n_params = n < UI_MAX_PARAMS ? (int)n : UI_MAX_PARAMS;
+    for (int i = 0; i < u->n_params; i++) {
+        snprintf(u->param_name[i], sizeof u->param_name[i], "%s", ps[i].name);
+        snprintf(u->param_type[i], sizeof u->param_type[i], "%s", ps[i].type);
+        snprintf(u->param_help[i], sizeof u->param_help[i], "%s", ps[i].help);
+        snprintf(u->param_value[i], sizeof u->param_value[i], "%s",
+                 ps[i].value_text[0] ? ps[i].value_text : ps[i].default_text);
+    }
+    if (u->param_sel >= u->n_params)
+        u->param_sel = 0;
+}
+
+/* Starts the scenario again with the values of the parameters panel. The
+ * old host owns the simulation on screen, so the view takes back its own
+ * before the old host goes. */
+static void restart_play(struct ui *u, struct play_state *p)
+{
+    char args[UI_MAX_PARAMS][sizeof u->param_name[0] + sizeof u->param_value[0] + 4];
+    char *argv[UI_MAX_PARAMS];
+    for (int i = 0; i < u->n_params; i++) {
+        snprintf(args[i], sizeof args[i], "--%s=%s", u->param_name[i], u->param_value[i]);
+        argv[i] = args[i];
+    }
+    char err[1024];
+    struct luahost *fresh = luahost_reload(*p->host, u->n_params, argv, err, sizeof err);
+    if (!fresh) {
+        ui_set_status(u, "cannot restart: %s", err);
+        return;
+    }
+    if (!u->sim_owned)
+        u->sim = NULL;
+    new_sim(u);
+    luahost_free(*p->host);
+    *p->host = fresh;
+    load_params(u, fresh);
+    p->running = false;
+    p->remaining_s = 0;
+    u->play_done = u->play_waiting = false;
+    u->log_count = 0;
+    snprintf(u->caption, sizeof u->caption, "Restarted with new parameters");
+    ui_set_status(u, "the scenario starts again");
+}
+
 static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *err,
                       size_t err_len)
 {
+    if (u->params_apply) {
+        u->params_apply = false;
+        restart_play(u, p);
+    }
     if (u->play_done || u->play_waiting)
         return true;
     if (p->running) {
@@ -1170,7 +1319,7 @@ static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *
     }
     struct luahost_request req;
     memset(&req, 0, sizeof req);
-    switch (luahost_resume(p->host, &req, err, err_len)) {
+    switch (luahost_resume(*p->host, &req, err, err_len)) {
     case LUAHOST_RUN:
         if (req.sim)
             adopt_sim(u, req.sim);
@@ -1193,7 +1342,7 @@ static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *
     }
 }
 
-int tui_play(struct luahost *host, const char *script_path, int argc, char **argv)
+int tui_play(struct luahost **host, const char *script_path, int argc, char **argv)
 {
     /* cmd_lua.c hands over only the TUI options (no program name): put one
      * in front so both entry points parse alike. */
@@ -1225,6 +1374,7 @@ int tui_play(struct luahost *host, const char *script_path, int argc, char **arg
         return rc;
     }
     u->playing = true;
+    load_params(u, *host);
     const char *base = strrchr(script_path, '/');
     snprintf(u->caption, sizeof u->caption, "Playing %s", base ? base + 1 : script_path);
     install_signals();

@@ -53,7 +53,9 @@ int tui_main(int argc, char **argv);      /* tui/app.c: the interactive front en
 struct luahost;
 /* tui/app.c: play a loaded scenario in the interactive view (mlviz play).
  * `argc/argv` are the TUI options left after the Lua options were taken.
- * Returns the exit status. */
-int tui_play(struct luahost *host, const char *script_path, int argc, char **argv);
+ * The presenter may restart the scenario with other parameters, which
+ * replaces *host (the caller frees whatever *host is at the end). Returns
+ * the exit status. */
+int tui_play(struct luahost **host, const char *script_path, int argc, char **argv);
 
 #endif

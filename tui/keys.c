@@ -37,6 +37,20 @@ static const struct key_binding bindings[] = {
     {'p', 0, "p", ACT_TOUR_PREV, 0, KEYCTX_TOUR, "prev", "tour: previous stop"},
     {KEY_LEFT, 0, "Left", ACT_TOUR_PREV, 0, KEYCTX_TOUR, NULL, "tour: previous stop"},
     {KEY_ESCAPE, 0, "Esc", ACT_TOUR, 0, KEYCTX_TOUR, "end tour", "end the tour"},
+    {'o', 0, "o", ACT_PARAMS, 0, KEYCTX_TOUR | KEYCTX_PARAMS, "params",
+     "play: show the scenario's parameters, to change them and restart"},
+    {KEY_UP, 0, "Up", ACT_PARAM_SEL, -1, KEYCTX_PARAMS, NULL, "select the previous parameter"},
+    {KEY_DOWN, 0, "Down", ACT_PARAM_SEL, 1, KEYCTX_PARAMS, NULL, "select the next parameter"},
+    {KEY_TAB, 0, "Tab", ACT_PARAM_SEL, 1, KEYCTX_PARAMS, NULL, "select the next parameter"},
+    {KEY_RIGHT, 0, "Right", ACT_PARAM_CHANGE, 1, KEYCTX_PARAMS, NULL, "raise the parameter"},
+    {'+', 0, "+", ACT_PARAM_CHANGE, 1, KEYCTX_PARAMS, NULL, "raise the parameter"},
+    {KEY_LEFT, 0, "Left", ACT_PARAM_CHANGE, -1, KEYCTX_PARAMS, NULL, "lower the parameter"},
+    {'-', 0, "-", ACT_PARAM_CHANGE, -1, KEYCTX_PARAMS, NULL, "lower the parameter"},
+    {KEY_NEWLINE, 0, "Enter", ACT_PARAM_APPLY, 0, KEYCTX_PARAMS, NULL,
+     "restart the scenario with these values"},
+    {KEY_RETURN, 0, "Enter", ACT_PARAM_APPLY, 0, KEYCTX_PARAMS, NULL,
+     "restart the scenario with these values"},
+    {KEY_ESCAPE, 0, "Esc", ACT_PARAMS, 0, KEYCTX_PARAMS, NULL, "close the parameters"},
     {' ', 0, "space", ACT_PAUSE, 0, KEYCTX_ALL, "pause", "pause or resume the simulation"},
     {'.', 0, ".", ACT_STEP, 0, KEYCTX_ALL, NULL, "when paused: advance one training step"},
     {'+', 0, "+", ACT_FASTER, 0, KEYCTX_OVERVIEW | KEYCTX_TOUR, "speed", "simulate faster"},
@@ -54,8 +68,8 @@ static const struct key_binding bindings[] = {
     {KEY_UP, 0, "Up", ACT_HELP_SCROLL, -1, KEYCTX_HELP, NULL, "scroll the help"},
     {KEY_NPAGE, 0, "PgDn", ACT_HELP_SCROLL, 10, KEYCTX_HELP, NULL, "scroll the help"},
     {KEY_PPAGE, 0, "PgUp", ACT_HELP_SCROLL, -10, KEYCTX_HELP, NULL, "scroll the help"},
-    {'q', 0, "q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP, "quit", "quit mlviz"},
-    {'Q', 0, "Q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP, NULL, "quit mlviz"},
+    {'q', 0, "q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS, "quit", "quit mlviz"},
+    {'Q', 0, "Q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS, NULL, "quit mlviz"},
 };
 
 enum { N_BINDINGS = sizeof bindings / sizeof bindings[0] };
@@ -108,15 +122,16 @@ size_t keys_footer(unsigned context, const struct key_binding **out, size_t max)
 }
 
 static const unsigned context_order[] = {KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
-                                         KEYCTX_HELP};
+                                         KEYCTX_HELP, KEYCTX_PARAMS};
 
 const char *keys_context_name(unsigned context)
 {
     switch (context) {
     case KEYCTX_OVERVIEW: return "Overview";
     case KEYCTX_STAGE: return "Stage views";
-    case KEYCTX_TOUR: return "Tour";
+    case KEYCTX_TOUR: return "Tour and played scenarios";
     case KEYCTX_HELP: return "Help";
+    case KEYCTX_PARAMS: return "Scenario parameters (mlviz play)";
     default: return "Everywhere";
     }
 }
@@ -134,7 +149,7 @@ static unsigned home_context(const struct key_binding *b)
 }
 
 static const unsigned help_sections[] = {KEYCTX_ALL, KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
-                                         KEYCTX_HELP};
+                                         KEYCTX_HELP, KEYCTX_PARAMS};
 
 static bool same_entry(const struct key_binding *a, const struct key_binding *b)
 {

@@ -32,6 +32,10 @@ enum key_action {
     ACT_HELP_SCROLL, /* arg: lines (negative: up) */
     ACT_TOUR_NEXT,
     ACT_TOUR_PREV,
+    ACT_PARAMS,       /* show or hide a played scenario's parameters */
+    ACT_PARAM_SEL,    /* arg: -1 / +1 */
+    ACT_PARAM_CHANGE, /* arg: -1 / +1 */
+    ACT_PARAM_APPLY,  /* restart the scenario with the shown values */
     ACT_COUNT
 };
 
@@ -44,6 +48,7 @@ enum key_context {
     KEYCTX_STAGE = 1u << 1,
     KEYCTX_TOUR = 1u << 2,
     KEYCTX_HELP = 1u << 3,
+    KEYCTX_PARAMS = 1u << 4, /* the scenario-parameters panel of mlviz play */
     KEYCTX_ALL = KEYCTX_OVERVIEW | KEYCTX_STAGE | KEYCTX_TOUR,
 };
 

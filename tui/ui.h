@@ -15,7 +15,8 @@
 #include "sim.h"
 #include "stagetext.h"
 
-enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_LOG_LINES = 4, UI_SERIES_MAX = 512 };
+enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_LOG_LINES = 4, UI_SERIES_MAX = 512,
+       UI_MAX_PARAMS = 16 };
 
 enum ui_view { VIEW_OVERVIEW, VIEW_STAGE };
 
@@ -74,6 +75,16 @@ struct ui {
     bool playing;             /* mlviz play */
     bool play_waiting;        /* the script paused for the presenter */
     bool play_done;
+
+    /* the played scenario's parameters, as knobs (key o) */
+    bool params_open;
+    bool params_apply;        /* restart with `param_value` at the next frame */
+    int param_sel;
+    int n_params;
+    char param_name[UI_MAX_PARAMS][64];
+    char param_type[UI_MAX_PARAMS][16];
+    char param_help[UI_MAX_PARAMS][256];
+    char param_value[UI_MAX_PARAMS][64];
 
     /* series scratch for sparklines */
     double series[UI_SERIES_MAX];

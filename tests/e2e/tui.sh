@@ -3,74 +3,7 @@
 # pane as a person would and read the screen back with capture-pane.
 # Prints "PASS name" or "FAIL name: why" per check; exits 1 if any failed.
 # Run from the repository root; MLVIZ_BIN defaults to ./mlviz.
-BIN=${MLVIZ_BIN:-./mlviz}
-case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
-export MLVIZ_DATA=${MLVIZ_DATA:-$(pwd)}
-SOCK=mlviz-e2e-$$
-T=$(mktemp -d)
-FAILS=0
-TM="tmux -L $SOCK -f /dev/null"
-
-cleanup() {
-    $TM kill-server 2>/dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT INT TERM
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; FAILS=$((FAILS + 1)); }
-
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "SKIP tui e2e: tmux not installed"
-    exit 0
-fi
-
-# start NAME COLS ROWS [ENV...] -- ARGS: run mlviz in a fresh session. The
-# wrapper records the exit status and the terminal modes before and after.
-start() {
-    name=$1 cols=$2 rows=$3
-    shift 3
-    envs=""
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
-    [ "$1" = "--" ] && shift
-    cat > "$T/$name.sh" <<EOS
-stty -g > "$T/$name.before"
-env TERM=xterm-256color $envs "$BIN" $*
-rc=\$?
-stty -g > "$T/$name.after"
-echo \$rc > "$T/$name.rc.tmp" && mv "$T/$name.rc.tmp" "$T/$name.rc"
-sleep 30
-EOS
-    $TM new-session -d -s "$name" -x "$cols" -y "$rows" "sh $T/$name.sh"
-}
-
-screen() { $TM capture-pane -p -t "$1"; }
-keys() { s=$1; shift; $TM send-keys -t "$s" "$@"; }
-# wait_for SESSION TEXT [TRIES]: poll the screen for TEXT (0.1 s steps).
-wait_for() {
-    i=0
-    while [ $i -lt "${3:-40}" ]; do
-        screen "$1" | grep -qF -- "$2" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-# wait_title SESSION TEXT: poll the title line (the first row) for TEXT.
-wait_title() {
-    i=0
-    while [ $i -lt 40 ]; do
-        screen "$1" | head -1 | grep -qF -- "$2" && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-wait_rc() {
-    i=0
-    while [ $i -lt 50 ] && [ ! -s "$T/$1.rc" ]; do sleep 0.1; i=$((i + 1)); done
-    [ -s "$T/$1.rc" ]
-}
+. "$(dirname "$0")/tmux-lib"
 
 # --- overview: five stages, numbers that move ---------------------------------
 start ov 100 30 -- -c default

@@ -1,0 +1,123 @@
+#!/bin/sh
+# End-to-end tests of `mlviz play`: scenarios played in the interactive view
+# through tmux, as a presenter would (narration on screen, space to go on,
+# q to quit). Prints "PASS name" or "FAIL name: why" per check.
+. "$(dirname "$0")/tmux-lib"
+
+# play_through SESSION: answer every pause() with n until the scenario says
+# it has finished.
+play_through() {
+    n=0
+    while [ $n -lt 300 ]; do
+        s=$(screen "$1")
+        echo "$s" | grep -qF "the scenario has finished" && return 0
+        echo "$s" | grep -qF "continue]" && keys "$1" n
+        sleep 0.2
+        n=$((n + 1))
+    done
+    return 1
+}
+
+# --- a narrated simulation: cooling fails and comes back ----------------------
+start cool 100 30 -- play cooling-failure --speed 3600
+if wait_for cool "share a rack with a rear-door heat exchanger" 60; then
+    pass "play shows the first narration"
+else
+    fail "play shows the first narration" "$(screen cool | tail -5)"
+fi
+if wait_for cool "loses" 100 || play_through cool; then
+    pass "play advances the simulation to the cooling failure"
+else
+    fail "play advances the simulation to the cooling failure" "$(screen cool | tail -5)"
+fi
+if play_through cool; then
+    pass "cooling-failure plays to the end"
+else
+    fail "cooling-failure plays to the end" "$(screen cool | tail -5)"
+fi
+keys cool q
+if wait_rc cool && [ "$(cat "$T/cool.rc")" = 0 ] && cmp -s "$T/cool.before" "$T/cool.after"; then
+    pass "play exits 0 and restores the terminal"
+else
+    fail "play exits 0 and restores the terminal" "rc=$(cat "$T/cool.rc" 2>/dev/null)"
+fi
+
+# --- focus() opens the stage the story talks about; pause() waits -------------
+start starve 100 30 -- play data-starvation --speed 3600
+if wait_title starve "1 DATA"; then
+    pass "focus opens the stage view the narration is about"
+else
+    fail "focus opens the stage view the narration is about" "$(screen starve | head -1)"
+fi
+if wait_for starve "continue]" 60; then
+    sleep 1
+    # pause() holds the story until the presenter presses a key.
+    if screen starve | grep -qF "sit idle" && screen starve | grep -qF "continue]"; then
+        pass "pause waits for the presenter"
+    else
+        fail "pause waits for the presenter" "moved on by itself"
+    fi
+else
+    fail "pause waits for the presenter" "no pause shown: $(screen starve | tail -3)"
+fi
+if play_through starve; then
+    keys starve q
+    if wait_rc starve && [ "$(cat "$T/starve.rc")" = 0 ]; then
+        pass "data-starvation plays to the end"
+    else
+        fail "data-starvation plays to the end" "rc=$(cat "$T/starve.rc" 2>/dev/null)"
+    fi
+else
+    fail "data-starvation plays to the end" "$(screen starve | tail -4)"
+fi
+
+# --- the scenario's parameters are knobs: change one and restart ---------------
+start knobs 100 30 -- play data-starvation --speed 3600 --workers=12
+wait_for knobs "continue]" 60
+keys knobs o
+if wait_for knobs "scenario parameters" 20 && screen knobs | grep -q "workers .* 12 "; then
+    pass "o shows the scenario's parameters as knobs"
+else
+    fail "o shows the scenario's parameters as knobs" "$(screen knobs | grep -i -m2 'param\|workers')"
+fi
+keys knobs Right
+if wait_for knobs " 24 " 20; then
+    pass "Right raises a parameter"
+else
+    fail "Right raises a parameter" "$(screen knobs | grep -m1 workers)"
+fi
+keys knobs Enter
+if wait_for knobs "the scenario starts again" 40; then
+    pass "Enter restarts the scenario with the new values"
+else
+    fail "Enter restarts the scenario with the new values" "$(screen knobs | tail -3)"
+fi
+keys knobs o
+if wait_for knobs "scenario parameters" 20 && screen knobs | grep -q "workers .* 24 "; then
+    pass "the restarted scenario runs with the new value"
+else
+    fail "the restarted scenario runs with the new value" "$(screen knobs | grep -m1 workers)"
+fi
+keys knobs Escape q
+wait_rc knobs && [ "$(cat "$T/knobs.rc")" = 0 ] && pass "quit after a restart exits 0" ||
+    fail "quit after a restart exits 0" "rc=$(cat "$T/knobs.rc" 2>/dev/null)"
+
+# --- failures at scale and a script error ------------------------------------
+start fail16k 100 30 -- play failures-16k --speed 86400
+if play_through fail16k; then
+    keys fail16k q
+    wait_rc fail16k && [ "$(cat "$T/fail16k.rc")" = 0 ] && pass "failures-16k plays to the end" ||
+        fail "failures-16k plays to the end" "rc=$(cat "$T/fail16k.rc" 2>/dev/null)"
+else
+    fail "failures-16k plays to the end" "$(screen fail16k | tail -4)"
+fi
+
+start broken 100 30 -- play tests/lua/hostile/callback_error.lua --speed 3600
+if wait_rc broken && [ "$(cat "$T/broken.rc")" = 1 ] && cmp -s "$T/broken.before" "$T/broken.after"; then
+    pass "a failing script ends play with status 1 and a restored terminal"
+else
+    fail "a failing script ends play with status 1 and a restored terminal" \
+        "rc=$(cat "$T/broken.rc" 2>/dev/null)"
+fi
+
+[ $FAILS = 0 ]
