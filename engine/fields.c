@@ -560,32 +560,14 @@ bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, cons
     return true;
 }
 
-bool fields_parse_duration(const char *text, double *seconds)
-{
-    if (!text || !*text || decimal_length(text) == 0)
-        return false;
-    char *end;
-    double v = strtod(text, &end);
-    if ((size_t)(end - text) != decimal_length(text) || !isfinite(v) || v < 0)
-        return false;
-    double scale = 1;
-    if (*end == 's')
-        end++;
-    else if (*end == 'm' && end[1] != 's')
-        scale = 60, end++;
-    else if (*end == 'h')
-        scale = 3600, end++;
-    else if (*end == 'd')
-        scale = 86400, end++;
-    else if (*end == 'm' && end[1] == 's')
-        scale = 1e-3, end += 2;
-    if (*end)
-        return false;
-    *seconds = v * scale;
-    return true;
-}
+struct unit_scale {
+    const char *suffix;
+    double scale;
+};
 
-bool fields_parse_bytes(const char *text, double *bytes)
+/* A strict decimal number followed by one of the suffixes. */
+static bool parse_scaled(const char *text, const struct unit_scale *units, size_t n_units,
+                         double *out)
 {
     if (!text || !*text || decimal_length(text) == 0)
         return false;
@@ -593,18 +575,27 @@ bool fields_parse_bytes(const char *text, double *bytes)
     double v = strtod(text, &end);
     if ((size_t)(end - text) != decimal_length(text) || !isfinite(v) || v < 0)
         return false;
-    static const struct {
-        const char *suffix;
-        double scale;
-    } units[] = {{"", 1},          {"B", 1},          {"KB", 1e3},
-                 {"MB", 1e6},      {"GB", 1e9},       {"TB", 1e12},
-                 {"KiB", 1024.0},  {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-                 {"TiB", 1099511627776.0}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    for (size_t i = 0; i < n_units; i++) {
         if (strcmp(end, units[i].suffix) == 0) {
-            *bytes = v * units[i].scale;
+            *out = v * units[i].scale;
             return true;
         }
     }
     return false;
+}
+
+bool fields_parse_duration(const char *text, double *seconds)
+{
+    static const struct unit_scale units[] = {{"", 1},      {"s", 1},     {"ms", 1e-3},
+                                              {"m", 60},    {"h", 3600},  {"d", 86400}};
+    return parse_scaled(text, units, sizeof units / sizeof units[0], seconds);
+}
+
+bool fields_parse_bytes(const char *text, double *bytes)
+{
+    static const struct unit_scale units[] = {
+        {"", 1},         {"B", 1},           {"KB", 1e3},          {"MB", 1e6},
+        {"GB", 1e9},     {"TB", 1e12},       {"KiB", 1024.0},      {"MiB", 1048576.0},
+        {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+    return parse_scaled(text, units, sizeof units / sizeof units[0], bytes);
 }

@@ -1059,25 +1059,37 @@ static int open_ui(struct ui *u, const struct app_options *o)
     return EXIT_OK;
 }
 
-int tui_main(int argc, char **argv)
+/* What both entry points do before the terminal starts: options, the TTY
+ * check, glyphs, the ui with its catalog, setup and simulation. */
+static int prepare_ui(int argc, char **argv, struct app_options *o, struct ui **out)
 {
-    struct app_options o;
-    int rc = parse_options(argc, argv, &o);
+    int rc = parse_options(argc, argv, o);
     if (rc != EXIT_OK)
         return rc;
     if (!have_tty())
         return no_tty();
-    init_locale_and_glyphs(&o);
+    init_locale_and_glyphs(o);
     struct ui *u = ui_new();
     if (!u) {
         cli_error("out of memory");
         return EXIT_RUNTIME;
     }
-    rc = open_ui(u, &o);
+    rc = open_ui(u, o);
     if (rc != EXIT_OK) {
         ui_free(u);
         return rc;
     }
+    *out = u;
+    return EXIT_OK;
+}
+
+int tui_main(int argc, char **argv)
+{
+    struct app_options o;
+    struct ui *u = NULL;
+    int rc = prepare_ui(argc, argv, &o, &u);
+    if (rc != EXIT_OK)
+        return rc;
     install_signals();
     if (!start_terminal(u, &o)) {
         ui_free(u);
@@ -1355,24 +1367,12 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     for (int i = 0; i < argc; i++)
         args[i + 1] = argv[i];
     struct app_options o;
-    int rc = parse_options(argc + 1, args, &o);
+    struct ui *u = NULL;
+    /* Until the script starts a simulation, the view shows the default setup. */
+    int rc = prepare_ui(argc + 1, args, &o, &u);
     free(args);
     if (rc != EXIT_OK)
         return rc;
-    if (!have_tty())
-        return no_tty();
-    init_locale_and_glyphs(&o);
-    struct ui *u = ui_new();
-    if (!u) {
-        cli_error("out of memory");
-        return EXIT_RUNTIME;
-    }
-    /* Until the script starts a simulation, show the default setup. */
-    rc = open_ui(u, &o);
-    if (rc != EXIT_OK) {
-        ui_free(u);
-        return rc;
-    }
     u->playing = true;
     load_params(u, *host);
     const char *base = strrchr(script_path, '/');
