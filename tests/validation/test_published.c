@@ -18,26 +18,7 @@
 
 #include "model.h"
 
-static struct catalog *cat;
-
-static int load_catalog(void **state)
-{
-    (void)state;
-    char err[512];
-    cat = catalog_new();
-    if (!catalog_load_dir(cat, "assets/catalog", err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static int free_catalog(void **state)
-{
-    (void)state;
-    catalog_free(cat);
-    return 0;
-}
+#include "../catalog_fixture.h"
 
 static void load_eval(const char *path, struct setup *s, struct model_report *o)
 {
