@@ -328,9 +328,81 @@ static int load_and_eval(int argc, char **argv, const char *usage, struct cli_co
     return EXIT_OK;
 }
 
+/* The resolved cluster of `mlviz check` as JSON or as one CSV row. */
+static void write_check_data(const struct setup *s, const struct resolved *r,
+                             const struct model_report *o, int format)
+{
+    struct json_writer w;
+    const double dev_mem_gb = r->accel->mem_gb;
+    struct {
+        const char *key;
+        double value;
+    } nums[] = {
+        {"devices", o->devices},
+        {"nodes", o->nodes},
+        {"racks", o->racks},
+        {"devices_per_node", s->cluster.node.accelerators_per_node},
+        {"device_memory_gb", dev_mem_gb},
+        {"device_memory_total_gb", dev_mem_gb * o->devices},
+        {"host_ram_per_node_gb", s->cluster.node.host_ram_gb},
+        {"host_ram_total_gb", s->cluster.node.host_ram_gb * s->cluster.nodes},
+        {"intra_link_bw_gbs", r->intra_link->bw_gbs},
+        {"host_link_bw_gbs", r->host_link->bw_gbs},
+        {"nic_bw_gbs", r->nic ? r->nic->bw_gbs : 0.0},
+        {"nics_per_node", s->cluster.node.nics_per_node},
+        {"storage_read_gbs", o->stages.storage_bw_gbs},
+        {"params", o->params},
+        {"pcie_lanes_needed", o->pcie_lanes_needed},
+        {"pcie_lanes_have", o->pcie_lanes_have},
+        {"per_rack_kw", o->power.per_rack_kw},
+        {"rack_cooling_limit_kw", o->power.rack_cooling_limit_kw},
+        {"per_device_gb", o->memory.per_device_gb},
+    };
+    struct {
+        const char *key;
+        bool value;
+    } checks[] = {
+        {"host_ram_ok", o->host_ram_ok},
+        {"pcie_lanes_ok", o->pcie_lanes_ok},
+        {"rack_power_ok", !o->power.throttled},
+        {"memory_fits", o->memory.fits},
+    };
+    size_t n_nums = sizeof nums / sizeof nums[0], n_checks = sizeof checks / sizeof checks[0];
+    if (format == FORMAT_JSON) {
+        json_begin(&w, stdout, true);
+        json_key_str(&w, "name", s->name);
+        json_key_bool(&w, "valid", true);
+        json_key_str(&w, "accelerator", r->accel->head.id);
+        json_key_str(&w, "cpu", r->cpu->head.id);
+        json_key_str(&w, "intra_link", r->intra_link->head.id);
+        json_key_str(&w, "nic", r->nic ? r->nic->head.id : "");
+        json_key_str(&w, "storage", r->storage->head.id);
+        json_key_str(&w, "cooling", r->cooling->head.id);
+        for (size_t i = 0; i < n_nums; i++)
+            json_key_num(&w, nums[i].key, nums[i].value);
+        json_open(&w, "checks", false);
+        for (size_t i = 0; i < n_checks; i++)
+            json_key_bool(&w, checks[i].key, checks[i].value);
+        json_close(&w, false);
+        json_finish(&w);
+        return;
+    }
+    printf("name,accelerator");
+    for (size_t i = 0; i < n_nums; i++)
+        printf(",%s", nums[i].key);
+    for (size_t i = 0; i < n_checks; i++)
+        printf(",checks.%s", checks[i].key);
+    printf("\n\"%s\",%s", s->name, r->accel->head.id);
+    for (size_t i = 0; i < n_nums; i++)
+        printf(",%.10g", nums[i].value);
+    for (size_t i = 0; i < n_checks; i++)
+        printf(",%s", checks[i].value ? "true" : "false");
+    printf("\n");
+}
+
 int cmd_check(int argc, char **argv)
 {
-    static const char usage[] = "mlviz check FILE|PRESET [--catalog DIR]";
+    static const char usage[] = "mlviz check FILE|PRESET [--format text|csv|json] [--catalog DIR]";
     struct cli_common c = {0};
     struct catalog *cat;
     struct setup s;
@@ -339,6 +411,11 @@ int cmd_check(int argc, char **argv)
     int rc = load_and_eval(argc, argv, usage, &c, &cat, &s, &r, &o);
     if (rc != EXIT_OK)
         return rc;
+    if (c.format != FORMAT_TEXT) {
+        write_check_data(&s, &r, &o, c.format);
+        catalog_free(cat);
+        return EXIT_OK;
+    }
     char ram[32];
     printf("%s: valid\n", s.name);
     printf("  devices   %d x %s (%s), %.0f GB each, %.0f GB in all\n", o.devices, r.accel->head.id,

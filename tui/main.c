@@ -9,7 +9,7 @@ static const char usage_text[] =
     "usage: mlviz [-c FILE|PRESET] [TUI options]    open the interactive pipeline view\n"
     "       mlviz catalog [KIND] [--format F]       hardware tables (accelerators, cpus, storage,\n"
     "                                                links, cooling, software)\n"
-    "       mlviz check FILE|PRESET                 load a setup, print it and its sanity checks\n"
+    "       mlviz check FILE|PRESET [--format F]    load a setup, print it and its sanity checks\n"
     "       mlviz eval FILE|PRESET [--format F]     the analytic model: step time, bottleneck,\n"
     "                                                memory, power, cost, reliability\n"
     "       mlviz collective --op OP --size S --devices N [--setup FILE|--link ID]\n"

@@ -541,4 +541,31 @@ if run catalog-xdg-broken 2 catalog links; then
     fi
 fi
 XDG_CONFIG_HOME="$tmp/no-config"
+
+# ---- check --format json|csv ---------------------------------------------------
+if run check-json 0 check workstation --format json; then
+    py check-json '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["valid"] is True, d
+assert d["devices"] == 1 and d["device_memory_gb"] == 80, d
+assert d["host_ram_per_node_gb"] == 64, d
+assert d["checks"]["host_ram_ok"] is False, "64 GB of RAM under an 80 GB GPU must fail the rule"
+assert d["checks"]["memory_fits"] is True
+'
+fi
+if run check-csv 0 check gpt3-175b-a100 --format csv; then
+    py check-csv '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert len(rows) == 2, rows
+head, row = rows
+assert len(head) == len(row), (len(head), len(row))
+d = dict(zip(head, row))
+assert d["devices"] == "1024" and d["nodes"] == "128", d
+assert d["checks.host_ram_ok"] == "true", d
+'
+fi
+run check-bad-format 2 check default --format yaml && pass check-bad-format
+
 exit 0
