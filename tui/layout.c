@@ -14,6 +14,7 @@ enum {
     GAP_H_LARGE = 2,
     GAP_LARGE_FROM_ROWS = 34,
     METRICS_H_MIN = 6,    /* verdict + five lines of metrics */
+    METRICS_H_MAX = 11,   /* verdict + four fixed rows + six rows of sparklines */
     ARROW_W_MIN = 9,      /* "loading" + arrow head */
     ARROW_W_MAX = 16,
     ARROW_W_DIV = 9,
@@ -43,6 +44,10 @@ static void overview(struct layout *l, int body_y, int body_h)
     int cols = l->cols;
     int gap_h = l->rows >= GAP_LARGE_FROM_ROWS ? GAP_H_LARGE : GAP_H_SMALL;
     int box_cap = body_h / BOX_H_CAP_DIV;
+    /* Past what the metrics strip can use, height goes to the boxes. */
+    int spare = (body_h - gap_h - METRICS_H_MAX) / 2;
+    if (box_cap < spare)
+        box_cap = spare;
     if (box_cap < BOX_H_MIN)
         box_cap = BOX_H_MIN;
     int box_h = clampi((body_h - gap_h - METRICS_H_MIN) / 2, BOX_H_MIN, box_cap);

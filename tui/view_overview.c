@@ -14,7 +14,7 @@
 enum {
     BOX_PAD = 2,            /* border + one space inside a box */
     LABEL_W = 17,           /* metric labels before a sparkline or bar */
-    SPARK_H_MAX = 10,
+    SPARK_H_MAX = 6,
     BOX_SUMMARY_ROWS = 6,   /* figures at the top of a box */
     BOX_PICTURE_MIN = 5,    /* rows a picture needs inside a box */
     METRIC_FIXED_ROWS = 4,  /* breakdown, legend, compute/memory, power rows */
