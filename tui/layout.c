@@ -8,6 +8,8 @@ enum {
     TITLE_H = 1,
     FOOTER_H = 1,
     CAPTION_H = 2,
+    CAPTION_H_TALL = 6,          /* narration + four lines of printed output */
+    CAPTION_TALL_FROM_ROWS = 40,
     BOX_H_MIN = 6,        /* border + 4 lines of figures */
     BOX_H_CAP_DIV = 3,    /* boxes grow up to a third of the body */
     GAP_H_SMALL = 1,      /* lane between the box rows */
@@ -108,7 +110,8 @@ void layout_compute(int cols, int rows, enum layout_view view, bool caption, str
         out->too_small = true;
         return;
     }
-    int cap_h = caption ? CAPTION_H : 0;
+    /* Tall screens give narration room for the script's recent output too. */
+    int cap_h = !caption ? 0 : rows >= CAPTION_TALL_FROM_ROWS ? CAPTION_H_TALL : CAPTION_H;
     out->title = mk(0, 0, TITLE_H, cols);
     out->footer = mk(rows - FOOTER_H, 0, FOOTER_H, cols);
     out->caption = mk(rows - FOOTER_H - cap_h, 0, cap_h, cap_h ? cols : 0);

@@ -114,27 +114,31 @@ void view_draw_caption(struct ui *u)
     for (int i = 0; i < r.h; i++)
         draw_repeat(r.y + i, r.x, r.w, ROLE_CAPTION, " ");
     char text[STAGETEXT_LONG + UI_MSG_LEN * 4];
+    struct rect in = {r.y, r.x + 1, r.h, r.w - 2};
     if (u->playing) {
         const char *tail = u->play_waiting ? "   [n or space: continue]"
                            : u->play_done  ? "   [the end: q quits]"
                                            : "";
-        if (u->log_count > 0)
-            snprintf(text, sizeof text, "%s%s\n%s", u->caption, tail, u->log[u->log_count - 1]);
-        else
-            snprintf(text, sizeof text, "%s%s", u->caption, tail);
-    } else {
-        const char *body;
-        int s = u->tour_stop;
-        if (s == 0)
-            body = u->texts->tour_intro;
-        else if (s <= STAGE_COUNT)
-            body = u->texts->stage[s - 1].tour;
-        else
-            body = u->texts->tour_outro;
-        snprintf(text, sizeof text, "Tour %d/%d  %s", s + 1, TOUR_STOPS, body);
+        snprintf(text, sizeof text, "%s%s", u->caption, tail);
+        /* Narration first; the script's latest printed lines below it, as
+         * many as fit (the newest last). */
+        int narr_h = in.h > 2 ? 2 : u->log_count > 0 ? 1 : in.h;
+        int used = draw_wrap(&(struct rect){in.y, in.x, narr_h, in.w}, ROLE_CAPTION, text, 0);
+        int room = in.h - used;
+        int first = u->log_count - room;
+        for (int i = first < 0 ? 0 : first, y = in.y + used; i < u->log_count; i++, y++)
+            draw_text(y, in.x, in.w, ROLE_DIM, u->log[i]);
+        return;
     }
-    /* Newlines inside a caption become spaces except the log separator. */
-    struct rect in = {r.y, r.x + 1, r.h, r.w - 2};
+    const char *body;
+    int s = u->tour_stop;
+    if (s == 0)
+        body = u->texts->tour_intro;
+    else if (s <= STAGE_COUNT)
+        body = u->texts->stage[s - 1].tour;
+    else
+        body = u->texts->tour_outro;
+    snprintf(text, sizeof text, "Tour %d/%d  %s", s + 1, TOUR_STOPS, body);
     draw_wrap(&in, ROLE_CAPTION, text, 0);
 }
 
