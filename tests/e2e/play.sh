@@ -102,6 +102,21 @@ keys knobs Escape q
 wait_rc knobs && [ "$(cat "$T/knobs.rc")" = 0 ] && pass "quit after a restart exits 0" ||
     fail "quit after a restart exits 0" "rc=$(cat "$T/knobs.rc" 2>/dev/null)"
 
+# --- print() lands in the view's output pane, not over the screen -------------
+start gens 140 45 -- play gpu-generations --speed 3600
+n=0
+while [ $n -lt 100 ] && ! screen gens | grep -Eq "h200-sxm +[0-9]{5,} +0\.[0-9]+"; do
+    screen gens | grep -qF "continue]" && keys gens n
+    sleep 0.2
+    n=$((n + 1))
+done
+if screen gens | grep -Eq "h200-sxm +[0-9]{5,} +0\.[0-9]+"; then
+    pass "printed tables appear in the output pane"
+else
+    fail "printed tables appear in the output pane" "$(screen gens | tail -8)"
+fi
+keys gens q
+
 # --- failures at scale and a script error ------------------------------------
 start fail16k 100 30 -- play failures-16k --speed 86400
 if play_through fail16k; then
