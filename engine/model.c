@@ -980,16 +980,18 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
         c.throttle = f;
         device_step_model(&c, &d);
         data_path_model(&c, d.total, &dpth);
-        /* At the balance point the rack draws exactly its cooling capacity. */
+        /* At the balance point the rack draws exactly its cooling capacity;
+         * the devices shed the whole excess (CPUs, NICs and the rest of the
+         * node keep their draw). */
         double keep = o->power.throttle_factor;
         power_model(&c, mind(1.0, busy), cpu_util, &o->power);
         o->power.throttled = true;
         o->power.throttle_factor = keep;
         double rack_nodes = c.nodes < s->facility.nodes_per_rack ? c.nodes : s->facility.nodes_per_rack;
+        double rest_w = o->power.node_w - o->power.device_w * c.per_node;
         o->power.per_rack_kw = o->power.rack_cooling_limit_kw;
         o->power.node_w = o->power.per_rack_kw * 1000.0 / rack_nodes;
-        o->power.device_w = (o->power.node_w - (o->power.node_w - o->power.device_w * c.per_node)) /
-                            c.per_node;
+        o->power.device_w = (o->power.node_w - rest_w) / c.per_node;
         o->power.it_kw = o->power.node_w * c.nodes / 1000.0;
         o->power.facility_kw = o->power.it_kw * o->power.pue;
         o->power.cooling_headroom = 0.0;

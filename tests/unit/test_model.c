@@ -358,6 +358,14 @@ static void test_power_and_throttle(void **state)
     assert_true(hot.power.throttled);
     assert_true(hot.power.throttle_factor > 0 && hot.power.throttle_factor < 1);
     assert_close(hot.power.per_rack_kw, hot.power.rack_cooling_limit_kw, 1e-9);
+    /* The devices shed the whole excess: the rest of the node (CPUs, NICs,
+     * switches, fans) draws what it drew unthrottled, and the node adds up
+     * to its share of the rack's cooling capacity. */
+    double rest_cool = o.power.node_w - 8 * o.power.device_w;
+    double rest_hot = hot.power.node_w - 8 * hot.power.device_w;
+    assert_true(fabs(rest_hot - rest_cool) < 1.0);
+    assert_true(hot.power.device_w > a->idle_w && hot.power.device_w < o.power.device_w);
+    assert_close(hot.power.node_w * 8 / 1000.0, hot.power.per_rack_kw, 1e-9);
     assert_true(hot.step_time_s > o.step_time_s);
     assert_int_equal(hot.bottleneck, STAGE_INFRASTRUCTURE);
     assert_non_null(strstr(hot.bottleneck_reason, "cooling removes"));
