@@ -1324,6 +1324,32 @@ static const char *const sweep_option_names[] = {"fields", NULL};
 
 /* mlviz.sweep(setup, axes [, opts]) -> rows. The loop runs in C: one copy,
  * one set per axis, one resolve and one evaluation per combination. */
+/* Pushes an array of the string keys of the table at `tbl`, sorted, and
+ * returns how many; *others counts the keys that are not strings. */
+static lua_Integer push_sorted_string_keys(lua_State *L, int tbl, lua_Integer *others)
+{
+    tbl = lua_absindex(L, tbl);
+    lua_newtable(L);
+    int keys = lua_gettop(L);
+    lua_Integer n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, tbl)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, keys, ++n);
+        } else {
+            (*others)++;
+        }
+    }
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_pushvalue(L, keys);
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+    return n;
+}
+
 static int l_sweep(lua_State *L)
 {
     struct luahost *h = host_of(L);
@@ -1358,28 +1384,18 @@ static int l_sweep(lua_State *L)
         }
     } else {
         /* Map form: sorted by path so the order is reproducible. */
-        lua_newtable(L);
+        lua_Integer others = 0;
+        lua_Integer nk = push_sorted_string_keys(L, 2, &others);
         int keys = lua_gettop(L);
-        lua_Integer nk = 0;
-        lua_pushnil(L);
-        while (lua_next(L, 2)) {
-            if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TTABLE)
-                return luaL_error(L, "sweep: axes map field paths to arrays of values");
-            lua_pop(L, 1);
-            lua_pushvalue(L, -1);
-            lua_rawseti(L, keys, ++nk);
-        }
-        lua_getglobal(L, "table");
-        lua_getfield(L, -1, "sort");
-        lua_pushvalue(L, keys);
-        lua_call(L, 1, 0);
-        lua_pop(L, 1);
+        if (others > 0)
+            return luaL_error(L, "sweep: axes map field paths to arrays of values");
         for (lua_Integer i = 1; i <= nk; i++) {
             if (n_axes >= SWEEP_MAX_AXES)
                 return luaL_error(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
             lua_rawgeti(L, keys, i);
             lua_pushvalue(L, -1);
-            lua_rawget(L, 2);
+            if (lua_rawget(L, 2) != LUA_TTABLE)
+                return luaL_error(L, "sweep: axes map field paths to arrays of values");
         }
         lua_remove(L, keys);
     }
@@ -1542,26 +1558,15 @@ static int push_columns(lua_State *L, int rows, int opts)
     if (lua_getfield(L, rows, "columns") == LUA_TTABLE)
         return lua_gettop(L);
     lua_pop(L, 1);
-    lua_newtable(L);
-    int cols = lua_gettop(L);
-    if (lua_rawgeti(L, rows, 1) == LUA_TTABLE) {
-        lua_Integer n = 0;
-        lua_pushnil(L);
-        while (lua_next(L, -2)) {
-            lua_pop(L, 1);
-            if (lua_type(L, -1) == LUA_TSTRING) {
-                lua_pushvalue(L, -1);
-                lua_rawseti(L, cols, ++n);
-            }
-        }
-        lua_getglobal(L, "table");
-        lua_getfield(L, -1, "sort");
-        lua_pushvalue(L, cols);
-        lua_call(L, 1, 0);
+    if (lua_rawgeti(L, rows, 1) != LUA_TTABLE) {
         lua_pop(L, 1);
+        lua_newtable(L);
+        return lua_gettop(L);
     }
-    lua_pop(L, 1);
-    return cols;
+    lua_Integer others = 0;
+    push_sorted_string_keys(L, lua_gettop(L), &others);
+    lua_remove(L, -2); /* the first row */
+    return lua_gettop(L);
 }
 
 static void check_rows(lua_State *L, int idx, const char *fn)
