@@ -117,6 +117,21 @@ struct software {
     double dp_overlap_window;      /* share of the last backward that can hide grad sync */
     double step_overhead_s;        /* per-step fixed cost: logging, scheduler, sync */
     double loader_reserved_cores;  /* cores per device kept by the training process */
+    /* Mixed-precision bytes per parameter before sharding (fp32 training
+     * keeps 4 + 4 + 0 whatever the stack): the compute copy of the weights,
+     * the gradient as accumulated and reduced, the master copy. */
+    double weight_bytes;
+    double grad_bytes;
+    double master_bytes;
+    double fp8_weight_bytes;       /* extra low-precision weight copies (FP8 and transpose) */
+    bool reduce_per_microbatch;    /* ZeRO 2-3: gradients reduce-scattered every micro-batch */
+    int max_zero_stage;            /* highest ZeRO stage the stack implements */
+    double tp_comm_overlap;        /* share of tensor-parallel communication hidden by GEMMs */
+    double param_gather_overlap;   /* share of the ZeRO weight all-gather hidden by compute */
+    bool context_parallel;         /* ring-attention context parallelism */
+    bool expert_parallel;          /* mixture-of-experts expert parallelism */
+    bool fp8;                      /* FP8 GEMMs (Transformer Engine, torchao...) */
+    bool microscaling;             /* MXFP8 / FP4 / NVFP4 recipes */
 };
 
 struct catalog {

@@ -13,6 +13,8 @@ const char *const optimizer_names[] = {"adam", "sgd", "adafactor", NULL};
 const char *const recompute_names[] = {"none", "selective", "full", NULL};
 const char *const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
 static const char *const data_source_names[] = {"shared", "local", NULL};
+const char *const train_precision_names[] = {"fp32", "tf32", "bf16", "fp16",  "fp8",
+                                             "int8", "fp4",  "mxfp8", "nvfp4", NULL};
 
 #define OFF(member) offsetof(struct setup, member)
 #define REF(path, member, kind, dflt, help, flags, stage)                                         \
@@ -64,6 +66,10 @@ static const struct field setup_field_list[] = {
      * full speed; about 1.5 kW is typical under a steady training load. */
     NUM("cluster.node.other_w", cluster.node.other_w, 0, 1e6, 1500, "W",
         "power of the rest of the node: switches, memory, drives, fans", 0, 5),
+    INT("cluster.scaleup_domain", cluster.scaleup_domain, 0, 1e6, 0, "",
+        "devices sharing the intra-node link fabric, e.g. 72 for GB200 NVL72 or every chip of a "
+        "TPU slice (0: accelerators_per_node)",
+        FIELD_KNOB, 4),
     REF("cluster.storage", cluster.storage, CATALOG_STORAGE, "lustre",
         "shared storage tier that training data is read from", FIELD_KNOB, 1),
     AUTO("cluster.storage_bw_gbs", cluster.storage_bw_gbs, 0, 1e7, "GB/s",
@@ -90,6 +96,15 @@ static const struct field setup_field_list[] = {
     INT("model.kv_heads", model.kv_heads, 0, 1e5, 0, "",
         "key/value heads for grouped-query attention (0: heads)", 0, 3),
     ENUM("model.mlp", model.mlp, mlp_names, MLP_GELU, "gelu (2 matrices) or swiglu (3)", 0, 3),
+    INT("model.experts", model.experts, 0, 1e5, 0, "",
+        "routed experts per mixture-of-experts layer (0: dense model)", 0, 3),
+    INT("model.top_k", model.top_k, 0, 1e5, 0, "", "routed experts each token goes to", 0, 3),
+    INT("model.expert_ffn_hidden", model.expert_ffn_hidden, 0, 1e7, 0, "",
+        "inner size of one expert (0: ffn_hidden)", 0, 3),
+    INT("model.shared_experts", model.shared_experts, 0, 1e4, 0, "",
+        "always-active experts per mixture-of-experts layer", 0, 3),
+    INT("model.dense_layers", model.dense_layers, 0, 1e5, 0, "",
+        "the first N layers use the dense MLP (ffn_hidden) instead of experts", 0, 3),
     BOOL("model.causal", model.causal, 1,
          "causal (decoder) attention; fused attention skips the masked half", 0, 3),
     NUM("model.params", model.params, 0, 1e16, 0, "", "generic models: parameter count", 0, 3),
@@ -103,8 +118,10 @@ static const struct field setup_field_list[] = {
         "samples per optimizer step", FIELD_KNOB, 3),
     INT("training.micro_batch", training.micro_batch, 1, 1e7, 1, "samples",
         "samples per device per forward pass", FIELD_KNOB, 3),
-    ENUM("training.precision", training.precision, precision_names, PREC_BF16,
-         "number format of the matrix math", FIELD_KNOB, 3),
+    ENUM("training.precision", training.precision, train_precision_names, TRAIN_BF16,
+         "number format of the matrix math (fp8, mxfp8, fp4, nvfp4: low-precision GEMMs, "
+         "bf16 elsewhere, as Transformer Engine)",
+         FIELD_KNOB, 3),
     ENUM("training.optimizer", training.optimizer, optimizer_names, OPT_ADAM,
          "optimizer (sets the bytes of optimizer state)", 0, 3),
     INT("training.tensor_parallel", training.tensor_parallel, 1, 4096, 1, "",
@@ -113,6 +130,18 @@ static const struct field setup_field_list[] = {
         "pipeline stages", FIELD_KNOB, 4),
     INT("training.virtual_stages", training.virtual_stages, 1, 64, 1, "",
         "model chunks per pipeline stage (interleaved 1F1B schedule)", FIELD_KNOB, 4),
+    INT("training.context_parallel", training.context_parallel, 1, 4096, 1, "",
+        "context-parallel size: the sequence split over ranks, attention as a ring", FIELD_KNOB, 4),
+    INT("training.expert_parallel", training.expert_parallel, 1, 65536, 1, "",
+        "expert-parallel size: experts sharded over ranks carved out of data parallelism",
+        FIELD_KNOB, 4),
+    NUM("training.capacity_factor", training.capacity_factor, 0, 1000, 0, "",
+        "expert capacity over the mean load; tokens above it are dropped (0: dropless)",
+        FIELD_KNOB, 4),
+    INT("training.first_stage_layers", training.first_stage_layers, 0, 1e5, 0, "",
+        "layers on the first pipeline stage (0: as even as possible)", 0, 4),
+    INT("training.last_stage_layers", training.last_stage_layers, 0, 1e5, 0, "",
+        "layers on the last pipeline stage (0: as even as possible)", 0, 4),
     INT("training.zero_stage", training.zero_stage, 0, 3, 1, "", "ZeRO stage (0-3)", FIELD_KNOB, 3),
     ENUM("training.recompute", training.recompute, recompute_names, RECOMPUTE_SELECTIVE,
          "activation recomputation", FIELD_KNOB, 3),
@@ -171,10 +200,91 @@ int setup_devices(const struct setup *s)
     return s->cluster.nodes * s->cluster.node.accelerators_per_node;
 }
 
+/* Device count = TP x CP x PP x DP (Megatron-Core's rank order). */
 int setup_data_parallel(const struct setup *s)
 {
-    int mp = s->training.tensor_parallel * s->training.pipeline_parallel;
+    int mp = s->training.tensor_parallel * s->training.pipeline_parallel *
+             s->training.context_parallel;
     return mp > 0 ? setup_devices(s) / mp : 0;
+}
+
+int setup_scaleup_domain(const struct setup *s)
+{
+    int domain = s->cluster.scaleup_domain > 0 ? s->cluster.scaleup_domain
+                                               : s->cluster.node.accelerators_per_node;
+    int devices = setup_devices(s);
+    return domain < devices ? domain : devices;
+}
+
+int setup_expert_ffn_hidden(const struct setup *s)
+{
+    return s->model.expert_ffn_hidden > 0 ? s->model.expert_ffn_hidden : setup_ffn_hidden(s);
+}
+
+int setup_stage_layers(const struct setup *s, int stage)
+{
+    int p = s->training.pipeline_parallel, layers = s->model.layers;
+    if (p <= 1)
+        return layers;
+    int first = s->training.first_stage_layers, last = s->training.last_stage_layers;
+    if (stage == 0 && first > 0)
+        return first;
+    if (stage == p - 1 && last > 0)
+        return last;
+    int free_stages = p - (first > 0) - (last > 0);
+    int rest = layers - first - last;
+    if (free_stages <= 0 || rest <= 0)
+        return 0;
+    /* As even as possible; the remainder goes to the middle stages first,
+     * then to the first stage, then to the last: the first stage also holds
+     * the embedding, the last the output layer and the loss (Llama 3 paper,
+     * section 3.3.2, balances stages the same way). */
+    int base = rest / free_stages, extra = rest % free_stages;
+    int rank;
+    if (stage > 0 && stage < p - 1)
+        rank = stage - 1;
+    else if (stage == 0)
+        rank = p - 2;
+    else
+        rank = p - 2 + (first > 0 ? 0 : 1);
+    return base + (rank < extra ? 1 : 0);
+}
+
+double setup_gemm_peak_tflops(const struct setup *s, const struct accelerator *a)
+{
+    double peak;
+    switch (s->training.precision) {
+    case TRAIN_MXFP8:
+        /* MX block scaling runs at the FP8 rate on the devices that have it
+         * (NVIDIA Blackwell, AMD CDNA 4); those are the FP4-capable ones. */
+        peak = a->fp4_tflops > 0 ? a->peak_tflops[PREC_FP8] : 0.0;
+        break;
+    case TRAIN_FP4:
+        peak = a->fp4_tflops;
+        break;
+    case TRAIN_NVFP4:
+        peak = strcmp(a->head.vendor, "NVIDIA") == 0 ? a->fp4_tflops : 0.0;
+        break;
+    default:
+        peak = a->peak_tflops[s->training.precision];
+        break;
+    }
+    return peak > 0 ? peak : 0.0;
+}
+
+double setup_vector_peak_tflops(const struct setup *s, const struct accelerator *a)
+{
+    switch (s->training.precision) {
+    case TRAIN_FP8:
+    case TRAIN_MXFP8:
+    case TRAIN_FP4:
+    case TRAIN_NVFP4:
+        /* Transformer Engine keeps attention, norms and element-wise work in
+         * BF16 when the GEMMs run in FP8/FP4. */
+        return a->peak_tflops[PREC_BF16] > 0 ? a->peak_tflops[PREC_BF16] : setup_gemm_peak_tflops(s, a);
+    default:
+        return setup_gemm_peak_tflops(s, a);
+    }
 }
 
 int setup_ffn_hidden(const struct setup *s)
