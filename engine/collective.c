@@ -6,7 +6,7 @@
 #include "setup.h"
 
 const char *const collective_op_names[] = {"all-reduce", "all-gather", "reduce-scatter",
-                                           "broadcast", NULL};
+                                           "broadcast",  "all-to-all",     NULL};
 
 /* Volume factor of a ring: the share of the buffer each device sends.
  * All-reduce = reduce-scatter + all-gather, 2(n-1)/n (Patarasuk & Yuan 2009);
@@ -112,6 +112,21 @@ static double hierarchical_time(enum collective_op op, double bytes,
     }
 }
 
+/* All-to-all (nccl-tests alltoall_perf: every rank sends bytes/n to each
+ * rank, busbw = algbw (n-1)/n): all pairwise sends run at once, so the time
+ * is that of the busier path out of a device: the share bound for ranks on
+ * its own fabric over the intra link, the rest over its share of the NICs,
+ * plus one latency of the slowest path (Thakur et al. 2005, pairwise
+ * exchange posted at once). */
+static double alltoall_time(double bytes, const struct collective_net *net)
+{
+    int n = net->devices, g = net->per_node;
+    double intra = (double)(g - 1) / n * bytes / (net->intra_bw_gbs * 1e9);
+    double inter = g < n ? (double)(n - g) / n * bytes / (net->inter_bw_gbs * 1e9) : 0.0;
+    double lat = g < n ? net->inter_lat_s : net->intra_lat_s;
+    return (intra > inter ? intra : inter) + lat;
+}
+
 double collective_time(enum collective_op op, int algo, double bytes,
                        const struct collective_net *net, int *used)
 {
@@ -119,6 +134,11 @@ double collective_time(enum collective_op op, int algo, double bytes,
         if (used)
             *used = algo == ALLREDUCE_AUTO ? ALLREDUCE_RING : algo;
         return 0.0;
+    }
+    if (op == COLL_ALL_TO_ALL) {
+        if (used)
+            *used = algo == ALLREDUCE_AUTO ? ALLREDUCE_RING : algo;
+        return alltoall_time(bytes, net);
     }
     double bw, lat;
     flat_link(net, &bw, &lat);

@@ -11,7 +11,13 @@
 #ifndef MLVIZ_COLLECTIVE_H
 #define MLVIZ_COLLECTIVE_H
 
-enum collective_op { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_BROADCAST };
+enum collective_op {
+    COLL_ALL_REDUCE,
+    COLL_ALL_GATHER,
+    COLL_REDUCE_SCATTER,
+    COLL_BROADCAST,
+    COLL_ALL_TO_ALL
+};
 extern const char *const collective_op_names[]; /* "all-reduce", ... */
 
 struct collective_net {

@@ -35,6 +35,8 @@ struct step_breakdown {
     double compute;
     double recompute;
     double tp_comm;
+    double cp_comm; /* exposed ring-attention K/V exchange */
+    double ep_comm; /* exposed expert all-to-all (dispatch + combine) */
     double pp_bubble;
     double pp_p2p;
     double dp_comm_exposed;
@@ -42,7 +44,7 @@ struct step_breakdown {
     double overhead; /* fixed per-step software cost */
 };
 extern const char *const breakdown_names[]; /* in struct order */
-enum { BREAKDOWN_COUNT = 11 };
+enum { BREAKDOWN_COUNT = 13 };
 double breakdown_get(const struct step_breakdown *b, int i);
 
 struct memory_report {
@@ -54,6 +56,7 @@ struct memory_report {
     double reserved_gb; /* runtime workspaces + fragmentation */
     double per_device_gb;
     double capacity_gb;
+    double experts_gb;  /* of params + grads + optimizer: the routed experts' share */
     bool fits;
 };
 
@@ -152,7 +155,7 @@ struct model_report {
     double pcie_lanes_needed;
     double pcie_lanes_have;
     double params;           /* total model parameters */
-    int devices, nodes, racks, dp, tp, pp, micro_batches;
+    int devices, nodes, racks, dp, tp, pp, cp, ep, micro_batches;
 };
 
 /* Evaluate a resolved setup. Never allocates; always fills every field with

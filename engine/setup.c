@@ -388,21 +388,35 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
 
     int devices = setup_devices(s);
     int tp = s->training.tensor_parallel, pp = s->training.pipeline_parallel;
+    int cp = s->training.context_parallel, ep = s->training.expert_parallel;
+    const struct software *sw = r->software;
     if (tp > devices)
         FAIL("training.tensor_parallel", "training.tensor_parallel %d exceeds the %d devices", tp,
              devices);
-    if (devices % (tp * pp) != 0)
+    if (cp == 1 && devices % (tp * pp) != 0)
         FAIL("training.pipeline_parallel",
              "tensor_parallel %d x pipeline_parallel %d = %d does not divide the %d devices "
              "(%d node%s x %d)",
              tp, pp, tp * pp, devices, s->cluster.nodes, s->cluster.nodes == 1 ? "" : "s",
              s->cluster.node.accelerators_per_node);
-    int dp = devices / (tp * pp);
+    if (cp > 1 && devices % (tp * cp * pp) != 0)
+        FAIL("training.context_parallel",
+             "tensor_parallel %d x context_parallel %d x pipeline_parallel %d = %d does not "
+             "divide the %d devices (%d node%s x %d)",
+             tp, cp, pp, tp * cp * pp, devices, s->cluster.nodes,
+             s->cluster.nodes == 1 ? "" : "s", s->cluster.node.accelerators_per_node);
+    int dp = devices / (tp * cp * pp);
     if (s->training.global_batch % (dp * s->training.micro_batch) != 0)
         FAIL("training.global_batch",
              "training.global_batch %d is not a multiple of data-parallel size %d x micro_batch "
              "%d",
              s->training.global_batch, dp, s->training.micro_batch);
+    int domain = s->cluster.scaleup_domain, per_node = s->cluster.node.accelerators_per_node;
+    if (domain > 0 && domain % per_node != 0 && per_node % domain != 0)
+        FAIL("cluster.scaleup_domain",
+             "cluster.scaleup_domain %d must be a multiple or a divisor of "
+             "accelerators_per_node %d (a fabric spans whole nodes or splits one evenly)",
+             domain, per_node);
     if (s->model.kind == MODEL_TRANSFORMER) {
         int kv = setup_kv_heads(s);
         if (s->model.hidden % s->model.heads != 0)
@@ -421,40 +435,125 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
         if (pp > s->model.layers)
             FAIL("training.pipeline_parallel",
                  "training.pipeline_parallel %d exceeds model.layers %d", pp, s->model.layers);
+        int first = s->training.first_stage_layers, last = s->training.last_stage_layers;
+        if ((first > 0 || last > 0) && pp == 1)
+            FAIL(first > 0 ? "training.first_stage_layers" : "training.last_stage_layers",
+                 "training.%s_stage_layers needs pipeline_parallel > 1",
+                 first > 0 ? "first" : "last");
+        int others = pp - (first > 0) - (last > 0);
+        if (pp > 1 && (first + last + others > s->model.layers ||
+                       (others == 0 && first + last != s->model.layers)))
+            FAIL(first > 0 ? "training.first_stage_layers" : "training.last_stage_layers",
+                 "first_stage_layers %d + last_stage_layers %d leave %d layers for %d other "
+                 "stage%s (model.layers %d): every stage needs at least one",
+                 first, last, s->model.layers - first - last, others, others == 1 ? "" : "s",
+                 s->model.layers);
         int v = s->training.virtual_stages;
-        if (v > 1 && (pp == 1 || s->model.layers % (pp * v) != 0))
+        if (v > 1 && pp == 1)
             FAIL("training.virtual_stages",
-                 "training.virtual_stages %d needs pipeline_parallel > 1 and model.layers (%d) "
-                 "divisible by pipeline_parallel x virtual_stages (%d)",
-                 v, s->model.layers, pp * v);
+                 "training.virtual_stages %d needs pipeline_parallel > 1", v);
+        for (int stage = 0; v > 1 && stage < pp; stage++)
+            if (setup_stage_layers(s, stage) < v)
+                FAIL("training.virtual_stages",
+                     "training.virtual_stages %d: pipeline stage %d holds %d layer%s, fewer "
+                     "than its %d model chunks (model.layers %d over %d stages)",
+                     v, stage, setup_stage_layers(s, stage),
+                     setup_stage_layers(s, stage) == 1 ? "" : "s", v, s->model.layers, pp);
+        if (cp > 1 && s->model.seq_len % (2 * cp) != 0)
+            FAIL("training.context_parallel",
+                 "model.seq_len %d must split into 2 x context_parallel = %d equal chunks "
+                 "(causal load balancing, Megatron-Core)",
+                 s->model.seq_len, 2 * cp);
+        int experts = s->model.experts;
+        if (experts == 0 && (s->model.top_k > 0 || s->model.shared_experts > 0 ||
+                             s->model.expert_ffn_hidden > 0 || s->model.dense_layers > 0))
+            FAIL(s->model.top_k > 0            ? "model.top_k"
+                 : s->model.shared_experts > 0 ? "model.shared_experts"
+                 : s->model.expert_ffn_hidden > 0 ? "model.expert_ffn_hidden"
+                                                   : "model.dense_layers",
+                 "mixture-of-experts fields need model.experts > 0");
+        if (experts > 0 && (s->model.top_k < 1 || s->model.top_k > experts))
+            FAIL_AT("model.top_k", "model.experts",
+                    "model.top_k %d must be between 1 and model.experts %d", s->model.top_k,
+                    experts);
+        if (experts > 0 && s->model.dense_layers >= s->model.layers)
+            FAIL("model.dense_layers",
+                 "model.dense_layers %d leaves no mixture-of-experts layer of model.layers %d",
+                 s->model.dense_layers, s->model.layers);
+        if (experts > 0 && !sw->expert_parallel)
+            FAIL_AT("training.software", "model.experts",
+                    "%s does not implement mixture-of-experts layers (see: mlviz catalog "
+                    "software)",
+                    sw->head.id);
+        if (ep > 1 && experts == 0)
+            FAIL("training.expert_parallel",
+                 "training.expert_parallel %d needs a mixture-of-experts model (model.experts)",
+                 ep);
+        if (ep > 1 && experts % ep != 0)
+            FAIL("training.expert_parallel",
+                 "training.expert_parallel %d must divide model.experts %d", ep, experts);
+        if (ep > 1 && (dp * cp) % ep != 0)
+            FAIL("training.expert_parallel",
+                 "training.expert_parallel %d must divide data_parallel %d x context_parallel "
+                 "%d (expert ranks are carved out of them, Megatron-Core)",
+                 ep, dp, cp);
+        if (s->training.capacity_factor > 0 && experts == 0)
+            FAIL("training.capacity_factor",
+                 "training.capacity_factor applies to mixture-of-experts models "
+                 "(model.experts > 0)");
+        if (cp > 1 && !sw->context_parallel)
+            FAIL_AT("training.context_parallel", "training.software",
+                    "%s does not implement ring-attention context parallelism; use "
+                    "megatron-core, nemo, fsdp or maxtext",
+                    sw->head.id);
     } else {
         if (s->model.params <= 0)
             FAIL("model.params", "model.params must be set (above 0) for a generic model");
         if (s->model.flops_per_sample <= 0)
             FAIL("model.flops_per_sample",
                  "model.flops_per_sample must be set (above 0) for a generic model");
-        if (tp > 1 || pp > 1)
-            FAIL(tp > 1 ? "training.tensor_parallel" : "training.pipeline_parallel",
-                 "a generic model supports data parallelism only (tensor_parallel and "
-                 "pipeline_parallel must be 1)");
+        if (tp > 1 || pp > 1 || cp > 1 || ep > 1)
+            FAIL(tp > 1   ? "training.tensor_parallel"
+                 : pp > 1 ? "training.pipeline_parallel"
+                 : cp > 1 ? "training.context_parallel"
+                          : "training.expert_parallel",
+                 "a generic model supports data parallelism only (tensor_parallel, "
+                 "pipeline_parallel, context_parallel and expert_parallel must be 1)");
+        if (s->model.experts > 0)
+            FAIL("model.experts", "model.experts needs model.kind transformer");
     }
-    double peak = r->accel->peak_tflops[s->training.precision];
-    if (!(peak > 0)) {
-        char have[128] = "";
+    int prec = s->training.precision;
+    if (!(setup_gemm_peak_tflops(s, r->accel) > 0)) {
+        char have[160] = "";
         size_t used = 0;
-        for (int i = 0; i < PREC_COUNT; i++)
-            if (r->accel->peak_tflops[i] > 0)
+        struct setup probe = *s;
+        for (int i = 0; i < TRAIN_PRECISION_COUNT; i++) {
+            probe.training.precision = i;
+            if (setup_gemm_peak_tflops(&probe, r->accel) > 0)
                 used += (size_t)snprintf(have + used, sizeof have - used, "%s%s", used ? ", " : "",
-                                         precision_names[i]);
+                                         train_precision_names[i]);
+        }
         FAIL_AT("training.precision", "cluster.node.accelerator",
                 "%s has no %s support (it has: %s); set training.precision", r->accel->head.id,
-                precision_names[s->training.precision], have);
+                train_precision_names[prec], have);
     }
-    if (s->cluster.nodes > 1 && !r->nic)
+    if (prec == TRAIN_FP8 && !sw->fp8)
+        FAIL_AT("training.precision", "training.software",
+                "%s has no FP8 training recipe; use megatron-core, nemo or fsdp", sw->head.id);
+    if ((prec == TRAIN_MXFP8 || prec == TRAIN_FP4 || prec == TRAIN_NVFP4) && !sw->microscaling)
+        FAIL_AT("training.precision", "training.software",
+                "%s has no %s training recipe; use megatron-core or nemo (Transformer Engine)",
+                sw->head.id, train_precision_names[prec]);
+    if (s->training.zero_stage > sw->max_zero_stage)
+        FAIL_AT("training.zero_stage", "training.software",
+                "%s implements ZeRO stages up to %d, not %d", sw->head.id, sw->max_zero_stage,
+                s->training.zero_stage);
+    bool network = devices > setup_scaleup_domain(s);
+    if (network && !r->nic)
         FAIL_AT("cluster.node.nic", "cluster.nodes",
                 "%d nodes need a network: set cluster.node.nic (see: mlviz catalog links)",
                 s->cluster.nodes);
-    if (s->cluster.nodes > 1 && s->cluster.node.nics_per_node < 1)
+    if (network && s->cluster.node.nics_per_node < 1)
         FAIL_AT("cluster.node.nics_per_node", "cluster.nodes",
                 "%d nodes need a network: cluster.node.nics_per_node must be at least 1",
                 s->cluster.nodes);

@@ -252,7 +252,7 @@ static void draw_accel_box(struct ui *u)
     ui_short_name(u->res.accel ? u->res.accel->head.name : s->cluster.node.accelerator, name,
                   sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s %s", r->devices, name,
-               precision_names[s->training.precision]);
+               train_precision_names[s->training.precision]);
     util_line(in.y + 1, in.x, in.w, u->live.stage_util[STAGE_ACCELERATORS],
               theme_role_for_util(u->live.stage_util[STAGE_ACCELERATORS]));
     char mfu[16];
