@@ -366,6 +366,13 @@ static double layer_activation_bytes(const struct ctx *c, bool moe, int recomput
     double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
     if (recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
         scores = 0.0;
+    if (is_low_precision(s->training.precision)) {
+        /* Transformer Engine saves the FP8 casts of the GEMM inputs for the
+         * weight gradients: the QKV and fc1 inputs (whole) and the fc2 input
+         * (inner) take 1 byte instead of 2. */
+        whole -= 2.0 * sbh;
+        split -= (moe ? 0.0 : seq * b * f);
+    }
     return ((sp ? whole / t : whole) + (split + scores) / t) * scale;
 }
 
@@ -408,9 +415,13 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
     }
 }
 
-/* Activations of a stage: 1F1B keeps min(p - i, m) micro-batches in flight
- * on stage i (Narayanan et al. 2021); interleaving with v chunks keeps
- * (1 + (p-1)/(p v)) times more (Korthikanti et al. 2022, section 4.2.3). */
+/* Activations of a stage. 1F1B keeps min(p - i, m) micro-batches in flight
+ * on stage i (Narayanan et al. 2021). The interleaved schedule with v chunks
+ * runs 2(p - i - 1) + (v - 1) p warm-up chunk forwards before the first
+ * backward, at most all m v chunks (Megatron-Core
+ * get_num_warmup_microbatches), so stage i holds that many plus one chunks
+ * of L_i / v layers; for the first stage this is Korthikanti et al.'s
+ * (1 + (p-1)/(p v)) x p micro-batches (2022, section 4.2.3). */
 static double stage_activations(const struct ctx *c, const struct stage *st, double *logits)
 {
     const struct setup *s = c->s;
@@ -418,10 +429,12 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
     if (s->model.kind == MODEL_GENERIC)
         return s->model.activation_bytes_per_sample * c->mb;
     int rc = s->training.recompute;
-    double inflight = mind(c->pp - st->index, c->m);
     double v = s->training.virtual_stages;
-    if (v > 1)
-        inflight *= 1.0 + (c->pp - 1.0) / (c->pp * v);
+    double inflight = mind(c->pp - st->index, c->m); /* in micro-batches of L_i layers */
+    if (v > 1) {
+        double warmup = 2.0 * (c->pp - st->index - 1) + (v - 1.0) * c->pp;
+        inflight = mind(warmup + 1.0, (double)c->m * v) / v;
+    }
     int dense = st->layers - st->moe_layers;
     double per_mb = dense * layer_activation_bytes(c, false, rc) +
                     st->moe_layers * layer_activation_bytes(c, true, rc);
@@ -602,6 +615,9 @@ static void dp_sync(const struct ctx *c, double params, int n, int stride, doubl
     int algo = s->training.allreduce, m = c->m;
     double hide_b = s->training.overlap_grad_sync ? sw->dp_overlap_window * t_b : 0.0;
     double hide_fb = s->training.overlap_grad_sync ? sw->dp_overlap_window * (t_f + t_b) : 0.0;
+    /* A reduce-scatter issued after one micro-batch's backward runs on its
+     * own stream while the next micro-batch computes (forward and backward);
+     * only the last one has just its own backward to hide behind. */
     double hide_gather = sw->param_gather_overlap * t_f;
     int zero = s->training.zero_stage;
     int used = ALLREDUCE_RING;
@@ -617,7 +633,8 @@ static void dp_sync(const struct ctx *c, double params, int n, int stride, doubl
             d->dp_exposed += m * maxd(0.0, rs + 2.0 * ag - hide_fb);
         } else if (zero == 2 && sw->reduce_per_microbatch) {
             d->dp_total += m * rs + ag;
-            d->dp_exposed += m * maxd(0.0, rs - hide_b) + maxd(0.0, ag - hide_gather);
+            d->dp_exposed += (m - 1) * maxd(0.0, rs - hide_fb) + maxd(0.0, rs - hide_b) +
+                             maxd(0.0, ag - hide_gather);
         } else {
             d->dp_total += rs + ag;
             d->dp_exposed += maxd(0.0, rs - hide_b) + maxd(0.0, ag - hide_gather);
