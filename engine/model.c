@@ -359,8 +359,10 @@ static double layer_activation_bytes(const struct ctx *c, bool moe, int recomput
     if (moe) {
         double fe = setup_expert_ffn_hidden(s);
         double routed = s->model.top_k * maxd(1.0, s->training.capacity_factor);
+        /* The permuted tokens each expert GEMM reads are saved for its
+         * weight gradient: one 16-bit copy of k h-vectors per token. */
         mlp = inner * seq * b * fe * (routed + s->model.shared_experts) +
-              2.0 * 2.0 * seq * b * s->model.top_k * h;
+              2.0 * seq * b * s->model.top_k * h;
     }
     double split = (4.0 + 4.0 * g) * sbh + mlp; /* Q, K, V, attention output, MLP inner */
     double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
