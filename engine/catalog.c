@@ -134,6 +134,10 @@ static const struct field link_fields[] = {
     NUM(struct link, "power_w", power_w, 0, 1e4, 0, "W", "power per port or device end", 0),
     INT(struct link, "domain_max_devices", domain_max_devices, 0, 1e6, 0, "",
         "most devices one scale-up domain of this fabric joins (0 = not a switched domain)", 0),
+    NUM(struct link, "nvls_bw_gbs", nvls_bw_gbs, 0, 1e6, 0, "GB/s",
+        "all-reduce algorithm bandwidth with reduction in the switch (NVLink SHARP); 0 = none", 0),
+    NUM(struct link, "nvls_setup_us", nvls_setup_us, 0, 1e6, 0, "us",
+        "fixed cost of one in-switch all-reduce (pipeline fill)", 0),
 };
 
 static const struct field cooling_fields[] = {

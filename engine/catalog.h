@@ -94,6 +94,8 @@ struct link {
     double nccl_efficiency;   /* busbw reached by collectives / line rate */
     double power_w;           /* per port or per device end */
     int domain_max_devices;   /* most devices one switched domain joins (NVL72: 72); 0 = none */
+    double nvls_bw_gbs;       /* all-reduce algbw with in-switch reduction (NVLS); 0 = none */
+    double nvls_setup_us;     /* its fixed cost per call (pipeline fill) */
 };
 
 struct cooling {

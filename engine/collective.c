@@ -76,6 +76,13 @@ static double tree_time(enum collective_op op, double bytes, const struct collec
      * and pays log2(n) hops per phase. */
     double depth = ceil(log2((double)n));
     int nodes = (n + net->per_node - 1) / net->per_node;
+    if (nodes == 1) {
+        /* NCCL's trees span nodes; inside one node the tree is a chain
+         * through every device (NCCL 2.4 release notes, "tree within a node
+         * is a chain"), so its latency is that of a ring. */
+        double phases1 = op == COLL_ALL_REDUCE ? 2.0 : 1.0;
+        return phases1 * ((n - 1) * lat) + phases1 * bytes / bw;
+    }
     double chain = net->per_node > 1 && nodes > 1 ? (net->per_node - 1) * net->intra_lat_s : 0.0;
     if (nodes > 1)
         depth = ceil(log2((double)nodes));
@@ -124,7 +131,18 @@ static double alltoall_time(double bytes, const struct collective_net *net)
     double intra = (double)(g - 1) / n * bytes / (net->intra_bw_gbs * 1e9);
     double inter = g < n ? (double)(n - g) / n * bytes / (net->inter_bw_gbs * 1e9) : 0.0;
     double lat = g < n ? net->inter_lat_s : net->intra_lat_s;
-    return (intra > inter ? intra : inter) + lat;
+    return (intra > inter ? intra : inter) + (n - 1) * lat;
+}
+
+/* NVLink SHARP (NVLS): the switch reduces, so each device sends its buffer
+ * once and receives the result once, at the in-switch algorithm bandwidth,
+ * after a fixed pipeline fill; only inside one switched domain. Both figures
+ * come from the link's nccl-tests microbenchmark. */
+static double nvls_time(double bytes, const struct collective_net *net)
+{
+    if (!(net->nvls_bw_gbs > 0) || net->per_node < net->devices)
+        return -1.0;
+    return net->nvls_setup_s + bytes / (net->nvls_bw_gbs * 1e9);
 }
 
 double collective_time(enum collective_op op, int algo, double bytes,
@@ -160,6 +178,12 @@ double collective_time(enum collective_op op, int algo, double bytes,
             *used = ALLREDUCE_HIERARCHICAL;
         return t_hier;
     }
+    double t_nvls = op == COLL_ALL_REDUCE ? nvls_time(bytes, net) : -1.0;
+    if (algo == ALLREDUCE_NVLS) {
+        if (used)
+            *used = t_nvls >= 0 ? ALLREDUCE_NVLS : ALLREDUCE_RING;
+        return t_nvls >= 0 ? t_nvls : t_ring; /* no NVLS here: NCCL falls back to a ring */
+    }
     int best = ALLREDUCE_RING;
     double t = t_ring;
     if (t_tree < t) {
@@ -169,6 +193,10 @@ double collective_time(enum collective_op op, int algo, double bytes,
     if (t_hier < t) {
         t = t_hier;
         best = ALLREDUCE_HIERARCHICAL;
+    }
+    if (t_nvls >= 0 && t_nvls < t) {
+        t = t_nvls;
+        best = ALLREDUCE_NVLS;
     }
     if (used)
         *used = best;

@@ -27,6 +27,8 @@ struct collective_net {
     double intra_lat_s;
     double inter_bw_gbs;   /* effective per-participant bandwidth between nodes */
     double inter_lat_s;
+    double nvls_bw_gbs;    /* in-switch all-reduce algbw inside one domain; 0 = none */
+    double nvls_setup_s;
 };
 
 /* Time of one collective of `bytes` (the full buffer) with one algorithm.

@@ -258,6 +258,8 @@ void model_make_net(const struct ctx *c, int devices, int per_domain, struct col
     net->intra_lat_s = c->r->intra_link->latency_us * 1e-6;
     net->inter_bw_gbs = model_nic_share_gbs(c);
     net->inter_lat_s = (c->r->nic ? c->r->nic->latency_us : c->r->intra_link->latency_us) * 1e-6;
+    net->nvls_bw_gbs = c->r->intra_link->nvls_bw_gbs;
+    net->nvls_setup_s = c->r->intra_link->nvls_setup_us * 1e-6;
 }
 
 /* Tensor-parallel groups are consecutive ranks (Megatron's ordering), so a
@@ -266,7 +268,7 @@ static double tp_allreduce_time(const struct ctx *c, double bytes)
 {
     struct collective_net net;
     model_make_net(c, c->tp, model_group_in_domain(c, c->tp, 1), &net);
-    return collective_time(COLL_ALL_REDUCE, ALLREDUCE_RING, bytes, &net, NULL);
+    return collective_time(COLL_ALL_REDUCE, ALLREDUCE_AUTO, bytes, &net, NULL);
 }
 
 /* ---- pipeline stages ------------------------------------------------------------ */

@@ -50,7 +50,14 @@ void report_visit(const struct setup *s, const struct resolved *r, const struct 
     v->num(c, "data_parallel", o->dp);
     v->num(c, "tensor_parallel", o->tp);
     v->num(c, "pipeline_parallel", o->pp);
+    v->num(c, "context_parallel", o->cp);
+    v->num(c, "expert_parallel", o->ep);
+    v->num(c, "virtual_stages", s->training.virtual_stages);
     v->num(c, "micro_batches", o->micro_batches);
+    v->num(c, "zero_stage", s->training.zero_stage);
+    v->str(c, "recompute", recompute_names[s->training.recompute]);
+    v->str(c, "precision", train_precision_names[s->training.precision]);
+    v->str(c, "software", r->software->head.id);
     v->end(c);
 
     v->begin(c, "breakdown_s");
@@ -88,6 +95,7 @@ void report_visit(const struct setup *s, const struct resolved *r, const struct 
     v->num(c, "activations_gb", m->activations_gb);
     v->num(c, "logits_gb", m->logits_gb);
     v->num(c, "reserved_gb", m->reserved_gb);
+    v->num(c, "experts_gb", m->experts_gb);
     v->num(c, "capacity_gb", m->capacity_gb);
     v->boolean(c, "fits", m->fits);
     v->end(c);
@@ -446,7 +454,7 @@ void format_duration(char *buf, size_t len, double t)
 }
 
 /* Letters of the breakdown bar, one per part, in breakdown order. */
-static const char breakdown_letters[] = "RPHCrTBpDOo";
+static const char breakdown_letters[] = "RPHCrTXEBpDOo"; /* one per breakdown part */
 
 static void breakdown_bar(FILE *out, const struct model_report *o, int width)
 {
@@ -498,9 +506,13 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
 {
     char a[32], b[32], c[32];
     fprintf(out, "%s\n", s->name);
-    fprintf(out, "  %d x %s (%d nodes, %d racks)  TP %d  PP %d  DP %d  micro-batches %d\n",
-            o->devices, r->accel->head.name, o->nodes, o->racks, o->tp, o->pp, o->dp,
-            o->micro_batches);
+    fprintf(out, "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
+                 "micro-batches %d\n",
+            o->devices, r->accel->head.name, o->nodes, o->racks, o->tp, o->cp, o->pp,
+            s->training.virtual_stages, o->ep, o->dp, o->micro_batches);
+    fprintf(out, "  ZeRO %d  recompute %s  %s  %s\n", s->training.zero_stage,
+            recompute_names[s->training.recompute], train_precision_names[s->training.precision],
+            r->software->head.id);
     if (!o->runnable)
         fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
                 o->why_not);
@@ -529,6 +541,9 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
                  "reserved %.1f GB\n",
             m->params_gb, m->grads_gb, m->optimizer_gb, m->activations_gb, m->logits_gb,
             m->reserved_gb);
+    if (m->experts_gb > 0)
+        fprintf(out, "  of which expert weights, grads and optimizer state %.1f GB\n",
+                m->experts_gb);
     for (int i = 0; i < o->n_suggestions; i++)
         fprintf(out, "  try: %s -> %.1f GB%s (%s)\n", o->suggestions[i].text,
                 o->suggestions[i].per_device_gb, o->suggestions[i].fits ? ", fits" : "",

@@ -18,7 +18,13 @@ enum model_kind { MODEL_TRANSFORMER, MODEL_GENERIC };
 enum mlp_kind { MLP_GELU, MLP_SWIGLU };
 enum optimizer_kind { OPT_ADAM, OPT_SGD, OPT_ADAFACTOR };
 enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
-enum allreduce_algo { ALLREDUCE_AUTO, ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL };
+enum allreduce_algo {
+    ALLREDUCE_AUTO,
+    ALLREDUCE_RING,
+    ALLREDUCE_TREE,
+    ALLREDUCE_HIERARCHICAL,
+    ALLREDUCE_NVLS
+};
 enum data_source { DATA_SHARED, DATA_LOCAL };
 
 extern const char *const model_kind_names[];

@@ -471,7 +471,8 @@ int cmd_eval(int argc, char **argv)
 int cmd_collective(int argc, char **argv)
 {
     static const char usage[] =
-        "mlviz collective --op all-reduce|all-gather|reduce-scatter|broadcast --size BYTES "
+        "mlviz collective --op all-reduce|all-gather|reduce-scatter|broadcast|all-to-all "
+        "--size BYTES "
         "--devices N [--setup FILE | --link ID] [--format text|csv|json]";
     struct cli_common c = {0};
     int op = COLL_ALL_REDUCE;
@@ -491,8 +492,8 @@ int cmd_collective(int argc, char **argv)
                 if (strcmp(v, collective_op_names[j]) == 0)
                     op = j;
             if (op < 0) {
-                cli_error("--op must be all-reduce, all-gather, reduce-scatter or broadcast "
-                          "(got '%s')",
+                cli_error("--op must be all-reduce, all-gather, reduce-scatter, broadcast or "
+                          "all-to-all (got '%s')",
                           v);
                 return EXIT_USAGE;
             }
@@ -527,7 +528,7 @@ int cmd_collective(int argc, char **argv)
     struct catalog *cat = cli_load_catalog(c.catalog_dir);
     if (!cat)
         return EXIT_USAGE;
-    struct collective_net net;
+    struct collective_net net = {0};
     const char *what;
     if (link_id) {
         const struct link *l = catalog_link(cat, link_id);
@@ -545,6 +546,8 @@ int cmd_collective(int argc, char **argv)
         net.intra_lat_s = l->latency_us * 1e-6;
         net.inter_bw_gbs = net.intra_bw_gbs;
         net.inter_lat_s = net.intra_lat_s;
+        net.nvls_bw_gbs = l->nvls_bw_gbs;
+        net.nvls_setup_s = l->nvls_setup_us * 1e-6;
         what = l->head.name;
     } else {
         struct setup s;
@@ -566,9 +569,12 @@ int cmd_collective(int argc, char **argv)
             net.inter_bw_gbs = net.intra_bw_gbs;
             net.inter_lat_s = net.intra_lat_s;
         }
+        net.nvls_bw_gbs = r.intra_link->nvls_bw_gbs;
+        net.nvls_setup_s = r.intra_link->nvls_setup_us * 1e-6;
         what = r.intra_link->head.name;
     }
-    static const int algos[] = {ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL};
+    static const int algos[] = {ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL,
+                                ALLREDUCE_NVLS};
     double bus = collective_bus_factor((enum collective_op)op, (int)devices);
     struct json_writer w;
     if (c.format == FORMAT_JSON) {
@@ -582,11 +588,18 @@ int cmd_collective(int argc, char **argv)
                "busbw_GB/s");
     }
     bool first = true;
-    for (size_t a = 0; a < 3; a++) {
-        for (double bytes = 8; bytes <= size * 1.0000001; bytes *= 2) {
+    /* All-to-all has one algorithm (pairwise exchange posted at once). */
+    size_t n_algos = op == COLL_ALL_TO_ALL                                  ? 1
+                     : op == COLL_ALL_REDUCE && net.nvls_bw_gbs > 0 &&
+                               net.per_node >= net.devices ? 4
+                                                           : 3;
+    for (size_t a = 0; a < n_algos; a++) {
+        /* Powers of two up to the requested size, which is the last row. */
+        for (double step = 8, bytes = step < size ? step : size; bytes > 0;
+             step *= 2, bytes = step < size ? step : (bytes < size ? size : 0)) {
             double t = collective_time((enum collective_op)op, algos[a], bytes, &net, NULL);
             double algbw = t > 0 ? bytes / t / 1e9 : 0.0;
-            const char *name = allreduce_names[algos[a]];
+            const char *name = op == COLL_ALL_TO_ALL ? "pairwise" : allreduce_names[algos[a]];
             if (c.format == FORMAT_JSON) {
                 memset(&w, 0, sizeof w);
                 w.out = stdout;
