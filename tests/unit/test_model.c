@@ -254,7 +254,7 @@ static void test_ring_allreduce_volume(void **state)
     int ns[] = {2, 8, 64, 1024};
     for (size_t i = 0; i < 4; i++) {
         int n = ns[i];
-        struct collective_net net = {n, n, 100.0, 0.0, 100.0, 0.0};
+        struct collective_net net = {n, n, 100.0, 0.0, 100.0, 0.0, 0.0, 0.0};
         double S = 1e9;
         double t = collective_time(COLL_ALL_REDUCE, ALLREDUCE_RING, S, &net, NULL);
         assert_close(t * 100e9, 2.0 * (n - 1) / n * S, 1e-12);
@@ -267,9 +267,9 @@ static void test_ring_allreduce_volume(void **state)
 static void test_ring_latency_and_tree(void **state)
 {
     (void)state;
-    /* 8 B over 1024 devices: latency-bound. Ring pays 2(n-1) hops, the tree
-     * 2 log2(n): the tree must win by about (n-1)/log2(n). */
-    struct collective_net net = {1024, 1024, 100.0, 5e-6, 100.0, 5e-6};
+    /* 8 B over 1024 devices, one per node: latency-bound. Ring pays 2(n-1)
+     * hops, the tree 2 log2(n): the tree must win by about (n-1)/log2(n). */
+    struct collective_net net = {1024, 1, 100.0, 5e-6, 100.0, 5e-6, 0.0, 0.0};
     double ring = collective_time(COLL_ALL_REDUCE, ALLREDUCE_RING, 8, &net, NULL);
     double tree = collective_time(COLL_ALL_REDUCE, ALLREDUCE_TREE, 8, &net, NULL);
     assert_close(ring, 2 * 1023 * 5e-6 + 2.0 * 1023 / 1024 * 8 / 100e9, 1e-9);
@@ -286,7 +286,7 @@ static void test_hierarchical_allreduce(void **state)
     /* 4 nodes x 8 devices: reduce-scatter in the node (7/8 S at 200 GB/s),
      * all-reduce of S/8 across 4 nodes (2 x 3/4 x S/8 at 25 GB/s), then
      * all-gather in the node (7/8 S at 200 GB/s). No latency. */
-    struct collective_net net = {32, 8, 200.0, 0.0, 25.0, 0.0};
+    struct collective_net net = {32, 8, 200.0, 0.0, 25.0, 0.0, 0.0, 0.0};
     double S = 8e9;
     double expect = 7.0 / 8 * S / 200e9 + 2 * 3.0 / 4 * (S / 8) / 25e9 + 7.0 / 8 * S / 200e9;
     assert_close(collective_time(COLL_ALL_REDUCE, ALLREDUCE_HIERARCHICAL, S, &net, NULL), expect,
