@@ -543,6 +543,7 @@ struct device_step {
     double forward, backward;
     double total;
     double executed_flops, model_flops; /* whole cluster, per step */
+    double hardware_flops;              /* model + recomputation, model's convention */
     double params_device;               /* parameters of the busiest stage, per device */
     int dp_algo;
 };
@@ -673,6 +674,7 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
         slow.re = s->training.recompute == RECOMPUTE_FULL ? slow.fwd : 0.0;
         d->model_flops = s->model.flops_per_sample * samples;
         d->executed_flops = d->model_flops * (slow.re > 0 ? 4.0 / 3.0 : 1.0);
+        d->hardware_flops = d->executed_flops;
     } else {
         struct layer_times ld, lm;
         layer_times(c, false, &ld);
@@ -707,6 +709,13 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
                     : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_fwd_exec
                                                                    : 0.0;
         d->executed_flops = d->model_flops - attn_model + attn_exec + re;
+        /* HFU in the MFU convention (full s^2), recomputation added
+         * (Korthikanti et al. 2022), so that MFU <= HFU always. */
+        d->hardware_flops = d->model_flops + (s->training.recompute == RECOMPUTE_FULL
+                                                  ? stack_fwd_flops(s, tokens)
+                                              : s->training.recompute == RECOMPUTE_SELECTIVE
+                                                  ? attn_model / 3.0
+                                                  : 0.0);
     }
     double psi = busy->params.dense + busy->params.experts;
     d->params_device = psi;
@@ -1324,7 +1333,7 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     double peak_all = c.peak_flops * c.devices;
     o->tflops_per_device = d.executed_flops / o->step_time_s / c.devices / 1e12;
     o->mfu = d.model_flops / o->step_time_s / peak_all;
-    o->hfu = d.executed_flops / o->step_time_s / peak_all;
+    o->hfu = d.hardware_flops / o->step_time_s / peak_all;
     double compute_time = d.compute + d.recompute;
     o->achieved_fraction = compute_time > 0
                                ? d.executed_flops / c.devices / compute_time / c.peak_flops

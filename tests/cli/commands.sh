@@ -394,7 +394,7 @@ if run collective-setup 0 collective --op reduce-scatter --size 1GiB --devices 6
     pass collective-setup
 fi
 for bad in "--size lots" "--size -5" "--size 0" "--size 1XB" "--devices 1" "--devices eight" \
-    "--devices 8.5" "--op all-to-all" "--op" "--link nvlnk4"; do
+    "--devices 8.5" "--op all-to-one" "--op" "--link nvlnk4"; do
     n="collective-bad$(echo "$bad" | tr ' ' '_')"
     # shellcheck disable=SC2086
     if run "$n" 2 collective --devices 8 --size 1MiB --link nvlink4 $bad; then

@@ -325,6 +325,8 @@ static void test_zero_memory_states(void **state)
     s.model.params = 1e9;
     s.model.flops_per_sample = 6e9 * 2048;
     s.training.global_batch = 8;
+    /* The ZeRO paper's accounting, 2 + 2 + 12 bytes, is DeepSpeed's. */
+    snprintf(s.training.software, sizeof s.training.software, "deepspeed");
     double expect[4] = {16, 4 + 12.0 / 8, 2 + 14.0 / 8, 16.0 / 8};
     for (int z = 0; z <= 3; z++) {
         s.training.zero_stage = z;
