@@ -268,7 +268,10 @@ static double tp_allreduce_time(const struct ctx *c, double bytes)
 {
     struct collective_net net;
     model_make_net(c, c->tp, model_group_in_domain(c, c->tp, 1), &net);
-    return collective_time(COLL_ALL_REDUCE, ALLREDUCE_AUTO, bytes, &net, NULL);
+    /* Inside a node NCCL's tree is a chain, no faster than the ring: only
+     * NVLink SHARP can beat the ring there. */
+    int algo = net.nvls_bw_gbs > 0 ? ALLREDUCE_AUTO : ALLREDUCE_RING;
+    return collective_time(COLL_ALL_REDUCE, algo, bytes, &net, NULL);
 }
 
 /* ---- pipeline stages ------------------------------------------------------------ */
@@ -296,8 +299,10 @@ static void make_stage(const struct ctx *c, int index, int first_layer, struct s
     }
     st->layers = setup_stage_layers(s, index);
     st->moe_layers = model_moe_layers_in(s, first_layer, st->layers);
-    struct layer_params_split p;
-    stack_params(s, first_layer, st->layers, &p);
+    int n_dense = st->layers - st->moe_layers;
+    struct layer_params_split p = {
+        n_dense * c->lp.dense_dense + st->moe_layers * c->lp.moe_dense,
+        st->moe_layers * c->lp.moe_experts};
     double vh = (double)s->model.vocab * s->model.hidden;
     /* One embedding copy per stage that holds it; with a single stage it is
      * tied to the output layer. */
@@ -440,11 +445,10 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
         inflight = mind(warmup + 1.0, (double)c->m * v) / v;
     }
     int dense = st->layers - st->moe_layers;
-    double per_mb = dense * layer_activation_bytes(c, false, rc) +
-                    st->moe_layers * layer_activation_bytes(c, true, rc);
+    double per_mb = dense * c->act_dense + st->moe_layers * c->act_moe;
     double acts = per_mb * inflight;
     if (rc == RECOMPUTE_FULL) /* the layer being recomputed, whole */
-        acts += layer_activation_bytes(c, st->moe_layers > 0, RECOMPUTE_NONE);
+        acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
     if (st->last) {
         /* Logits: 16-bit output plus an fp32 copy for the vocabulary-parallel
          * cross entropy, per token and vocabulary entry. */
@@ -533,6 +537,21 @@ static void make_ctx(const struct setup *s, const struct resolved *r, struct ctx
                    : s->training.optimizer == OPT_SGD ? 4.0 : 0.0;
     c->opt_bytes = (mixed ? sw->master_bytes : 0.0) + state;
     c->throttle = 1.0;
+    if (s->model.kind == MODEL_TRANSFORMER) {
+        struct layer_params_split d, m;
+        model_layer_params(s, false, &d);
+        c->lp.dense_dense = d.dense;
+        bool full = s->training.recompute == RECOMPUTE_FULL;
+        c->act_dense = layer_activation_bytes(c, false, s->training.recompute);
+        c->act_full_dense = full ? layer_activation_bytes(c, false, RECOMPUTE_NONE) : 0.0;
+        if (s->model.experts > 0) {
+            model_layer_params(s, true, &m);
+            c->lp.moe_dense = m.dense;
+            c->lp.moe_experts = m.experts;
+            c->act_moe = layer_activation_bytes(c, true, s->training.recompute);
+            c->act_full_moe = full ? layer_activation_bytes(c, true, RECOMPUTE_NONE) : 0.0;
+        }
+    }
 }
 
 /* ---- the device step ------------------------------------------------------ */
@@ -1095,14 +1114,14 @@ static bool shape_ok(const struct setup *s)
     return true;
 }
 
-static void add_suggestion(struct model_report *o, const struct setup *base,
+static void add_suggestion(struct model_report *o, double base_gb,
                            const struct setup *changed, const struct resolved *r,
                            const char *text, const char *changes)
 {
     if (o->n_suggestions >= SUGGESTION_MAX || !shape_ok(changed))
         return;
     double after = memory_of(changed, r);
-    double saves = memory_of(base, r) - after;
+    double saves = base_gb - after;
     if (saves <= 0.001)
         return;
     struct suggestion *g = &o->suggestions[o->n_suggestions++];
@@ -1121,18 +1140,18 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
     if (dp > 1 && s->training.zero_stage < 3) {
         t = *s;
         t.training.zero_stage = 3;
-        add_suggestion(o, s, &t, r, "ZeRO stage 3: shard weights, gradients and optimizer state",
+        add_suggestion(o, o->memory.per_device_gb, &t, r, "ZeRO stage 3: shard weights, gradients and optimizer state",
                        "training.zero_stage=3");
     }
     if (s->model.kind == MODEL_TRANSFORMER && s->training.recompute != RECOMPUTE_FULL) {
         t = *s;
         t.training.recompute = RECOMPUTE_FULL;
-        add_suggestion(o, s, &t, r, "full activation recomputation", "training.recompute=full");
+        add_suggestion(o, o->memory.per_device_gb, &t, r, "full activation recomputation", "training.recompute=full");
     }
     if (s->training.tensor_parallel > 1 && !s->training.sequence_parallel) {
         t = *s;
         t.training.sequence_parallel = true;
-        add_suggestion(o, s, &t, r, "sequence parallelism", "training.sequence_parallel=true");
+        add_suggestion(o, o->memory.per_device_gb, &t, r, "sequence parallelism", "training.sequence_parallel=true");
     }
     int tp2 = s->training.tensor_parallel * 2;
     if (s->model.kind == MODEL_TRANSFORMER && tp2 <= s->cluster.node.accelerators_per_node) {
@@ -1140,12 +1159,12 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
         t.training.tensor_parallel = tp2;
         snprintf(text, sizeof text, "tensor parallelism %d", tp2);
         snprintf(changes, sizeof changes, "training.tensor_parallel=%d", tp2);
-        add_suggestion(o, s, &t, r, text, changes);
+        add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
     }
     if (s->training.micro_batch > 1) {
         t = *s;
         t.training.micro_batch = 1;
-        add_suggestion(o, s, &t, r, "micro-batch 1", "training.micro_batch=1");
+        add_suggestion(o, o->memory.per_device_gb, &t, r, "micro-batch 1", "training.micro_batch=1");
     }
     /* Scale out when no single change fits: the smallest device count
      * (whole nodes, ZeRO-3 and full recomputation) at which the model fits. */
@@ -1176,7 +1195,7 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
                          "training.pipeline_parallel=1 training.global_batch=%d%s",
                          nodes, t.training.global_batch,
                          t.model.kind == MODEL_TRANSFORMER ? " training.recompute=full" : "");
-                add_suggestion(o, s, &t, r, text, changes);
+                add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
                 break;
             }
         }

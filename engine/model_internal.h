@@ -27,6 +27,11 @@ struct ctx {
     double grad_bytes;  /* bytes per gradient as accumulated and reduced */
     double opt_bytes;   /* optimizer bytes per parameter (incl. fp32 master) */
     double throttle;    /* clock share kept */
+    /* Per-layer figures computed once per evaluation (model_parallel.c). */
+    struct layer_params_cache {
+        double dense_dense, moe_dense, moe_experts;
+    } lp;
+    double act_dense, act_moe, act_full_dense, act_full_moe; /* bytes per layer, micro-batch */
 };
 
 /* Time of `batch` GEMMs of M x N x K on one device (roofline + waves). */

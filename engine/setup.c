@@ -444,9 +444,10 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
         if (pp > 1 && (first + last + others > s->model.layers ||
                        (others == 0 && first + last != s->model.layers)))
             FAIL(first > 0 ? "training.first_stage_layers" : "training.last_stage_layers",
-                 "first_stage_layers %d + last_stage_layers %d leave %d layers for %d other "
+                 "first_stage_layers %d + last_stage_layers %d leave %d layer%s for %d other "
                  "stage%s (model.layers %d): every stage needs at least one",
-                 first, last, s->model.layers - first - last, others, others == 1 ? "" : "s",
+                 first, last, s->model.layers - first - last,
+                 s->model.layers - first - last == 1 ? "" : "s", others, others == 1 ? "" : "s",
                  s->model.layers);
         int v = s->training.virtual_stages;
         if (v > 1 && pp == 1)
