@@ -24,6 +24,14 @@ double breakdown_get(const struct step_breakdown *b, int i)
 }
 
 enum { GB = 1000000000 };
+
+/* Share of its dynamic power (TDP - idle) a device draws while it waits on
+ * communication or sits in a pipeline bubble at full clocks. An estimate,
+ * checked against the measured node power of GPT-3 175B FP8 training on
+ * 8 x H100 nodes (MLPerf power logs, Latif et al., arXiv 2412.08602: ~7.0 kW
+ * median, 8.4 kW peak): with it the NeMo GPT-3 175B FP8 setup draws
+ * ~7.2 kW per node and a fully busy node stays below 8.4 kW. */
+#define DEVICE_WAIT_DYNAMIC_SHARE 0.5
 #define SECONDS_PER_DAY 86400.0
 #define SECONDS_PER_HOUR 3600.0
 
@@ -825,9 +833,16 @@ static void data_path_model(const struct ctx *c, double device_step_s, struct da
      * share of the batch over its own host link. When the CPUs have fewer
      * PCIe lanes than the devices and NICs need, the links are shared. */
     double per_device = samples / c->dp * s->data.sample_bytes;
-    p->lanes_need = 16.0 * (c->per_node + s->cluster.node.nics_per_node);
+    /* With PCIe switches the CPUs see one x16 uplink per switch, and the
+     * devices behind a switch share it (GPUDirect traffic to the NICs stays
+     * under the switch); without, every device and NIC needs its own x16. */
+    double endpoints = c->per_node + s->cluster.node.nics_per_node;
+    int switches = s->cluster.node.pcie_switches;
+    p->lanes_need = 16.0 * (switches > 0 ? mind(switches, endpoints) : endpoints);
     p->lanes_have = (double)r->cpu->pcie_lanes * s->cluster.node.cpu_sockets;
     double share = mind(1.0, p->lanes_have / p->lanes_need);
+    if (switches > 0 && switches < c->per_node)
+        share *= 1.0 / ceil((double)c->per_node / switches);
     p->h2d_s = per_device / (model_link_bw(r->host_link) * share * 1e9) +
                r->host_link->latency_us * 1e-6;
     p->serial = s->data.prefetch_batches == 0 || s->data.loader_workers_per_device == 0;
@@ -1253,6 +1268,10 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     struct data_path dpth;
     data_path_model(&c, d.total, &dpth);
     double busy = (d.compute + d.recompute + d.optimizer) / maxd(d.total, 1e-12);
+    /* A device waiting on communication or in a pipeline bubble keeps its
+     * clocks up and runs NCCL kernels: it draws DEVICE_WAIT_DYNAMIC_SHARE of
+     * its dynamic power, not idle. */
+    busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
     double cpu_util = mind(1.0, dpth.cores_busy / maxd(dpth.cores_total, 1.0));
     power_model(&c, mind(1.0, busy), cpu_util, &o->power);
     double f = throttle_for_cooling(&c, &o->power);

@@ -485,7 +485,7 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
             o->host_ram_ok ? ">=" : "<", dev_mem,
             o->host_ram_ok ? "" : " (host RAM should be at least the devices' memory)");
     warnings += !o->host_ram_ok;
-    fprintf(out, "  %-5s PCIe lanes %.0f available, %.0f needed (x16 per device and per NIC)%s\n",
+    fprintf(out, "  %-5s PCIe lanes %.0f available, %.0f needed (x16 per device and NIC, or per PCIe switch)%s\n",
             o->pcie_lanes_ok ? "ok" : "WARN", o->pcie_lanes_have, o->pcie_lanes_needed,
             o->pcie_lanes_ok ? "" : ": devices share lanes, host copies slow down");
     warnings += !o->pcie_lanes_ok;

@@ -59,6 +59,13 @@ static const struct field setup_field_list[] = {
         FIELD_KNOB | FIELD_OPTIONAL, 4),
     INT("cluster.node.nics_per_node", cluster.node.nics_per_node, 0, 256, 8, "",
         "network ports per node", FIELD_KNOB, 4),
+    /* DGX/HGX H100 and DGX A100 put each pair of GPUs and their NICs behind
+     * one of 4 PCIe switches with an x16 uplink to the CPUs (NVIDIA DGX H100
+     * and DGX A100 user guides, system topology). */
+    INT("cluster.node.pcie_switches", cluster.node.pcie_switches, 0, 256, 4, "",
+        "PCIe switches in the node; devices and NICs behind one share its x16 uplink to the "
+        "CPUs (0: attached to the CPUs directly)",
+        FIELD_KNOB, 2),
     REF("cluster.node.local_storage", cluster.node.local_storage, CATALOG_STORAGE, "nvme-gen4",
         "storage inside each node", FIELD_OPTIONAL, 1),
     /* DGX H100 peaks at 10.2 kW (NVIDIA user guide); 8 x 700 W GPUs, 2 x 350 W

@@ -64,6 +64,7 @@ struct setup {
             char host_link[FIELD_STR_LEN];
             char nic[FIELD_STR_LEN];
             int nics_per_node;
+            int pcie_switches; /* PCIe switches between the CPUs and the devices/NICs */
             char local_storage[FIELD_STR_LEN];
             double other_w; /* switches, DRAM, fans, drives: the rest of the node */
         } node;
