@@ -108,6 +108,25 @@ static double row_value(const struct row *w, const struct setup *s, const struct
     }
 }
 
+/* Evaluates row i: the model's value, its relative error, whether it fits
+ * and whether the setup runs. */
+struct outcome {
+    double value, error;
+    bool fits, runnable;
+};
+
+static void eval_row(const struct row *w, struct outcome *out)
+{
+    struct setup s;
+    struct resolved r;
+    struct model_report o;
+    load_eval(w->file, &s, &r, &o);
+    out->value = row_value(w, &s, &o);
+    out->error = (out->value - w->published) / w->published;
+    out->fits = o.memory.fits;
+    out->runnable = o.runnable;
+}
+
 static void format_value(char *buf, size_t len, enum metric m, double v)
 {
     if (m == MFU)
@@ -155,17 +174,15 @@ static void build_table(char *out, size_t len)
     OUT("|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < ROW_COUNT; i++) {
         const struct row *w = &rows[i];
-        struct setup s;
-        struct resolved r;
-        struct model_report o;
-        load_eval(w->file, &s, &r, &o);
-        double v = row_value(w, &s, &o), err = (v - w->published) / w->published;
+        struct outcome k;
+        eval_row(w, &k);
+        double v = k.value, err = k.error;
         char pub[48], got[48];
         format_value(pub, sizeof pub, w->metric, w->published);
         format_value(got, sizeof got, w->metric, v);
         OUT("| %s | %s | %s | %s | %+.1f%% | %.0f%% | %s%s |\n", w->section, w->label, pub, got,
             100 * err, 100 * w->tolerance, fabs(err) <= w->tolerance ? "ok" : "MISS",
-            o.memory.fits ? "" : ", does not fit");
+            k.fits ? "" : ", does not fit");
     }
     for (int i = 0; i < NCCL_COUNT; i++) {
         double t = nccl_model_us(nccl_h100[i].bytes);
@@ -185,11 +202,9 @@ static void test_rows(void **state)
     int failures = 0;
     for (int i = 0; i < ROW_COUNT; i++) {
         const struct row *w = &rows[i];
-        struct setup s;
-        struct resolved r;
-        struct model_report o;
-        load_eval(w->file, &s, &r, &o);
-        double v = row_value(w, &s, &o), err = (v - w->published) / w->published;
+        struct outcome k;
+        eval_row(w, &k);
+        double v = k.value, err = k.error;
         bool ok = fabs(err) <= w->tolerance;
         printf("  %s %-44s published %10.4g  mlviz %10.4g  %+6.1f%%  %s\n", w->section, w->label,
                w->published, v, 100 * err, ok ? "ok" : w->miss ? "MISS (known)" : "FAIL");
@@ -202,7 +217,7 @@ static void test_rows(void **state)
             failures++;
         }
         if (!w->miss && w->section[0] != 'D')
-            assert_true(o.runnable);
+            assert_true(k.runnable);
     }
     assert_int_equal(failures, 0);
 }
