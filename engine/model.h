@@ -41,10 +41,11 @@ struct step_breakdown {
     double pp_p2p;
     double dp_comm_exposed;
     double optimizer;
-    double overhead; /* fixed per-step software cost */
+    double straggler; /* the synchronous step waits for the slowest of N devices */
+    double overhead;  /* fixed per-step software cost */
 };
 extern const char *const breakdown_names[]; /* in struct order */
-enum { BREAKDOWN_COUNT = 13 };
+enum { BREAKDOWN_COUNT = 14 };
 double breakdown_get(const struct step_breakdown *b, int i);
 
 struct memory_report {
@@ -161,6 +162,20 @@ struct model_report {
 /* Evaluate a resolved setup. Never allocates; always fills every field with
  * finite numbers. */
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *out);
+
+/* Coefficient of variation of one device's compute time per step. Measured
+ * step-to-step and device-to-device variation of large GEMM workloads is a
+ * few percent (clock boosting, memory refresh, OS noise; Sinha et al., "Not
+ * All GPUs Are Created Equal", SC 2022, report ~2-8% across nominally
+ * identical GPUs). The analytic model charges its expected maximum over the
+ * devices; the step loop draws it. */
+#define MODEL_COMPUTE_JITTER_CV 0.02
+
+/* Expected maximum of n independent standard normals (Blom's
+ * approximation; exact for n = 1 and 2), and the standard normal quantile
+ * with upper-tail probability q (the step loop draws with it). */
+double model_expected_max_normal(double n);
+double model_normal_upper_quantile(double q);
 
 /* Parameter count of the model in the setup. */
 double model_params(const struct setup *s);

@@ -454,7 +454,7 @@ void format_duration(char *buf, size_t len, double t)
 }
 
 /* Letters of the breakdown bar, one per part, in breakdown order. */
-static const char breakdown_letters[] = "RPHCrTXEBpDOo"; /* one per breakdown part */
+static const char breakdown_letters[] = "RPHCrTXEBpDOSo"; /* one per breakdown part */
 
 static void breakdown_bar(FILE *out, const struct model_report *o, int width)
 {
