@@ -21,6 +21,7 @@
 #include "draw.h"
 #include "glyphs.h"
 #include "keys.h"
+#include "termguard.h"
 #include "theme.h"
 #include "ui.h"
 
@@ -59,8 +60,8 @@ struct app_options {
     bool tour, mono, ascii, no_mouse;
 };
 
-static volatile sig_atomic_t quit_signal;
 static bool curses_active;
+static void replay_stdout(void);
 
 /* ---- the small shared helpers of ui.h ---- */
 
@@ -136,11 +137,8 @@ static double now_s(void)
 
 /* ---- terminal ---- */
 
-static void on_quit_signal(int sig)
-{
-    quit_signal = sig;
-}
-
+/* Leaves curses; also the atexit handler, so every way out of the process
+ * (exit() included) gives the terminal back and replays captured output. */
 static void restore_terminal(void)
 {
     if (curses_active) {
@@ -148,31 +146,9 @@ static void restore_terminal(void)
             mousemask(0, NULL);
         endwin();
         curses_active = false;
+        term_set_active(-1);
     }
-}
-
-/* Fatal signals: put the terminal back first, then die as usual. */
-static void on_fatal_signal(int sig)
-{
-    restore_terminal();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_quit_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_fatal_signal;
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGABRT, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
-    sigaction(SIGFPE, &sa, NULL);
+    replay_stdout();
 }
 
 /* While a script plays, anything it writes to stdout would scribble over
@@ -201,12 +177,14 @@ static void capture_stdout(void)
     saved_stdout_fd = dup(fd);
     captured_stdout = tmp;
     dup2(fileno(tmp), STDOUT_FILENO);
+    term_set_capture(fileno(tmp), saved_stdout_fd);
 }
 
 static void replay_stdout(void)
 {
     if (!captured_stdout)
         return;
+    term_set_capture(-1, -1);
     fflush(stdout);
     dup2(saved_stdout_fd, STDOUT_FILENO);
     close(saved_stdout_fd);
@@ -225,14 +203,15 @@ static bool start_terminal(struct ui *u, const struct app_options *o)
 {
     /* ncurses reads ESCDELAY before initscr: a short delay keeps Esc snappy. */
     set_escdelay(ESC_DELAY_MS);
-    if (tty_out) {
-        if (!newterm(NULL, tty_out, stdin))
-            return false;
-    } else if (!initscr()) {
+    FILE *out = tty_out ? tty_out : stdout;
+    /* newterm, not initscr: initscr ends the process when it fails. */
+    if (!newterm(NULL, out, stdin))
         return false;
-    }
     curses_active = true;
-    atexit(restore_terminal);
+    term_set_active(fileno(out));
+    static bool registered;
+    if (!registered)
+        registered = atexit(restore_terminal) == 0;
     cbreak();
     noecho();
     nonl();
@@ -968,6 +947,45 @@ struct play_state;
 static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *err,
                       size_t err_len);
 
+/* Handles input until the next frame is due (at `due`, a now_s time).
+ * Returns false to quit, with *status set when the terminal went away. A
+ * key shows its effect at once: the frame is drawn after each. */
+static bool wait_input(struct ui *u, double due, int *status)
+{
+    bool ready = false; /* poll saw input that getch has not yet read */
+    for (int k = 0; k < MAX_KEYS_PER_FRAME; k++) {
+        timeout(0);
+        int ch = getch();
+        if (term_quit_signal())
+            return false;
+        if (ch != ERR) {
+            term_read_failed(false);
+            if (handle_key(u, ch))
+                return true;
+            if (u->playing)
+                term_quit_deadline(); /* a running script stops too */
+            return false;
+        }
+        /* Input was reported but reading it failed: end of file or EIO. */
+        if (ready && term_read_failed(true)) {
+            *status = EXIT_RUNTIME;
+            return false;
+        }
+        double left = due - now_s();
+        if (left <= 0)
+            return true;
+        enum term_wait w = term_wait_input((int)(left * 1000) + 1);
+        if (w == TERM_GONE) {
+            *status = EXIT_RUNTIME;
+            return false;
+        }
+        if (w == TERM_TIMEOUT)
+            return true;
+        ready = w == TERM_READY;
+    }
+    return true;
+}
+
 static int run_loop(struct ui *u, const struct app_options *o, struct play_state *play)
 {
     double last = now_s(), start = last;
@@ -985,8 +1003,8 @@ static int run_loop(struct ui *u, const struct app_options *o, struct play_state
             char err[1024];
             if (!play_tick(u, play, wall_dt, err, sizeof err)) {
                 restore_terminal();
-                replay_stdout();
-                fprintf(stderr, "%s\n", err);
+                if (!term_quit_signal()) /* else the script heard the quit */
+                    fprintf(stderr, "%s\n", err);
                 return EXIT_RUNTIME;
             }
         } else {
@@ -1002,34 +1020,9 @@ static int run_loop(struct ui *u, const struct app_options *o, struct play_state
         frames++;
         if (o->frames && frames >= o->frames)
             break;
-        /* Wait for input until the next frame is due. */
-        bool quit = false;
-        for (int k = 0; k < MAX_KEYS_PER_FRAME && !quit; k++) {
-            double left = frame_start + FRAME_S - now_s();
-            int ms = left > 0 ? (int)(left * 1000) : 0;
-            timeout(ms);
-            int ch = getch();
-            if (quit_signal) {
-                quit = true;
-                break;
-            }
-            if (ch == ERR) {
-                if (now_s() >= frame_start + FRAME_S - 0.001)
-                    break;
-                continue; /* interrupted early: wait for the rest */
-            }
-            if (!handle_key(u, ch))
-                quit = true;
-            else if (ch != KEY_MOUSE && ch != KEY_RESIZE)
-                break; /* show the effect of a key at once */
-            else
-                break;
-        }
-        if (quit || quit_signal)
+        if (!wait_input(u, frame_start + FRAME_S, &status))
             break;
     }
-    if (quit_signal)
-        status = EXIT_OK;
     return status;
 }
 
@@ -1068,6 +1061,11 @@ static int prepare_ui(int argc, char **argv, struct app_options *o, struct ui **
         return rc;
     if (!have_tty())
         return no_tty();
+    char err[UI_MSG_LEN];
+    if (!term_probe(STDOUT_FILENO, err, sizeof err)) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
+    }
     init_locale_and_glyphs(o);
     struct ui *u = ui_new();
     if (!u) {
@@ -1090,7 +1088,7 @@ int tui_main(int argc, char **argv)
     int rc = prepare_ui(argc, argv, &o, &u);
     if (rc != EXIT_OK)
         return rc;
-    install_signals();
+    term_install_signals();
     if (!start_terminal(u, &o)) {
         ui_free(u);
         cli_error("cannot initialise the terminal (is TERM set?)");
@@ -1100,6 +1098,7 @@ int tui_main(int argc, char **argv)
         tour_start(u);
     rc = run_loop(u, &o, NULL);
     restore_terminal();
+    term_exit_if_signalled();
     ui_free(u);
     return rc;
 }
@@ -1377,7 +1376,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     load_params(u, *host);
     const char *base = strrchr(script_path, '/');
     snprintf(u->caption, sizeof u->caption, "Playing %s", base ? base + 1 : script_path);
-    install_signals();
+    term_install_signals();
     capture_stdout();
     if (!start_terminal(u, &o)) {
         replay_stdout();
@@ -1389,7 +1388,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     struct play_state p = {host, 0, false};
     rc = run_loop(u, &o, &p);
     restore_terminal();
-    replay_stdout();
+    term_exit_if_signalled();
     play_ui = NULL;
     /* The script owns the sim it handed over: forget it before freeing. */
     if (!u->sim_owned)
