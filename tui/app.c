@@ -21,6 +21,7 @@
 #include "draw.h"
 #include "glyphs.h"
 #include "keys.h"
+#include "options.h"
 #include "termguard.h"
 #include "theme.h"
 #include "ui.h"
@@ -242,67 +243,62 @@ static bool start_terminal(struct ui *u, const struct app_options *o)
 
 /* ---- options ---- */
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(unsigned mode, const char *fmt, const char *arg)
 {
     fputs("mlviz: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\nusage: mlviz [-c FILE|PRESET] [--catalog DIR] [--tour] [--frames N] [--speed X]\n"
-          "             [--mono] [--ascii] [--theme default|basic|mono|contrast] [--no-mouse]\n",
-          stderr);
+    fputs(mode == OPT_PLAY ? "\nusage: mlviz play SCRIPT " : "\nusage: mlviz ", stderr);
+    tui_options_synopsis(stderr, mode);
+    fputs("\n", stderr);
     return EXIT_USAGE;
 }
 
-static int parse_options(int argc, char **argv, struct app_options *o)
+/* mode: OPT_VIEW for `mlviz`, OPT_PLAY for the options `mlviz play` passed on. */
+static int parse_options(int argc, char **argv, unsigned mode, struct app_options *o)
 {
     memset(o, 0, sizeof *o);
     o->setup_arg = "default";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
-        if (strcmp(a, "-c") == 0 || strcmp(a, "--setup") == 0 || strncmp(a, "--setup=", 8) == 0) {
-            if (strcmp(a, "-c") == 0) {
-                if (i + 1 >= argc)
-                    return usage_error("%s needs a setup file or preset name", a);
-                v = argv[++i];
-            } else if (!(v = cli_option_value(argc, argv, &i, "--setup"))) {
-                return usage_error("%s needs a setup file or preset name", a);
-            }
-            o->setup_arg = v;
-        } else if (strcmp(a, "--catalog") == 0 || strncmp(a, "--catalog=", 10) == 0) {
-            if (!(v = cli_option_value(argc, argv, &i, "--catalog")))
-                return usage_error("%s needs a directory", a);
-            o->catalog_dir = v;
-        } else if (strcmp(a, "--theme") == 0 || strncmp(a, "--theme=", 8) == 0) {
+        const struct tui_option *opt = tui_option_find(a, &v);
+        if (!opt)
+            return usage_error(mode, "unknown option '%s' (see 'mlviz --help')", a);
+        if (!(opt->applies & mode))
+            return usage_error(mode, "%s does not apply to mlviz play", opt->name);
+        if (opt->arg && !v) {
+            if (i + 1 >= argc)
+                return usage_error(mode, "%s needs a value", a);
+            v = argv[++i];
+        } else if (!opt->arg && v) {
+            return usage_error(mode, "%s takes no value", opt->name);
+        }
+        char *end;
+        switch (opt->id) {
+        case OPT_SETUP: o->setup_arg = v; break;
+        case OPT_CATALOG: o->catalog_dir = v; break;
+        case OPT_THEME: {
             enum theme_id t;
-            if (!(v = cli_option_value(argc, argv, &i, "--theme")))
-                return usage_error("%s needs a name (default, basic, mono, contrast)", a);
             if (!theme_parse(v, &t))
-                return usage_error("unknown theme '%s' (default, basic, mono, contrast)", v);
+                return usage_error(mode, "unknown theme '%s' (default, basic, mono, contrast)", v);
             o->theme = v;
-        } else if (strcmp(a, "--frames") == 0 || strncmp(a, "--frames=", 9) == 0) {
-            char *end;
-            if (!(v = cli_option_value(argc, argv, &i, "--frames")))
-                return usage_error("%s needs a number", a);
+            break;
+        }
+        case OPT_FRAMES:
             errno = 0;
             o->frames = strtol(v, &end, 10);
-            if (errno || *end || o->frames <= 0)
-                return usage_error("--frames wants a positive whole number, not '%s'", v);
-        } else if (strcmp(a, "--speed") == 0 || strncmp(a, "--speed=", 8) == 0) {
-            char *end;
-            if (!(v = cli_option_value(argc, argv, &i, "--speed")))
-                return usage_error("%s needs a number (simulated seconds per second)", a);
+            if (errno || end == v || *end || o->frames <= 0)
+                return usage_error(mode, "--frames wants a positive whole number, not '%s'", v);
+            break;
+        case OPT_SPEED:
             o->speed = strtod(v, &end);
-            if (*end || !(o->speed > 0) || o->speed > speeds[N_SPEEDS - 1])
-                return usage_error("--speed wants a number above 0 and at most 86400, not '%s'", v);
-        } else if (strcmp(a, "--tour") == 0) {
-            o->tour = true;
-        } else if (strcmp(a, "--mono") == 0 || strcmp(a, "--no-color") == 0) {
-            o->mono = true;
-        } else if (strcmp(a, "--ascii") == 0) {
-            o->ascii = true;
-        } else if (strcmp(a, "--no-mouse") == 0) {
-            o->no_mouse = true;
-        } else {
-            return usage_error("unknown option '%s' (see 'mlviz --help')", a);
+            if (end == v || *end || !(o->speed > 0) || o->speed > speeds[N_SPEEDS - 1])
+                return usage_error(mode, "--speed wants a number above 0 and at most 86400, not '%s'",
+                                   v);
+            break;
+        case OPT_TOUR: o->tour = true; break;
+        case OPT_MONO: o->mono = true; break;
+        case OPT_ASCII: o->ascii = true; break;
+        case OPT_NO_MOUSE: o->no_mouse = true; break;
         }
     }
     return EXIT_OK;
@@ -643,8 +639,11 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         else
             ui_set_status(u, "'.' steps once when paused (space pauses)");
         break;
-    case ACT_FASTER: change_speed(u, +1); break;
-    case ACT_SLOWER: change_speed(u, -1); break;
+    case ACT_FASTER:
+    case ACT_SLOWER:
+        change_speed(u, act == ACT_FASTER ? +1 : -1);
+        u->speed_chosen = true;
+        break;
     case ACT_RESET: reset(u); break;
     case ACT_TOUR:
         if (u->playing) {
@@ -1041,6 +1040,7 @@ static int open_ui(struct ui *u, const struct app_options *o)
     pick_speed(u);
     if (o->speed > 0) {
         u->speed = o->speed;
+        u->speed_chosen = true;
         /* +/- continue from the nearest offered speed. */
         for (int i = 0; i < N_SPEEDS; i++)
             if (fabs(log(speeds[i] / o->speed)) < fabs(log(speeds[u->speed_index] / o->speed)))
@@ -1054,9 +1054,10 @@ static int open_ui(struct ui *u, const struct app_options *o)
 
 /* What both entry points do before the terminal starts: options, the TTY
  * check, glyphs, the ui with its catalog, setup and simulation. */
-static int prepare_ui(int argc, char **argv, struct app_options *o, struct ui **out)
+static int prepare_ui(int argc, char **argv, unsigned mode, struct app_options *o,
+                      struct ui **out)
 {
-    int rc = parse_options(argc, argv, o);
+    int rc = parse_options(argc, argv, mode, o);
     if (rc != EXIT_OK)
         return rc;
     if (!have_tty())
@@ -1085,7 +1086,7 @@ int tui_main(int argc, char **argv)
 {
     struct app_options o;
     struct ui *u = NULL;
-    int rc = prepare_ui(argc, argv, &o, &u);
+    int rc = prepare_ui(argc, argv, OPT_VIEW, &o, &u);
     if (rc != EXIT_OK)
         return rc;
     term_install_signals();
@@ -1237,7 +1238,8 @@ static void adopt_sim(struct ui *u, struct sim *sim)
     char err[UI_MSG_LEN];
     if (setup_resolve(&u->setup, u->cat, &u->res, err, sizeof err))
         model_eval(&u->setup, &u->res, &u->report);
-    pick_speed(u);
+    if (!u->speed_chosen)
+        pick_speed(u);
 }
 
 /* Copies the scenario's parameters into the ui for the parameters panel. */
@@ -1336,8 +1338,10 @@ static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *
             adopt_sim(u, req.sim);
         p->remaining_s = req.duration_s > 0 ? req.duration_s : 0;
         p->running = true;
-        /* A long run plays in a few seconds unless the presenter slows it. */
-        while (u->speed_index + 1 < N_SPEEDS && p->remaining_s / u->speed > PLAY_RUN_WALL_S)
+        /* A long run plays in a few seconds unless the presenter chose a
+         * speed (--speed, + or -). */
+        while (!u->speed_chosen && u->speed_index + 1 < N_SPEEDS &&
+               p->remaining_s / u->speed > PLAY_RUN_WALL_S)
             change_speed(u, +1);
         return true;
     case LUAHOST_PAUSE:
@@ -1368,7 +1372,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     struct app_options o;
     struct ui *u = NULL;
     /* Until the script starts a simulation, the view shows the default setup. */
-    int rc = prepare_ui(argc + 1, args, &o, &u);
+    int rc = prepare_ui(argc + 1, args, OPT_PLAY, &o, &u);
     free(args);
     if (rc != EXIT_OK)
         return rc;

@@ -218,8 +218,10 @@ size_t keys_help_text(char *buf, size_t len)
     return used;
 }
 
-static void man_escape(FILE *out, const char *s)
+void man_escape(FILE *out, const char *s)
 {
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", out); /* a leading dot or quote would start a request */
     for (; *s; s++) {
         if (*s == '\\' || *s == '-')
             fputc('\\', out);
