@@ -31,6 +31,11 @@ static volatile sig_atomic_t tty_fd = -1;
 static struct termios saved_modes;
 static bool have_modes;
 
+/* What the crash signals did before (a sanitizer's report, say): a crash
+ * is handed back to it once the terminal is restored. */
+static struct sigaction crash_before[NSIG];
+static volatile sig_atomic_t crash_saved[NSIG];
+
 static volatile sig_atomic_t quit_sig;
 static volatile sig_atomic_t deadline_armed;
 static volatile sig_atomic_t capture_fd = -1;
@@ -121,7 +126,10 @@ static void die_restored(int sig)
     copy_capture();
     if (sig == 0)
         _exit(0);
-    signal(sig, SIG_DFL);
+    if (sig > 0 && sig < NSIG && crash_saved[sig])
+        sigaction(sig, &crash_before[sig], NULL);
+    else
+        signal(sig, SIG_DFL);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -168,8 +176,13 @@ void term_install_signals(void)
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
     sa.sa_handler = on_crash;
-    for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
-        sigaction(crash[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++) {
+        int sig = crash[i];
+        if (!crash_saved[sig] && sigaction(sig, NULL, &crash_before[sig]) == 0 &&
+            crash_before[sig].sa_handler != SIG_IGN)
+            crash_saved[sig] = 1;
+        sigaction(sig, &sa, NULL);
+    }
     sa.sa_handler = on_quit;
     /* A quit handler must not run inside another one. */
     for (size_t i = 0; i < sizeof quit / sizeof quit[0]; i++)
