@@ -107,8 +107,10 @@ static void copy_capture(void)
             break;
 }
 
-/* From a handler: put the terminal back and die of sig (0: exit 0). */
-static void die_restored(int sig)
+/* From a handler: put the terminal back and die of sig (0: exit 0). A
+ * fault (not a signal sent by kill or raise) goes to the handler it
+ * replaced when there was one. */
+static void die_restored(int sig, bool fault)
 {
     int fd = tty_fd;
     if (fd >= 0) {
@@ -126,7 +128,7 @@ static void die_restored(int sig)
     copy_capture();
     if (sig == 0)
         _exit(0);
-    if (sig > 0 && sig < NSIG && crash_saved[sig])
+    if (fault && sig > 0 && sig < NSIG && crash_saved[sig])
         sigaction(sig, &crash_before[sig], NULL);
     else
         signal(sig, SIG_DFL);
@@ -138,19 +140,20 @@ static void die_restored(int sig)
     _exit(128 + sig);
 }
 
-static void on_crash(int sig)
+static void on_crash(int sig, siginfo_t *info, void *context)
 {
-    die_restored(sig);
+    (void)context;
+    die_restored(sig, info && info->si_code > 0);
 }
 
 static void on_quit(int sig)
 {
     if (sig == SIGALRM && deadline_armed) {
-        die_restored(quit_sig); /* the loop did not leave in time */
+        die_restored(quit_sig, false); /* the loop did not leave in time */
         return;
     }
     if (quit_sig) {
-        die_restored(quit_sig); /* asked twice */
+        die_restored(quit_sig, false); /* asked twice */
         return;
     }
     quit_sig = sig;
@@ -175,15 +178,17 @@ void term_install_signals(void)
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_crash;
+    sa.sa_sigaction = on_crash;
+    sa.sa_flags = SA_SIGINFO;
     for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++) {
         int sig = crash[i];
         if (!crash_saved[sig] && sigaction(sig, NULL, &crash_before[sig]) == 0 &&
-            crash_before[sig].sa_handler != SIG_IGN)
+            crash_before[sig].sa_handler != SIG_IGN && crash_before[sig].sa_handler != SIG_DFL)
             crash_saved[sig] = 1;
         sigaction(sig, &sa, NULL);
     }
     sa.sa_handler = on_quit;
+    sa.sa_flags = 0;
     /* A quit handler must not run inside another one. */
     for (size_t i = 0; i < sizeof quit / sizeof quit[0]; i++)
         sigaddset(&sa.sa_mask, quit[i]);
