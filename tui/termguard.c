@@ -107,6 +107,18 @@ static void copy_capture(void)
             break;
 }
 
+/* Delivers sig now (even inside its own handler); exits 128 + sig if the
+ * process survives it. */
+static void raise_unblocked(int sig)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
 /* From a handler: put the terminal back and die of sig (0: exit 0). A
  * fault (not a signal sent by kill or raise) goes to the handler it
  * replaced when there was one. */
@@ -132,12 +144,7 @@ static void die_restored(int sig, bool fault)
         sigaction(sig, &crash_before[sig], NULL);
     else
         signal(sig, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    raise(sig);
-    _exit(128 + sig);
+    raise_unblocked(sig);
 }
 
 static void on_crash(int sig, siginfo_t *info, void *context)
@@ -237,12 +244,7 @@ void term_exit_if_signalled(void)
         return;
     fflush(NULL);
     signal(sig, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    raise(sig);
-    _exit(128 + sig);
+    raise_unblocked(sig);
 }
 
 enum term_wait term_wait_input(int ms)
