@@ -147,7 +147,7 @@ static void restore_terminal(void)
             mousemask(0, NULL);
         endwin();
         curses_active = false;
-        term_set_active(-1);
+        termguard_set_active(-1);
     }
     replay_stdout();
 }
@@ -178,14 +178,14 @@ static void capture_stdout(void)
     saved_stdout_fd = dup(fd);
     captured_stdout = tmp;
     dup2(fileno(tmp), STDOUT_FILENO);
-    term_set_capture(fileno(tmp), saved_stdout_fd);
+    termguard_set_capture(fileno(tmp), saved_stdout_fd);
 }
 
 static void replay_stdout(void)
 {
     if (!captured_stdout)
         return;
-    term_set_capture(-1, -1);
+    termguard_set_capture(-1, -1);
     fflush(stdout);
     dup2(saved_stdout_fd, STDOUT_FILENO);
     close(saved_stdout_fd);
@@ -209,7 +209,7 @@ static bool start_terminal(struct ui *u, const struct app_options *o)
     if (!newterm(NULL, out, stdin))
         return false;
     curses_active = true;
-    term_set_active(fileno(out));
+    termguard_set_active(fileno(out));
     static bool registered;
     if (!registered)
         registered = atexit(restore_terminal) == 0;
@@ -248,7 +248,7 @@ static int usage_error(unsigned mode, const char *fmt, const char *arg)
     fputs("mlviz: ", stderr);
     fprintf(stderr, fmt, arg);
     fputs(mode == OPT_PLAY ? "\nusage: mlviz play SCRIPT " : "\nusage: mlviz ", stderr);
-    tui_options_synopsis(stderr, mode);
+    options_synopsis(stderr, mode);
     fputs("\n", stderr);
     return EXIT_USAGE;
 }
@@ -260,7 +260,7 @@ static int parse_options(int argc, char **argv, unsigned mode, struct app_option
     o->setup_arg = "default";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
-        const struct tui_option *opt = tui_option_find(a, &v);
+        const struct options_entry *opt = options_find(a, &v);
         if (!opt)
             return usage_error(mode, "unknown option '%s' (see 'mlviz --help')", a);
         if (!(opt->applies & mode))
@@ -955,32 +955,32 @@ static bool wait_input(struct ui *u, double due, int *status)
     for (int k = 0; k < MAX_KEYS_PER_FRAME; k++) {
         timeout(0);
         int ch = getch();
-        if (term_quit_signal())
+        if (termguard_quit_signal())
             return false;
         if (ch != ERR) {
-            term_read_failed(false);
+            termguard_read_failed(false);
             if (handle_key(u, ch))
                 return true;
             if (u->playing)
-                term_quit_deadline(); /* a running script stops too */
+                termguard_quit_deadline(); /* a running script stops too */
             return false;
         }
         /* Input was reported but reading it failed: end of file or EIO. */
-        if (ready && term_read_failed(true)) {
+        if (ready && termguard_read_failed(true)) {
             *status = EXIT_RUNTIME;
             return false;
         }
         double left = due - now_s();
         if (left <= 0)
             return true;
-        enum term_wait w = term_wait_input((int)(left * 1000) + 1);
-        if (w == TERM_GONE) {
+        enum termguard_wait w = termguard_wait_input((int)(left * 1000) + 1);
+        if (w == TERMGUARD_GONE) {
             *status = EXIT_RUNTIME;
             return false;
         }
-        if (w == TERM_TIMEOUT)
+        if (w == TERMGUARD_TIMEOUT)
             return true;
-        ready = w == TERM_READY;
+        ready = w == TERMGUARD_READY;
     }
     return true;
 }
@@ -1002,7 +1002,7 @@ static int run_loop(struct ui *u, const struct app_options *o, struct play_state
             char err[1024];
             if (!play_tick(u, play, wall_dt, err, sizeof err)) {
                 restore_terminal();
-                if (!term_quit_signal()) /* else the script heard the quit */
+                if (!termguard_quit_signal()) /* else the script heard the quit */
                     fprintf(stderr, "%s\n", err);
                 return EXIT_RUNTIME;
             }
@@ -1063,7 +1063,7 @@ static int prepare_ui(int argc, char **argv, unsigned mode, struct app_options *
     if (!have_tty())
         return no_tty();
     char err[UI_MSG_LEN];
-    if (!term_probe(STDOUT_FILENO, err, sizeof err)) {
+    if (!termguard_probe(STDOUT_FILENO, err, sizeof err)) {
         cli_error("%s", err);
         return EXIT_USAGE;
     }
@@ -1089,7 +1089,7 @@ int tui_main(int argc, char **argv)
     int rc = prepare_ui(argc, argv, OPT_VIEW, &o, &u);
     if (rc != EXIT_OK)
         return rc;
-    term_install_signals();
+    termguard_install_signals();
     if (!start_terminal(u, &o)) {
         ui_free(u);
         cli_error("cannot initialise the terminal (is TERM set?)");
@@ -1099,7 +1099,7 @@ int tui_main(int argc, char **argv)
         tour_start(u);
     rc = run_loop(u, &o, NULL);
     restore_terminal();
-    term_exit_if_signalled();
+    termguard_exit_if_signalled();
     ui_free(u);
     return rc;
 }
@@ -1380,7 +1380,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     load_params(u, *host);
     const char *base = strrchr(script_path, '/');
     snprintf(u->caption, sizeof u->caption, "Playing %s", base ? base + 1 : script_path);
-    term_install_signals();
+    termguard_install_signals();
     capture_stdout();
     if (!start_terminal(u, &o)) {
         replay_stdout();
@@ -1392,7 +1392,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     struct play_state p = {host, 0, false};
     rc = run_loop(u, &o, &p);
     restore_terminal();
-    term_exit_if_signalled();
+    termguard_exit_if_signalled();
     play_ui = NULL;
     /* The script owns the sim it handed over: forget it before freeing. */
     if (!u->sim_owned)

@@ -87,7 +87,7 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
     bool rest = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
-        const struct tui_option *opt;
+        const struct options_entry *opt;
         if (rest) {
             c->args[c->nargs++] = argv[i];
             continue;
@@ -135,7 +135,7 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
                 c->tui[c->ntui++] = "--catalog";
                 c->tui[c->ntui++] = (char *)v;
             }
-        } else if (play && (opt = tui_option_find(a, &v))) { /* the view's (tui/options.c) */
+        } else if (play && (opt = options_find(a, &v))) { /* the view's (tui/options.c) */
             c->tui[c->ntui++] = argv[i];
             if (opt->arg && !v && i + 1 < argc)
                 c->tui[c->ntui++] = argv[++i];
@@ -183,7 +183,7 @@ static int run_or_play(int argc, char **argv, bool play)
             printf("usage: %s\n", run_usage);
             if (play) {
                 printf("mlviz play takes the same options and these of the view:\n");
-                tui_options_help(stdout, OPT_PLAY);
+                options_help(stdout, OPT_PLAY);
             }
             free_cli(&c);
             return EXIT_OK;

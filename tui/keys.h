@@ -81,7 +81,7 @@ size_t keys_help_text(char *buf, size_t len);
 void keys_write_man(FILE *out);
 /* Text for roff: '-' and '\\' escaped, a leading '.' or '\'' protected.
  * (Also used for the option table, tui/options.c.) */
-void man_escape(FILE *out, const char *s);
+void keys_man_escape(FILE *out, const char *s);
 /* Name of a context for headings ("Overview", "Stage view", ...). */
 const char *keys_context_name(unsigned context);
 

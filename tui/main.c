@@ -37,9 +37,9 @@ static int cmd_options(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (argc == 2)
-        tui_options_man(stdout);
+        options_man(stdout);
     else
-        tui_options_help(stdout, OPT_VIEW | OPT_PLAY);
+        options_help(stdout, OPT_VIEW | OPT_PLAY);
     return EXIT_OK;
 }
 
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                       strcmp(argv[1], "help") == 0)) {
         fputs(usage_text, stdout);
-        tui_options_help(stdout, OPT_VIEW | OPT_PLAY);
+        options_help(stdout, OPT_VIEW | OPT_PLAY);
         return EXIT_OK;
     }
     if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {

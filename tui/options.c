@@ -5,11 +5,10 @@
 
 #include "keys.h"
 
-static const struct tui_option options[] = {
+static const struct options_entry options[] = {
     {OPT_SETUP, "--setup", "-c", "FILE|PRESET", OPT_VIEW | OPT_PLAY,
      "the setup to show (default: the 'default' preset)"},
-    {OPT_CATALOG, "--catalog", NULL, "DIR", OPT_VIEW | OPT_PLAY,
-     "an extra catalog directory"},
+    {OPT_CATALOG, "--catalog", NULL, "DIR", OPT_VIEW | OPT_PLAY, "an extra catalog directory"},
     {OPT_TOUR, "--tour", NULL, NULL, OPT_VIEW, "start in tour mode"},
     {OPT_FRAMES, "--frames", NULL, "N", OPT_VIEW | OPT_PLAY,
      "quit after N frames (captures, tests)"},
@@ -35,7 +34,7 @@ static const char *matches(const char *word, const char *name)
     return word[n] == '\0' || word[n] == '=' ? word + n : NULL;
 }
 
-const struct tui_option *tui_option_find(const char *word, const char **inline_value)
+const struct options_entry *options_find(const char *word, const char **inline_value)
 {
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const char *rest = matches(word, options[i].name);
@@ -49,11 +48,11 @@ const struct tui_option *tui_option_find(const char *word, const char **inline_v
     return NULL;
 }
 
-void tui_options_synopsis(FILE *out, unsigned applies)
+void options_synopsis(FILE *out, unsigned applies)
 {
     const char *sep = "";
     for (size_t i = 0; i < N_OPTIONS; i++) {
-        const struct tui_option *o = &options[i];
+        const struct options_entry *o = &options[i];
         if (!(o->applies & applies))
             continue;
         /* The short alias is the quicker to type: show it. */
@@ -63,41 +62,41 @@ void tui_options_synopsis(FILE *out, unsigned applies)
     }
 }
 
-void tui_options_help(FILE *out, unsigned applies)
+void options_help(FILE *out, unsigned applies)
 {
     enum { NAME_W = 24 };
     for (size_t i = 0; i < N_OPTIONS; i++) {
-        const struct tui_option *o = &options[i];
+        const struct options_entry *o = &options[i];
         if (!(o->applies & applies))
             continue;
         char names[64];
-        snprintf(names, sizeof names, "%s%s%s%s%s", o->alias ? o->alias : "",
-                 o->alias ? ", " : "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        snprintf(names, sizeof names, "%s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "",
+                 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         fprintf(out, "  %-*s %s%s\n", NAME_W, names, o->help,
                 o->applies & OPT_PLAY ? "" : " (not in play)");
     }
 }
 
-void tui_options_man(FILE *out)
+void options_man(FILE *out)
 {
     for (size_t i = 0; i < N_OPTIONS; i++) {
-        const struct tui_option *o = &options[i];
+        const struct options_entry *o = &options[i];
         fputs(".TP\n", out);
         if (o->alias) {
             fputs("\\fB", out);
-            man_escape(out, o->alias);
+            keys_man_escape(out, o->alias);
             fputs("\\fR, ", out);
         }
         fputs("\\fB", out);
-        man_escape(out, o->name);
+        keys_man_escape(out, o->name);
         fputs("\\fR", out);
         if (o->arg) {
             fputs(" \\fI", out);
-            man_escape(out, o->arg);
+            keys_man_escape(out, o->arg);
             fputs("\\fR", out);
         }
         fputc('\n', out);
-        man_escape(out, o->help);
+        keys_man_escape(out, o->help);
         fputs(o->applies & OPT_PLAY ? ".\n" : " (not with \\fBplay\\fR).\n", out);
     }
 }

@@ -6,16 +6,23 @@
 
 #include <stdio.h>
 
-enum tui_option_id {
-    OPT_SETUP, OPT_CATALOG, OPT_TOUR, OPT_FRAMES, OPT_SPEED, OPT_THEME, OPT_MONO, OPT_ASCII,
+enum options_id {
+    OPT_SETUP,
+    OPT_CATALOG,
+    OPT_TOUR,
+    OPT_FRAMES,
+    OPT_SPEED,
+    OPT_THEME,
+    OPT_MONO,
+    OPT_ASCII,
     OPT_NO_MOUSE
 };
 
 /* Where an option applies: the interactive view (`mlviz`), `mlviz play`. */
 enum { OPT_VIEW = 1u << 0, OPT_PLAY = 1u << 1 };
 
-struct tui_option {
-    enum tui_option_id id;
+struct options_entry {
+    enum options_id id;
     const char *name;  /* "--setup" */
     const char *alias; /* "-c", or NULL */
     const char *arg;   /* what the value is ("FILE|PRESET"); NULL for a switch */
@@ -25,12 +32,12 @@ struct tui_option {
 
 /* The option `word` names ("--speed", "--speed=2", "-c"), or NULL. When
  * the value is written inline, *inline_value points at it, else NULL. */
-const struct tui_option *tui_option_find(const char *word, const char **inline_value);
+const struct options_entry *options_find(const char *word, const char **inline_value);
 /* One line: "[-c FILE|PRESET] [--tour] ..." of the options for `applies`. */
-void tui_options_synopsis(FILE *out, unsigned applies);
+void options_synopsis(FILE *out, unsigned applies);
 /* One option a line, with its help, for usage texts. */
-void tui_options_help(FILE *out, unsigned applies);
+void options_help(FILE *out, unsigned applies);
 /* The table as man-page roff (.TP entries). */
-void tui_options_man(FILE *out);
+void options_man(FILE *out);
 
 #endif

@@ -4,16 +4,17 @@
  * sigprocmask, raise, _exit). */
 #include "termguard.h"
 
-#include <curses.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <term.h>
 #include <termios.h>
 #include <unistd.h>
+
+#include <curses.h>
+#include <term.h>
 
 #include "luahost.h"
 
@@ -56,7 +57,7 @@ static void add_cap(const char *name)
     }
 }
 
-bool term_probe(int fd, char *err, size_t err_len)
+bool termguard_probe(int fd, char *err, size_t err_len)
 {
     static const char hint[] = "the interactive view needs a terminal with cursor addressing; "
                                "try the headless commands (see 'mlviz --help')";
@@ -169,12 +170,12 @@ static void on_quit(int sig)
     alarm(QUIT_DEADLINE_S);
 }
 
-void term_install_signals(void)
+void termguard_install_signals(void)
 {
     static const int crash[] = {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL, SIGTRAP, SIGSYS};
     static const int quit[] = {
-        SIGHUP,  SIGINT,  SIGQUIT, SIGTERM,   SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM,
-        SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGPOLL,
+        SIGHUP,    SIGINT,  SIGQUIT, SIGTERM,   SIGUSR1, SIGUSR2, SIGPIPE,
+        SIGALRM,   SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGPOLL,
 #ifdef SIGSTKFLT
         SIGSTKFLT,
 #endif
@@ -202,8 +203,7 @@ void term_install_signals(void)
     for (size_t i = 0; i < sizeof quit / sizeof quit[0]; i++) {
         /* What was ignored when mlviz started (nohup, a background job)
          * stays ignored; the deadline's own alarm is always caught. */
-        if (sigaction(quit[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN &&
-            quit[i] != SIGALRM)
+        if (sigaction(quit[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN && quit[i] != SIGALRM)
             continue;
         sigaction(quit[i], &sa, NULL);
     }
@@ -212,30 +212,30 @@ void term_install_signals(void)
             sigaction(s, &sa, NULL);
 }
 
-void term_set_active(int fd)
+void termguard_set_active(int fd)
 {
     tty_fd = fd;
 }
 
-void term_set_capture(int capture, int real_stdout)
+void termguard_set_capture(int capture, int real_stdout)
 {
     capture_fd = capture;
     stdout_fd = real_stdout;
 }
 
-int term_quit_signal(void)
+int termguard_quit_signal(void)
 {
     return quit_sig;
 }
 
-void term_quit_deadline(void)
+void termguard_quit_deadline(void)
 {
     luahost_interrupt();
     deadline_armed = 1;
     alarm(QUIT_DEADLINE_S);
 }
 
-void term_exit_if_signalled(void)
+void termguard_exit_if_signalled(void)
 {
     alarm(0);
     deadline_armed = 0;
@@ -247,20 +247,20 @@ void term_exit_if_signalled(void)
     raise_unblocked(sig);
 }
 
-enum term_wait term_wait_input(int ms)
+enum termguard_wait termguard_wait_input(int ms)
 {
     struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
     int r = poll(&p, 1, ms < 0 ? 0 : ms);
     if (r < 0)
-        return errno == EINTR ? TERM_SIGNAL : TERM_GONE;
+        return errno == EINTR ? TERMGUARD_SIGNAL : TERMGUARD_GONE;
     if (r == 0)
-        return TERM_TIMEOUT;
+        return TERMGUARD_TIMEOUT;
     if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
-        return TERM_GONE;
-    return TERM_READY;
+        return TERMGUARD_GONE;
+    return TERMGUARD_READY;
 }
 
-bool term_read_failed(bool failed)
+bool termguard_read_failed(bool failed)
 {
     static int in_a_row;
     in_a_row = failed ? in_a_row + 1 : 0;
