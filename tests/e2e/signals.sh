@@ -46,7 +46,7 @@ run_batch() {
 run_batch INT QUIT TERM HUP
 run_batch USR1 USR2 ALRM PIPE
 run_batch XCPU XFSZ VTALRM PROF
-run_batch POLL TRAP SYS
+run_batch POLL TRAP SYS RTMIN
 # Crash signals: the handler puts the terminal back and dies of the signal.
 run_batch SEGV ABRT FPE BUS ILL
 
