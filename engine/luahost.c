@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,14 @@ static struct luahost *host_of(lua_State *L)
     struct luahost *h = lua_touserdata(L, -1);
     lua_pop(L, 1);
     return h;
+}
+
+/* Set by luahost_interrupt (possibly from a signal handler). */
+static volatile sig_atomic_t interrupt_requested;
+
+void luahost_interrupt(void)
+{
+    interrupt_requested = 1;
 }
 
 /* ---- allocator and instruction budget ----------------------------------------- */

@@ -67,6 +67,10 @@ struct luahost_param {
 struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t err_len);
 void luahost_free(struct luahost *h);
 
+/* Asks every running script to stop ("script interrupted"). Safe to call
+ * from a signal handler. */
+void luahost_interrupt(void);
+
 /* Load a script and its command-line arguments ("--nodes=64" sets param
  * nodes; other words are passed in `arg`). */
 bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, char *err,

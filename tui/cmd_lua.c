@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fields.h"
 #include "luahost.h"
+#include "options.h"
 #include "report.h"
 
 /* Seed of runs that do not name one: a fixed number, so a scenario replays
@@ -71,20 +72,6 @@ static bool parse_count(const char *text, uint64_t *out)
     return true;
 }
 
-/* TUI options of `mlviz play` that take a value. */
-static const char *const tui_value_options[] = {"--frames", "--theme", "-c", "--speed", NULL};
-static const char *const tui_flag_options[] = {"--tour", "--mono", "--ascii", "--no-mouse", NULL};
-
-static bool in_list(const char *a, const char *const *list)
-{
-    for (int i = 0; list[i]; i++) {
-        size_t n = strlen(list[i]);
-        if (strncmp(a, list[i], n) == 0 && (a[n] == '\0' || a[n] == '='))
-            return true;
-    }
-    return false;
-}
-
 /* Options before and after the script are ours; other --name=value words go
  * to the script's parameters; plain words are its arguments. */
 static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
@@ -100,6 +87,7 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
     bool rest = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
+        const struct options_entry *opt;
         if (rest) {
             c->args[c->nargs++] = argv[i];
             continue;
@@ -147,12 +135,10 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
                 c->tui[c->ntui++] = "--catalog";
                 c->tui[c->ntui++] = (char *)v;
             }
-        } else if (play && in_list(a, tui_value_options)) {
+        } else if (play && (opt = options_find(a, &v))) { /* the view's (tui/options.c) */
             c->tui[c->ntui++] = argv[i];
-            if (!strchr(a, '=') && i + 1 < argc)
+            if (opt->arg && !v && i + 1 < argc)
                 c->tui[c->ntui++] = argv[++i];
-        } else if (play && in_list(a, tui_flag_options)) {
-            c->tui[c->ntui++] = argv[i];
         } else if (!c->script && a[0] != '-') {
             c->script = a;
         } else {
@@ -195,6 +181,10 @@ static int run_or_play(int argc, char **argv, bool play)
     if (!c.script) {
         if (c.help) {
             printf("usage: %s\n", run_usage);
+            if (play) {
+                printf("mlviz play takes the same options and these of the view:\n");
+                options_help(stdout, OPT_PLAY);
+            }
             free_cli(&c);
             return EXIT_OK;
         }
