@@ -806,9 +806,11 @@ static void new_class(lua_State *L, const char *mt, const luaL_Reg *methods, con
 /* Raise the memory-cap error for C memory the script asked for. */
 static int sim_memory_error(lua_State *L, struct luahost *h, size_t bytes)
 {
+    char need[32];
+    snprintf(need, sizeof need, "%.1f", (double)bytes / (1 << 20));
     return luaL_error(L, "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
-                         "simulation needs %.1f MiB more, mostly its series (series_capacity)",
-                      (int)(h->mem_cap >> 20), (double)bytes / (1 << 20));
+                         "simulation needs %s MiB more, mostly its series (series_capacity)",
+                      (int)(h->mem_cap >> 20), need);
 }
 
 /* Bring the sim's charge up to date with what it holds now (its event
