@@ -180,7 +180,7 @@ else
 fi
 
 # A failed write leaves the previous file byte for byte (and no half file).
-hostile_write "failed write keeps the old file" 1 "write_fails_midway.lua:8: write_json: cannot write a function as JSON \(nothing was written\)" $H/write_fails_midway.lua
+hostile_write "failed write keeps the old file" 1 "write_fails_midway.lua:8: write_json: cannot write a function as JSON \(nothing was written\)" $H/write_fails_midway.lua --out mlviz-out
 if [ "$(cat "$W/mlviz-out/keep.json" 2>/dev/null)" = "$(printf '\n{\n  "a": 1,\n  "b": [\n    1,\n    2,\n    3\n  ]\n}')" ] &&
     [ "$(cat "$W/mlviz-out/keep.csv" 2>/dev/null)" = "$(printf 'a,b\n1,x')" ]; then
     pass "failed writes left keep.json and keep.csv unchanged"
@@ -242,6 +242,7 @@ fi
 
 # ---- parameter discovery runs no side effect twice ----------------------------------
 make_tree
+mkdir -p "$out/top-out"
 (cd "$W" && "$MLVIZ_BIN" run "$here/tests/lua/top_effects.lua" --n=3 --out "$out/top-out" >"$out/stdout" 2>"$out/stderr")
 rc=$?
 n_top=$(grep -c "printed at the top" "$out/stdout")
