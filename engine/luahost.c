@@ -804,13 +804,13 @@ static void new_class(lua_State *L, const char *mt, const luaL_Reg *methods, con
 /* ---- simulations --------------------------------------------------------------- */
 
 /* Raise the memory-cap error for C memory the script asked for. */
-static int sim_memory_error(lua_State *L, struct luahost *h, size_t bytes)
+static int sim_memory_error(lua_State *L, struct luahost *h, size_t bytes, const char *what)
 {
     char need[32];
     snprintf(need, sizeof need, "%.1f", (double)bytes / (1 << 20));
     return luaL_error(L, "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
-                         "simulation needs %s MiB more, mostly its series (series_capacity)",
-                      (int)(h->mem_cap >> 20), need);
+                         "simulation needs %s MiB more for %s",
+                      (int)(h->mem_cap >> 20), need, what);
 }
 
 /* Bring the sim's charge up to date with what it holds now (its event
@@ -821,7 +821,7 @@ static void recharge_sim(lua_State *L, struct lsim *u)
     if (now == u->charged_bytes)
         return;
     if (!host_charge(u->h, L, u->charged_bytes, now))
-        sim_memory_error(L, u->h, now - u->charged_bytes);
+        sim_memory_error(L, u->h, now - u->charged_bytes, "its event queue (sim:at)");
     u->charged_bytes = now;
 }
 
@@ -980,7 +980,7 @@ static int l_sim(lua_State *L)
     /* Ask before allocating: the series buffers are the script's memory. */
     size_t need = sim_new_bytes(&o);
     if (!host_charge(h, L, 0, need))
-        return sim_memory_error(L, h, need);
+        return sim_memory_error(L, h, need, "its series (series_capacity samples)");
     u->sim = sim_new(&s->s, cat, &o, err, sizeof err);
     if (!u->sim) {
         host_charge(h, L, need, 0);
