@@ -23,6 +23,7 @@ void lua_output_init(struct lua_output *o, const char *dir, bool trusted)
     snprintf(o->dir, sizeof o->dir, "%s", dir ? dir : "");
     o->trusted = trusted;
     o->dir_fd = -1;
+    o->max_bytes = LUA_OUTPUT_MAX_BYTES;
 }
 
 void lua_output_close(struct lua_output *o)
@@ -177,6 +178,7 @@ bool lua_output_begin(struct lua_output *o, const char *name, size_t len, const 
 {
     memset(out, 0, sizeof *out);
     out->dir_fd = -1;
+    out->owner = o;
     if (o->trusted) {
         if (strlen(name) != len) {
             snprintf(err, err_len, "the file name contains a NUL byte");
@@ -242,6 +244,19 @@ bool lua_output_commit(struct lua_output_file *f, char *err, size_t err_len)
 {
     bool ok = fflush(f->f) == 0 && !ferror(f->f);
     int e = errno;
+    long size = ok ? ftell(f->f) : 0;
+    struct lua_output *o = f->owner;
+    if (ok && !o->trusted && size > o->max_bytes - o->bytes_written) {
+        fclose(f->f);
+        f->f = NULL;
+        unlinkat(f->dir_fd, f->tmp_name, 0);
+        snprintf(err, err_len,
+                 "'%s' would pass the %lld MiB a script may write in one run (nothing was "
+                 "written)",
+                 f->path, o->max_bytes >> 20);
+        release_dir(f);
+        return false;
+    }
     if (fclose(f->f) != 0 && ok) {
         ok = false;
         e = errno;
@@ -255,6 +270,8 @@ bool lua_output_commit(struct lua_output_file *f, char *err, size_t err_len)
         snprintf(err, err_len, "error writing '%s': %s (the previous file is unchanged)", f->path,
                  strerror(e));
         unlinkat(f->dir_fd, f->tmp_name, 0);
+    } else {
+        o->bytes_written += size;
     }
     release_dir(f);
     return ok;

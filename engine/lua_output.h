@@ -21,6 +21,9 @@
 
 #define LUA_OUTPUT_NAME_MAX 128
 #define LUA_OUTPUT_PATH_LEN 1024
+/* Bytes a sandboxed script may write in one run, all files together (a loop
+ * of writes must not fill the disk). */
+#define LUA_OUTPUT_MAX_BYTES ((long long)1 << 30)
 /* The output directory of sandboxed scripts when --out does not name one. */
 #define LUA_OUTPUT_DEFAULT_DIR "mlviz-out"
 
@@ -28,6 +31,8 @@ struct lua_output {
     char dir[LUA_OUTPUT_PATH_LEN]; /* as given; "" = default */
     bool trusted;
     int dir_fd;                    /* sandboxed: the opened directory, -1 until the first write */
+    long long bytes_written;       /* committed so far in this run */
+    long long max_bytes;           /* sandboxed: LUA_OUTPUT_MAX_BYTES after init */
 };
 
 /* A file being written: write to `f`, then commit or abort. */
@@ -38,6 +43,7 @@ struct lua_output_file {
     char tmp_name[LUA_OUTPUT_NAME_MAX + 64];
     char target_name[LUA_OUTPUT_PATH_LEN];
     char path[LUA_OUTPUT_PATH_LEN * 2]; /* the target as shown to the script */
+    struct lua_output *owner;
 };
 
 /* dir: the --out directory or NULL. */
@@ -54,8 +60,9 @@ bool lua_output_check_name(const char *name, size_t len, const char *ext, char *
  * directory if needed and creates the temporary file. */
 bool lua_output_begin(struct lua_output *o, const char *name, size_t len, const char *ext,
                       struct lua_output_file *out, char *err, size_t err_len);
-/* Finish: flush, close, rename into place. On failure the temp file is gone
- * and the previous file untouched. */
+/* Finish: flush, close, rename into place. On failure (an I/O error, or
+ * past LUA_OUTPUT_MAX_BYTES in the sandbox) the temp file is gone and the
+ * previous file untouched. */
 bool lua_output_commit(struct lua_output_file *f, char *err, size_t err_len);
 /* Give up: close and remove the temp file. */
 void lua_output_abort(struct lua_output_file *f);
