@@ -1865,9 +1865,11 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
     case LUA_TBOOLEAN:
         json_key_bool(w, key, lua_toboolean(L, idx));
         return true;
-    case LUA_TNUMBER:
-        json_key_num(w, key, lua_tonumber(L, idx));
+    case LUA_TNUMBER: {
+        double v = lua_tonumber(L, idx);
+        json_key_num(w, key, v == 0 ? 0.0 : v); /* never "-0" */
         return true;
+    }
     case LUA_TSTRING:
         json_key_str(w, key, lua_tostring(L, idx));
         return true;

@@ -6,6 +6,7 @@ output_check.py --scenarios-csv FILE   `mlviz scenarios --format csv` of the tes
 Exits 1 with the difference when a file does not read back as expected."""
 import csv
 import json
+import re
 import sys
 
 
@@ -35,9 +36,12 @@ def main():
                ['comma, "quote"', "-2", "1e-07", "false"], ["line\nbreak", "3", "0", "true"],
                [" padded ", "4", "12345.678", "true"], ["long" * 100, "5", "2", "false"]])
     with open(d + "/value.json", encoding="utf-8") as f:
+        text = f.read()
+    check(re.findall(r"-0(?![.0-9])", text), [])  # no negative zero
+    with open(d + "/value.json", encoding="utf-8") as f:
         check(json.load(f),
               {"text": 'tab\there "q" back\\slash \x01 \u00fcn\u00ef',
-               "list": [1, 2.5, -3, True, False], "nested": {"a": {"b": {"c": "deep"}}},
+               "list": [1, 2.5, -3, True, False, 0], "nested": {"a": {"b": {"c": "deep"}}},
                "empty": {}, "7": "seven"})
 
 

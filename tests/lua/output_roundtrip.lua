@@ -9,7 +9,7 @@ local rows = {
 print(mlviz.write_csv("rows.csv", rows, { columns = { "name", "value", "ratio", "ok" } }))
 print(mlviz.write_json("value.json", {
     text = 'tab\there "q" back\\slash \1 ünï',
-    list = { 1, 2.5, -3, true, false },
+    list = { 1, 2.5, -3, true, false, -0.0 },
     nested = { a = { b = { c = "deep" } } },
     empty = {},
     [7] = "seven",
