@@ -1595,7 +1595,11 @@ static void cell_text(lua_State *L, int idx, char *buf, size_t len)
         return;
     case LUA_TNUMBER: {
         double v = lua_tonumber(L, idx);
-        if (lua_isinteger(L, idx) || (v == floor(v) && fabs(v) < 1e15))
+        if (v == 0)
+            v = 0.0; /* never "-0" */
+        if (!isfinite(v))
+            snprintf(buf, len, "-");
+        else if (lua_isinteger(L, idx) || (v == floor(v) && fabs(v) < 1e15))
             snprintf(buf, len, "%.0f", v);
         else if (fabs(v) >= 1e15 || (fabs(v) < 1e-3 && v != 0))
             snprintf(buf, len, "%.3e", v);

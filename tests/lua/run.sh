@@ -240,6 +240,13 @@ else
     pass "print_table wide rows are clean"
 fi
 
+expect "print_table of -0, inf and nan" 0 "^a +b +c +d" -- run $H/print_table_nonfinite.lua
+if grep -Eqi -- '-0|inf|nan' "$out/stdout"; then
+    fail "print_table shows no -0, inf or nan" "$(tr '\n' ' ' <"$out/stdout")"
+else
+    pass "print_table shows no -0, inf or nan"
+fi
+
 # ---- parameter discovery runs no side effect twice ----------------------------------
 make_tree
 mkdir -p "$out/top-out"
