@@ -64,6 +64,7 @@ static const char key_sims = 's';
 static const char key_overrides = 'o';
 static const char key_describe_stop = 'd';
 static const char key_randomseed = 'r';
+static const char key_table_sort = 't';
 
 #define SETUP_MT "mlviz.setup"
 #define SIM_MT "mlviz.sim"
@@ -1408,11 +1409,9 @@ static lua_Integer push_sorted_string_keys(lua_State *L, int tbl, lua_Integer *o
             (*others)++;
         }
     }
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &key_table_sort);
     lua_pushvalue(L, keys);
     lua_call(L, 1, 0);
-    lua_pop(L, 1);
     return n;
 }
 
@@ -1920,15 +1919,9 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
         lua_remove(L, -2);
         lua_rawseti(L, keys, ++k);
     }
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &key_table_sort);
     lua_pushvalue(L, keys);
-    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-        lua_pop(L, 3);
-        snprintf(err, err_len, "cannot sort the keys");
-        return false;
-    }
-    lua_pop(L, 1);
+    lua_call(L, 1, 0); /* string keys: no metamethod, no error but memory */
     json_open(w, key, false);
     for (lua_Integer i = 1; i <= k; i++) {
         lua_rawgeti(L, keys, i);
@@ -2672,6 +2665,12 @@ static int init_state(lua_State *L)
     new_class(L, SETUP_MT, setup_methods, "setup", NULL, setup_tostring);
     new_class(L, SIM_MT, sim_methods, "sim", sim_gc, sim_tostring);
     build_env(L, h);
+    /* The host sorts keys with the library's own sort: a script may replace
+     * table.sort, but must not run inside a write or a sweep. */
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &key_table_sort);
+    lua_pop(L, 1);
     return 0;
 }
 

@@ -127,7 +127,7 @@ hostile_write() {
     tree_listing >"$out/after"
     if [ $rc -ne "$status" ]; then
         fail "$name" "exit $rc, wanted $status: $(head -c 300 "$out/stderr")"
-    elif ! grep -Eq -- "$pattern" "$out/stderr"; then
+    elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$out/stderr"; then
         fail "$name" "no line matching '$pattern' in: $(head -c 300 "$out/stderr")"
     elif ! cmp -s "$out/before" "$out/after"; then
         fail "$name" "files outside the output directory changed: $(diff "$out/before" "$out/after" | head -5 | tr '\n' ' ')"
@@ -164,6 +164,14 @@ hostile_write "hostile package.loadlib" 1 "package_loadlib.lua:1: 'package' is n
 hostile_write "hostile string.dump" 1 "string_dump.lua:1: attempt to call a nil value \(field 'dump'\)" $H/string_dump.lua
 hostile_write "hostile load in binary mode" 1 "load_binary_mode.lua:1: load: binary chunks are not allowed" $H/load_binary_mode.lua
 hostile_write "hostile collectgarbage option" 1 "collectgarbage_option.lua:1: collectgarbage: only \"count\" and \"collect\"" $H/collectgarbage_option.lua
+
+hostile_write "hostile table.sort replaced before a write" 0 "" $H/table_sort_hijack.lua
+if [ "$(tr -d ' \n' <"$W/mlviz-out/sorted.json" 2>/dev/null)" = '{"a":{"c":3,"d":2},"b":1}' ] &&
+    [ "$(cat "$W/mlviz-out/sorted.csv" 2>/dev/null)" = "$(printf 'a,b\n2,1')" ]; then
+    pass "host sorts keys with the library's sort"
+else
+    fail "host sorts keys with the library's sort" "$(cat "$W/mlviz-out/sorted.json" 2>&1 | head -c 200)"
+fi
 
 # The output directory itself a symlink to a directory outside: refused.
 make_tree
