@@ -730,12 +730,12 @@ static int setup_yaml_m(lua_State *L)
 {
     struct lsetup *u = check_setup(L, 1);
     enum { YAML_BUF = 16384 };
-    char *buf = malloc(YAML_BUF);
-    if (!buf)
-        return luaL_error(L, "yaml: out of memory");
+    /* A Lua buffer: counted by the memory cap, and freed even when pushing
+     * the result raises. */
+    luaL_Buffer b;
+    char *buf = luaL_buffinitsize(L, &b, YAML_BUF);
     setup_write_yaml(&u->s, buf, YAML_BUF);
-    lua_pushstring(L, buf);
-    free(buf);
+    luaL_pushresultsize(&b, strlen(buf));
     return 1;
 }
 
