@@ -28,7 +28,8 @@ static const char run_usage[] =
     "  --seed N       seed of math.random and of simulations (default 42)\n"
     "  --budget N     instruction budget (default 1e9)\n"
     "  --memory SIZE  memory cap, e.g. 256MiB (the default)\n"
-    "  --out DIR      where write_csv/write_json may write (default: the current directory)\n"
+    "  --out DIR      where write_csv/write_json write (default: mlviz-out, created on the\n"
+    "                 first write; with --trust the current directory)\n"
     "  --name=value   set a parameter the script declares (SCRIPT --help lists them)";
 
 struct lua_cli {
@@ -121,9 +122,10 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
             }
             c->opt.memory_cap_bytes = (size_t)bytes;
         } else if ((v = cli_option_value(argc, argv, &i, "--out"))) {
+            /* Created on the first write; its parent must exist. */
             struct stat st;
-            if (!v[0] || stat(v, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                cli_error("--out needs an existing directory (got '%s')", v);
+            if (!v[0] || (stat(v, &st) == 0 && !S_ISDIR(st.st_mode))) {
+                cli_error("--out needs a directory (got '%s')", v);
                 return -1;
             }
             c->opt.output_dir = v;
@@ -249,6 +251,19 @@ int cmd_play(int argc, char **argv)
     return run_or_play(argc, argv, true);
 }
 
+/* A CSV field, always quoted, inner quotes doubled (RFC 4180). The lead may
+ * switch this to csv_write_field of engine/csv.h. */
+static void put_csv_field(const char *text)
+{
+    putchar('"');
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            putchar('"');
+        putchar(*p);
+    }
+    putchar('"');
+}
+
 /* Append without overflowing (long lists are cut). */
 static void append(char *buf, size_t len, const char *s)
 {
@@ -327,7 +342,12 @@ int cmd_scenarios(int argc, char **argv)
             json_write_string(stdout, plist);
             printf("}");
         } else if (common.format == FORMAT_CSV) {
-            printf("%s,\"%s\",%s\n", names[i], title, plist);
+            put_csv_field(names[i]);
+            putchar(',');
+            put_csv_field(title);
+            putchar(',');
+            put_csv_field(plist);
+            putchar('\n');
         } else {
             printf("%-26s %s\n", names[i], title);
         }
