@@ -5,9 +5,13 @@
 #   make test       the whole test suite with -Werror (what CI runs)
 #   make asan       the test suite under AddressSanitizer + UBSan
 #   make valgrind   unit tests and headless commands under valgrind
+#   make fuzz       every tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 30) each
 #   make bench      speed figures (eval_per_s, sim_ticks_per_s, frame_ms, ...)
 #   make install    PREFIX=/usr/local DESTDIR= ; make uninstall
 #   make deps       check (and on Debian as root, install) the libraries
+#
+# CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS given on the command line or in the
+# environment are added to the flags mlviz needs (make CFLAGS=-O0 works).
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -33,14 +37,17 @@ ifeq ($(WERROR),1)
 WARN     += -Werror
 endif
 OPT      ?= -O2 -g
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iengine -Itui \
+# The flags mlviz needs live in their own variables; the user's come after.
+MLVIZ_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iengine -Itui \
             -DMLVIZ_VERSION='"$(VERSION)"' -DMLVIZ_DATADIR='"$(DATADIR)"'
-CFLAGS   += -std=c11 $(OPT) $(WARN) $(PKG_CFLAGS)
-LDLIBS   += $(PKG_LIBS) -lm
+MLVIZ_CFLAGS   := -std=c11 $(OPT) $(WARN) $(PKG_CFLAGS)
+MLVIZ_LDFLAGS  :=
+MLVIZ_LDLIBS   := $(PKG_LIBS) -lm
 ifneq ($(SANITIZE),)
-CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
-LDFLAGS  += -fsanitize=$(SANITIZE)
+MLVIZ_CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+MLVIZ_LDFLAGS  += -fsanitize=$(SANITIZE)
 endif
+COMPILE  = $(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) $(MLVIZ_CFLAGS) $(CFLAGS)
 
 ENGINE_SRC := $(sort $(wildcard engine/*.c))
 TUI_SRC    := $(sort $(wildcard tui/*.c))
@@ -54,24 +61,31 @@ TEST_SRC   := $(sort $(wildcard tests/unit/test_*.c tests/validation/test_*.c))
 TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC  := $(sort $(wildcard tests/bench/*.c))
 BENCH_BIN  := $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
-FUZZ_SRC   := $(sort $(wildcard tests/fuzz/*.c))
+# Fuzz targets (tests/fuzz/fuzz_NAME.c), built with clang and libFuzzer.
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
+FUZZ_SANITIZE := address,undefined
+FUZZ_SECONDS ?= 30
 
 BIN        := mlviz
 
 .PHONY: all run test test-build asan valgrind bench install uninstall clean deps deps-test \
-        check-tools fuzz format
+        check-tools fuzz fuzz-build fuzz-targets format
 
 all: $(BIN) $(BUILD)/mlviz.1
 
-# The man page's key list comes from the key table (tui/keys.c) via `mlviz keys --man`.
+# The man page's key list and options come from the key table (tui/keys.c)
+# and the option table (tui/options.c): `mlviz keys --man`, `mlviz options --man`.
 $(BUILD)/mlviz.1: docs/mlviz.1.in $(BIN)
 	@mkdir -p $(dir $@)
 	@$(abspath $(BIN)) keys --man > $@.keys
-	@sed -e 's/@VERSION@/$(VERSION)/' -e '/@KEYS@/{r $@.keys' -e 'd}' docs/mlviz.1.in > $@
-	@rm -f $@.keys
+	@$(abspath $(BIN)) options --man > $@.options
+	@sed -e 's/@VERSION@/$(VERSION)/' -e '/@KEYS@/{r $@.keys' -e 'd}' \
+	  -e '/@OPTIONS@/{r $@.options' -e 'd}' docs/mlviz.1.in > $@
+	@rm -f $@.keys $@.options
 
 $(BIN): $(TUI_OBJ) $(ENGINE_LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(ENGINE_LIB) $(LDLIBS)
+	$(CC) $(MLVIZ_LDFLAGS) $(LDFLAGS) -o $@ $(TUI_OBJ) $(ENGINE_LIB) $(LDLIBS) $(MLVIZ_LDLIBS)
 
 $(ENGINE_LIB): $(ENGINE_OBJ)
 	@rm -f $@
@@ -83,13 +97,19 @@ $(TUI_LIB): $(TUI_LIB_OBJ)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(COMPILE) -MMD -MP -c -o $@ $<
 
 # Unit and validation tests: one cmocka program per file, linked with the
 # engine and the (ncurses-free parts of the) front end.
 $(BUILD)/tests/%: tests/%.c $(ENGINE_LIB) $(TUI_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(TUI_LIB) $(ENGINE_LIB) $(LDFLAGS) $(LDLIBS) $(TEST_LIBS)
+	$(COMPILE) -o $@ $< $(TUI_LIB) $(ENGINE_LIB) $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) \
+	  $(MLVIZ_LDLIBS) $(TEST_LIBS)
+
+# Fuzz targets link the engine library only (see fuzz-build).
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB)
+	$(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) -std=c11 -g -O1 $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
+	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(ENGINE_LIB) $(LDFLAGS) $(MLVIZ_LDLIBS)
 
 -include $(ENGINE_OBJ:.o=.d) $(TUI_OBJ:.o=.d)
 
@@ -110,9 +130,13 @@ run: deps
 	./$(BIN)
 
 # ---- tests ------------------------------------------------------------------
+# `make test` builds in build-test/ (with -Werror) so it never fights a plain
+# `make` over the objects in build/. It also replays the fuzz targets over
+# their committed corpora when clang with libFuzzer works (tests/fuzz/run.sh).
+TEST_BUILD := build-test
 test: deps-test
-	@$(MAKE) --no-print-directory WERROR=1 test-build
-	@BUILD=$(BUILD) sh tests/run.sh
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=$(TEST_BUILD) BIN=$(TEST_BUILD)/mlviz test-build
+	@BUILD=$(TEST_BUILD) MLVIZ_BIN=$(TEST_BUILD)/mlviz sh tests/run.sh
 
 test-build: $(BIN) $(BUILD)/mlviz.1 $(TEST_BIN)
 
@@ -122,24 +146,27 @@ asan: deps-test
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BUILD=build-asan MLVIZ_BIN=build-asan/mlviz sh tests/run.sh
 
+# The cmocka programs and the headless suites (the binary runs under
+# valgrind through a wrapper, tests/run.sh); the tmux suites are skipped.
 valgrind: deps-test
-	@$(MAKE) --no-print-directory WERROR=1 test-build
-	@BUILD=$(BUILD) VALGRIND=1 sh tests/run.sh
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-valgrind BIN=build-valgrind/mlviz test-build
+	@BUILD=build-valgrind MLVIZ_BIN=build-valgrind/mlviz VALGRIND=1 sh tests/run.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory OPT="-O3 -g -march=native" BUILD=build-bench \
 	  BIN=build-bench/mlviz build-bench/mlviz $(BENCH_SRC:tests/%.c=build-bench/tests/%)
 	@BUILD=build-bench MLVIZ_BIN=build-bench/mlviz sh tests/bench/run.sh
 
-fuzz:
-	@$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz \
-	  SANITIZE=fuzzer-no-link,address,undefined build-fuzz/libmlviz-engine.a
-	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang $(CPPFLAGS) -std=c11 -g -O1 $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined \
-	    -o build-fuzz/$$n $$f build-fuzz/libmlviz-engine.a $(PKG_LIBS) -lm || exit 1; \
-	  mkdir -p build-fuzz/corpus-$$n; \
-	  build-fuzz/$$n -max_total_time=$${FUZZ_SECONDS:-30} build-fuzz/corpus-$$n \
-	    tests/setups/bad tests/setups/good || exit 1; done
+# Fuzzing: every tests/fuzz/fuzz_NAME.c with clang and libFuzzer, each for
+# FUZZ_SECONDS over a scratch corpus seeded from tests/fuzz/corpus/fuzz_NAME/.
+fuzz-build:
+	@$(MAKE) --no-print-directory CC=clang BUILD=build-fuzz WERROR=0 \
+	  SANITIZE=fuzzer-no-link,$(FUZZ_SANITIZE) fuzz-targets
+
+fuzz-targets: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	@FUZZ_BUILD=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh fuzz
 
 format:
 	clang-format -i engine/*.[ch] tui/*.[ch] tests/*/*.c
@@ -156,4 +183,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-asan build-bench build-fuzz $(BIN)
+	rm -rf build build-test build-valgrind build-asan build-bench build-fuzz build-clang $(BIN)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <lualib.h>
 
 #include "collective.h"
+#include "lua_output.h"
 #include "model.h"
 #include "report.h"
 #include "setup.h"
@@ -63,6 +65,7 @@ static const char key_sims = 's';
 static const char key_overrides = 'o';
 static const char key_describe_stop = 'd';
 static const char key_randomseed = 'r';
+static const char key_table_sort = 't';
 
 #define SETUP_MT "mlviz.setup"
 #define SIM_MT "mlviz.sim"
@@ -89,7 +92,7 @@ struct luahost {
     char path[LUAHOST_PATH_LEN];
     char dir[LUAHOST_PATH_LEN];
     char scripts_dir[LUAHOST_PATH_LEN];
-    char out_dir[LUAHOST_PATH_LEN];
+    struct lua_output out; /* where write_csv/write_json go */
     struct luahost_param params[LUAHOST_MAX_PARAMS];
     size_t n_params;
 };
@@ -104,6 +107,7 @@ struct lsim {
     lua_State *running; /* thread inside sim:run, NULL otherwise */
     int next_id;
     bool has_error;     /* a callback failed; its error value is in the user value [0] */
+    size_t charged_bytes; /* the sim's heap, counted against the memory cap */
 };
 
 static struct luahost *host_of(lua_State *L)
@@ -114,9 +118,50 @@ static struct luahost *host_of(lua_State *L)
     return h;
 }
 
+/* Set by luahost_interrupt (possibly from a signal handler). */
+static volatile sig_atomic_t interrupt_requested;
+
+void luahost_interrupt(void)
+{
+    interrupt_requested = 1;
+}
+
 /* ---- allocator and instruction budget ----------------------------------------- */
 
 static void budget_hook(lua_State *L, lua_Debug *ar);
+
+static void trip_memory_cap(struct luahost *h)
+{
+    if (!h->over_memory && h->L) {
+        h->over_memory = true;
+        /* From now on every instruction raises, so the script stops even if
+         * it catches the memory error. */
+        lua_sethook(h->L, budget_hook, LUA_MASKCOUNT, 1);
+    }
+}
+
+/* One byte counter for everything a script makes the host hold: the Lua
+ * allocator above and the C-side allocations made for the script (sims and
+ * their series) both charge it. Growing from old_bytes to new_bytes asks
+ * first; garbage (unreachable sims) is collected before saying no. */
+static bool host_charge(struct luahost *h, lua_State *L, size_t old_bytes, size_t new_bytes)
+{
+    if (new_bytes <= old_bytes) {
+        h->mem_used -= old_bytes - new_bytes;
+        return true;
+    }
+    size_t more = new_bytes - old_bytes;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (h->mem_used <= h->mem_cap && more <= h->mem_cap - h->mem_used) {
+            h->mem_used += more;
+            return true;
+        }
+        if (attempt == 0 && !h->over_memory)
+            lua_gc(L, LUA_GCCOLLECT);
+    }
+    trip_memory_cap(h);
+    return false;
+}
 
 static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -130,12 +175,7 @@ static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (nsize > old) {
         size_t limit = h->mem_cap + (h->over_memory ? LUAHOST_MEM_RESERVE_BYTES : 0);
         if (h->mem_used - old + nsize > limit) {
-            if (!h->over_memory && h->L) {
-                h->over_memory = true;
-                /* From now on every instruction raises, so the script stops
-                 * even if it catches the memory error. */
-                lua_sethook(h->L, budget_hook, LUA_MASKCOUNT, 1);
-            }
+            trip_memory_cap(h);
             return NULL;
         }
     }
@@ -300,6 +340,8 @@ static int stage_from_value(lua_State *L, int idx, const char *fn)
 
 static void host_print(struct luahost *h, const char *text)
 {
+    if (h->describing)
+        return; /* discovering parameters: the real run prints */
     if (h->opt.hooks.print) {
         h->opt.hooks.print(h->opt.hooks.ctx, text);
         return;
@@ -697,12 +739,12 @@ static int setup_yaml_m(lua_State *L)
 {
     struct lsetup *u = check_setup(L, 1);
     enum { YAML_BUF = 16384 };
-    char *buf = malloc(YAML_BUF);
-    if (!buf)
-        return luaL_error(L, "yaml: out of memory");
+    /* A Lua buffer: counted by the memory cap, and freed even when pushing
+     * the result raises. */
+    luaL_Buffer b;
+    char *buf = luaL_buffinitsize(L, &b, YAML_BUF);
     setup_write_yaml(&u->s, buf, YAML_BUF);
-    lua_pushstring(L, buf);
-    free(buf);
+    luaL_pushresultsize(&b, strlen(buf));
     return 1;
 }
 
@@ -771,11 +813,34 @@ static void new_class(lua_State *L, const char *mt, const luaL_Reg *methods, con
 
 /* ---- simulations --------------------------------------------------------------- */
 
+/* Raise the memory-cap error for C memory the script asked for. */
+static int sim_memory_error(lua_State *L, struct luahost *h, size_t bytes, const char *what)
+{
+    char need[32];
+    snprintf(need, sizeof need, "%.1f", (double)bytes / (1 << 20));
+    return luaL_error(L, "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
+                         "simulation needs %s MiB more for %s",
+                      (int)(h->mem_cap >> 20), need, what);
+}
+
+/* Bring the sim's charge up to date with what it holds now (its event
+ * queue grows as sim:at schedules). */
+static void recharge_sim(lua_State *L, struct lsim *u)
+{
+    size_t now = sim_memory_bytes(u->sim);
+    if (now == u->charged_bytes)
+        return;
+    if (!host_charge(u->h, L, u->charged_bytes, now))
+        sim_memory_error(L, u->h, now - u->charged_bytes, "its event queue (sim:at)");
+    u->charged_bytes = now;
+}
+
 static struct lsim *check_sim(lua_State *L, int idx)
 {
     struct lsim *u = luaL_checkudata(L, idx, SIM_MT);
     if (!u->sim)
         luaL_error(L, "sim: this simulation was closed");
+    recharge_sim(L, u);
     return u;
 }
 
@@ -825,6 +890,9 @@ static int sim_gc(lua_State *L)
             u->h->req.sim = NULL;
         sim_free(u->sim);
         u->sim = NULL;
+        if (u->h)
+            u->h->mem_used -= u->charged_bytes;
+        u->charged_bytes = 0;
     }
     return 0;
 }
@@ -919,9 +987,17 @@ static int l_sim(lua_State *L)
     luaL_setmetatable(L, SIM_MT);
     lua_newtable(L);
     lua_setiuservalue(L, -2, 1);
+    /* Ask before allocating: the series buffers are the script's memory. */
+    size_t need = sim_new_bytes(&o);
+    if (!host_charge(h, L, 0, need))
+        return sim_memory_error(L, h, need, "its series (series_capacity samples)");
     u->sim = sim_new(&s->s, cat, &o, err, sizeof err);
-    if (!u->sim)
+    if (!u->sim) {
+        host_charge(h, L, need, 0);
         return api_error(L, "sim", err);
+    }
+    u->charged_bytes = need;
+    recharge_sim(L, u);
     sim_set_callback(u->sim, sim_callback, u);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &key_sims);
     lua_pushvalue(L, -2);
@@ -1342,11 +1418,9 @@ static lua_Integer push_sorted_string_keys(lua_State *L, int tbl, lua_Integer *o
             (*others)++;
         }
     }
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &key_table_sort);
     lua_pushvalue(L, keys);
     lua_call(L, 1, 0);
-    lua_pop(L, 1);
     return n;
 }
 
@@ -1529,7 +1603,11 @@ static void cell_text(lua_State *L, int idx, char *buf, size_t len)
         return;
     case LUA_TNUMBER: {
         double v = lua_tonumber(L, idx);
-        if (lua_isinteger(L, idx) || (v == floor(v) && fabs(v) < 1e15))
+        if (v == 0)
+            v = 0.0; /* never "-0" */
+        if (!isfinite(v))
+            snprintf(buf, len, "-");
+        else if (lua_isinteger(L, idx) || (v == floor(v) && fabs(v) < 1e15))
             snprintf(buf, len, "%.0f", v);
         else if (fabs(v) >= 1e15 || (fabs(v) < 1e-3 && v != 0))
             snprintf(buf, len, "%.3e", v);
@@ -1619,12 +1697,14 @@ static int l_print_table(lua_State *L)
     luaL_Buffer b;
     /* Header, then rows; text left-aligned, numbers right-aligned. */
     for (lua_Integer r = 0; r <= nr; r++) {
-        luaL_buffinit(L, &b);
+        /* The row goes below the buffer: a luaL_Buffer owns the stack top
+         * once it grows past its first block. */
         if (r > 0)
             lua_rawgeti(L, 1, r);
         else
             lua_pushnil(L);
         int row = lua_gettop(L);
+        luaL_buffinit(L, &b);
         for (int c = 0; c < nc; c++) {
             lua_rawgeti(L, cols, c + 1);
             bool num = false;
@@ -1649,47 +1729,20 @@ static int l_print_table(lua_State *L)
             }
             luaL_addstring(&b, padded);
         }
-        lua_remove(L, row);
         luaL_pushresult(&b);
         host_print(h, lua_tostring(L, -1));
-        lua_pop(L, 1);
+        lua_settop(L, row - 1);
     }
     return 0;
 }
 
-/* Open a file for writing under the output directory, refusing escapes. */
-static FILE *open_output(lua_State *L, struct luahost *h, const char *name, const char *fn,
-                         char *path, size_t len)
-{
-    if (strlen(name) != lua_rawlen(L, 1))
-        luaL_error(L, "%s: file name contains a NUL byte", fn);
-    if (!h->opt.trusted && !path_is_contained(name))
-        luaL_error(L, "%s: '%s' is outside the output directory (write a relative path without "
-                      "'..'; choose the directory with --out)",
-                   fn, name);
-    if (name[0] == '/')
-        snprintf(path, len, "%s", name);
-    else if (snprintf(path, len, "%s/%s", h->out_dir, name) >= (int)len)
-        luaL_error(L, "%s: path too long", fn);
-    int flags = O_WRONLY | O_CREAT | O_TRUNC;
-#ifdef O_NOFOLLOW
-    if (!h->opt.trusted)
-        flags |= O_NOFOLLOW; /* a planted symlink must not redirect the write */
-#endif
-    int fd = open(path, flags, 0644);
-    if (fd < 0)
-        luaL_error(L, "%s: cannot write '%s': %s", fn, path, strerror(errno));
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        luaL_error(L, "%s: cannot write '%s': %s", fn, path, strerror(errno));
-    }
-    return f;
-}
-
+/* RFC 4180: a field with a comma, quote, CR or LF, or with a space at
+ * either end, is quoted, with its quotes doubled. (The lead may switch this
+ * to the shared csv_write_field of engine/csv.h.) */
 static void csv_cell(FILE *f, const char *text)
 {
-    if (!strpbrk(text, ",\"\n")) {
+    size_t n = strlen(text);
+    if (!strpbrk(text, ",\"\r\n") && !(n > 0 && (text[0] == ' ' || text[n - 1] == ' '))) {
         fputs(text, f);
         return;
     }
@@ -1702,61 +1755,109 @@ static void csv_cell(FILE *f, const char *text)
     fputc('"', f);
 }
 
-/* mlviz.write_csv(name, rows [, {columns = {...}}]) -> path */
-static int l_write_csv(lua_State *L)
+/* The body of a write runs protected, writing to the temporary file given as
+ * a light userdata; any error (a value that cannot be written, the memory
+ * cap, ...) reaches write_output, which removes the temporary file. Errors
+ * are raised as bare messages: write_output adds the script's position. */
+static int write_output(lua_State *L, const char *fn, const char *ext, lua_CFunction body,
+                        int value_idx, int cols_idx)
 {
     struct luahost *h = host_of(L);
-    const char *name = luaL_checkstring(L, 1);
-    check_rows(L, 2, "write_csv");
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
-    int cols = push_columns(L, 2, lua_isnoneornil(L, 3) ? 0 : 3);
-    int nc = (int)lua_rawlen(L, cols);
-    char path[LUAHOST_PATH_LEN], cell[CELL_LEN * 4];
-    FILE *f = open_output(L, h, name, "write_csv", path, sizeof path);
-    /* From here no Lua error may escape before fclose: only raw accesses. */
+    size_t len;
+    const char *name = luaL_checklstring(L, 1, &len);
+    char err[LUAHOST_MSG_LEN];
+    if (h->describing) {
+        /* Discovering parameters runs the script's top once more: write
+         * nothing now, the real run writes. */
+        if (!h->opt.trusted && !lua_output_check_name(name, len, ext, err, sizeof err))
+            return luaL_error(L, "%s: %s", fn, err);
+        lua_pushstring(L, name);
+        return 1;
+    }
+    struct lua_output_file file;
+    if (!lua_output_begin(&h->out, name, len, ext, &file, err, sizeof err))
+        return luaL_error(L, "%s: %s", fn, err);
+    lua_pushcfunction(L, body);
+    lua_pushvalue(L, value_idx);
+    if (cols_idx)
+        lua_pushvalue(L, cols_idx);
+    else
+        lua_pushnil(L);
+    lua_pushlightuserdata(L, file.f);
+    if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
+        lua_output_abort(&file);
+        if (h->over_memory || h->over_budget || lua_type(L, -1) != LUA_TSTRING)
+            return lua_error(L);
+        return luaL_error(L, "%s: %s (nothing was written)", fn, lua_tostring(L, -1));
+    }
+    if (!lua_output_commit(&file, err, sizeof err))
+        return luaL_error(L, "%s: %s", fn, err);
+    lua_pushstring(L, file.path);
+    return 1;
+}
+
+/* write_output body: rows (1), columns (2), FILE (3). */
+static int csv_body(lua_State *L)
+{
+    FILE *f = lua_touserdata(L, 3);
+    char cell[CELL_LEN];
+    int nc = (int)lua_rawlen(L, 2);
     for (int c = 0; c < nc; c++) {
-        lua_rawgeti(L, cols, c + 1);
+        lua_rawgeti(L, 2, c + 1);
         if (c)
             fputc(',', f);
         csv_cell(f, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
         lua_pop(L, 1);
     }
     fputc('\n', f);
-    lua_Integer nr = (lua_Integer)lua_rawlen(L, 2);
+    lua_Integer nr = (lua_Integer)lua_rawlen(L, 1);
     for (lua_Integer r = 1; r <= nr; r++) {
-        lua_rawgeti(L, 2, r);
+        lua_rawgeti(L, 1, r);
         for (int c = 0; c < nc; c++) {
-            lua_rawgeti(L, cols, c + 1);
+            lua_rawgeti(L, 2, c + 1);
             lua_rawget(L, -2);
-            if (lua_type(L, -1) == LUA_TNUMBER && !lua_isinteger(L, -1))
-                snprintf(cell, sizeof cell, "%.10g", lua_tonumber(L, -1));
-            else if (lua_type(L, -1) == LUA_TBOOLEAN)
+            const char *text = cell;
+            int t = lua_type(L, -1);
+            if (t == LUA_TNUMBER && !lua_isinteger(L, -1)) {
+                double v = lua_tonumber(L, -1);
+                if (!isfinite(v))
+                    return luaL_error(L, "row %d: %s is not a finite number", (int)r,
+                                      lua_tostring(L, -1));
+                snprintf(cell, sizeof cell, "%.10g", v == 0 ? 0.0 : v);
+            } else if (t == LUA_TBOOLEAN) {
                 snprintf(cell, sizeof cell, "%s", lua_toboolean(L, -1) ? "true" : "false");
-            else if (lua_type(L, -1) == LUA_TNIL)
+            } else if (t == LUA_TNIL) {
                 cell[0] = '\0';
-            else if (lua_type(L, -1) == LUA_TNUMBER || lua_type(L, -1) == LUA_TSTRING)
-                snprintf(cell, sizeof cell, "%s", lua_tostring(L, -1));
-            else
+            } else if (t == LUA_TNUMBER || t == LUA_TSTRING) {
+                text = lua_tostring(L, -1); /* strings whole, however long */
+            } else {
                 snprintf(cell, sizeof cell, "<%s>", luaL_typename(L, -1));
+            }
             if (c)
                 fputc(',', f);
-            csv_cell(f, cell);
+            csv_cell(f, text);
             lua_pop(L, 1);
         }
         fputc('\n', f);
         lua_pop(L, 1);
     }
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad)
-        return luaL_error(L, "write_csv: error writing '%s'", path);
-    lua_pushstring(L, path);
-    return 1;
+    return 0;
+}
+
+/* mlviz.write_csv(name, rows [, {columns = {...}}]) -> path */
+static int l_write_csv(lua_State *L)
+{
+    luaL_checkstring(L, 1);
+    check_rows(L, 2, "write_csv");
+    if (!lua_isnoneornil(L, 3))
+        luaL_checktype(L, 3, LUA_TTABLE);
+    int cols = push_columns(L, 2, lua_isnoneornil(L, 3) ? 0 : 3);
+    return write_output(L, "write_csv", ".csv", csv_body, 2, cols);
 }
 
 /* Lua value -> JSON. Arrays are tables with keys 1..n; other tables become
- * objects with sorted keys. Errors are reported, not raised, so the file is
- * always closed. */
+ * objects with sorted keys. Errors are reported in err (a memory error may
+ * still raise: callers run it protected). */
 static bool json_value(lua_State *L, int idx, struct json_writer *w, const char *key, int depth,
                        char *err, size_t err_len)
 {
@@ -1776,9 +1877,11 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
     case LUA_TBOOLEAN:
         json_key_bool(w, key, lua_toboolean(L, idx));
         return true;
-    case LUA_TNUMBER:
-        json_key_num(w, key, lua_tonumber(L, idx));
+    case LUA_TNUMBER: {
+        double v = lua_tonumber(L, idx);
+        json_key_num(w, key, v == 0 ? 0.0 : v); /* never "-0" */
         return true;
+    }
     case LUA_TSTRING:
         json_key_str(w, key, lua_tostring(L, idx));
         return true;
@@ -1825,15 +1928,9 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
         lua_remove(L, -2);
         lua_rawseti(L, keys, ++k);
     }
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &key_table_sort);
     lua_pushvalue(L, keys);
-    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
-        lua_pop(L, 3);
-        snprintf(err, err_len, "cannot sort the keys");
-        return false;
-    }
-    lua_pop(L, 1);
+    lua_call(L, 1, 0); /* string keys: no metamethod, no error but memory */
     json_open(w, key, false);
     for (lua_Integer i = 1; i <= k; i++) {
         lua_rawgeti(L, keys, i);
@@ -1859,29 +1956,26 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
     return true;
 }
 
+/* write_output body: value (1), nil (2), FILE (3). */
+static int json_body(lua_State *L)
+{
+    char err[512] = "";
+    struct json_writer w;
+    memset(&w, 0, sizeof w);
+    w.out = lua_touserdata(L, 3);
+    w.pretty = true;
+    if (!json_value(L, 1, &w, NULL, 0, err, sizeof err))
+        return luaL_error(L, "%s", err[0] ? err : "cannot write the value");
+    fputc('\n', w.out);
+    return 0;
+}
+
 /* mlviz.write_json(name, value) -> path */
 static int l_write_json(lua_State *L)
 {
-    struct luahost *h = host_of(L);
-    const char *name = luaL_checkstring(L, 1);
+    luaL_checkstring(L, 1);
     luaL_checkany(L, 2);
-    char path[LUAHOST_PATH_LEN], err[512] = "";
-    FILE *f = open_output(L, h, name, "write_json", path, sizeof path);
-    struct json_writer w;
-    memset(&w, 0, sizeof w);
-    w.out = f;
-    w.pretty = true;
-    bool ok = json_value(L, 2, &w, NULL, 0, err, sizeof err);
-    while (ok && w.depth > 0)
-        json_close(&w, false);
-    fputc('\n', f);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad)
-        ok = ok && false;
-    if (!ok)
-        return luaL_error(L, "write_json: %s", err[0] ? err : "error writing the file");
-    lua_pushstring(L, path);
-    return 1;
+    return write_output(L, "write_json", ".json", json_body, 2, 0);
 }
 
 /* ---- the catalog, read-only ------------------------------------------------------ */
@@ -2580,6 +2674,12 @@ static int init_state(lua_State *L)
     new_class(L, SETUP_MT, setup_methods, "setup", NULL, setup_tostring);
     new_class(L, SIM_MT, sim_methods, "sim", sim_gc, sim_tostring);
     build_env(L, h);
+    /* The host sorts keys with the library's own sort: a script may replace
+     * table.sort, but must not run inside a write or a sweep. */
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &key_table_sort);
+    lua_pop(L, 1);
     return 0;
 }
 
@@ -2593,7 +2693,7 @@ struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t e
     h->opt = *o;
     h->budget = o->instruction_budget ? o->instruction_budget : LUAHOST_DEFAULT_BUDGET;
     h->mem_cap = o->memory_cap_bytes ? o->memory_cap_bytes : LUAHOST_DEFAULT_MEMORY_BYTES;
-    snprintf(h->out_dir, sizeof h->out_dir, "%s", o->output_dir ? o->output_dir : ".");
+    lua_output_init(&h->out, o->output_dir, o->trusted);
     snprintf(h->scripts_dir, sizeof h->scripts_dir, "%s/scripts", mlviz_data_dir());
     snprintf(h->dir, sizeof h->dir, ".");
     snprintf(h->path, sizeof h->path, "script");
@@ -2626,6 +2726,7 @@ void luahost_free(struct luahost *h)
         return;
     if (h->L)
         lua_close(h->L);
+    lua_output_close(&h->out);
     free(h);
 }
 

@@ -43,7 +43,9 @@ struct luahost_options {
     bool trusted;                   /* --trust: full standard library */
     uint64_t instruction_budget;    /* 0: default (1e9 instructions) */
     size_t memory_cap_bytes;        /* 0: default (256 MiB) */
-    const char *output_dir;         /* where write_csv/write_json may write (default ".") */
+    const char *output_dir;         /* where write_csv/write_json write; NULL: "mlviz-out"
+                                       (created on the first write), or with --trust the
+                                       current directory (docs/lua-api.md) */
     bool played;                    /* running under the TUI: sim:run and pause yield */
     struct luahost_hooks hooks;
 };
@@ -66,6 +68,10 @@ struct luahost_param {
 
 struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t err_len);
 void luahost_free(struct luahost *h);
+
+/* Asks every running script to stop ("script interrupted"). Safe to call
+ * from a signal handler. */
+void luahost_interrupt(void);
 
 /* Load a script and its command-line arguments ("--nodes=64" sets param
  * nodes; other words are passed in `arg`). */
@@ -97,7 +103,8 @@ const struct luahost_param *luahost_params(const struct luahost *h, size_t *n);
  * unknown --option or a value of the wrong type): exit status 2. */
 bool luahost_usage_error(const struct luahost *h);
 
-/* Memory the Lua state holds now, in bytes. */
+/* Memory held for the script now, in bytes: the Lua state and the C side
+ * (simulations), both counted against the memory cap. */
 size_t luahost_memory_bytes(const struct luahost *h);
 
 /* Declared parameters and the one-line description of a script, read

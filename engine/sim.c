@@ -1145,6 +1145,19 @@ struct sim *sim_new(const struct setup *s, const struct catalog *cat, const stru
     return S;
 }
 
+size_t sim_new_bytes(const struct sim_options *o)
+{
+    size_t per_sample = SERIES_COUNT * sizeof(double);
+    if (o->series_capacity > (SIZE_MAX - sizeof(struct sim)) / per_sample)
+        return SIZE_MAX;
+    return sizeof(struct sim) + o->series_capacity * per_sample;
+}
+
+size_t sim_memory_bytes(const struct sim *S)
+{
+    return sim_new_bytes(&S->opt) + S->cap_ev * sizeof *S->ev;
+}
+
 void sim_free(struct sim *S)
 {
     if (!S)

@@ -109,6 +109,11 @@ void sim_default_options(struct sim_options *o);
 struct sim *sim_new(const struct setup *s, const struct catalog *cat,
                     const struct sim_options *o, char *err, size_t err_len);
 void sim_free(struct sim *sim);
+/* Heap bytes a sim holds: one created with options o (before creating it),
+ * and a live one now, its event queue included. A host that runs scripts
+ * charges these against the script's memory cap. */
+size_t sim_new_bytes(const struct sim_options *o);
+size_t sim_memory_bytes(const struct sim *sim);
 
 /* Schedule an event (kept sorted by time; ties in insertion order). */
 bool sim_schedule(struct sim *sim, const struct sim_event *ev, char *err, size_t err_len);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs every test suite and prints one closing line "N passed, N failed".
 #  - $BUILD/tests/unit/* and $BUILD/tests/validation/*: cmocka programs
-#  - tests/cli/*.sh, tests/e2e/*.sh, tests/lua/run.sh: shell suites that print
-#    "PASS name" or "FAIL name: why" per check
+#  - tests/cli/*.sh, tests/e2e/*.sh, tests/lua/run.sh, tests/fuzz/run.sh:
+#    shell suites that print "PASS name" or "FAIL name: why" per check
 # VALGRIND=1 runs the cmocka programs under valgrind (leaks are failures).
 BUILD=${BUILD:-build}
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
@@ -44,9 +44,23 @@ for t in "$BUILD"/tests/unit/* "$BUILD"/tests/validation/*; do
     fi
 done
 
-for s in tests/cli/*.sh tests/lua/run.sh tests/e2e/*.sh; do
+# Under VALGRIND=1 the shell suites run the binary under valgrind through a
+# wrapper (a finding exits 99, which fails the check); the tmux suites and
+# the fuzz replay are skipped.
+if [ "${VALGRIND:-0}" = 1 ]; then
+    real=$MLVIZ_BIN
+    case $real in /*) ;; *) real=$(pwd)/$real ;; esac
+    wrapdir=$(mktemp -d)
+    trap 'rm -f "$log"; rm -rf "$wrapdir"' EXIT
+    printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect "%s" "$@"\n' \
+        "$real" > "$wrapdir/mlviz"
+    chmod +x "$wrapdir/mlviz"
+    MLVIZ_BIN=$wrapdir/mlviz
+fi
+
+for s in tests/cli/*.sh tests/lua/run.sh tests/e2e/*.sh tests/fuzz/run.sh; do
     [ -f "$s" ] || continue
-    [ "${VALGRIND:-0}" = 1 ] && case "$s" in tests/e2e/*) continue ;; esac
+    [ "${VALGRIND:-0}" = 1 ] && case "$s" in tests/e2e/*|tests/fuzz/*) continue ;; esac
     sh "$s" >"$log" 2>&1
     rc=$?
     p=$(grep -c '^PASS ' "$log")

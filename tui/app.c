@@ -21,6 +21,8 @@
 #include "draw.h"
 #include "glyphs.h"
 #include "keys.h"
+#include "options.h"
+#include "termguard.h"
 #include "theme.h"
 #include "ui.h"
 
@@ -59,8 +61,8 @@ struct app_options {
     bool tour, mono, ascii, no_mouse;
 };
 
-static volatile sig_atomic_t quit_signal;
 static bool curses_active;
+static void replay_stdout(void);
 
 /* ---- the small shared helpers of ui.h ---- */
 
@@ -136,11 +138,8 @@ static double now_s(void)
 
 /* ---- terminal ---- */
 
-static void on_quit_signal(int sig)
-{
-    quit_signal = sig;
-}
-
+/* Leaves curses; also the atexit handler, so every way out of the process
+ * (exit() included) gives the terminal back and replays captured output. */
 static void restore_terminal(void)
 {
     if (curses_active) {
@@ -148,31 +147,9 @@ static void restore_terminal(void)
             mousemask(0, NULL);
         endwin();
         curses_active = false;
+        termguard_set_active(-1);
     }
-}
-
-/* Fatal signals: put the terminal back first, then die as usual. */
-static void on_fatal_signal(int sig)
-{
-    restore_terminal();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_quit_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_fatal_signal;
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGABRT, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
-    sigaction(SIGFPE, &sa, NULL);
+    replay_stdout();
 }
 
 /* While a script plays, anything it writes to stdout would scribble over
@@ -201,12 +178,14 @@ static void capture_stdout(void)
     saved_stdout_fd = dup(fd);
     captured_stdout = tmp;
     dup2(fileno(tmp), STDOUT_FILENO);
+    termguard_set_capture(fileno(tmp), saved_stdout_fd);
 }
 
 static void replay_stdout(void)
 {
     if (!captured_stdout)
         return;
+    termguard_set_capture(-1, -1);
     fflush(stdout);
     dup2(saved_stdout_fd, STDOUT_FILENO);
     close(saved_stdout_fd);
@@ -225,14 +204,15 @@ static bool start_terminal(struct ui *u, const struct app_options *o)
 {
     /* ncurses reads ESCDELAY before initscr: a short delay keeps Esc snappy. */
     set_escdelay(ESC_DELAY_MS);
-    if (tty_out) {
-        if (!newterm(NULL, tty_out, stdin))
-            return false;
-    } else if (!initscr()) {
+    FILE *out = tty_out ? tty_out : stdout;
+    /* newterm, not initscr: initscr ends the process when it fails. */
+    if (!newterm(NULL, out, stdin))
         return false;
-    }
     curses_active = true;
-    atexit(restore_terminal);
+    termguard_set_active(fileno(out));
+    static bool registered;
+    if (!registered)
+        registered = atexit(restore_terminal) == 0;
     cbreak();
     noecho();
     nonl();
@@ -263,67 +243,62 @@ static bool start_terminal(struct ui *u, const struct app_options *o)
 
 /* ---- options ---- */
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(unsigned mode, const char *fmt, const char *arg)
 {
     fputs("mlviz: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\nusage: mlviz [-c FILE|PRESET] [--catalog DIR] [--tour] [--frames N] [--speed X]\n"
-          "             [--mono] [--ascii] [--theme default|basic|mono|contrast] [--no-mouse]\n",
-          stderr);
+    fputs(mode == OPT_PLAY ? "\nusage: mlviz play SCRIPT " : "\nusage: mlviz ", stderr);
+    options_synopsis(stderr, mode);
+    fputs("\n", stderr);
     return EXIT_USAGE;
 }
 
-static int parse_options(int argc, char **argv, struct app_options *o)
+/* mode: OPT_VIEW for `mlviz`, OPT_PLAY for the options `mlviz play` passed on. */
+static int parse_options(int argc, char **argv, unsigned mode, struct app_options *o)
 {
     memset(o, 0, sizeof *o);
     o->setup_arg = "default";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
-        if (strcmp(a, "-c") == 0 || strcmp(a, "--setup") == 0 || strncmp(a, "--setup=", 8) == 0) {
-            if (strcmp(a, "-c") == 0) {
-                if (i + 1 >= argc)
-                    return usage_error("%s needs a setup file or preset name", a);
-                v = argv[++i];
-            } else if (!(v = cli_option_value(argc, argv, &i, "--setup"))) {
-                return usage_error("%s needs a setup file or preset name", a);
-            }
-            o->setup_arg = v;
-        } else if (strcmp(a, "--catalog") == 0 || strncmp(a, "--catalog=", 10) == 0) {
-            if (!(v = cli_option_value(argc, argv, &i, "--catalog")))
-                return usage_error("%s needs a directory", a);
-            o->catalog_dir = v;
-        } else if (strcmp(a, "--theme") == 0 || strncmp(a, "--theme=", 8) == 0) {
+        const struct options_entry *opt = options_find(a, &v);
+        if (!opt)
+            return usage_error(mode, "unknown option '%s' (see 'mlviz --help')", a);
+        if (!(opt->applies & mode))
+            return usage_error(mode, "%s does not apply to mlviz play", opt->name);
+        if (opt->arg && !v) {
+            if (i + 1 >= argc)
+                return usage_error(mode, "%s needs a value", a);
+            v = argv[++i];
+        } else if (!opt->arg && v) {
+            return usage_error(mode, "%s takes no value", opt->name);
+        }
+        char *end;
+        switch (opt->id) {
+        case OPT_SETUP: o->setup_arg = v; break;
+        case OPT_CATALOG: o->catalog_dir = v; break;
+        case OPT_THEME: {
             enum theme_id t;
-            if (!(v = cli_option_value(argc, argv, &i, "--theme")))
-                return usage_error("%s needs a name (default, basic, mono, contrast)", a);
             if (!theme_parse(v, &t))
-                return usage_error("unknown theme '%s' (default, basic, mono, contrast)", v);
+                return usage_error(mode, "unknown theme '%s' (default, basic, mono, contrast)", v);
             o->theme = v;
-        } else if (strcmp(a, "--frames") == 0 || strncmp(a, "--frames=", 9) == 0) {
-            char *end;
-            if (!(v = cli_option_value(argc, argv, &i, "--frames")))
-                return usage_error("%s needs a number", a);
+            break;
+        }
+        case OPT_FRAMES:
             errno = 0;
             o->frames = strtol(v, &end, 10);
-            if (errno || *end || o->frames <= 0)
-                return usage_error("--frames wants a positive whole number, not '%s'", v);
-        } else if (strcmp(a, "--speed") == 0 || strncmp(a, "--speed=", 8) == 0) {
-            char *end;
-            if (!(v = cli_option_value(argc, argv, &i, "--speed")))
-                return usage_error("%s needs a number (simulated seconds per second)", a);
+            if (errno || end == v || *end || o->frames <= 0)
+                return usage_error(mode, "--frames wants a positive whole number, not '%s'", v);
+            break;
+        case OPT_SPEED:
             o->speed = strtod(v, &end);
-            if (*end || !(o->speed > 0) || o->speed > speeds[N_SPEEDS - 1])
-                return usage_error("--speed wants a number above 0 and at most 86400, not '%s'", v);
-        } else if (strcmp(a, "--tour") == 0) {
-            o->tour = true;
-        } else if (strcmp(a, "--mono") == 0 || strcmp(a, "--no-color") == 0) {
-            o->mono = true;
-        } else if (strcmp(a, "--ascii") == 0) {
-            o->ascii = true;
-        } else if (strcmp(a, "--no-mouse") == 0) {
-            o->no_mouse = true;
-        } else {
-            return usage_error("unknown option '%s' (see 'mlviz --help')", a);
+            if (end == v || *end || !(o->speed > 0) || o->speed > speeds[N_SPEEDS - 1])
+                return usage_error(mode, "--speed wants a number above 0 and at most 86400, not '%s'",
+                                   v);
+            break;
+        case OPT_TOUR: o->tour = true; break;
+        case OPT_MONO: o->mono = true; break;
+        case OPT_ASCII: o->ascii = true; break;
+        case OPT_NO_MOUSE: o->no_mouse = true; break;
         }
     }
     return EXIT_OK;
@@ -664,8 +639,11 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         else
             ui_set_status(u, "'.' steps once when paused (space pauses)");
         break;
-    case ACT_FASTER: change_speed(u, +1); break;
-    case ACT_SLOWER: change_speed(u, -1); break;
+    case ACT_FASTER:
+    case ACT_SLOWER:
+        change_speed(u, act == ACT_FASTER ? +1 : -1);
+        u->speed_chosen = true;
+        break;
     case ACT_RESET: reset(u); break;
     case ACT_TOUR:
         if (u->playing) {
@@ -968,6 +946,45 @@ struct play_state;
 static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *err,
                       size_t err_len);
 
+/* Handles input until the next frame is due (at `due`, a now_s time).
+ * Returns false to quit, with *status set when the terminal went away. A
+ * key shows its effect at once: the frame is drawn after each. */
+static bool wait_input(struct ui *u, double due, int *status)
+{
+    bool ready = false; /* poll saw input that getch has not yet read */
+    for (int k = 0; k < MAX_KEYS_PER_FRAME; k++) {
+        timeout(0);
+        int ch = getch();
+        if (termguard_quit_signal())
+            return false;
+        if (ch != ERR) {
+            termguard_read_failed(false);
+            if (handle_key(u, ch))
+                return true;
+            if (u->playing)
+                termguard_quit_deadline(); /* a running script stops too */
+            return false;
+        }
+        /* Input was reported but reading it failed: end of file or EIO. */
+        if (ready && termguard_read_failed(true)) {
+            *status = EXIT_RUNTIME;
+            return false;
+        }
+        double left = due - now_s();
+        if (left <= 0)
+            return true;
+        enum termguard_wait w = termguard_wait_input((int)(left * 1000) + 1);
+        if (w == TERMGUARD_GONE) {
+            *status = EXIT_RUNTIME;
+            return false;
+        }
+        if (w == TERMGUARD_TIMEOUT)
+            return true;
+        ready = w == TERMGUARD_READY;
+    }
+    return true;
+}
+
 static int run_loop(struct ui *u, const struct app_options *o, struct play_state *play)
 {
     double last = now_s(), start = last;
@@ -985,8 +1002,8 @@ static int run_loop(struct ui *u, const struct app_options *o, struct play_state
             char err[1024];
             if (!play_tick(u, play, wall_dt, err, sizeof err)) {
                 restore_terminal();
-                replay_stdout();
-                fprintf(stderr, "%s\n", err);
+                if (!termguard_quit_signal()) /* else the script heard the quit */
+                    fprintf(stderr, "%s\n", err);
                 return EXIT_RUNTIME;
             }
         } else {
@@ -1002,34 +1019,9 @@ static int run_loop(struct ui *u, const struct app_options *o, struct play_state
         frames++;
         if (o->frames && frames >= o->frames)
             break;
-        /* Wait for input until the next frame is due. */
-        bool quit = false;
-        for (int k = 0; k < MAX_KEYS_PER_FRAME && !quit; k++) {
-            double left = frame_start + FRAME_S - now_s();
-            int ms = left > 0 ? (int)(left * 1000) : 0;
-            timeout(ms);
-            int ch = getch();
-            if (quit_signal) {
-                quit = true;
-                break;
-            }
-            if (ch == ERR) {
-                if (now_s() >= frame_start + FRAME_S - 0.001)
-                    break;
-                continue; /* interrupted early: wait for the rest */
-            }
-            if (!handle_key(u, ch))
-                quit = true;
-            else if (ch != KEY_MOUSE && ch != KEY_RESIZE)
-                break; /* show the effect of a key at once */
-            else
-                break;
-        }
-        if (quit || quit_signal)
+        if (!wait_input(u, frame_start + FRAME_S, &status))
             break;
     }
-    if (quit_signal)
-        status = EXIT_OK;
     return status;
 }
 
@@ -1048,6 +1040,7 @@ static int open_ui(struct ui *u, const struct app_options *o)
     pick_speed(u);
     if (o->speed > 0) {
         u->speed = o->speed;
+        u->speed_chosen = true;
         /* +/- continue from the nearest offered speed. */
         for (int i = 0; i < N_SPEEDS; i++)
             if (fabs(log(speeds[i] / o->speed)) < fabs(log(speeds[u->speed_index] / o->speed)))
@@ -1061,13 +1054,19 @@ static int open_ui(struct ui *u, const struct app_options *o)
 
 /* What both entry points do before the terminal starts: options, the TTY
  * check, glyphs, the ui with its catalog, setup and simulation. */
-static int prepare_ui(int argc, char **argv, struct app_options *o, struct ui **out)
+static int prepare_ui(int argc, char **argv, unsigned mode, struct app_options *o,
+                      struct ui **out)
 {
-    int rc = parse_options(argc, argv, o);
+    int rc = parse_options(argc, argv, mode, o);
     if (rc != EXIT_OK)
         return rc;
     if (!have_tty())
         return no_tty();
+    char err[UI_MSG_LEN];
+    if (!termguard_probe(STDOUT_FILENO, err, sizeof err)) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
+    }
     init_locale_and_glyphs(o);
     struct ui *u = ui_new();
     if (!u) {
@@ -1087,10 +1086,10 @@ int tui_main(int argc, char **argv)
 {
     struct app_options o;
     struct ui *u = NULL;
-    int rc = prepare_ui(argc, argv, &o, &u);
+    int rc = prepare_ui(argc, argv, OPT_VIEW, &o, &u);
     if (rc != EXIT_OK)
         return rc;
-    install_signals();
+    termguard_install_signals();
     if (!start_terminal(u, &o)) {
         ui_free(u);
         cli_error("cannot initialise the terminal (is TERM set?)");
@@ -1100,6 +1099,7 @@ int tui_main(int argc, char **argv)
         tour_start(u);
     rc = run_loop(u, &o, NULL);
     restore_terminal();
+    termguard_exit_if_signalled();
     ui_free(u);
     return rc;
 }
@@ -1238,7 +1238,8 @@ static void adopt_sim(struct ui *u, struct sim *sim)
     char err[UI_MSG_LEN];
     if (setup_resolve(&u->setup, u->cat, &u->res, err, sizeof err))
         model_eval(&u->setup, &u->res, &u->report);
-    pick_speed(u);
+    if (!u->speed_chosen)
+        pick_speed(u);
 }
 
 /* Copies the scenario's parameters into the ui for the parameters panel. */
@@ -1337,8 +1338,10 @@ static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *
             adopt_sim(u, req.sim);
         p->remaining_s = req.duration_s > 0 ? req.duration_s : 0;
         p->running = true;
-        /* A long run plays in a few seconds unless the presenter slows it. */
-        while (u->speed_index + 1 < N_SPEEDS && p->remaining_s / u->speed > PLAY_RUN_WALL_S)
+        /* A long run plays in a few seconds unless the presenter chose a
+         * speed (--speed, + or -). */
+        while (!u->speed_chosen && u->speed_index + 1 < N_SPEEDS &&
+               p->remaining_s / u->speed > PLAY_RUN_WALL_S)
             change_speed(u, +1);
         return true;
     case LUAHOST_PAUSE:
@@ -1369,7 +1372,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     struct app_options o;
     struct ui *u = NULL;
     /* Until the script starts a simulation, the view shows the default setup. */
-    int rc = prepare_ui(argc + 1, args, &o, &u);
+    int rc = prepare_ui(argc + 1, args, OPT_PLAY, &o, &u);
     free(args);
     if (rc != EXIT_OK)
         return rc;
@@ -1377,7 +1380,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     load_params(u, *host);
     const char *base = strrchr(script_path, '/');
     snprintf(u->caption, sizeof u->caption, "Playing %s", base ? base + 1 : script_path);
-    install_signals();
+    termguard_install_signals();
     capture_stdout();
     if (!start_terminal(u, &o)) {
         replay_stdout();
@@ -1389,7 +1392,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     struct play_state p = {host, 0, false};
     rc = run_loop(u, &o, &p);
     restore_terminal();
-    replay_stdout();
+    termguard_exit_if_signalled();
     play_ui = NULL;
     /* The script owns the sim it handed over: forget it before freeing. */
     if (!u->sim_owned)

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fields.h"
 #include "luahost.h"
+#include "options.h"
 #include "report.h"
 
 /* Seed of runs that do not name one: a fixed number, so a scenario replays
@@ -27,7 +28,8 @@ static const char run_usage[] =
     "  --seed N       seed of math.random and of simulations (default 42)\n"
     "  --budget N     instruction budget (default 1e9)\n"
     "  --memory SIZE  memory cap, e.g. 256MiB (the default)\n"
-    "  --out DIR      where write_csv/write_json may write (default: the current directory)\n"
+    "  --out DIR      where write_csv/write_json write (default: mlviz-out, created on the\n"
+    "                 first write; with --trust the current directory)\n"
     "  --name=value   set a parameter the script declares (SCRIPT --help lists them)";
 
 struct lua_cli {
@@ -71,20 +73,6 @@ static bool parse_count(const char *text, uint64_t *out)
     return true;
 }
 
-/* TUI options of `mlviz play` that take a value. */
-static const char *const tui_value_options[] = {"--frames", "--theme", "-c", "--speed", NULL};
-static const char *const tui_flag_options[] = {"--tour", "--mono", "--ascii", "--no-mouse", NULL};
-
-static bool in_list(const char *a, const char *const *list)
-{
-    for (int i = 0; list[i]; i++) {
-        size_t n = strlen(list[i]);
-        if (strncmp(a, list[i], n) == 0 && (a[n] == '\0' || a[n] == '='))
-            return true;
-    }
-    return false;
-}
-
 /* Options before and after the script are ours; other --name=value words go
  * to the script's parameters; plain words are its arguments. */
 static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
@@ -100,6 +88,7 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
     bool rest = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
+        const struct options_entry *opt;
         if (rest) {
             c->args[c->nargs++] = argv[i];
             continue;
@@ -133,9 +122,10 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
             }
             c->opt.memory_cap_bytes = (size_t)bytes;
         } else if ((v = cli_option_value(argc, argv, &i, "--out"))) {
+            /* Created on the first write; its parent must exist. */
             struct stat st;
-            if (!v[0] || stat(v, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                cli_error("--out needs an existing directory (got '%s')", v);
+            if (!v[0] || (stat(v, &st) == 0 && !S_ISDIR(st.st_mode))) {
+                cli_error("--out needs a directory (got '%s')", v);
                 return -1;
             }
             c->opt.output_dir = v;
@@ -147,12 +137,10 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
                 c->tui[c->ntui++] = "--catalog";
                 c->tui[c->ntui++] = (char *)v;
             }
-        } else if (play && in_list(a, tui_value_options)) {
+        } else if (play && (opt = options_find(a, &v))) { /* the view's (tui/options.c) */
             c->tui[c->ntui++] = argv[i];
-            if (!strchr(a, '=') && i + 1 < argc)
+            if (opt->arg && !v && i + 1 < argc)
                 c->tui[c->ntui++] = argv[++i];
-        } else if (play && in_list(a, tui_flag_options)) {
-            c->tui[c->ntui++] = argv[i];
         } else if (!c->script && a[0] != '-') {
             c->script = a;
         } else {
@@ -195,6 +183,10 @@ static int run_or_play(int argc, char **argv, bool play)
     if (!c.script) {
         if (c.help) {
             printf("usage: %s\n", run_usage);
+            if (play) {
+                printf("mlviz play takes the same options and these of the view:\n");
+                options_help(stdout, OPT_PLAY);
+            }
             free_cli(&c);
             return EXIT_OK;
         }
@@ -257,6 +249,19 @@ int cmd_run(int argc, char **argv)
 int cmd_play(int argc, char **argv)
 {
     return run_or_play(argc, argv, true);
+}
+
+/* A CSV field, always quoted, inner quotes doubled (RFC 4180). The lead may
+ * switch this to csv_write_field of engine/csv.h. */
+static void put_csv_field(const char *text)
+{
+    putchar('"');
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            putchar('"');
+        putchar(*p);
+    }
+    putchar('"');
 }
 
 /* Append without overflowing (long lists are cut). */
@@ -337,7 +342,12 @@ int cmd_scenarios(int argc, char **argv)
             json_write_string(stdout, plist);
             printf("}");
         } else if (common.format == FORMAT_CSV) {
-            printf("%s,\"%s\",%s\n", names[i], title, plist);
+            put_csv_field(names[i]);
+            putchar(',');
+            put_csv_field(title);
+            putchar(',');
+            put_csv_field(plist);
+            putchar('\n');
         } else {
             printf("%-26s %s\n", names[i], title);
         }

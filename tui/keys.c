@@ -218,8 +218,10 @@ size_t keys_help_text(char *buf, size_t len)
     return used;
 }
 
-static void man_escape(FILE *out, const char *s)
+void keys_man_escape(FILE *out, const char *s)
 {
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", out); /* a leading dot or quote would start a request */
     for (; *s; s++) {
         if (*s == '\\' || *s == '-')
             fputc('\\', out);
@@ -238,9 +240,9 @@ void keys_write_man(FILE *out)
             char label[64];
             merged_label(i, label, sizeof label);
             fputs(".TP\n.B ", out);
-            man_escape(out, label);
+            keys_man_escape(out, label);
             fputc('\n', out);
-            man_escape(out, bindings[i].help);
+            keys_man_escape(out, bindings[i].help);
             fputc('\n', out);
         }
     }

@@ -70,8 +70,6 @@ static double auto_value(const struct ui *u, const struct field *f)
         return r->reliability.checkpoint_interval_min;
     if (strcmp(f->path, "facility.device_usd_per_hour") == 0)
         return u->res.accel ? u->res.accel->usd_per_hour : 1;
-    if (strcmp(f->path, "facility.rack_kw_limit") == 0)
-        return r->power.rack_cooling_limit_kw;
     return f->min > 0 ? f->min : 1;
 }
 

@@ -4,9 +4,10 @@
 
 #include "cli.h"
 #include "keys.h"
+#include "options.h"
 
 static const char usage_text[] =
-    "usage: mlviz [-c FILE|PRESET] [TUI options]    open the interactive pipeline view\n"
+    "usage: mlviz [options]                         open the interactive pipeline view\n"
     "       mlviz catalog [KIND] [--format F]       hardware tables (accelerators, cpus, storage,\n"
     "                                                links, cooling, software)\n"
     "       mlviz check FILE|PRESET [--format F]    load a setup, print it and its sanity checks\n"
@@ -15,16 +16,32 @@ static const char usage_text[] =
     "       mlviz collective --op OP --size S --devices N [--setup FILE|--link ID]\n"
     "       mlviz sim FILE|PRESET [--duration 6h] [--seed N] [--events FILE] [--series]\n"
     "       mlviz run SCRIPT.lua [args...]          run a Lua scenario headless\n"
-    "       mlviz play SCRIPT.lua [args...]         play a Lua scenario in the interactive view\n"
+    "       mlviz play SCRIPT.lua [options] [args...]  play a Lua scenario in the interactive view\n"
     "       mlviz scenarios                         list the shipped scenarios\n"
     "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
     "       mlviz keys [--man]                      the key bindings of the interactive view\n"
+    "       mlviz options [--man]                   the options of the interactive view\n"
     "       mlviz --help | --version\n"
     "\n"
     "Formats F: text (default), csv, json. A PRESET is a name from scenarios/presets\n"
     "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu).\n"
-    "TUI options: --tour  --frames N  --speed X  --mono  --ascii  --theme NAME  --no-mouse\n"
-    "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error.\n";
+    "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error.\n"
+    "\n"
+    "Options of the interactive view (mlviz, mlviz play):\n";
+
+/* `mlviz options [--man]`: the view's option table as help or man-page roff. */
+static int cmd_options(int argc, char **argv)
+{
+    if (argc > 2 || (argc == 2 && strcmp(argv[1], "--man") != 0)) {
+        cli_error("usage: mlviz options [--man]");
+        return EXIT_USAGE;
+    }
+    if (argc == 2)
+        options_man(stdout);
+    else
+        options_help(stdout, OPT_VIEW | OPT_PLAY);
+    return EXIT_OK;
+}
 
 /* `mlviz keys [--man]`: the key table as help text or as man-page roff. */
 static int cmd_keys(int argc, char **argv)
@@ -52,7 +69,7 @@ static const struct command commands[] = {
     {"catalog", cmd_catalog}, {"check", cmd_check},     {"eval", cmd_eval},
     {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
     {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
-    {"keys", cmd_keys},
+    {"keys", cmd_keys},       {"options", cmd_options},
 };
 
 int main(int argc, char **argv)
@@ -60,6 +77,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
                       strcmp(argv[1], "help") == 0)) {
         fputs(usage_text, stdout);
+        options_help(stdout, OPT_VIEW | OPT_PLAY);
         return EXIT_OK;
     }
     if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {

@@ -44,6 +44,7 @@ struct ui {
     /* time */
     double speed;             /* simulated seconds per wall second */
     int speed_index;
+    bool speed_chosen;        /* by --speed or +/-: a played script keeps it */
     bool paused;
     bool lagging;             /* the sim could not keep up with the speed */
     double anim_phase[ARROW_COUNT]; /* batch positions along the arrows, 0..1 */

@@ -135,4 +135,59 @@ else
         "rc=$(cat "$T/broken.rc" 2>/dev/null)"
 fi
 
+# --- the view's options: --speed holds for the script's runs ---------------------
+# Slow on purpose: the first sim:run (10 simulated minutes) takes minutes at x7.
+start slow 100 30 -- play cooling-failure --speed 7 --no-color --setup default
+if wait_for slow "share a rack" 60 && wait_title slow "x7 " &&
+    screen slow | head -1 | grep -qF "x7 "; then
+    pass "play keeps --speed once the script runs its simulation"
+else
+    fail "play keeps --speed once the script runs its simulation" "$(screen slow | head -2)"
+fi
+keys slow q
+if wait_rc slow && [ "$(cat "$T/slow.rc")" = 0 ] && cmp -s "$T/slow.before" "$T/slow.after"; then
+    pass "q ends a running script at once"
+else
+    fail "q ends a running script at once" "rc=$(cat "$T/slow.rc" 2>/dev/null) $(screen slow | tail -3)"
+fi
+
+# --- signals while a script runs ------------------------------------------------
+# Output the script wrote to stdout (trusted io.write) shows after the view
+# ends, whatever ended it.
+cat > "$T/writer.lua" <<'EOL'
+io.write("written while the view was up\n")
+say("running")
+local sim = mlviz.sim(mlviz.load("default"), { seed = 1 })
+sim:run("30d")
+EOL
+cat > "$T/spin.lua" <<'EOL'
+local n = 0
+while true do n = n + 1 end
+EOL
+start wint 100 30 -- play "$T/writer.lua" --trust --speed 1
+start wusr 100 30 -- play "$T/writer.lua" --trust --speed 1
+start spin 100 30 -- play "$T/spin.lua" --budget 1e15
+wait_for wint running 60 && keys wint C-c
+wait_for wusr running 60 && kill -USR1 "$(pid_of wusr)"
+# The view is up (it shows nothing new while the script spins).
+wait_modes spin "1 0 1" && kill -TERM "$(pid_of spin)"
+for c in "wint 130 Ctrl-C" "wusr 138 SIGUSR1"; do
+    set -- $c
+    if wait_rc "$1" && [ "$(cat "$T/$1.rc")" = "$2" ] && cmp -s "$T/$1.before" "$T/$1.after" &&
+        [ "$(modes "$1")" = "0 1 0" ] && wait_for "$1" "written while the view was up" 10; then
+        pass "$3 ends a played script ($2), restores the terminal, prints its output"
+    else
+        fail "$3 ends a played script ($2), restores the terminal, prints its output" \
+            "rc=$(cat "$T/$1.rc" 2>/dev/null) modes=$(modes "$1") $(screen "$1" | tail -2)"
+    fi
+done
+# A script busy in Lua: SIGTERM still ends play within the quit deadline.
+if wait_rc spin && [ "$(cat "$T/spin.rc")" = 143 ] && cmp -s "$T/spin.before" "$T/spin.after" &&
+    [ "$(modes spin)" = "0 1 0" ]; then
+    pass "SIGTERM ends a script busy in Lua (143) and restores the terminal"
+else
+    fail "SIGTERM ends a script busy in Lua (143) and restores the terminal" \
+        "rc=$(cat "$T/spin.rc" 2>/dev/null) modes=$(modes spin)"
+fi
+
 [ $FAILS = 0 ]

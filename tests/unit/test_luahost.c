@@ -269,6 +269,185 @@ static void test_syntax_error(void **state)
     remove(p);
 }
 
+/* ==== output directory, memory cap of C-side allocations, discovery ==== */
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+static struct luahost *io_host(struct captured *c, bool played, bool trusted, const char *out)
+{
+    struct luahost_options o;
+    char err[1024];
+    memset(&o, 0, sizeof o);
+    o.cat = cat;
+    o.played = played;
+    o.trusted = trusted;
+    o.output_dir = out;
+    o.memory_cap_bytes = (size_t)64 << 20;
+    o.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark};
+    struct luahost *h = luahost_new(&o, err, sizeof err);
+    assert_non_null(h);
+    return h;
+}
+
+/* A fresh empty directory to run in; returns its path (static buffer). */
+static const char *io_scratch_dir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/test_luahost_io_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return dir;
+}
+
+static void test_io_sim_series_charge_the_cap(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = io_host(&c, true, false, NULL);
+    char err[4096];
+    const char *p = script("local s = mlviz.load('default')\n"
+                           "local sim = mlviz.sim(s, {series_capacity = 200000})\n"
+                           "pause()\n"
+                           "local big = mlviz.sim(s, {series_capacity = 1000000})\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    size_t before = luahost_memory_bytes(h);
+    struct luahost_request req;
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
+    /* 18 series of 200000 doubles: 27.5 MiB held in C for the script. */
+    assert_true(luahost_memory_bytes(h) - before >= (size_t)200000 * SERIES_COUNT * 8);
+    /* A million samples (137 MiB) do not fit the 64 MiB cap: refused before allocating. */
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_ERROR);
+    assert_non_null(strstr(err, ":4: sim: memory cap of 64 MiB exceeded"));
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_io_garbage_sims_give_memory_back(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = io_host(&c, false, false, NULL);
+    char err[4096];
+    /* Forty sims of 27.5 MiB, each dropped: the cap asks the collector first. */
+    const char *p = script("local s = mlviz.load('default')\n"
+                           "for i = 1, 40 do\n"
+                           "  local sim = mlviz.sim(s, {series_capacity = 200000})\n"
+                           "  sim:run(10)\n"
+                           "end\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_true(luahost_run(h, err, sizeof err));
+    luahost_free(h);
+    remove(p);
+}
+
+static void test_io_describe_runs_no_side_effect(void **state)
+{
+    (void)state;
+    const char *dir = io_scratch_dir();
+    char cwd[1024], path[256];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    const char *p = script("-- Noisy\nprint('top')\nmlviz.write_csv('top.csv', {{a = 1}})\n"
+                           "local p = mlviz.params{ {'n', 1, 'n'} }\n");
+    assert_int_equal(chdir(dir), 0);
+    /* Capture stdout while the script is described. */
+    fflush(stdout);
+    int saved = dup(1);
+    snprintf(path, sizeof path, "%s/stdout", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    char title[64], err[1024];
+    struct luahost_param params[4];
+    size_t n = 0;
+    bool ok = luahost_describe(p, title, sizeof title, params, 4, &n, err, sizeof err);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    close(fd);
+    assert_true(ok);
+    assert_int_equal(n, 1);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 0);              /* nothing printed */
+    assert_int_not_equal(stat("top.csv", &st), 0); /* nothing written */
+    assert_int_not_equal(stat("mlviz-out", &st), 0);
+    remove(path);
+    assert_int_equal(chdir(cwd), 0);
+    rmdir(dir);
+    remove(p);
+}
+
+static void test_io_default_and_trusted_directories(void **state)
+{
+    (void)state;
+    const char *dir = io_scratch_dir();
+    char cwd[1024], err[4096];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    char p[64]; /* script() returns a static buffer */
+    snprintf(p, sizeof p, "%s", script("assert(mlviz.write_csv('a.csv', {{x = 1}}) == "
+                                       "'mlviz-out/a.csv')\n"));
+    const char *q = script("assert(mlviz.write_json('sub/b.json', {x = 1}) == './sub/b.json')\n");
+    assert_int_equal(chdir(dir), 0);
+    struct captured c = {0};
+    struct luahost *h = io_host(&c, false, false, NULL);
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    if (!luahost_run(h, err, sizeof err))
+        fail_msg("%s", err);
+    luahost_free(h);
+    struct stat st;
+    assert_int_equal(stat("mlviz-out", &st), 0);
+    mode_t mask = umask(0);
+    umask(mask);
+    assert_int_equal(st.st_mode & 0777, 0755 & ~mask);
+    assert_int_equal(stat("mlviz-out/a.csv", &st), 0);
+    /* Trusted: any path, relative to the current directory without --out. */
+    assert_int_equal(mkdir("sub", 0755), 0);
+    h = io_host(&c, false, true, NULL);
+    assert_true(luahost_load(h, q, 0, NULL, err, sizeof err));
+    if (!luahost_run(h, err, sizeof err))
+        fail_msg("%s", err);
+    luahost_free(h);
+    assert_int_equal(stat("sub/b.json", &st), 0);
+    remove("sub/b.json");
+    rmdir("sub");
+    remove("mlviz-out/a.csv");
+    rmdir("mlviz-out");
+    assert_int_equal(chdir(cwd), 0);
+    rmdir(dir);
+    remove(p);
+    remove(q);
+}
+
+/* print hook that counts bytes a table line may not hold. */
+static void count_foreign_bytes(void *ctx, const char *t)
+{
+    int *bad = ctx;
+    for (const char *s = t; *s; s++)
+        if (!strchr(" xc0123456789", *s))
+            (*bad)++;
+}
+
+static void test_io_print_table_wide_rows(void **state)
+{
+    (void)state;
+    int bad = 0;
+    struct luahost_options o;
+    char err[4096];
+    memset(&o, 0, sizeof o);
+    o.hooks.ctx = &bad;
+    o.hooks.print = count_foreign_bytes;
+    struct luahost *h = luahost_new(&o, err, sizeof err);
+    assert_non_null(h);
+    const char *p = script("local r = {}\n"
+                           "for i = 1, 60 do r[string.format('c%02d', i)] = string.rep('x', 70) end\n"
+                           "mlviz.print_table({r, r})\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_true(luahost_run(h, err, sizeof err));
+    assert_int_equal(bad, 0);
+    luahost_free(h);
+    remove(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +460,12 @@ int main(void)
         cmocka_unit_test(test_played_callback_error),
         cmocka_unit_test(test_played_error_has_traceback),
         cmocka_unit_test(test_syntax_error),
+        /* output directory, memory cap of C-side allocations, discovery */
+        cmocka_unit_test(test_io_sim_series_charge_the_cap),
+        cmocka_unit_test(test_io_garbage_sims_give_memory_back),
+        cmocka_unit_test(test_io_describe_runs_no_side_effect),
+        cmocka_unit_test(test_io_default_and_trusted_directories),
+        cmocka_unit_test(test_io_print_table_wide_rows),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown_all);
 }

@@ -1,0 +1,76 @@
+#!/bin/sh
+# End-to-end tests of terminal hygiene: whatever ends mlviz (a quit or
+# crash signal, Ctrl-C, Ctrl-\) leaves the terminal as it found it (the same
+# stty modes, the normal screen, a visible cursor, no mouse reporting) and
+# exits with the signal's status (128 + its number). Also: no terminal
+# capable of cursor addressing (TERM=dumb, TERM unset) gets mlviz's own
+# message and status 2. Prints "PASS name" or "FAIL name: why" per check.
+. "$(dirname "$0")/tmux-lib"
+
+# signum NAME: the number of SIGNAME on this system.
+signum() { python3 -c "import signal; print(int(signal.SIG$1))"; }
+
+# check NAME SIGNAL: the session NAME was ended by SIGNAL.
+check() {
+    want=$((128 + $(signum "$2")))
+    if ! wait_rc "$1"; then
+        fail "SIG$2 ends mlviz" "still running: $(screen "$1" | head -2)"
+        return
+    fi
+    rc=$(cat "$T/$1.rc") m=$(modes "$1")
+    if [ "$rc" = "$want" ] && cmp -s "$T/$1.before" "$T/$1.after" && [ "$m" = "0 1 0" ]; then
+        pass "SIG$2 exits $want and restores the terminal"
+    else
+        fail "SIG$2 exits $want and restores the terminal" \
+            "rc=$rc modes (alternate cursor mouse)=$m stty $(cmp -s "$T/$1.before" "$T/$1.after" && echo same || echo changed)"
+    fi
+}
+
+# Sessions in small batches (each animates at 30 frames per second).
+run_batch() {
+    for s in "$@"; do start "$s" 100 30 -- -c default; done
+    for s in "$@"; do
+        wait_for "$s" BOTTLENECK 100 || fail "SIG$s: view starts" "$(screen "$s" | head -2)"
+    done
+    for s in "$@"; do
+        # The view is up: the alternate screen, no cursor, mouse reports on.
+        [ "$(modes "$s")" = "1 0 1" ] || fail "SIG$s: view owns the terminal" "$(modes "$s")"
+        case $s in
+            INT) keys "$s" C-c ;;
+            QUIT) keys "$s" 'C-\' ;;
+            *) kill -"$(signum "$s")" "$(pid_of "$s")" ;;
+        esac
+    done
+    for s in "$@"; do check "$s" "$s"; done
+}
+run_batch INT QUIT TERM HUP
+run_batch USR1 USR2 ALRM PIPE
+run_batch XCPU XFSZ VTALRM PROF
+run_batch POLL TRAP SYS RTMIN
+# Crash signals: the handler puts the terminal back and dies of the signal.
+run_batch SEGV ABRT FPE BUS ILL
+
+# --- terminals that cannot address the cursor ---------------------------------
+start dumb 100 30 TERM=dumb -- -c default
+if wait_rc dumb && [ "$(cat "$T/dumb.rc")" = 2 ] &&
+    screen dumb | tr -d "\n" | grep -qF "needs a terminal with cursor addressing"; then
+    pass "TERM=dumb gets a message and status 2"
+else
+    fail "TERM=dumb gets a message and status 2" "rc=$(cat "$T/dumb.rc" 2>/dev/null) $(screen dumb | head -3)"
+fi
+start noterm 100 30 -u TERM -- -c default
+if wait_rc noterm && [ "$(cat "$T/noterm.rc")" = 2 ] &&
+    screen noterm | tr -d "\n" | grep -qF "needs a terminal with cursor addressing"; then
+    pass "an unset TERM gets a message and status 2"
+else
+    fail "an unset TERM gets a message and status 2" "rc=$(cat "$T/noterm.rc" 2>/dev/null) $(screen noterm | head -3)"
+fi
+start unknown 100 30 TERM=no-such-terminal -- -c default
+if wait_rc unknown && [ "$(cat "$T/unknown.rc")" = 2 ] &&
+    screen unknown | grep -qF "no-such-terminal"; then
+    pass "an unknown TERM gets a message naming it and status 2"
+else
+    fail "an unknown TERM gets a message naming it and status 2" "rc=$(cat "$T/unknown.rc" 2>/dev/null) $(screen unknown | head -3)"
+fi
+
+[ $FAILS = 0 ]

@@ -1,0 +1,2 @@
+-- Removing, renaming and temp files through os.
+os.remove("Makefile")

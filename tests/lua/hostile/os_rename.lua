@@ -1,0 +1,1 @@
+os.rename("Makefile", "x")

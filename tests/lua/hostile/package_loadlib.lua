@@ -1,0 +1,1 @@
+package.loadlib("libc.so.6", "system")

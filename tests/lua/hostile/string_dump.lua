@@ -1,0 +1,1 @@
+local f = string.dump(print)

@@ -1,0 +1,2 @@
+-- Windows separators.
+mlviz.write_csv("..\\..\\Makefile.csv", {{a = 1}})

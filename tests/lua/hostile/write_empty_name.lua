@@ -1,0 +1,2 @@
+-- An empty name.
+mlviz.write_csv("", {{a = 1}})

