@@ -1179,7 +1179,7 @@ static bool shape_ok(const struct setup *s)
 {
     int dev = setup_devices(s), tp = s->training.tensor_parallel,
         pp = s->training.pipeline_parallel;
-    if (dev % (tp * pp * s->training.context_parallel) != 0)
+    if (dev % ((long long)tp * pp * s->training.context_parallel) != 0)
         return false;
     if (s->model.kind == MODEL_TRANSFORMER &&
         (s->model.heads % tp != 0 || pp > s->model.layers ||

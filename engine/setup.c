@@ -210,9 +210,9 @@ int setup_devices(const struct setup *s)
 /* Device count = TP x CP x PP x DP (Megatron-Core's rank order). */
 int setup_data_parallel(const struct setup *s)
 {
-    int mp = s->training.tensor_parallel * s->training.pipeline_parallel *
-             s->training.context_parallel;
-    return mp > 0 ? setup_devices(s) / mp : 0;
+    long long mp = (long long)s->training.tensor_parallel * s->training.pipeline_parallel *
+                   s->training.context_parallel;
+    return mp > 0 ? (int)(setup_devices(s) / mp) : 0;
 }
 
 int setup_scaleup_domain(const struct setup *s)
@@ -406,13 +406,14 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
              "(%d node%s x %d)",
              tp, pp, tp * pp, devices, s->cluster.nodes, s->cluster.nodes == 1 ? "" : "s",
              s->cluster.node.accelerators_per_node);
-    if (cp > 1 && devices % (tp * cp * pp) != 0)
+    long long model_ranks = (long long)tp * cp * pp; /* up to 4096^3: not an int */
+    if (cp > 1 && devices % model_ranks != 0)
         FAIL("training.context_parallel",
-             "tensor_parallel %d x context_parallel %d x pipeline_parallel %d = %d does not "
+             "tensor_parallel %d x context_parallel %d x pipeline_parallel %d = %lld does not "
              "divide the %d devices (%d node%s x %d)",
-             tp, cp, pp, tp * cp * pp, devices, s->cluster.nodes,
+             tp, cp, pp, model_ranks, devices, s->cluster.nodes,
              s->cluster.nodes == 1 ? "" : "s", s->cluster.node.accelerators_per_node);
-    int dp = devices / (tp * cp * pp);
+    int dp = (int)(devices / model_ranks);
     if (s->training.global_batch % (dp * s->training.micro_batch) != 0)
         FAIL("training.global_batch",
              "training.global_batch %d is not a multiple of data-parallel size %d x micro_batch "

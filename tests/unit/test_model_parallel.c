@@ -14,6 +14,7 @@
 
 #include "collective.h"
 #include "model.h"
+#include "report.h"
 
 #include "../catalog_fixture.h"
 
@@ -353,6 +354,73 @@ static void test_causal_rate_below_ceiling(void **state)
     assert_true(o.mfu <= o.hfu + 1e-12);
 }
 
+/* A report visitor that fails on a NaN, an infinity or a negative zero. */
+static int bad_numbers;
+static void v_begin(void *c, const char *k)
+{
+    (void)c, (void)k;
+}
+static void v_end(void *c)
+{
+    (void)c;
+}
+static void v_num(void *c, const char *key, double v)
+{
+    (void)c;
+    if (!isfinite(v) || (v == 0 && signbit(v))) {
+        printf("  %s = %g\n", key, v);
+        bad_numbers++;
+    }
+}
+static void v_str(void *c, const char *k, const char *v)
+{
+    (void)c, (void)k, (void)v;
+}
+static void v_bool(void *c, const char *k, bool v)
+{
+    (void)c, (void)k, (void)v;
+}
+
+static void test_extremes_stay_finite(void **state)
+{
+    (void)state;
+    /* Valid but extreme setups of the new fields: every reported number is
+     * finite and no zero is negative. */
+    static const char *const texts[] = {
+        /* 65536 tiny experts, all of them per token, capacity 1000 */
+        "model: {layers: 2, hidden: 64, heads: 1, seq_len: 2, vocab: 1, experts: 65536,\n"
+        "        top_k: 65536, expert_ffn_hidden: 1, shared_experts: 10000, dense_layers: 1}\n"
+        "training: {global_batch: 8, expert_parallel: 8, capacity_factor: 1000,\n"
+        "           software: megatron-core}\n",
+        /* context parallel 4096 over a 2-token-per-rank sequence, one fabric */
+        "cluster: {nodes: 512, scaleup_domain: 4096}\n"
+        "model: {seq_len: 8192}\n"
+        "training: {global_batch: 1, context_parallel: 4096, software: nemo}\n",
+        /* a huge scale-up domain, pipeline of 4096 one-layer stages */
+        "cluster: {nodes: 512, scaleup_domain: 1000000}\n"
+        "model: {layers: 4096}\n"
+        "training: {global_batch: 4096, pipeline_parallel: 4096, first_stage_layers: 1,\n"
+        "           last_stage_layers: 1}\n",
+        /* FP4 on Blackwell with a tiny micro-batch count */
+        "cluster: {node: {accelerator: b200}}\n"
+        "training: {precision: nvfp4, global_batch: 8, software: megatron-core}\n",
+    };
+    struct report_visitor v = {NULL, v_begin, v_end, v_begin, v_end, v_num, v_str, v_bool};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        struct setup s;
+        struct resolved r;
+        struct model_report o;
+        char err[1024];
+        loads(texts[i], &s);
+        assert_true(setup_resolve(&s, cat, &r, err, sizeof err));
+        model_eval(&s, &r, &o);
+        bad_numbers = 0;
+        report_visit(&s, &r, &o, &v);
+        if (bad_numbers)
+            fail_msg("setup %zu reports %d non-finite or negative-zero numbers", i, bad_numbers);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_nvls_and_intra_node_tree),
         cmocka_unit_test(test_fp8_as_transformer_engine),
         cmocka_unit_test(test_causal_rate_below_ceiling),
+        cmocka_unit_test(test_extremes_stay_finite),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
