@@ -1474,8 +1474,18 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     cost->usd_total = cost->usd_energy + cost->usd_devices;
 
     if (!o->memory.fits) {
-        cannot_run(o, "needs %.1f GB per device but %s has %.0f GB", o->memory.per_device_gb,
-                   r->accel->head.id, o->memory.capacity_gb);
+        /* Built without printf: this runs on every evaluation that does
+         * not fit, which sweeps do by the thousand. */
+        char msg[160];
+        struct text m = {msg, sizeof msg};
+        put(&m, "needs ");
+        put_num(&m, o->memory.per_device_gb);
+        put(&m, " GB per device but ");
+        put(&m, r->accel->head.id);
+        put(&m, " has ");
+        put_num(&m, o->memory.capacity_gb);
+        put(&m, " GB");
+        cannot_run(o, "%s", msg);
         suggest_fits(s, r, o);
     }
     name_bottleneck(&c, o);
