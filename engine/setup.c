@@ -425,6 +425,12 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
              "cluster.scaleup_domain %d must be a multiple or a divisor of "
              "accelerators_per_node %d (a fabric spans whole nodes or splits one evenly)",
              domain, per_node);
+    int fabric_max = r->intra_link->domain_max_devices;
+    if (domain > 0 && fabric_max > 0 && domain > fabric_max)
+        FAIL("cluster.scaleup_domain",
+             "cluster.scaleup_domain %d: %s joins at most %d devices in one domain (see: mlviz "
+             "catalog links)",
+             domain, r->intra_link->head.id, fabric_max);
     if (s->model.kind == MODEL_TRANSFORMER) {
         int kv = setup_kv_heads(s);
         if (s->model.hidden % s->model.heads != 0)

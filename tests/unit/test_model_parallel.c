@@ -121,6 +121,13 @@ static void test_parallel_refusals(void **state)
             3, 23, "every stage needs at least one");
     refused("training:\n  first_stage_layers: 3\n", 2, 23, "needs pipeline_parallel > 1");
     refused("cluster:\n  scaleup_domain: 12\n", 2, 19, "multiple or a divisor");
+    /* An HGX H100 NVSwitch joins 8 GPUs; NVL72 needs NVLink 5. */
+    refused("cluster:\n  nodes: 18\n  scaleup_domain: 72\n  node: {accelerators_per_node: 4}\n"
+            "training: {global_batch: 72}\n",
+            3, 19, "nvlink4 joins at most 8 devices in one domain");
+    loads("cluster:\n  nodes: 18\n  scaleup_domain: 72\n  node: {accelerator: gb200, "
+          "accelerators_per_node: 4}\ntraining: {global_batch: 72}\n",
+          &s);
     /* A slice that holds every device needs no network. */
     loads("cluster:\n  nodes: 16\n  scaleup_domain: 64\n  node: {accelerator: tpu-v5p, "
           "accelerators_per_node: 4, nic: '', nics_per_node: 0}\ntraining:\n"
@@ -393,11 +400,13 @@ static void test_extremes_stay_finite(void **state)
         "training: {global_batch: 8, expert_parallel: 8, capacity_factor: 1000,\n"
         "           software: megatron-core}\n",
         /* context parallel 4096 over a 2-token-per-rank sequence, one fabric */
-        "cluster: {nodes: 512, scaleup_domain: 4096}\n"
+        "cluster: {nodes: 1024, scaleup_domain: 4096,\n"
+        "          node: {accelerator: tpu-v5p, accelerators_per_node: 4}}\n"
         "model: {seq_len: 8192}\n"
         "training: {global_batch: 1, context_parallel: 4096, software: nemo}\n",
-        /* a huge scale-up domain, pipeline of 4096 one-layer stages */
-        "cluster: {nodes: 512, scaleup_domain: 1000000}\n"
+        /* the largest TPU v5p domain, pipeline of 4096 one-layer stages */
+        "cluster: {nodes: 1024, scaleup_domain: 8960,\n"
+        "          node: {accelerator: tpu-v5p, accelerators_per_node: 4}}\n"
         "model: {layers: 4096}\n"
         "training: {global_batch: 4096, pipeline_parallel: 4096, first_stage_layers: 1,\n"
         "           last_stage_layers: 1}\n",
