@@ -436,7 +436,11 @@ int cmd_check(int argc, char **argv)
                r.nic->head.id, r.nic->bw_gbs);
     printf("\n  storage   %s (%.0f GB/s read)%s%s\n", r.storage->head.id, o.stages.storage_bw_gbs,
            r.local_storage ? "; local " : "", r.local_storage ? r.local_storage->head.id : "");
-    printf("  model     %.3g parameters; TP %d x PP %d x DP %d\n", o.params, o.tp, o.pp, o.dp);
+    printf("  model     %.3g parameters; TP %d x CP %d x PP %d x DP %d", o.params, o.tp, o.cp, o.pp,
+           o.dp);
+    if (o.ep > 1)
+        printf(" (EP %d carved out of DP x CP)", o.ep);
+    printf("\n");
     printf("checks:\n");
     int warnings = report_write_checks(stdout, &s, &r, &o);
     if (warnings)

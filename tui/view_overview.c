@@ -288,7 +288,11 @@ static void draw_net_box(struct ui *u)
     const struct link *l = u->res.intra_link;
     fmt_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s/dir", l ? l->head.id : "-", bw);
-    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
+    if (r->cp > 1 || r->ep > 1) /* context and expert parallelism when used */
+        draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d CP%d PP%d EP%d DP%d", r->tp, r->cp, r->pp,
+                   r->ep, r->dp);
+    else
+        draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
     fmt_dur(t, sizeof t, r->stages.dp_comm_s);
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "grad sync %s", t);
