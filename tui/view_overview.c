@@ -468,8 +468,8 @@ static const enum theme_role part_roles[PART_COUNT] = {ROLE_PART_COMPUTE, ROLE_P
 static void group_breakdown(const struct step_breakdown *b, double *parts)
 {
     parts[PART_COMPUTE] = b->compute + b->recompute;
-    parts[PART_COMM] = b->tp_comm + b->dp_comm_exposed + b->pp_p2p;
-    parts[PART_BUBBLE] = b->pp_bubble;
+    parts[PART_COMM] = b->tp_comm + b->cp_comm + b->ep_comm + b->dp_comm_exposed + b->pp_p2p;
+    parts[PART_BUBBLE] = b->pp_bubble + b->straggler; /* waiting for other devices */
     parts[PART_DATA] = b->data_read + b->preprocess + b->host_to_device;
     parts[PART_OTHER] = b->optimizer + b->overhead;
 }
