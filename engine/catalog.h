@@ -3,8 +3,10 @@
  * Files in assets/catalog/ (every .yaml; then --catalog DIR and
  * $XDG_CONFIG_HOME/mlviz/catalog/) hold lists under the top-level keys
  * accelerators, cpus, storage, links, cooling and software. A later file
- * that repeats an id replaces the earlier entry. Every entry names its
- * source. Numbers are dense (no sparsity) and per direction unless a field
+ * that repeats an id replaces the earlier entry; one file giving the same id
+ * twice is an error. Every entry names its source. Numbers have physical
+ * floors and ceilings (no zero or subnormal bandwidth, no CPU without PCIe
+ * lanes), shown by `mlviz catalog` help and refused with file:line:col. Numbers are dense (no sparsity) and per direction unless a field
  * name says otherwise. */
 #ifndef MLVIZ_CATALOG_H
 #define MLVIZ_CATALOG_H
@@ -13,6 +15,7 @@
 #include <stddef.h>
 
 #include "fields.h"
+#include "idindex.h"
 
 enum catalog_kind {
     CATALOG_ACCELERATOR,
@@ -132,6 +135,8 @@ struct catalog {
     size_t n_coolings;
     struct software *softwares;
     size_t n_softwares;
+    struct idindex index[CATALOG_KIND_COUNT]; /* id -> position, per kind */
+    size_t cap[CATALOG_KIND_COUNT];           /* allocated entries, per kind */
 };
 
 extern const char *const precision_names[]; /* "fp32", "tf32", ... NULL */

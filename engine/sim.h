@@ -162,8 +162,8 @@ bool sim_check_setup(const struct setup *s, const struct catalog *cat, char *err
 
 /* Load a YAML list of timed events ("- {at: 2h, event: cooling_loss, value:
  * 0.5}") strictly: errors are "file:line:col: message". Set events are
- * checked against the setup's field table. On success *out holds *n events
- * (free() it; NULL when there are none). */
+ * checked against the setup's field table. On success *out holds *n events,
+ * sorted by time, ties in file order (free() it; NULL when there are none). */
 bool sim_events_load_file(const char *path, const struct setup *s, struct sim_event **out,
                           size_t *n, char *err, size_t err_len);
 bool sim_events_load_string(const char *name, const char *text, const struct setup *s,

@@ -165,6 +165,17 @@ static bool parse_item(const struct ydoc *doc, const struct ynode *item, const s
     return true;
 }
 
+/* Time order, ties in file order (line, then column). */
+static int cmp_event_time(const void *pa, const void *pb)
+{
+    const struct sim_event *a = pa, *b = pb;
+    if (a->time_s != b->time_s)
+        return a->time_s < b->time_s ? -1 : 1;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    return (a->col > b->col) - (a->col < b->col);
+}
+
 static bool load_doc(struct ydoc *doc, const struct setup *s, struct sim_event **out, size_t *n,
                      char *err, size_t err_len)
 {
@@ -188,6 +199,7 @@ static bool load_doc(struct ydoc *doc, const struct setup *s, struct sim_event *
             free(ev);
             return false;
         }
+    qsort(ev, root->count, sizeof *ev, cmp_event_time);
     *out = ev;
     *n = root->count;
     return true;

@@ -358,9 +358,11 @@ static void test_set_text_strings(void **state)
     memset(longid, 'a', sizeof longid - 1);
     longid[sizeof longid - 1] = '\0';
     expect_set_fail("r", longid, "r: id is too long (73 characters, at most 63)");
-    /* long text is cut to fit rather than refused */
-    assert_true(fields_set_text(F("s"), &o, longid, err, sizeof err));
-    assert_int_equal(strlen(o.s), FIELD_STR_LEN - 1);
+    /* long text is refused, not silently cut */
+    expect_set_fail("s", longid, "s is too long (73 characters, at most 63)");
+    /* control characters (terminal escapes, newlines) are refused with the place */
+    expect_set_fail("s", "red \x1b[31m", "s contains a control character (code 27) at character 5");
+    expect_set_fail("s", "two\nlines", "control character (code 10) at character 4");
 }
 
 /* ----------------------------------------------------------------- set_number */
@@ -380,9 +382,24 @@ static void test_set_number(void **state)
     assert_false(fields_set_number(F("x"), &o, INFINITY, err, sizeof err));
     assert_false(fields_set_number(F("x"), &o, -1, err, sizeof err));
     assert_float_equal(o.x, 2.5, 0);
-    assert_true(fields_set_number(F("a"), &o, FIELD_AUTO, err, sizeof err));
+    /* -1 is a number like any other, not a back door to "auto" or "absent" */
+    assert_true(fields_set_number(F("a"), &o, 7, err, sizeof err));
+    assert_false(fields_set_number(F("a"), &o, FIELD_AUTO, err, sizeof err));
+    assert_non_null(strstr(err, "between 0 and 1000 (got -1)"));
+    assert_float_equal(o.a, 7, 0);
+    assert_false(fields_set_number(F("peak"), &o, FIELD_ABSENT, err, sizeof err));
+    assert_true(fields_set_auto(F("a"), &o, err, sizeof err));
     assert_float_equal(o.a, FIELD_AUTO, 0);
-    assert_true(fields_set_number(F("peak"), &o, FIELD_ABSENT, err, sizeof err));
+    assert_true(fields_set_auto(F("peak"), &o, err, sizeof err));
+    assert_float_equal(o.peak, FIELD_ABSENT, 0);
+    assert_false(fields_set_auto(F("x"), &o, err, sizeof err));
+    assert_non_null(strstr(err, "x has no automatic value"));
+    /* subnormal numbers pass "above 0" but divide into inf */
+    assert_false(fields_set_number(F("x"), &o, 4.9e-324, err, sizeof err));
+    assert_non_null(strstr(err, "too small to compute with"));
+    /* -0 is stored as 0 (no "-0" in any output) */
+    assert_true(fields_set_number(F("sec.deep.w"), &o, -0.0, err, sizeof err));
+    assert_false(signbit(o.sec_deep_w));
     assert_true(fields_set_number(F("b"), &o, 0, err, sizeof err));
     assert_false(o.b);
     assert_true(fields_set_number(F("e"), &o, 0, err, sizeof err));
