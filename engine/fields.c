@@ -180,6 +180,11 @@ static bool parse_number(const char *s, double *out)
     return true;
 }
 
+bool fields_parse_number(const char *text, double *value)
+{
+    return parse_number(text, value);
+}
+
 /* A well-formed number too large for a double (1e400). */
 static bool overflows(const char *s)
 {
@@ -233,16 +238,36 @@ static size_t str_capacity(const struct field *f)
     return f->max >= FIELD_STR_LEN ? (size_t)f->max : FIELD_STR_LEN;
 }
 
+/* A number for messages: whole numbers in full (16777216, not 1.67772e+07),
+ * others in the fewest digits that read back to the same double. */
+static const char *show_number(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, len, "%.0f", v + 0.0);
+        return buf;
+    }
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
 static bool range_ok(const struct field *f, double v, char *err, size_t err_len)
 {
     bool low = (f->flags & FIELD_EXCL_MIN) ? v <= f->min : v < f->min;
     if (low || v > f->max) {
+        char lo[32], hi[32], got[32];
+        show_number(f->min, lo, sizeof lo);
+        show_number(f->max, hi, sizeof hi);
+        show_number(v, got, sizeof got);
         if (f->flags & FIELD_EXCL_MIN)
-            snprintf(err, err_len, "%s must be above %g and at most %g (got %g)", f->path,
-                     f->min, f->max, v);
+            snprintf(err, err_len, "%s must be above %s and at most %s (got %s)", f->path, lo,
+                     hi, got);
         else
-            snprintf(err, err_len, "%s must be between %g and %g (got %g)", f->path, f->min,
-                     f->max, v);
+            snprintf(err, err_len, "%s must be between %s and %s (got %s)", f->path, lo, hi,
+                     got);
         return false;
     }
     return true;

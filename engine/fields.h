@@ -95,6 +95,9 @@ void fields_format(const struct field *f, const void *obj, char *buf, size_t len
 /* Name of a field type for help text ("integer", "number", "one of: a|b"). */
 void fields_describe_type(const struct field *f, char *buf, size_t len);
 
+/* Parse a plain decimal number strictly (no hex, inf, nan or trailing
+ * junk; finite). Returns false on anything else. */
+bool fields_parse_number(const char *text, double *value);
 /* Parse a duration written 90s, 15m, 6h, 2d or plain seconds. Returns false on junk. */
 bool fields_parse_duration(const char *text, double *seconds);
 /* Parse a byte size written 8, 64KiB, 1GiB, 1GB, 512MB. */

@@ -1006,7 +1006,8 @@ static bool check_event(const struct sim_event *ev, char *err, size_t err_len)
                  ev->value);
         return false;
     }
-    if (ev->kind == SIM_EVENT_STORAGE_SLOW && !(ev->value > 0 && ev->value <= 1)) {
+    if (ev->kind == SIM_EVENT_STORAGE_SLOW &&
+        !(ev->value >= SIM_STORAGE_SLOW_MIN && ev->value <= 1)) {
         snprintf(err, err_len,
                  "storage_slow value multiplies the storage bandwidth, > 0 and <= 1 (got %g)",
                  ev->value);

@@ -41,13 +41,16 @@ enum sim_series_id {
 };
 extern const char *const sim_series_names[]; /* "time_s", "tokens_per_s", ... */
 
+/* The smallest storage_slow factor: 4.9e-324 is "above 0" yet divides into inf. */
+#define SIM_STORAGE_SLOW_MIN 1e-6
+
 enum sim_event_kind {
     SIM_EVENT_SET,             /* set a setup field: path + text value */
     SIM_EVENT_FAIL_DEVICE,
     SIM_EVENT_FAIL_NODE,
     SIM_EVENT_COOLING_LOSS,    /* value: share of capacity lost, 0..1 */
     SIM_EVENT_COOLING_RESTORE,
-    SIM_EVENT_STORAGE_SLOW,    /* value: factor multiplying storage bandwidth (0..1] */
+    SIM_EVENT_STORAGE_SLOW,    /* value: factor on storage bandwidth, SIM_STORAGE_SLOW_MIN..1 */
     SIM_EVENT_STORAGE_RESTORE,
     SIM_EVENT_STOP,
     SIM_EVENT_CALLBACK,        /* calls the callback given to sim_set_callback */

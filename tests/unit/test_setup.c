@@ -276,7 +276,7 @@ static void test_load_errors_values(void **state)
     (void)state;
     expect_load_error("cluster: {nodes: -1}\n", 1, 18, "cluster.nodes must be between 1 and");
     expect_load_error("cluster: {nodes: 0}\n", 1, 18, "cluster.nodes must be between 1 and");
-    expect_load_error("cluster: {nodes: 1e9}\n", 1, 18, "(got 1e+09)");
+    expect_load_error("cluster: {nodes: 1e9}\n", 1, 18, "(got 1000000000)");
     expect_load_error("data: {cache_hit: 1.01}\n", 1, 19, "data.cache_hit must be between 0 and 1");
     expect_load_error("training: {zero_stage: 4}\n", 1, 24, "training.zero_stage must be between 0 and 3");
     expect_load_error("cluster: {node: {host_ram_gb: 0}}\n", 1, 31, "must be above 0");
