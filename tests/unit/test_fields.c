@@ -75,8 +75,11 @@ static void test_parse_duration(void **state)
             fail_msg("'%s' should parse", ok[i].text);
         assert_float_equal(v, ok[i].seconds, 1e-9);
     }
+    /* 1e305d is a finite number of days but an infinite number of seconds;
+     * 1e-320s cannot be computed with */
     static const char *const bad[] = {"", "abc", "5x", "-5m", "5 m", "h", "10hours", "1h30m",
-                                      "nan", "inf", "5mm", "s"};
+                                      "nan", "inf", "5mm", "s", "1e305d", "1e308h", "1e-320s",
+                                      "0x10", ".inf", "1e999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double v = 42;
         if (fields_parse_duration(bad[i], &v))
@@ -85,6 +88,21 @@ static void test_parse_duration(void **state)
     }
     double v = 1;
     assert_false(fields_parse_duration(NULL, &v));
+}
+
+static void test_parse_number_strict(void **state)
+{
+    (void)state;
+    double v = 0;
+    assert_true(fields_parse_number("2.5e3", &v));
+    assert_float_equal(v, 2500, 0);
+    static const char *const bad[] = {"", ".nan", ".inf", "-.inf", "nan", "inf", "1e999",
+                                      "0x1p-1", "1,5", "2 3", "5x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = 42;
+        if (fields_parse_number(bad[i], &v))
+            fail_msg("'%s' should not parse (got %g)", bad[i], v);
+    }
 }
 
 static void test_parse_bytes(void **state)
@@ -575,6 +593,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_parse_number_strict),
         cmocka_unit_test(test_parse_bytes),
         cmocka_unit_test(test_find),
         cmocka_unit_test(test_suggest),
