@@ -337,11 +337,12 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
                  "divisible by pipeline_parallel x virtual_stages (%d)",
                  v, s->model.layers, pp * v);
     } else {
-        if (s->model.params <= 0)
-            FAIL("model.params", "model.params must be set (above 0) for a generic model");
-        if (s->model.flops_per_sample <= 0)
+        /* Counts of parameters and FLOPs: below 1 is unset or meaningless. */
+        if (s->model.params < 1)
+            FAIL("model.params", "model.params must be set (at least 1) for a generic model");
+        if (s->model.flops_per_sample < 1)
             FAIL("model.flops_per_sample",
-                 "model.flops_per_sample must be set (above 0) for a generic model");
+                 "model.flops_per_sample must be set (at least 1) for a generic model");
         if (tp > 1 || pp > 1)
             FAIL(tp > 1 ? "training.tensor_parallel" : "training.pipeline_parallel",
                  "a generic model supports data parallelism only (tensor_parallel and "
