@@ -462,21 +462,17 @@ static bool note_file_id(struct file_ids *seen, const struct ynode *entry, const
     return true;
 }
 
-bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t err_len)
+/* Loads one parsed catalog file. */
+static bool load_doc(struct catalog *cat, struct ydoc *doc, char *err, size_t err_len)
 {
-    struct ydoc *doc = ydoc_load_file(path, err, err_len);
-    if (!doc)
-        return false;
+    const char *path = doc->file;
     bool ok = true;
     const struct ynode *root = doc->root;
-    if (!root) {
-        ydoc_free(doc);
+    if (!root || ynode_is_null(root))
         return true; /* an empty file adds nothing */
-    }
     if (root->kind != YNODE_MAP) {
         snprintf(err, err_len, "%s:%d:%d: a catalog file is a mapping of kinds (%s, ...)", path,
                  root->line, root->col, catalog_kind_names[0]);
-        ydoc_free(doc);
         return false;
     }
     struct file_ids seen[CATALOG_KIND_COUNT];
@@ -510,6 +506,26 @@ bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t 
         free(seen[k].ids);
         idindex_free(&seen[k].index);
     }
+    return ok;
+}
+
+bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t err_len)
+{
+    struct ydoc *doc = ydoc_load_file(path, err, err_len);
+    if (!doc)
+        return false;
+    bool ok = load_doc(cat, doc, err, err_len);
+    ydoc_free(doc);
+    return ok;
+}
+
+bool catalog_load_string(struct catalog *cat, const char *name, const char *text, size_t len,
+                         char *err, size_t err_len)
+{
+    struct ydoc *doc = ydoc_load_string(name, text, len, err, err_len);
+    if (!doc)
+        return false;
+    bool ok = load_doc(cat, doc, err, err_len);
     ydoc_free(doc);
     return ok;
 }

@@ -151,6 +151,10 @@ void catalog_free(struct catalog *cat);
 /* Load every *.yaml in a directory (sorted by name) into cat. */
 bool catalog_load_dir(struct catalog *cat, const char *dir, char *err, size_t err_len);
 bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t err_len);
+/* Load catalog text held in memory; `name` is used in messages. On failure
+ * entries before the bad one may have been added. */
+bool catalog_load_string(struct catalog *cat, const char *name, const char *text, size_t len,
+                         char *err, size_t err_len);
 /* Load the standard places: data dir, $XDG_CONFIG_HOME/mlviz/catalog, then extra_dir. */
 bool catalog_load_default(struct catalog *cat, const char *extra_dir, char *err, size_t err_len);
 
