@@ -196,6 +196,13 @@ static bool build_children(struct builder *b, struct ynode *parent, int depth)
     }
 }
 
+/* True for bytes that must not reach a terminal from an input file: C0
+ * controls other than tab and newline (ESC starts terminal commands), DEL. */
+static bool is_control(unsigned char c)
+{
+    return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f;
+}
+
 /* Tags (`!!str 5`, `!foo`) would change what a value means; mlviz reads
  * every value by the field it belongs to, so any tag is refused rather than
  * silently ignored. */
@@ -203,27 +210,42 @@ static bool tag_ok(struct builder *b, const yaml_event_t *ev, const yaml_char_t 
 {
     if (!tag)
         return true;
-    char msg[200];
-    snprintf(msg, sizeof msg, "YAML tags such as '%.60s' are not supported in mlviz files (remove "
+    char shown[64], msg[200];
+    size_t n = 0;
+    for (const yaml_char_t *c = tag; *c && n < sizeof shown - 1; c++)
+        shown[n++] = is_control(*c) || *c == '\t' || *c == '\n' ? '?' : (char)*c;
+    shown[n] = '\0';
+    snprintf(msg, sizeof msg, "YAML tags such as '%s' are not supported in mlviz files (remove "
                               "it; quote the value if it is text)",
-             (const char *)tag);
+             shown);
     set_err(b, &ev->start_mark, msg);
     return false;
 }
 
-/* A NUL character (written "\0" in a quoted string) would silently cut
- * the text short; refuse it and say where it is. */
+/* A NUL character (written "\0" in a quoted string) would silently cut the
+ * text short, and an escape such as "\e" would reach the terminal in
+ * messages and views: both are refused with the place. */
 static bool text_ok(struct builder *b, const yaml_event_t *ev)
 {
-    const char *v = (const char *)ev->data.scalar.value;
-    size_t at = strlen(v);
-    if (at == ev->data.scalar.length)
-        return true;
-    char msg[160];
-    snprintf(msg, sizeof msg, "text contains a NUL character (\\0) after %zu character%s", at,
-             at == 1 ? "" : "s");
-    set_err(b, &ev->start_mark, msg);
-    return false;
+    const unsigned char *v = ev->data.scalar.value;
+    size_t chars = 0; /* characters before v[i], not UTF-8 bytes */
+    for (size_t i = 0; i < ev->data.scalar.length; i++) {
+        if (v[i] != 0 && !is_control(v[i])) {
+            chars += (v[i] & 0xC0) != 0x80;
+            continue;
+        }
+        char msg[160];
+        if (v[i] == 0)
+            snprintf(msg, sizeof msg, "text contains a NUL character (\\0) after %zu character%s",
+                     chars, chars == 1 ? "" : "s");
+        else
+            snprintf(msg, sizeof msg,
+                     "text contains a control character (code %u) after %zu character%s", v[i],
+                     chars, chars == 1 ? "" : "s");
+        set_err(b, &ev->start_mark, msg);
+        return false;
+    }
+    return true;
 }
 
 static struct ynode *build_node(struct builder *b, yaml_event_t *ev, int depth)
