@@ -254,6 +254,17 @@ static const char *show_number(double v, char *buf, size_t len)
     return buf;
 }
 
+void fields_describe_range(const struct field *f, char *buf, size_t len)
+{
+    if (f->type != FIELD_INT && f->type != FIELD_NUM && f->type != FIELD_NUM_AUTO) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    char lo[32], hi[32];
+    snprintf(buf, len, "%s%s..%s", (f->flags & FIELD_EXCL_MIN) ? ">" : "",
+             show_number(f->min, lo, sizeof lo), show_number(f->max, hi, sizeof hi));
+}
+
 static bool range_ok(const struct field *f, double v, char *err, size_t err_len)
 {
     bool low = (f->flags & FIELD_EXCL_MIN) ? v <= f->min : v < f->min;

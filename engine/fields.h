@@ -92,6 +92,9 @@ bool fields_set_number(const struct field *f, void *obj, double value, char *err
 bool fields_set_auto(const struct field *f, void *obj, char *err, size_t err_len);
 /* Format the current value for display ("auto", "bf16", "2048", "0.25"). */
 void fields_format(const struct field *f, const void *obj, char *buf, size_t len);
+/* Valid range of a number field for help text: "1..1048576", "0.001..1000000"
+ * (">0..1" when the minimum itself is excluded); "" for other types. */
+void fields_describe_range(const struct field *f, char *buf, size_t len);
 /* Name of a field type for help text ("integer", "number", "one of: a|b"). */
 void fields_describe_type(const struct field *f, char *buf, size_t len);
 

@@ -259,4 +259,15 @@ awk 'BEGIN { for (i = 1; i <= 100000; i++)
 expect_exit load-100k-events 0 "100000 events" \
     "$MLVIZ_BIN" sim default --duration 1h --events "$tmp/events.yaml"
 rm -f "$tmp/keys.yaml" "$tmp/events.yaml"
+
+# `mlviz fields` shows each count's ceiling exactly (the model's products
+# stay exact below them) and each capacity's floor.
+expect_exit fields-exact-ranges 0 "1..1048576" "$MLVIZ_BIN" fields
+for want in "training.global_batch .* 1\.\.16777216 " "cluster.node.host_ram_gb .* 0\.001\.\.1000000 "; do
+    if grep -q -- "^$want" "$out"; then
+        pass "fields-range ${want%% *}"
+    else
+        fail "fields-range ${want%% *}" "no line matching '$want'"
+    fi
+done
 exit 0

@@ -433,6 +433,20 @@ static void test_set_number(void **state)
 
 /* ------------------------------------------------------------- format, describe */
 
+static void test_describe_range(void **state)
+{
+    (void)state;
+    char buf[64];
+    fields_describe_range(F("n"), buf, sizeof buf);
+    assert_string_equal(buf, "1..100");
+    fields_describe_range(F("x"), buf, sizeof buf);
+    assert_string_equal(buf, ">0..10");
+    fields_describe_range(F("peak"), buf, sizeof buf);
+    assert_string_equal(buf, ">0..1000000");
+    fields_describe_range(F("s"), buf, sizeof buf);
+    assert_string_equal(buf, "");
+}
+
 static void test_format_and_describe(void **state)
 {
     (void)state;
@@ -607,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_set_text_strings),
         cmocka_unit_test(test_set_number),
         cmocka_unit_test(test_format_and_describe),
+        cmocka_unit_test(test_describe_range),
         cmocka_unit_test(test_bind_ok),
         cmocka_unit_test(test_bind_errors),
         cmocka_unit_test(test_bind_prefix),
