@@ -468,7 +468,7 @@ static bool load_doc(struct catalog *cat, struct ydoc *doc, char *err, size_t er
     const char *path = doc->file;
     bool ok = true;
     const struct ynode *root = doc->root;
-    if (!root || ynode_is_null(root))
+    if (!root)
         return true; /* an empty file adds nothing */
     if (root->kind != YNODE_MAP) {
         snprintf(err, err_len, "%s:%d:%d: a catalog file is a mapping of kinds (%s, ...)", path,

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,20 +61,6 @@ static int open_regular(const char *path, struct stat *st, char *err, size_t err
         return -1;
     }
     return fd;
-}
-
-FILE *infile_open(const char *path, char *err, size_t err_len)
-{
-    struct stat st;
-    int fd = open_regular(path, &st, err, err_len);
-    if (fd < 0)
-        return NULL;
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        close(fd);
-    }
-    return f;
 }
 
 bool infile_read(const char *path, char **text, size_t *len, char *err, size_t err_len)

@@ -10,17 +10,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 /* Input files larger than this are refused ("PATH: larger than 64 MiB"). */
 enum { INFILE_MAX_BYTES = 64 << 20 };
 
-/* Opens a regular file for reading (blocking mode restored after the
- * check). Returns NULL with "PATH: message" in err. */
-FILE *infile_open(const char *path, char *err, size_t err_len);
-
 /* Reads a whole regular file of at most INFILE_MAX_BYTES into a malloc'ed,
- * NUL-terminated buffer (*len excludes the terminator). */
+ * NUL-terminated buffer (*len excludes the terminator; the text may hold
+ * NULs of its own). False with "PATH: message" in err: "PATH: is a FIFO
+ * (named pipe), not a regular file", "PATH: larger than 64 MiB", ...
+ * (Lua scripts can be read with it and handed to luaL_loadbufferx.) */
 bool infile_read(const char *path, char **text, size_t *len, char *err, size_t err_len);
 
 #endif
