@@ -35,16 +35,25 @@ static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband",
          "datasheet or paper the figures come from", FIELD_REQUIRED, 0},                          \
         {"notes", FIELD_STR, offsetof(T, head.notes), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "", "caveats", 0, 0}
 
+/* Physical floors. A capacity of zero, or a subnormal one such as 4.9e-324,
+ * passes "above 0" yet divides into inf; nothing real is slower than these:
+ * 1 MB/s of bandwidth, 1 MB of memory, 1 GFLOP/s, 0.1 W, 1% efficiency. */
+#define MIN_GBS 0.001
+#define MIN_GB 0.001
+#define MIN_TFLOPS 0.001
+#define MIN_W 0.1
+#define MIN_SHARE 0.01
+
 #define NUM(T, key, member, lo, hi, dflt, unit, help, flags)                                     \
     {key, FIELD_NUM, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0}
 #define INT(T, key, member, lo, hi, dflt, unit, help, flags)                                     \
     {key, FIELD_INT, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0}
 #define PEAK(key, prec, help)                                                                     \
-    NUM(struct accelerator, key, peak_tflops[prec], 0, 1e6, FIELD_ABSENT, "TFLOP/s", help,        \
-        FIELD_NULLABLE | FIELD_EXCL_MIN)
+    NUM(struct accelerator, key, peak_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s", help, \
+        FIELD_NULLABLE)
 #define SPARSE(key, prec)                                                                         \
-    NUM(struct accelerator, key, sparse_tflops[prec], 0, 1e6, FIELD_ABSENT, "TFLOP/s",            \
-        "peak with 2:4 structured sparsity (shown, never used)", FIELD_NULLABLE | FIELD_EXCL_MIN)
+    NUM(struct accelerator, key, sparse_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s",   \
+        "peak with 2:4 structured sparsity (shown, never used)", FIELD_NULLABLE)
 
 static const struct field accel_fields[] = {
     HEAD(struct accelerator),
@@ -55,8 +64,8 @@ static const struct field accel_fields[] = {
         FIELD_EXCL_MIN),
     NUM(struct accelerator, "mem_gb", mem_gb, 0, 1e5, 0, "GB",
         "device memory in GB (1e9 bytes); derived from mem_gib when that is given", FIELD_EXCL_MIN),
-    NUM(struct accelerator, "mem_bw_gbs", mem_bw_gbs, 0, 1e8, 0, "GB/s", "device memory bandwidth",
-        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct accelerator, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e8, 0, "GB/s", "device memory bandwidth",
+        FIELD_REQUIRED),
     PEAK("fp32_tflops", PREC_FP32, "dense FP32 (vector units)"),
     PEAK("tf32_tflops", PREC_TF32, "dense TF32 on matrix units"),
     PEAK("bf16_tflops", PREC_BF16, "dense BF16 on matrix units"),
@@ -72,8 +81,8 @@ static const struct field accel_fields[] = {
     SPARSE("sparse_fp16_tflops", PREC_FP16),
     SPARSE("sparse_fp8_tflops", PREC_FP8),
     SPARSE("sparse_int8_tops", PREC_INT8),
-    NUM(struct accelerator, "tdp_w", tdp_w, 0, 1e5, 0, "W", "board power at full load",
-        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct accelerator, "tdp_w", tdp_w, MIN_W, 1e5, 0, "W", "board power at full load",
+        FIELD_REQUIRED),
     NUM(struct accelerator, "idle_w", idle_w, 0, 1e5, 0, "W", "power when idle", FIELD_REQUIRED),
     {"link", FIELD_STR, offsetof(struct accelerator, link), 0, 0, 0, "", NULL, 0, "",
      "default device-to-device link id", 0, 0},
@@ -81,10 +90,10 @@ static const struct field accel_fields[] = {
         "SMs, CUs or cores that GEMM tiles are spread over", FIELD_REQUIRED),
     INT(struct accelerator, "gemm_tile", gemm_tile, 8, 1024, 128, "",
         "output tile edge of large GEMM kernels (wave quantization)", 0),
-    NUM(struct accelerator, "gemm_efficiency", gemm_efficiency, 0, 1, 0.75, "",
-        "best measured large-GEMM share of dense peak", FIELD_EXCL_MIN),
-    NUM(struct accelerator, "mem_bw_efficiency", mem_bw_efficiency, 0, 1, 0.85, "",
-        "achievable share of memory bandwidth", FIELD_EXCL_MIN),
+    NUM(struct accelerator, "gemm_efficiency", gemm_efficiency, MIN_SHARE, 1, 0.75, "",
+        "best measured large-GEMM share of dense peak", 0),
+    NUM(struct accelerator, "mem_bw_efficiency", mem_bw_efficiency, MIN_SHARE, 1, 0.85, "",
+        "achievable share of memory bandwidth", 0),
     NUM(struct accelerator, "kernel_overhead_us", kernel_overhead_us, 0, 1e4, 4, "us",
         "launch and tail cost per kernel", 0),
     NUM(struct accelerator, "usd_per_hour", usd_per_hour, 0, 1e4, 0, "USD/h",
@@ -98,11 +107,11 @@ static const struct field cpu_fields[] = {
     INT(struct cpu, "cores", cores, 1, 4096, 0, "", "cores per socket", FIELD_REQUIRED),
     INT(struct cpu, "mem_channels", mem_channels, 1, 64, 0, "", "memory channels per socket",
         FIELD_REQUIRED),
-    NUM(struct cpu, "mem_bw_gbs", mem_bw_gbs, 0, 1e5, 0, "GB/s", "peak memory bandwidth per socket",
-        FIELD_REQUIRED | FIELD_EXCL_MIN),
-    INT(struct cpu, "pcie_lanes", pcie_lanes, 0, 1024, 0, "", "PCIe lanes per socket", FIELD_REQUIRED),
+    NUM(struct cpu, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e5, 0, "GB/s", "peak memory bandwidth per socket",
+        FIELD_REQUIRED),
+    INT(struct cpu, "pcie_lanes", pcie_lanes, 1, 1024, 0, "", "PCIe lanes per socket", FIELD_REQUIRED),
     INT(struct cpu, "pcie_gen", pcie_gen, 1, 8, 5, "", "PCIe generation", FIELD_REQUIRED),
-    NUM(struct cpu, "tdp_w", tdp_w, 0, 1e4, 0, "W", "socket power at full load", FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct cpu, "tdp_w", tdp_w, MIN_W, 1e4, 0, "W", "socket power at full load", FIELD_REQUIRED),
     NUM(struct cpu, "idle_w", idle_w, 0, 1e4, 0, "W", "socket power when idle", FIELD_REQUIRED),
     NUM(struct cpu, "l3_mb", l3_mb, 0, 1e5, 0, "MB", "last-level cache per socket", 0),
     {"vector_ext", FIELD_STR, offsetof(struct cpu, vector_ext), 0, 0, 0, "", NULL, 0, "",
@@ -113,11 +122,11 @@ static const struct field storage_fields[] = {
     HEAD(struct storage),
     {"scope", FIELD_ENUM, offsetof(struct storage, scope), 0, 0, 0, NULL, storage_scopes, 0, "",
      "local (per node), shared (aggregate) or memory", FIELD_REQUIRED, 0},
-    NUM(struct storage, "read_gbs", read_gbs, 0, 1e7, 0, "GB/s",
+    NUM(struct storage, "read_gbs", read_gbs, MIN_GBS, 1e7, 0, "GB/s",
         "sequential read bandwidth (per node when local, aggregate when shared)",
-        FIELD_REQUIRED | FIELD_EXCL_MIN),
-    NUM(struct storage, "write_gbs", write_gbs, 0, 1e7, 0, "GB/s", "sequential write bandwidth",
-        FIELD_REQUIRED | FIELD_EXCL_MIN),
+        FIELD_REQUIRED),
+    NUM(struct storage, "write_gbs", write_gbs, MIN_GBS, 1e7, 0, "GB/s", "sequential write bandwidth",
+        FIELD_REQUIRED),
     NUM(struct storage, "latency_us", latency_us, 0, 1e7, 0, "us", "typical access latency",
         FIELD_REQUIRED),
 };
@@ -126,13 +135,13 @@ static const struct field link_fields[] = {
     HEAD(struct link),
     {"kind", FIELD_ENUM, offsetof(struct link, kind), 0, 0, 0, NULL, link_kinds, 0, "",
      "nvlink, pcie, infiniband, ethernet, ici or other", FIELD_REQUIRED, 0},
-    NUM(struct link, "bw_gbs", bw_gbs, 0, 1e5, 0, "GB/s",
+    NUM(struct link, "bw_gbs", bw_gbs, MIN_GBS, 1e5, 0, "GB/s",
         "bandwidth per direction (per device for device links, per port for NICs)",
-        FIELD_REQUIRED | FIELD_EXCL_MIN),
+        FIELD_REQUIRED),
     NUM(struct link, "latency_us", latency_us, 0, 1e5, 0, "us", "small-message latency",
         FIELD_REQUIRED),
-    NUM(struct link, "nccl_efficiency", nccl_efficiency, 0, 1, 0.8, "",
-        "share of line rate that collectives reach (nccl-tests busbw)", FIELD_EXCL_MIN),
+    NUM(struct link, "nccl_efficiency", nccl_efficiency, MIN_SHARE, 1, 0.8, "",
+        "share of line rate that collectives reach (nccl-tests busbw)", 0),
     NUM(struct link, "power_w", power_w, 0, 1e4, 0, "W", "power per port or device end", 0),
     INT(struct link, "domain_max_devices", domain_max_devices, 0, 1e6, 0, "",
         "most devices one scale-up domain of this fabric joins (0 = not a switched domain)", 0),
@@ -144,16 +153,16 @@ static const struct field link_fields[] = {
 
 static const struct field cooling_fields[] = {
     HEAD(struct cooling),
-    NUM(struct cooling, "rack_kw_max", rack_kw_max, 0, 1e4, 0, "kW", "practical heat removal per rack",
-        FIELD_REQUIRED | FIELD_EXCL_MIN),
+    NUM(struct cooling, "rack_kw_max", rack_kw_max, 0.01, 1e4, 0, "kW", "practical heat removal per rack",
+        FIELD_REQUIRED),
     NUM(struct cooling, "pue", pue, 1, 5, 1.5, "", "typical power usage effectiveness", FIELD_REQUIRED),
     NUM(struct cooling, "overhead_fraction", overhead_fraction, 0, 2, 0.3, "",
         "cooling power as a share of IT power", FIELD_REQUIRED),
     NUM(struct cooling, "inlet_c", inlet_c, -20, 80, 25, "C", "supply temperature", 0),
     NUM(struct cooling, "limit_c", limit_c, 0, 150, 85, "C",
         "device temperature reached when heat equals capacity", 0),
-    NUM(struct cooling, "heat_capacity_kj_per_c", heat_capacity_kj_per_c, 0, 1e7, 500, "kJ/C",
-        "thermal mass of one rack and its coolant", FIELD_EXCL_MIN),
+    NUM(struct cooling, "heat_capacity_kj_per_c", heat_capacity_kj_per_c, 0.01, 1e7, 500, "kJ/C",
+        "thermal mass of one rack and its coolant", 0),
 };
 
 static const struct field software_fields[] = {
@@ -162,8 +171,8 @@ static const struct field software_fields[] = {
         "kernels launched per transformer layer in a forward pass", 0),
     NUM(struct software, "elementwise_bytes_sbh", elementwise_bytes_sbh, 0, 1000, 22, "bytes",
         "memory traffic of norms, residual adds and dropout per s*b*h, forward", 0),
-    NUM(struct software, "attention_efficiency", attention_efficiency, 0, 1, 0.65, "",
-        "fused attention kernels: share of the device's GEMM efficiency", FIELD_EXCL_MIN),
+    NUM(struct software, "attention_efficiency", attention_efficiency, MIN_SHARE, 1, 0.65, "",
+        "fused attention kernels: share of the device's GEMM efficiency", 0),
     NUM(struct software, "softmax_bytes_as2b", softmax_bytes_as2b, 0, 1000, 9, "bytes",
         "memory traffic of softmax and dropout per a*s*s*b, forward", 0),
     NUM(struct software, "runtime_reserved_gb", runtime_reserved_gb, 0, 1000, 1.5, "GB",
@@ -259,6 +268,7 @@ void catalog_free(struct catalog *cat)
         size_t *n;
         void **arr = kind_array(cat, (enum catalog_kind)k, &n);
         free(*arr);
+        idindex_free(&cat->index[k]);
     }
     free(cat);
 }
@@ -279,17 +289,30 @@ const void *catalog_entry(const struct catalog *cat, enum catalog_kind kind, siz
     return (const char *)*arr + i * kind_sizes[kind];
 }
 
+/* The id of entry i of a kind; ctx is a struct kind_ref. */
+struct kind_ref {
+    const struct catalog *cat;
+    enum catalog_kind kind;
+};
+
+static const char *entry_id_at(const void *ctx, size_t i)
+{
+    const struct kind_ref *k = ctx;
+    return ((const struct catalog_head *)catalog_entry(k->cat, k->kind, i))->id;
+}
+
+static size_t find_index(const struct catalog *cat, enum catalog_kind kind, const char *id)
+{
+    struct kind_ref ref = {cat, kind};
+    return idindex_find(&cat->index[kind], id, entry_id_at, &ref);
+}
+
 const void *catalog_find(const struct catalog *cat, enum catalog_kind kind, const char *id)
 {
-    if (!id || !id[0])
+    if (!id || !id[0] || (unsigned)kind >= CATALOG_KIND_COUNT)
         return NULL;
-    size_t n = catalog_count(cat, kind);
-    for (size_t i = 0; i < n; i++) {
-        const struct catalog_head *h = catalog_entry(cat, kind, i);
-        if (strcmp(h->id, id) == 0)
-            return h;
-    }
-    return NULL;
+    size_t i = find_index(cat, kind, id);
+    return i == (size_t)-1 ? NULL : catalog_entry(cat, kind, i);
 }
 
 const char *catalog_suggest(const struct catalog *cat, enum catalog_kind kind, const char *id)
@@ -371,13 +394,19 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
     }
     snprintf(h->file, sizeof h->file, "%s", file);
     h->line = node->line;
-    if (kind == CATALOG_ACCELERATOR) {
-        struct accelerator *a = (struct accelerator *)buf;
-        if (a->idle_w >= a->tdp_w) {
+    if (kind == CATALOG_ACCELERATOR || kind == CATALOG_CPU) {
+        double idle_w = kind == CATALOG_CPU ? ((struct cpu *)buf)->idle_w
+                                            : ((struct accelerator *)buf)->idle_w;
+        double tdp_w = kind == CATALOG_CPU ? ((struct cpu *)buf)->tdp_w
+                                           : ((struct accelerator *)buf)->tdp_w;
+        if (idle_w >= tdp_w) {
             snprintf(err, err_len, "%s:%d:%d: %s: idle_w (%g) must be below tdp_w (%g)", file,
-                     node->line, node->col, h->id, a->idle_w, a->tdp_w);
+                     node->line, node->col, h->id, idle_w, tdp_w);
             return false;
         }
+    }
+    if (kind == CATALOG_ACCELERATOR) {
+        struct accelerator *a = (struct accelerator *)buf;
         /* Exactly one capacity is written; the other is derived (1 GiB = 2^30 bytes). */
         if ((a->mem_gib > 0) == (a->mem_gb > 0)) {
             snprintf(err, err_len,
@@ -390,6 +419,11 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
             a->mem_gb = a->mem_gib * 1.073741824;
         else
             a->mem_gib = a->mem_gb / 1.073741824;
+        if (a->mem_gb < MIN_GB) {
+            snprintf(err, err_len, "%s:%d:%d: %s: device memory %g GB is below the floor %g GB",
+                     file, node->line, node->col, h->id, a->mem_gb, MIN_GB);
+            return false;
+        }
         bool any = false;
         for (int p = 0; p < PREC_COUNT; p++)
             any = any || a->peak_tflops[p] > 0;
@@ -399,43 +433,105 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
             return false;
         }
     }
-    size_t *n;
-    void **arr = kind_array(cat, kind, &n);
-    for (size_t i = 0; i < *n; i++) {
-        char *slot = (char *)*arr + i * kind_sizes[kind];
-        if (strcmp(((struct catalog_head *)slot)->id, h->id) == 0) {
-            memcpy(slot, buf, kind_sizes[kind]); /* later files override earlier ids */
-            return true;
+    if (kind == CATALOG_COOLING) {
+        struct cooling *c = (struct cooling *)buf;
+        if (c->inlet_c >= c->limit_c) {
+            const struct ynode *in = ynode_get(node, "inlet_c");
+            snprintf(err, err_len, "%s:%d:%d: %s: inlet_c (%g) must be below limit_c (%g)", file,
+                     in ? in->line : node->line, in ? in->col : node->col, h->id, c->inlet_c,
+                     c->limit_c);
+            return false;
         }
     }
-    void *grown = realloc(*arr, (*n + 1) * kind_sizes[kind]);
-    if (!grown) {
+    size_t *n, *cap = &cat->cap[kind];
+    void **arr = kind_array(cat, kind, &n);
+    size_t at = find_index(cat, kind, h->id);
+    if (at != (size_t)-1) {
+        memcpy((char *)*arr + at * kind_sizes[kind], buf, kind_sizes[kind]);
+        return true; /* a later file overrides an earlier id */
+    }
+    if (*n == *cap) {
+        size_t grown_cap = *cap ? 2 * *cap : 16;
+        void *grown = realloc(*arr, grown_cap * kind_sizes[kind]);
+        if (!grown) {
+            snprintf(err, err_len, "%s: out of memory", file);
+            return false;
+        }
+        *arr = grown;
+        *cap = grown_cap;
+    }
+    memcpy((char *)*arr + *n * kind_sizes[kind], buf, kind_sizes[kind]);
+    struct kind_ref ref = {cat, kind};
+    (*n)++;
+    if (!idindex_add(&cat->index[kind], *n - 1, entry_id_at, &ref)) {
+        (*n)--;
         snprintf(err, err_len, "%s: out of memory", file);
         return false;
     }
-    *arr = grown;
-    memcpy((char *)grown + *n * kind_sizes[kind], buf, kind_sizes[kind]);
-    (*n)++;
     return true;
 }
 
-bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t err_len)
+/* The ids one file has given so far, per kind: a file that gives the same id
+ * twice is a mistake (only a later file may override an earlier one). */
+struct file_ids {
+    const struct ynode **ids;
+    size_t n, cap;
+    struct idindex index;
+};
+
+static const char *file_id_at(const void *ctx, size_t i)
 {
-    struct ydoc *doc = ydoc_load_file(path, err, err_len);
-    if (!doc)
+    return ((const struct file_ids *)ctx)->ids[i]->value;
+}
+
+/* Records the id of an entry (before it is loaded); false when the file
+ * gave it already. */
+static bool note_file_id(struct file_ids *seen, const struct ynode *entry, const char *path,
+                         char *err, size_t err_len)
+{
+    const struct ynode *id = ynode_get(entry, "id");
+    if (!id || id->kind != YNODE_SCALAR)
+        return true; /* load_entry explains */
+    size_t first = idindex_find(&seen->index, id->value, file_id_at, seen);
+    if (first != (size_t)-1) {
+        snprintf(err, err_len,
+                 "%s:%d:%d: id '%.64s' appears twice in this file (first on line %d)", path,
+                 id->line, id->col, id->value, seen->ids[first]->line);
         return false;
+    }
+    if (seen->n == seen->cap) {
+        size_t cap = seen->cap ? 2 * seen->cap : 16;
+        const struct ynode **grown = realloc(seen->ids, cap * sizeof *grown);
+        if (!grown) {
+            snprintf(err, err_len, "%s: out of memory", path);
+            return false;
+        }
+        seen->ids = grown;
+        seen->cap = cap;
+    }
+    seen->ids[seen->n++] = id;
+    if (!idindex_add(&seen->index, seen->n - 1, file_id_at, seen)) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return false;
+    }
+    return true;
+}
+
+/* Loads one parsed catalog file. */
+static bool load_doc(struct catalog *cat, struct ydoc *doc, char *err, size_t err_len)
+{
+    const char *path = doc->file;
     bool ok = true;
     const struct ynode *root = doc->root;
-    if (!root) {
-        ydoc_free(doc);
+    if (!root)
         return true; /* an empty file adds nothing */
-    }
     if (root->kind != YNODE_MAP) {
         snprintf(err, err_len, "%s:%d:%d: a catalog file is a mapping of kinds (%s, ...)", path,
                  root->line, root->col, catalog_kind_names[0]);
-        ydoc_free(doc);
         return false;
     }
+    struct file_ids seen[CATALOG_KIND_COUNT];
+    memset(seen, 0, sizeof seen);
     for (size_t i = 0; ok && i < root->count; i++) {
         const struct ynode *key = root->keys[i], *list = root->items[i];
         int kind = -1;
@@ -458,8 +554,33 @@ bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t 
             break;
         }
         for (size_t j = 0; ok && j < list->count; j++)
-            ok = load_entry(cat, (enum catalog_kind)kind, list->items[j], path, err, err_len);
+            ok = note_file_id(&seen[kind], list->items[j], path, err, err_len) &&
+                 load_entry(cat, (enum catalog_kind)kind, list->items[j], path, err, err_len);
     }
+    for (int k = 0; k < CATALOG_KIND_COUNT; k++) {
+        free(seen[k].ids);
+        idindex_free(&seen[k].index);
+    }
+    return ok;
+}
+
+bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t err_len)
+{
+    struct ydoc *doc = ydoc_load_file(path, err, err_len);
+    if (!doc)
+        return false;
+    bool ok = load_doc(cat, doc, err, err_len);
+    ydoc_free(doc);
+    return ok;
+}
+
+bool catalog_load_string(struct catalog *cat, const char *name, const char *text, size_t len,
+                         char *err, size_t err_len)
+{
+    struct ydoc *doc = ydoc_load_string(name, text, len, err, err_len);
+    if (!doc)
+        return false;
+    bool ok = load_doc(cat, doc, err, err_len);
     ydoc_free(doc);
     return ok;
 }

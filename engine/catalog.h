@@ -3,8 +3,10 @@
  * Files in assets/catalog/ (every .yaml; then --catalog DIR and
  * $XDG_CONFIG_HOME/mlviz/catalog/) hold lists under the top-level keys
  * accelerators, cpus, storage, links, cooling and software. A later file
- * that repeats an id replaces the earlier entry. Every entry names its
- * source. Numbers are dense (no sparsity) and per direction unless a field
+ * that repeats an id replaces the earlier entry; one file giving the same id
+ * twice is an error. Every entry names its source. Numbers have physical
+ * floors and ceilings (no zero or subnormal bandwidth, no CPU without PCIe
+ * lanes), shown by `mlviz catalog` help and refused with file:line:col. Numbers are dense (no sparsity) and per direction unless a field
  * name says otherwise. */
 #ifndef MLVIZ_CATALOG_H
 #define MLVIZ_CATALOG_H
@@ -13,6 +15,7 @@
 #include <stddef.h>
 
 #include "fields.h"
+#include "idindex.h"
 
 enum catalog_kind {
     CATALOG_ACCELERATOR,
@@ -153,6 +156,8 @@ struct catalog {
     size_t n_coolings;
     struct software *softwares;
     size_t n_softwares;
+    struct idindex index[CATALOG_KIND_COUNT]; /* id -> position, per kind */
+    size_t cap[CATALOG_KIND_COUNT];           /* allocated entries, per kind */
 };
 
 extern const char *const precision_names[]; /* "fp32", "tf32", ... NULL */
@@ -167,6 +172,10 @@ void catalog_free(struct catalog *cat);
 /* Load every *.yaml in a directory (sorted by name) into cat. */
 bool catalog_load_dir(struct catalog *cat, const char *dir, char *err, size_t err_len);
 bool catalog_load_file(struct catalog *cat, const char *path, char *err, size_t err_len);
+/* Load catalog text held in memory; `name` is used in messages. On failure
+ * entries before the bad one may have been added. */
+bool catalog_load_string(struct catalog *cat, const char *name, const char *text, size_t len,
+                         char *err, size_t err_len);
 /* Load the standard places: data dir, $XDG_CONFIG_HOME/mlviz/catalog, then extra_dir. */
 bool catalog_load_default(struct catalog *cat, const char *extra_dir, char *err, size_t err_len);
 

@@ -2,6 +2,7 @@
 #include "fields.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -179,6 +180,11 @@ static bool parse_number(const char *s, double *out)
     return true;
 }
 
+bool fields_parse_number(const char *text, double *value)
+{
+    return parse_number(text, value);
+}
+
 /* A well-formed number too large for a double (1e400). */
 static bool overflows(const char *s)
 {
@@ -225,16 +231,70 @@ void fields_describe_type(const struct field *f, char *buf, size_t len)
     }
 }
 
+/* Strings longer than FIELD_STR_LEN live in larger arrays (catalog heads);
+ * their capacity is derived from the field's max when set. */
+static size_t str_capacity(const struct field *f)
+{
+    return f->max >= FIELD_STR_LEN ? (size_t)f->max : FIELD_STR_LEN;
+}
+
+/* A number for messages: whole numbers in full (16777216, not 1.67772e+07),
+ * others in the fewest digits that read back to the same double. */
+static const char *show_number(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, len, "%.0f", v + 0.0);
+        return buf;
+    }
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+void fields_describe_range(const struct field *f, char *buf, size_t len)
+{
+    if (f->type != FIELD_INT && f->type != FIELD_NUM && f->type != FIELD_NUM_AUTO) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    char lo[32], hi[32];
+    snprintf(buf, len, "%s%s..%s", (f->flags & FIELD_EXCL_MIN) ? ">" : "",
+             show_number(f->min, lo, sizeof lo), show_number(f->max, hi, sizeof hi));
+}
+
 static bool range_ok(const struct field *f, double v, char *err, size_t err_len)
 {
     bool low = (f->flags & FIELD_EXCL_MIN) ? v <= f->min : v < f->min;
     if (low || v > f->max) {
+        char lo[32], hi[32], got[32];
+        show_number(f->min, lo, sizeof lo);
+        show_number(f->max, hi, sizeof hi);
+        show_number(v, got, sizeof got);
         if (f->flags & FIELD_EXCL_MIN)
-            snprintf(err, err_len, "%s must be above %g and at most %g (got %g)", f->path,
-                     f->min, f->max, v);
+            snprintf(err, err_len, "%s must be above %s and at most %s (got %s)", f->path, lo,
+                     hi, got);
         else
-            snprintf(err, err_len, "%s must be between %g and %g (got %g)", f->path, f->min,
-                     f->max, v);
+            snprintf(err, err_len, "%s must be between %s and %s (got %s)", f->path, lo, hi,
+                     got);
+        return false;
+    }
+    return true;
+}
+
+/* Numbers so small that arithmetic on them loses all precision (subnormal
+ * doubles such as 4.9e-324) are refused: dividing by one gives inf. */
+static bool usable_number(const struct field *f, double v, char *err, size_t err_len)
+{
+    if (!isfinite(v)) {
+        snprintf(err, err_len, "%s must be a finite number", f->path);
+        return false;
+    }
+    if (v != 0 && fabs(v) < DBL_MIN) {
+        snprintf(err, err_len, "%s: %g is too small to compute with (write 0 or a number above %g)",
+                 f->path, v, DBL_MIN);
         return false;
     }
     return true;
@@ -243,10 +303,9 @@ static bool range_ok(const struct field *f, double v, char *err, size_t err_len)
 bool fields_set_number(const struct field *f, void *obj, double v, char *err, size_t err_len)
 {
     void *p = at(obj, f);
-    if (!isfinite(v)) {
-        snprintf(err, err_len, "%s must be a finite number", f->path);
+    if (!usable_number(f, v, err, err_len))
         return false;
-    }
+    v += 0.0; /* -0 becomes 0: no "-0" in any output */
     switch (f->type) {
     case FIELD_INT:
         if (v != floor(v)) {
@@ -258,16 +317,10 @@ bool fields_set_number(const struct field *f, void *obj, double v, char *err, si
         *(int *)p = (int)v;
         return true;
     case FIELD_NUM:
-        if ((f->flags & FIELD_NULLABLE) && v == FIELD_ABSENT) {
-            *(double *)p = v;
-            return true;
-        }
-        if (!range_ok(f, v, err, err_len))
-            return false;
-        *(double *)p = v;
-        return true;
     case FIELD_NUM_AUTO:
-        if (v != FIELD_AUTO && !range_ok(f, v, err, err_len))
+        /* The sentinels for "auto" and "absent" are not numbers a user can
+         * give: those are set by fields_set_auto and the words auto / null. */
+        if (!range_ok(f, v, err, err_len))
             return false;
         *(double *)p = v;
         return true;
@@ -291,6 +344,43 @@ bool fields_set_number(const struct field *f, void *obj, double v, char *err, si
     }
 }
 
+bool fields_set_auto(const struct field *f, void *obj, char *err, size_t err_len)
+{
+    if (f->type == FIELD_NUM_AUTO) {
+        *(double *)at(obj, f) = FIELD_AUTO;
+        return true;
+    }
+    if (f->type == FIELD_NUM && (f->flags & FIELD_NULLABLE)) {
+        *(double *)at(obj, f) = FIELD_ABSENT;
+        return true;
+    }
+    snprintf(err, err_len, "%s has no automatic value", f->path);
+    return false;
+}
+
+/* Text stored in a field is shown on the terminal and written into CSV,
+ * JSON and YAML: control characters (escape sequences, newlines) are
+ * refused. */
+static bool text_ok(const struct field *f, const char *text, size_t cap, char *err,
+                    size_t err_len)
+{
+    size_t n = strlen(text);
+    if (n >= cap) {
+        snprintf(err, err_len, "%s%s is too long (%zu characters, at most %zu)", f->path,
+                 f->type == FIELD_REF ? ": id" : "", n, cap - 1);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 || c == 0x7f) {
+            snprintf(err, err_len, "%s contains a control character (code %u) at character %zu",
+                     f->path, c, i + 1);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool fields_set_text(const struct field *f, void *obj, const char *text, char *err,
                      size_t err_len)
 {
@@ -300,15 +390,13 @@ bool fields_set_text(const struct field *f, void *obj, const char *text, char *e
     case FIELD_INT:
     case FIELD_NUM:
         if ((f->flags & FIELD_NULLABLE) && strcmp(text, "null") == 0)
-            return fields_set_number(f, obj, FIELD_ABSENT, err, err_len);
+            return fields_set_auto(f, obj, err, err_len);
         if (!parse_number(text, &v))
             break;
         return fields_set_number(f, obj, v, err, err_len);
     case FIELD_NUM_AUTO:
-        if (strcmp(text, "auto") == 0) {
-            *(double *)at(obj, f) = FIELD_AUTO;
-            return true;
-        }
+        if (strcmp(text, "auto") == 0)
+            return fields_set_auto(f, obj, err, err_len);
         if (!parse_number(text, &v))
             break;
         return fields_set_number(f, obj, v, err, err_len);
@@ -339,12 +427,9 @@ bool fields_set_text(const struct field *f, void *obj, const char *text, char *e
     }
     case FIELD_STR:
     case FIELD_REF:
-        if (strlen(text) >= FIELD_STR_LEN && f->type == FIELD_REF) {
-            snprintf(err, err_len, "%s: id is too long (%zu characters, at most %d)", f->path,
-                     strlen(text), FIELD_STR_LEN - 1);
+        if (!text_ok(f, text, str_capacity(f), err, err_len))
             return false;
-        }
-        snprintf((char *)at(obj, f), FIELD_STR_LEN, "%s", text);
+        snprintf((char *)at(obj, f), str_capacity(f), "%s", text);
         return true;
     }
     fields_describe_type(f, what, sizeof what);
@@ -353,13 +438,6 @@ bool fields_set_text(const struct field *f, void *obj, const char *text, char *e
     else
         snprintf(err, err_len, "%s must be %s (got '%s')", f->path, what, text);
     return false;
-}
-
-/* Strings longer than FIELD_STR_LEN live in larger arrays (catalog heads);
- * their capacity is derived from the field's max when set. */
-static size_t str_capacity(const struct field *f)
-{
-    return f->max >= FIELD_STR_LEN ? (size_t)f->max : FIELD_STR_LEN;
 }
 
 double fields_get_number(const struct field *f, const void *obj)
@@ -453,11 +531,6 @@ static bool bind_scalar(const struct field *f, const struct ynode *v, const char
                  v->line, v->col, f->path, what, v->value);
         return false;
     }
-    if (f->type == FIELD_STR) {
-        size_t cap = str_capacity(f);
-        snprintf((char *)at(obj, f), cap, "%s", v->value);
-        return true;
-    }
     if (!fields_set_text(f, obj, v->value, msg, sizeof msg)) {
         snprintf(err, err_len, "%s:%d:%d: %s", file, v->line, v->col, msg);
         return false;
@@ -505,7 +578,22 @@ bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, cons
     char path[256];
     for (size_t i = 0; i < map->count; i++) {
         const struct ynode *k = map->keys[i], *v = map->items[i];
-        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", k->value);
+        if (strchr(k->value, '.')) {
+            /* Accepting "cluster.nodes:" next to "cluster: {nodes: ...}" would
+             * give one field two values; nesting is the one spelling. */
+            snprintf(err, err_len,
+                     "%s:%d:%d: '%.80s': write nested keys (each part on its own line, "
+                     "indented), not a dotted key",
+                     file, k->line, k->col, k->value);
+            return false;
+        }
+        int path_len = snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "",
+                                k->value);
+        if (path_len < 0 || (size_t)path_len >= sizeof path) {
+            snprintf(err, err_len, "%s:%d:%d: unknown key '%.80s...'", file, k->line, k->col,
+                     k->value);
+            return false;
+        }
         const struct field *f = fields_find(t, path);
         if (f) {
             if (!bind_scalar(f, v, file, obj, err, err_len))
@@ -546,9 +634,9 @@ bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, cons
                 continue;
             /* Walk the path to see if it is present. */
             const struct ynode *n = map;
-            char buf[256];
+            char buf[256], *save;
             snprintf(buf, sizeof buf, "%s", f->path);
-            for (char *tok = strtok(buf, "."); tok && n; tok = strtok(NULL, "."))
+            for (char *tok = strtok_r(buf, ".", &save); tok && n; tok = strtok_r(NULL, ".", &save))
                 n = ynode_get(n, tok);
             if (!n) {
                 snprintf(err, err_len, "%s:%d:%d: missing required key '%s'", file, map->line,
@@ -577,7 +665,10 @@ static bool parse_scaled(const char *text, const struct unit_scale *units, size_
         return false;
     for (size_t i = 0; i < n_units; i++) {
         if (strcmp(end, units[i].suffix) == 0) {
-            *out = v * units[i].scale;
+            double scaled = v * units[i].scale;
+            if (!isfinite(scaled) || (scaled != 0 && scaled < DBL_MIN))
+                return false; /* 1e305d overflows; 1e-310 cannot be computed with */
+            *out = scaled + 0.0;
             return true;
         }
     }

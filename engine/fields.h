@@ -18,7 +18,8 @@ enum field_type {
     FIELD_NUM,      /* stored as double */
     FIELD_NUM_AUTO, /* double; the word "auto" is stored as FIELD_AUTO */
     FIELD_BOOL,     /* stored as bool */
-    FIELD_STR,      /* stored in a char[FIELD_STR_LEN] */
+    FIELD_STR,      /* stored in a char[max] (FIELD_STR_LEN when max is 0); no control
+                       characters */
     FIELD_ENUM,     /* stored as int index into `choices` */
     FIELD_REF,      /* a catalog id stored in a char[FIELD_STR_LEN] */
 };
@@ -81,14 +82,25 @@ const char *fields_get_string(const struct field *f, const void *obj); /* STR, R
  * Checks type and range; returns false with a message (no position). */
 bool fields_set_text(const struct field *f, void *obj, const char *text, char *err,
                      size_t err_len);
-/* Store a number (INT, NUM, NUM_AUTO, BOOL, ENUM index) with range checks. */
+/* Store a number (INT, NUM, NUM_AUTO, BOOL, ENUM index) with range checks.
+ * NaN, inf and subnormal numbers are refused, and so are the sentinels: -1
+ * is a number like any other here (out of range for most fields). */
 bool fields_set_number(const struct field *f, void *obj, double value, char *err,
                        size_t err_len);
+/* Set NUM_AUTO to "auto" (FIELD_AUTO) or a nullable NUM to absent
+ * (FIELD_ABSENT); false with a message for other fields. */
+bool fields_set_auto(const struct field *f, void *obj, char *err, size_t err_len);
 /* Format the current value for display ("auto", "bf16", "2048", "0.25"). */
 void fields_format(const struct field *f, const void *obj, char *buf, size_t len);
+/* Valid range of a number field for help text: "1..1048576", "0.001..1000000"
+ * (">0..1" when the minimum itself is excluded); "" for other types. */
+void fields_describe_range(const struct field *f, char *buf, size_t len);
 /* Name of a field type for help text ("integer", "number", "one of: a|b"). */
 void fields_describe_type(const struct field *f, char *buf, size_t len);
 
+/* Parse a plain decimal number strictly (no hex, inf, nan or trailing
+ * junk; finite). Returns false on anything else. */
+bool fields_parse_number(const char *text, double *value);
 /* Parse a duration written 90s, 15m, 6h, 2d or plain seconds. Returns false on junk. */
 bool fields_parse_duration(const char *text, double *seconds);
 /* Parse a byte size written 8, 64KiB, 1GiB, 1GB, 512MB. */

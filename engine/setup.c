@@ -37,19 +37,39 @@ const char *const train_precision_names[] = {"fp32", "tf32", "bf16", "fp16",  "f
  * from the Llama 3 run on 16,384 H100s (Meta 2024): ~0.1 GPU interruptions
  * per GPU-year (MTBF ~87,600 h) and ~172 non-GPU interruptions over 2,048
  * nodes in 54 days (node MTBF ~15,000 h). */
+/* Ceilings on counts, far above any machine or model built so far, chosen so
+ * every product the model forms stays exact: devices (nodes x per node) <
+ * 2^27; samples per step (global_batch) <= 2^24 and tokens per step
+ * (x seq_len) <= 2^44, exact in a double; devices x micro_batch x seq_len <=
+ * 2^63 in 64-bit integers; parameter counts (layers x hidden x ffn_hidden x
+ * 3, vocab x hidden) < 2^53, exact in a double. Floors on capacities (1 MB
+ * of host RAM, 1 kB/s of storage, 36 s between failures) keep every rate
+ * finite: a bandwidth of 4.9e-324 GB/s would pass "above 0" and divide into
+ * inf. `mlviz fields` prints every range. */
+#define MAX_NODES 100000           /* the largest 2025 clusters: ~25,000 nodes */
+#define MAX_PER_NODE 1024          /* a wafer-scale or CPU "node" */
+#define MAX_LAYERS 16384           /* largest models: ~130 layers */
+#define MAX_HIDDEN 131072          /* largest models: ~25,000 */
+#define MAX_FFN_HIDDEN 524288      /* 4 x MAX_HIDDEN */
+#define MAX_HEADS 65536
+#define MAX_SEQ_LEN 1048576        /* a 1M-token context */
+#define MAX_VOCAB 16777216         /* byte-level to 256k-token vocabularies */
+#define MAX_GLOBAL_BATCH 16777216  /* samples per optimizer step */
+#define MAX_MICRO_BATCH 65536
+
 static const struct field setup_field_list[] = {
     {"name", FIELD_STR, OFF(name), 0, 0, 0, "unnamed setup", NULL, 0, "", "a short title", 0, 0},
-    INT("cluster.nodes", cluster.nodes, 1, 1e6, 1, "", "number of nodes (servers)", FIELD_KNOB, 3),
+    INT("cluster.nodes", cluster.nodes, 1, MAX_NODES, 1, "", "number of nodes (servers)", FIELD_KNOB, 3),
     REF("cluster.node.accelerator", cluster.node.accelerator, CATALOG_ACCELERATOR, "h100-sxm",
         "accelerator model", FIELD_KNOB, 3),
-    INT("cluster.node.accelerators_per_node", cluster.node.accelerators_per_node, 1, 1024, 8, "",
+    INT("cluster.node.accelerators_per_node", cluster.node.accelerators_per_node, 1, MAX_PER_NODE, 8, "",
         "accelerators in each node", FIELD_KNOB, 3),
     REF("cluster.node.cpu", cluster.node.cpu, CATALOG_CPU, "xeon-8480", "host CPU model",
         FIELD_KNOB, 2),
     INT("cluster.node.cpu_sockets", cluster.node.cpu_sockets, 1, 16, 2, "", "CPU sockets per node",
         FIELD_KNOB, 2),
-    NUM("cluster.node.host_ram_gb", cluster.node.host_ram_gb, 0, 1e6, 2048, "GB",
-        "host memory per node", FIELD_KNOB | FIELD_EXCL_MIN, 2),
+    NUM("cluster.node.host_ram_gb", cluster.node.host_ram_gb, 0.001, 1e6, 2048, "GB",
+        "host memory per node", FIELD_KNOB, 2),
     REF("cluster.node.intra_link", cluster.node.intra_link, CATALOG_LINK, "",
         "device-to-device link inside a node (empty: the accelerator's own)",
         FIELD_KNOB | FIELD_OPTIONAL, 4),
@@ -79,9 +99,8 @@ static const struct field setup_field_list[] = {
         FIELD_KNOB, 4),
     REF("cluster.storage", cluster.storage, CATALOG_STORAGE, "lustre",
         "shared storage tier that training data is read from", FIELD_KNOB, 1),
-    AUTO("cluster.storage_bw_gbs", cluster.storage_bw_gbs, 0, 1e7, "GB/s",
-         "aggregate read bandwidth of the shared tier (auto: the catalog's)",
-         FIELD_KNOB | FIELD_EXCL_MIN, 1),
+    AUTO("cluster.storage_bw_gbs", cluster.storage_bw_gbs, 1e-6, 1e7, "GB/s",
+         "aggregate read bandwidth of the shared tier (auto: the catalog's)", FIELD_KNOB, 1),
     REF("facility.cooling", facility.cooling, CATALOG_COOLING, "air", "cooling type", FIELD_KNOB, 5),
     AUTO("facility.pue", facility.pue, 1, 5, "", "power usage effectiveness (auto: the cooling's)",
          FIELD_KNOB, 5),
@@ -93,14 +112,14 @@ static const struct field setup_field_list[] = {
          "price of one device-hour (auto: the catalog's)", FIELD_KNOB, 5),
     ENUM("model.kind", model.kind, model_kind_names, MODEL_TRANSFORMER,
          "transformer (by shape) or generic (by params and FLOPs per sample)", 0, 3),
-    INT("model.layers", model.layers, 1, 1e5, 32, "", "transformer layers", 0, 3),
-    INT("model.hidden", model.hidden, 1, 1e6, 4096, "", "hidden size", 0, 3),
-    INT("model.heads", model.heads, 1, 1e5, 32, "", "attention heads", 0, 3),
-    INT("model.seq_len", model.seq_len, 1, 1e8, 4096, "tokens", "sequence length", FIELD_KNOB, 3),
-    INT("model.vocab", model.vocab, 1, 1e8, 128256, "", "vocabulary size", 0, 3),
-    INT("model.ffn_hidden", model.ffn_hidden, 0, 1e7, 0, "",
+    INT("model.layers", model.layers, 1, MAX_LAYERS, 32, "", "transformer layers", 0, 3),
+    INT("model.hidden", model.hidden, 1, MAX_HIDDEN, 4096, "", "hidden size", 0, 3),
+    INT("model.heads", model.heads, 1, MAX_HEADS, 32, "", "attention heads", 0, 3),
+    INT("model.seq_len", model.seq_len, 1, MAX_SEQ_LEN, 4096, "tokens", "sequence length", FIELD_KNOB, 3),
+    INT("model.vocab", model.vocab, 1, MAX_VOCAB, 128256, "", "vocabulary size", 0, 3),
+    INT("model.ffn_hidden", model.ffn_hidden, 0, MAX_FFN_HIDDEN, 0, "",
         "MLP inner size (0: 4 x hidden)", 0, 3),
-    INT("model.kv_heads", model.kv_heads, 0, 1e5, 0, "",
+    INT("model.kv_heads", model.kv_heads, 0, MAX_HEADS, 0, "",
         "key/value heads for grouped-query attention (0: heads)", 0, 3),
     ENUM("model.mlp", model.mlp, mlp_names, MLP_GELU, "gelu (2 matrices) or swiglu (3)", 0, 3),
     INT("model.experts", model.experts, 0, 1e5, 0, "",
@@ -114,16 +133,16 @@ static const struct field setup_field_list[] = {
         "the first N layers use the dense MLP (ffn_hidden) instead of experts", 0, 3),
     BOOL("model.causal", model.causal, 1,
          "causal (decoder) attention; fused attention skips the masked half", 0, 3),
-    NUM("model.params", model.params, 0, 1e16, 0, "", "generic models: parameter count", 0, 3),
-    NUM("model.flops_per_sample", model.flops_per_sample, 0, 1e22, 0, "FLOP",
+    NUM("model.params", model.params, 0, 1e15, 0, "", "generic models: parameter count", 0, 3),
+    NUM("model.flops_per_sample", model.flops_per_sample, 0, 1e21, 0, "FLOP",
         "generic models: training FLOPs (forward + backward) per sample", 0, 3),
     NUM("model.bytes_per_flop", model.bytes_per_flop, 0, 100, 0.02, "B/FLOP",
         "generic models: device memory traffic per FLOP", 0, 3),
     NUM("model.activation_bytes_per_sample", model.activation_bytes_per_sample, 0, 1e15, 0,
         "bytes", "generic models: activation memory per sample", 0, 3),
-    INT("training.global_batch", training.global_batch, 1, 1e9, 256, "samples",
+    INT("training.global_batch", training.global_batch, 1, MAX_GLOBAL_BATCH, 256, "samples",
         "samples per optimizer step", FIELD_KNOB, 3),
-    INT("training.micro_batch", training.micro_batch, 1, 1e7, 1, "samples",
+    INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",
         "samples per device per forward pass", FIELD_KNOB, 3),
     ENUM("training.precision", training.precision, train_precision_names, TRAIN_BF16,
          "number format of the matrix math (fp8, mxfp8, fp4, nvfp4: low-precision GEMMs, "
@@ -160,14 +179,14 @@ static const struct field setup_field_list[] = {
          "fused attention that never stores the s x s score matrix", FIELD_KNOB, 3),
     ENUM("training.allreduce", training.allreduce, allreduce_names, ALLREDUCE_AUTO,
          "all-reduce algorithm (auto: the fastest)", FIELD_KNOB, 4),
-    NUM("training.tokens", training.tokens, 0, 1e18, 1e12, "tokens",
-        "training budget (samples for generic models)", FIELD_EXCL_MIN, 5),
+    NUM("training.tokens", training.tokens, 1, 1e18, 1e12, "tokens",
+        "training budget (samples for generic models)", 0, 5),
     REF("training.software", training.software, CATALOG_SOFTWARE, "megatron",
         "software stack (kernel counts, memory reserve)", 0, 3),
     ENUM("data.source", data.source, data_source_names, DATA_SHARED,
          "read samples from the shared tier or from node-local storage", FIELD_KNOB, 1),
-    NUM("data.sample_bytes", data.sample_bytes, 0, 1e12, 16384, "bytes",
-        "bytes read from storage per sample", FIELD_KNOB | FIELD_EXCL_MIN, 1),
+    NUM("data.sample_bytes", data.sample_bytes, 1, 1e12, 16384, "bytes",
+        "bytes read from storage per sample", FIELD_KNOB, 1),
     NUM("data.preprocess_us_per_sample", data.preprocess_us_per_sample, 0, 1e9, 50, "us",
         "CPU time to prepare one sample on one core", FIELD_KNOB, 2),
     INT("data.loader_workers_per_device", data.loader_workers_per_device, 0, 1024, 4, "",
@@ -176,12 +195,12 @@ static const struct field setup_field_list[] = {
         "batches prepared ahead of the device", FIELD_KNOB, 1),
     NUM("data.cache_hit", data.cache_hit, 0, 1, 0, "", "share of reads served from host RAM",
         FIELD_KNOB, 1),
-    NUM("reliability.device_mtbf_h", reliability.device_mtbf_h, 0, 1e9, 87600, "h",
-        "mean time between failures of one device", FIELD_KNOB | FIELD_EXCL_MIN, 5),
-    NUM("reliability.node_mtbf_h", reliability.node_mtbf_h, 0, 1e9, 15000, "h",
-        "mean time between failures of one node (non-device causes)", FIELD_KNOB | FIELD_EXCL_MIN, 5),
-    AUTO("reliability.checkpoint_interval_min", reliability.checkpoint_interval_min, 0, 1e7, "min",
-         "minutes between checkpoints (auto: Young/Daly optimum)", FIELD_KNOB | FIELD_EXCL_MIN, 5),
+    NUM("reliability.device_mtbf_h", reliability.device_mtbf_h, 0.01, 1e9, 87600, "h",
+        "mean time between failures of one device", FIELD_KNOB, 5),
+    NUM("reliability.node_mtbf_h", reliability.node_mtbf_h, 0.01, 1e9, 15000, "h",
+        "mean time between failures of one node (non-device causes)", FIELD_KNOB, 5),
+    AUTO("reliability.checkpoint_interval_min", reliability.checkpoint_interval_min, 0.01, 1e7,
+         "min", "minutes between checkpoints (auto: Young/Daly optimum)", FIELD_KNOB, 5),
     NUM("reliability.restart_min", reliability.restart_min, 0, 1e6, 10, "min",
         "time to restart the job after a failure", FIELD_KNOB, 5),
     BOOL("reliability.checkpoint_async", reliability.checkpoint_async, 0,
@@ -522,11 +541,12 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
                     "megatron-core, nemo, fsdp or maxtext",
                     sw->head.id);
     } else {
-        if (s->model.params <= 0)
-            FAIL("model.params", "model.params must be set (above 0) for a generic model");
-        if (s->model.flops_per_sample <= 0)
+        /* Counts of parameters and FLOPs: below 1 is unset or meaningless. */
+        if (s->model.params < 1)
+            FAIL("model.params", "model.params must be set (at least 1) for a generic model");
+        if (s->model.flops_per_sample < 1)
             FAIL("model.flops_per_sample",
-                 "model.flops_per_sample must be set (above 0) for a generic model");
+                 "model.flops_per_sample must be set (at least 1) for a generic model");
         if (tp > 1 || pp > 1 || cp > 1 || ep > 1)
             FAIL(tp > 1   ? "training.tensor_parallel"
                  : pp > 1 ? "training.pipeline_parallel"

@@ -78,7 +78,6 @@ struct setup {
         int nodes_per_rack;
         double electricity_usd_per_kwh;
         double device_usd_per_hour; /* FIELD_AUTO: the catalog's price */
-        double rack_kw_limit;       /* FIELD_AUTO: the cooling type's capacity */
     } facility;
     struct {
         int kind; /* enum model_kind */

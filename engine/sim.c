@@ -972,7 +972,8 @@ static bool check_event(const struct sim_event *ev, char *err, size_t err_len)
                  ev->value);
         return false;
     }
-    if (ev->kind == SIM_EVENT_STORAGE_SLOW && !(ev->value > 0 && ev->value <= 1)) {
+    if (ev->kind == SIM_EVENT_STORAGE_SLOW &&
+        !(ev->value >= SIM_STORAGE_SLOW_MIN && ev->value <= 1)) {
         snprintf(err, err_len,
                  "storage_slow value multiplies the storage bandwidth, > 0 and <= 1 (got %g)",
                  ev->value);
@@ -1004,10 +1005,12 @@ bool sim_schedule(struct sim *S, const struct sim_event *ev, char *err, size_t e
         S->ev = p;
         S->cap_ev = nc;
     }
-    /* After every pending event at the same or an earlier time. */
-    size_t pos = S->ev_next;
-    while (pos < S->n_ev && S->ev[pos].time_s <= ev->time_s)
-        pos++;
+    /* After every pending event at the same or an earlier time; searched
+     * from the end, so events scheduled in time order (an events file) are
+     * appended in constant time. */
+    size_t pos = S->n_ev;
+    while (pos > S->ev_next && S->ev[pos - 1].time_s > ev->time_s)
+        pos--;
     memmove(&S->ev[pos + 1], &S->ev[pos], (S->n_ev - pos) * sizeof *S->ev);
     S->ev[pos] = *ev;
     S->ev[pos].path[sizeof ev->path - 1] = '\0';

@@ -41,13 +41,16 @@ enum sim_series_id {
 };
 extern const char *const sim_series_names[]; /* "time_s", "tokens_per_s", ... */
 
+/* The smallest storage_slow factor: 4.9e-324 is "above 0" yet divides into inf. */
+#define SIM_STORAGE_SLOW_MIN 1e-6
+
 enum sim_event_kind {
     SIM_EVENT_SET,             /* set a setup field: path + text value */
     SIM_EVENT_FAIL_DEVICE,
     SIM_EVENT_FAIL_NODE,
     SIM_EVENT_COOLING_LOSS,    /* value: share of capacity lost, 0..1 */
     SIM_EVENT_COOLING_RESTORE,
-    SIM_EVENT_STORAGE_SLOW,    /* value: factor multiplying storage bandwidth (0..1] */
+    SIM_EVENT_STORAGE_SLOW,    /* value: factor on storage bandwidth, SIM_STORAGE_SLOW_MIN..1 */
     SIM_EVENT_STORAGE_RESTORE,
     SIM_EVENT_STOP,
     SIM_EVENT_CALLBACK,        /* calls the callback given to sim_set_callback */
@@ -167,8 +170,8 @@ bool sim_check_setup(const struct setup *s, const struct catalog *cat, char *err
 
 /* Load a YAML list of timed events ("- {at: 2h, event: cooling_loss, value:
  * 0.5}") strictly: errors are "file:line:col: message". Set events are
- * checked against the setup's field table. On success *out holds *n events
- * (free() it; NULL when there are none). */
+ * checked against the setup's field table. On success *out holds *n events,
+ * sorted by time, ties in file order (free() it; NULL when there are none). */
 bool sim_events_load_file(const char *path, const struct setup *s, struct sim_event **out,
                           size_t *n, char *err, size_t err_len);
 bool sim_events_load_string(const char *name, const char *text, const struct setup *s,

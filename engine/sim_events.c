@@ -146,9 +146,7 @@ static bool parse_item(const struct ydoc *doc, const struct ynode *item, const s
         if (!setup_set(&tmp, ev->path, ev->text, msg, sizeof msg))
             return fail_at(doc, value, err, err_len, "%s%s", msg, NULL);
     } else if (value) {
-        char *end;
-        ev->value = strtod(value->value, &end);
-        if (end == value->value || *end || !isfinite(ev->value))
+        if (!fields_parse_number(value->value, &ev->value))
             return fail_at(doc, value, err, err_len, "'value' must be a number (got '%s')%s",
                            value->value, NULL);
         if (ev->kind == SIM_EVENT_COOLING_LOSS && !(ev->value >= 0 && ev->value <= 1))
@@ -156,13 +154,25 @@ static bool parse_item(const struct ydoc *doc, const struct ynode *item, const s
                            "cooling_loss value is the share of cooling capacity lost, from 0 to "
                            "1 (got %s)%s",
                            value->value, NULL);
-        if (ev->kind == SIM_EVENT_STORAGE_SLOW && !(ev->value > 0 && ev->value <= 1))
+        if (ev->kind == SIM_EVENT_STORAGE_SLOW &&
+            !(ev->value >= SIM_STORAGE_SLOW_MIN && ev->value <= 1))
             return fail_at(doc, value, err, err_len,
-                           "storage_slow value multiplies the storage bandwidth: above 0, up to "
-                           "1 (got %s)%s",
+                           "storage_slow value multiplies the storage bandwidth: above 0 (at "
+                           "least 1e-06), up to 1 (got %s)%s",
                            value->value, NULL);
     }
     return true;
+}
+
+/* Time order, ties in file order (line, then column). */
+static int cmp_event_time(const void *pa, const void *pb)
+{
+    const struct sim_event *a = pa, *b = pb;
+    if (a->time_s != b->time_s)
+        return a->time_s < b->time_s ? -1 : 1;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    return (a->col > b->col) - (a->col < b->col);
 }
 
 static bool load_doc(struct ydoc *doc, const struct setup *s, struct sim_event **out, size_t *n,
@@ -188,6 +198,7 @@ static bool load_doc(struct ydoc *doc, const struct setup *s, struct sim_event *
             free(ev);
             return false;
         }
+    qsort(ev, root->count, sizeof *ev, cmp_event_time);
     *out = ev;
     *n = root->count;
     return true;

@@ -1,11 +1,12 @@
 /* yamldoc: libyaml events -> a tree of nodes with positions. */
 #include "yamldoc.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+
+#include "infile.h"
 
 /* Nesting deeper than this is certainly not a setup file; refusing it keeps a
  * hostile document from exhausting the stack. */
@@ -41,6 +42,7 @@ static void node_free(struct ynode *n)
     }
     free(n->keys);
     free(n->items);
+    idindex_free(&n->index);
     free(n->value);
     free(n);
 }
@@ -114,22 +116,34 @@ static bool next_event(struct builder *b, yaml_event_t *ev)
     return false;
 }
 
+static const char *map_key_at(const void *map, size_t i)
+{
+    return ((const struct ynode *)map)->keys[i]->value;
+}
+
+/* Appends a child; for maps the key must not be present already. */
 static bool push_child(struct ynode *parent, struct ynode *key, struct ynode *item)
 {
-    size_t n = parent->count + 1;
-    struct ynode **items = realloc(parent->items, n * sizeof *items);
-    if (!items)
-        return false;
-    parent->items = items;
-    if (parent->kind == YNODE_MAP) {
-        struct ynode **keys = realloc(parent->keys, n * sizeof *keys);
-        if (!keys)
+    if (parent->count == parent->cap) {
+        size_t cap = parent->cap ? 2 * parent->cap : 4;
+        struct ynode **items = realloc(parent->items, cap * sizeof *items);
+        if (!items)
             return false;
-        parent->keys = keys;
-        keys[n - 1] = key;
+        parent->items = items;
+        if (parent->kind == YNODE_MAP) {
+            struct ynode **keys = realloc(parent->keys, cap * sizeof *keys);
+            if (!keys)
+                return false;
+            parent->keys = keys;
+        }
+        parent->cap = cap;
     }
-    items[n - 1] = item;
-    parent->count = n;
+    if (parent->kind == YNODE_MAP) {
+        parent->keys[parent->count] = key;
+        if (!idindex_add(&parent->index, parent->count, map_key_at, parent))
+            return false;
+    }
+    parent->items[parent->count++] = item;
     return true;
 }
 
@@ -157,16 +171,13 @@ static bool build_children(struct builder *b, struct ynode *parent, int depth)
             yaml_event_delete(&ev);
             if (!key)
                 return false;
-            for (size_t i = 0; i < parent->count; i++) {
-                if (strcmp(parent->keys[i]->value, key->value) == 0) {
-                    char msg[200];
-                    snprintf(msg, sizeof msg, "key '%.80s' appears twice (first on line %d)",
-                             key->value, parent->keys[i]->line);
-                    snprintf(b->err, b->err_len, "%s:%d:%d: %s", b->name, key->line, key->col,
-                             msg);
-                    node_free(key);
-                    return false;
-                }
+            size_t first = idindex_find(&parent->index, key->value, map_key_at, parent);
+            if (first != (size_t)-1) {
+                snprintf(b->err, b->err_len,
+                         "%s:%d:%d: key '%.80s' appears twice (first on line %d)", b->name,
+                         key->line, key->col, key->value, parent->keys[first]->line);
+                node_free(key);
+                return false;
             }
             if (!next_event(b, &ev)) {
                 node_free(key);
@@ -185,6 +196,58 @@ static bool build_children(struct builder *b, struct ynode *parent, int depth)
     }
 }
 
+/* True for bytes that must not reach a terminal from an input file: C0
+ * controls other than tab and newline (ESC starts terminal commands), DEL. */
+static bool is_control(unsigned char c)
+{
+    return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f;
+}
+
+/* Tags (`!!str 5`, `!foo`) would change what a value means; mlviz reads
+ * every value by the field it belongs to, so any tag is refused rather than
+ * silently ignored. */
+static bool tag_ok(struct builder *b, const yaml_event_t *ev, const yaml_char_t *tag)
+{
+    if (!tag)
+        return true;
+    char shown[64], msg[200];
+    size_t n = 0;
+    for (const yaml_char_t *c = tag; *c && n < sizeof shown - 1; c++)
+        shown[n++] = is_control(*c) || *c == '\t' || *c == '\n' ? '?' : (char)*c;
+    shown[n] = '\0';
+    snprintf(msg, sizeof msg, "YAML tags such as '%s' are not supported in mlviz files (remove "
+                              "it; quote the value if it is text)",
+             shown);
+    set_err(b, &ev->start_mark, msg);
+    return false;
+}
+
+/* A NUL character (written "\0" in a quoted string) would silently cut the
+ * text short, and an escape such as "\e" would reach the terminal in
+ * messages and views: both are refused with the place. */
+static bool text_ok(struct builder *b, const yaml_event_t *ev)
+{
+    const unsigned char *v = ev->data.scalar.value;
+    size_t chars = 0; /* characters before v[i], not UTF-8 bytes */
+    for (size_t i = 0; i < ev->data.scalar.length; i++) {
+        if (v[i] != 0 && !is_control(v[i])) {
+            chars += (v[i] & 0xC0) != 0x80;
+            continue;
+        }
+        char msg[160];
+        if (v[i] == 0)
+            snprintf(msg, sizeof msg, "text contains a NUL character (\\0) after %zu character%s",
+                     chars, chars == 1 ? "" : "s");
+        else
+            snprintf(msg, sizeof msg,
+                     "text contains a control character (code %u) after %zu character%s", v[i],
+                     chars, chars == 1 ? "" : "s");
+        set_err(b, &ev->start_mark, msg);
+        return false;
+    }
+    return true;
+}
+
 static struct ynode *build_node(struct builder *b, yaml_event_t *ev, int depth)
 {
     if (depth > YDOC_MAX_DEPTH) {
@@ -198,6 +261,8 @@ static struct ynode *build_node(struct builder *b, yaml_event_t *ev, int depth)
             set_err(b, &ev->start_mark, "anchors (&name) are not supported in mlviz files");
             return NULL;
         }
+        if (!tag_ok(b, ev, ev->data.scalar.tag) || !text_ok(b, ev))
+            return NULL;
         n = node_new(YNODE_SCALAR, &ev->start_mark);
         if (!n)
             break;
@@ -218,6 +283,10 @@ static struct ynode *build_node(struct builder *b, yaml_event_t *ev, int depth)
             set_err(b, &ev->start_mark, "anchors (&name) are not supported in mlviz files");
             return NULL;
         }
+        if (!tag_ok(b, ev,
+                    ev->type == YAML_MAPPING_START_EVENT ? ev->data.mapping_start.tag
+                                                         : ev->data.sequence_start.tag))
+            return NULL;
         n = node_new(ev->type == YAML_MAPPING_START_EVENT ? YNODE_MAP : YNODE_SEQ,
                      &ev->start_mark);
         if (!n)
@@ -293,6 +362,10 @@ struct ydoc *ydoc_load_string(const char *name, const char *text, size_t len, ch
     struct builder b = {.name = name, .text = text, .text_len = len, .err = err,
                         .err_len = err_len};
     err[0] = '\0';
+    if (len > INFILE_MAX_BYTES) {
+        snprintf(err, err_len, "%s: larger than %d MiB", name, INFILE_MAX_BYTES >> 20);
+        return NULL;
+    }
     if (!yaml_parser_initialize(&b.parser)) {
         snprintf(err, err_len, "%s: cannot start the YAML parser", name);
         return NULL;
@@ -303,42 +376,12 @@ struct ydoc *ydoc_load_string(const char *name, const char *text, size_t len, ch
     return doc;
 }
 
-/* Setup and catalog files are small; anything this large is a mistake. */
-enum { YDOC_MAX_FILE_BYTES = 64 << 20 };
-
 struct ydoc *ydoc_load_file(const char *path, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    char *text;
+    size_t len;
+    if (!infile_read(path, &text, &len, err, err_len))
         return NULL;
-    }
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *grown = cap <= YDOC_MAX_FILE_BYTES ? realloc(text, cap) : NULL;
-            if (!grown) {
-                free(text);
-                fclose(f);
-                snprintf(err, err_len, "%s: file too large or out of memory", path);
-                return NULL;
-            }
-            text = grown;
-        }
-        size_t got = fread(text + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    bool read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        free(text);
-        snprintf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
     struct ydoc *doc = ydoc_load_string(path, text, len, err, err_len);
     free(text);
     return doc;
@@ -357,10 +400,8 @@ const struct ynode *ynode_get(const struct ynode *map, const char *key)
 {
     if (!map || map->kind != YNODE_MAP)
         return NULL;
-    for (size_t i = 0; i < map->count; i++)
-        if (strcmp(map->keys[i]->value, key) == 0)
-            return map->items[i];
-    return NULL;
+    size_t i = idindex_find(&map->index, key, map_key_at, map);
+    return i == (size_t)-1 ? NULL : map->items[i];
 }
 
 bool ynode_is_null(const struct ynode *node)

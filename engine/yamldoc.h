@@ -2,13 +2,18 @@
  *
  * Every node keeps the line and column where it starts so that loaders can
  * report "file:line:col: message". Only what mlviz needs is supported:
- * mappings, sequences and scalars (anchors and aliases are rejected with a
- * clear message rather than silently expanded). */
+ * mappings, sequences and scalars. Anchors, aliases and tags (`!!str`) are
+ * rejected with a clear message rather than silently expanded or ignored, as
+ * are NUL characters in text, repeated keys and inputs over 64 MiB. Keys of
+ * a mapping are hashed as the tree is built, so building and ynode_get are
+ * linear in the size of the input. */
 #ifndef MLVIZ_YAMLDOC_H
 #define MLVIZ_YAMLDOC_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "idindex.h"
 
 enum ynode_kind { YNODE_SCALAR, YNODE_MAP, YNODE_SEQ };
 
@@ -21,6 +26,8 @@ struct ynode {
     size_t count;  /* maps: pairs; sequences: items */
     struct ynode **keys;  /* maps only: key scalars */
     struct ynode **items; /* maps: values; sequences: items */
+    size_t cap;           /* allocated length of keys and items */
+    struct idindex index; /* maps: key -> position */
 };
 
 struct ydoc {
@@ -28,14 +35,16 @@ struct ydoc {
     struct ynode *root; /* NULL for an empty document */
 };
 
-/* Parse a file. Returns NULL on failure with "file:line:col: message" in err. */
+/* Parse a file (a regular file only: see infile.h). Returns NULL on failure
+ * with "file:line:col: message" (or "file: message") in err. */
 struct ydoc *ydoc_load_file(const char *path, char *err, size_t err_len);
 /* Parse text held in memory; `name` is used in messages. */
 struct ydoc *ydoc_load_string(const char *name, const char *text, size_t len, char *err,
                               size_t err_len);
 void ydoc_free(struct ydoc *doc);
 
-/* Look up a key in a mapping; NULL when absent or when `map` is not a map. */
+/* Look up a key in a mapping (hashed: constant time); NULL when absent or
+ * when `map` is not a map. */
 const struct ynode *ynode_get(const struct ynode *map, const char *key);
 /* True for an unquoted scalar spelled null, ~ or empty. */
 bool ynode_is_null(const struct ynode *node);

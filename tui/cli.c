@@ -671,12 +671,11 @@ int cmd_fields(int argc, char **argv)
             json_key_str(&w, "help", f->help);
             json_close(&w, false);
         } else if (c.format == FORMAT_CSV) {
-            printf("%s,\"%s\",%s,%s,%g,%g,%s,%d,\"%s\"\n", f->path, type, f->unit, def, f->min,
-                   f->max, knob ? "yes" : "no", f->stage, f->help);
+            printf("%s,\"%s\",%s,%s,%.15g,%.15g,%s,%d,\"%s\"\n", f->path, type, f->unit, def,
+                   f->min, f->max, knob ? "yes" : "no", f->stage, f->help);
         } else {
-            char range[64] = "";
-            if (numeric)
-                snprintf(range, sizeof range, "%g..%g", f->min, f->max);
+            char range[64];
+            fields_describe_range(f, range, sizeof range);
             printf("%-40s %-14s %-8s %-8s %s%s\n", f->path, def, f->unit, range, f->help,
                    knob ? " [knob]" : "");
         }

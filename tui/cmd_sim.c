@@ -251,28 +251,18 @@ static bool check_set_events(const char *file, const struct setup *s, const stru
 {
     struct setup t = *s;
     char err[1024];
-    double last = -1;
-    for (;;) { /* next set event by time; ties in file order */
-        size_t best = n;
-        for (size_t i = 0; i < n; i++)
-            if (ev[i].kind == SIM_EVENT_SET && ev[i].time_s > last &&
-                (best == n || ev[i].time_s < ev[best].time_s))
-                best = i;
-        if (best == n)
-            return true;
-        double at = ev[best].time_s;
-        for (size_t i = best; i < n; i++) {
-            if (ev[i].kind != SIM_EVENT_SET || ev[i].time_s != at)
-                continue;
-            if (!setup_set(&t, ev[i].path, ev[i].text, err, sizeof err) ||
-                !sim_check_setup(&t, cat, err, sizeof err)) {
-                fprintf(stderr, "%s:%d:%d: after setting %s to %s: %s\n", file, ev[i].line,
-                        ev[i].col, ev[i].path, ev[i].text, err);
-                return false;
-            }
+    /* The loader sorts events by time, ties in file order. */
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].kind != SIM_EVENT_SET)
+            continue;
+        if (!setup_set(&t, ev[i].path, ev[i].text, err, sizeof err) ||
+            !sim_check_setup(&t, cat, err, sizeof err)) {
+            fprintf(stderr, "%s:%d:%d: after setting %s to %s: %s\n", file, ev[i].line,
+                    ev[i].col, ev[i].path, ev[i].text, err);
+            return false;
         }
-        last = at;
     }
+    return true;
 }
 
 int cmd_sim(int argc, char **argv)

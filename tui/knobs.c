@@ -117,7 +117,7 @@ static bool step_number(struct ui *u, const struct field *f, struct setup *s, in
             snprintf(err, err_len, "%s has no automatic value", f->path);
             return false;
         }
-        return fields_set_number(f, s, FIELD_AUTO, err, err_len);
+        return fields_set_auto(f, s, err, err_len);
     }
     double nv;
     bool excl = (f->flags & FIELD_EXCL_MIN) != 0;
@@ -141,7 +141,7 @@ static bool step_number(struct ui *u, const struct field *f, struct setup *s, in
         nv = f->max;
     if (nv < f->min || (excl && nv <= f->min)) {
         if (f->type == FIELD_NUM_AUTO) /* below the range: back to auto */
-            return fields_set_number(f, s, FIELD_AUTO, err, err_len);
+            return fields_set_auto(f, s, err, err_len);
         if (excl) {
             snprintf(err, err_len, "%s is already at its smallest", f->path);
             return false;

@@ -24,56 +24,99 @@ trap 'rm -rf "$tmp"' EXIT
 out="$tmp/out"
 err="$tmp/err"
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+pass() { printf 'PASS %s\n' "$1"; }
+fail() { printf 'FAIL %s: %s\n' "$1" "$2"; }
+
+# check_bad NAME FILE SHOWN CMD...: FILE holds "# expect:" and "# at:" on
+# lines 1-2; CMD must exit with exactly 2 within seconds (timeout turns a
+# hang into a failure), print nothing on stdout and one line on stderr
+# starting "SHOWN:LINE:COL: " and containing the expected message.
+check_bad() {
+    name=$1
+    f=$2
+    shown=$3
+    shift 3
+    expect=$(sed -n '1s/^# expect: //p' "$f")
+    at=$(sed -n '2s/^# at: //p' "$f")
+    if [ -z "$expect" ] || [ -z "$at" ]; then
+        fail "$name" "line 1 must be '# expect: MESSAGE' and line 2 '# at: LINE:COL'"
+        return
+    fi
+    timeout 20 "$@" >"$out" 2>"$err"
+    rc=$?
+    first=$(head -n 1 "$err")
+    if [ $rc -ne 2 ]; then
+        if [ $rc -eq 124 ]; then
+            fail "$name" "still running after 20 s"
+        elif [ $rc -gt 128 ]; then
+            fail "$name" "crashed with signal $((rc - 128)): $(head -c 300 "$err")"
+        else
+            fail "$name" "exit status $rc, expected 2 (stderr: $(head -c 200 "$err"))"
+        fi
+        return
+    fi
+    if [ -s "$out" ]; then
+        fail "$name" "printed on stdout: $(head -c 120 "$out")"
+        return
+    fi
+    case "$first" in
+    "$shown:$at: "*) ;;
+    *)
+        fail "$name" "expected '$shown:$at: ...', got '$first'"
+        return
+        ;;
+    esac
+    if ! printf '%s\n' "$first" | grep -qF -- "$expect"; then
+        fail "$name" "message lacks '$expect': '$first'"
+        return
+    fi
+    if [ "$(wc -l <"$err")" -ne 1 ]; then
+        fail "$name" "expected one line on stderr, got $(wc -l <"$err"): $(head -c 300 "$err")"
+        return
+    fi
+    pass "$name"
+}
 
 nbad=0
 for f in tests/setups/bad/*.yaml; do
     [ -f "$f" ] || continue
     nbad=$((nbad + 1))
-    name="bad/$(basename "$f" .yaml)"
-    expect=$(sed -n '1s/^# expect: //p' "$f")
-    at=$(sed -n '2s/^# at: //p' "$f")
-    if [ -z "$expect" ] || [ -z "$at" ]; then
-        fail "$name" "line 1 must be '# expect: MESSAGE' and line 2 '# at: LINE:COL'"
-        continue
-    fi
-    "$MLVIZ_BIN" check "$f" >"$out" 2>"$err"
-    rc=$?
-    first=$(head -n 1 "$err")
-    if [ $rc -ne 2 ]; then
-        if [ $rc -gt 128 ]; then
-            fail "$name" "crashed with signal $((rc - 128)): $(head -c 300 "$err")"
-        else
-            fail "$name" "exit status $rc, expected 2 (stderr: $(head -c 200 "$err"))"
-        fi
-        continue
-    fi
-    if [ -s "$out" ]; then
-        fail "$name" "printed on stdout: $(head -c 120 "$out")"
-        continue
-    fi
-    case "$first" in
-    "$f:$at: "*) ;;
-    *)
-        fail "$name" "expected '$f:$at: ...', got '$first'"
-        continue
-        ;;
-    esac
-    if ! printf '%s\n' "$first" | grep -qF -- "$expect"; then
-        fail "$name" "message lacks '$expect': '$first'"
-        continue
-    fi
-    if [ "$(wc -l <"$err")" -ne 1 ]; then
-        fail "$name" "expected one line on stderr, got $(wc -l <"$err"): $(head -c 300 "$err")"
-        continue
-    fi
-    pass "$name"
+    check_bad "bad/$(basename "$f" .yaml)" "$f" "$f" "$MLVIZ_BIN" check "$f"
 done
 if [ $nbad -ge 40 ]; then
     pass "bad-setup-count ($nbad files)"
 else
     fail "bad-setup-count" "only $nbad files in tests/setups/bad (want at least 40)"
+fi
+
+# Malformed catalog files: each is the only file of a --catalog DIR (loaded
+# after the shipped catalog) and must stop `mlviz check` with exit 2.
+ncat=0
+for f in tests/setups/bad-catalog/*.yaml; do
+    [ -f "$f" ] || continue
+    ncat=$((ncat + 1))
+    n=$(basename "$f" .yaml)
+    mkdir -p "$tmp/cat-$n"
+    cp "$f" "$tmp/cat-$n/"
+    check_bad "bad-catalog/$n" "$f" "$tmp/cat-$n/$n.yaml" \
+        "$MLVIZ_BIN" check default --catalog "$tmp/cat-$n"
+done
+
+# Malformed events files (the older tests/setups/events/bad-*.yaml are
+# checked by tests/cli/sim.sh and tests/unit/test_sim.c).
+nev=0
+for f in tests/setups/bad-events/*.yaml; do
+    [ -f "$f" ] || continue
+    nev=$((nev + 1))
+    check_bad "bad-events/$(basename "$f" .yaml)" "$f" "$f" \
+        "$MLVIZ_BIN" sim default --duration 1h --events "$f"
+done
+nold=$(ls tests/setups/events/bad-*.yaml 2>/dev/null | wc -l)
+total=$((nbad + ncat + nev + nold))
+if [ $total -ge 120 ] && [ $ncat -ge 10 ] && [ $nev -ge 10 ]; then
+    pass "malformed-input-count ($nbad setups, $ncat catalog files, $((nev + nold)) events files)"
+else
+    fail "malformed-input-count" "$total malformed files ($ncat catalog, $((nev + nold)) events); want 120, with 10 catalog and 10 events"
 fi
 
 # Valid setups: exit 0, the resolved cluster and the three sanity checks.
@@ -147,4 +190,84 @@ if [ $rc -eq 2 ] && grep -qF "tests/setups/no-such-file.yaml" "$err" && [ ! -s "
 else
     fail "check-missing-file" "exit $rc, stderr: $(head -c 200 "$err")"
 fi
+# expect_exit NAME STATUS TEXT CMD...: CMD exits with STATUS within 20 s
+# (timeout turns a hang or a quadratic loader into a failure, not a stuck
+# suite) and its stderr holds TEXT (stdout when STATUS is 0).
+expect_exit() {
+    name=$1
+    want=$2
+    text=$3
+    shift 3
+    timeout 20 "$@" >"$out" 2>"$err"
+    rc=$?
+    where=$err
+    [ "$want" -eq 0 ] && where=$out
+    if [ $rc -eq "$want" ] && grep -qF -- "$text" "$where"; then
+        pass "$name"
+    elif [ $rc -eq 124 ]; then
+        fail "$name" "still running after 20 s"
+    else
+        fail "$name" "exit $rc (want $want), stderr: $(head -c 200 "$err")"
+    fi
+}
+
+# Special files: a FIFO nobody writes to, devices and a directory are refused
+# at once (exit 2, "PATH: is a FIFO ..., not a regular file"), never read.
+mkfifo "$tmp/fifo.yaml"
+mkdir -p "$tmp/dir.yaml" "$tmp/fifocat" "$tmp/dircat/sub.yaml"
+mkfifo "$tmp/fifocat/x.yaml"
+regular=", not a regular file"
+expect_exit special-setup-fifo 2 "$tmp/fifo.yaml: is a FIFO (named pipe)$regular" \
+    "$MLVIZ_BIN" check "$tmp/fifo.yaml"
+expect_exit special-setup-dev-zero 2 "/dev/zero: is a character device$regular" \
+    "$MLVIZ_BIN" check /dev/zero
+expect_exit special-setup-dev-null 2 "/dev/null: is a character device$regular" \
+    "$MLVIZ_BIN" check /dev/null
+expect_exit special-setup-directory 2 "$tmp/dir.yaml: is a directory$regular" \
+    "$MLVIZ_BIN" check "$tmp/dir.yaml"
+expect_exit special-events-fifo 2 "$tmp/fifo.yaml: is a FIFO (named pipe)$regular" \
+    "$MLVIZ_BIN" sim default --duration 1h --events "$tmp/fifo.yaml"
+expect_exit special-events-dev-zero 2 "/dev/zero: is a character device$regular" \
+    "$MLVIZ_BIN" sim default --duration 1h --events /dev/zero
+expect_exit special-catalog-fifo 2 "$tmp/fifocat/x.yaml: is a FIFO (named pipe)$regular" \
+    "$MLVIZ_BIN" check default --catalog "$tmp/fifocat"
+expect_exit special-catalog-directory 2 "$tmp/dircat/sub.yaml: is a directory$regular" \
+    "$MLVIZ_BIN" check default --catalog "$tmp/dircat"
+
+# Size cap: a (sparse) file over 64 MiB is refused before it is read.
+if truncate -s 65M "$tmp/huge.yaml" 2>/dev/null; then
+    expect_exit size-cap-64mib 2 "$tmp/huge.yaml: larger than 64 MiB" \
+        "$MLVIZ_BIN" check "$tmp/huge.yaml"
+fi
+rm -f "$tmp/huge.yaml"
+
+# Linear loading: a setup with 120,000 keys (1.7 MB) and 100,000 set events
+# (6 MB) load in well under a second; the quadratic loaders took about a
+# minute and 40 s. Not a timing test: the 20 s limit only catches the
+# quadratic behaviour.
+many_keys='BEGIN { print "name: many keys"; for (i = 0; i < 120000; i++) printf "k%06d: %d\n", i, i }'
+awk "$many_keys" >"$tmp/keys.yaml"
+expect_exit load-120k-keys 2 "$tmp/keys.yaml:2:1: unknown key 'k000000'" \
+    "$MLVIZ_BIN" check "$tmp/keys.yaml"
+echo "k060000: again" >>"$tmp/keys.yaml"
+expect_exit duplicate-among-120k-keys 2 \
+    "$tmp/keys.yaml:120002:1: key 'k060000' appears twice (first on line 60002)" \
+    "$MLVIZ_BIN" check "$tmp/keys.yaml"
+awk 'BEGIN { for (i = 1; i <= 100000; i++)
+             printf "- {at: %ds, event: set, path: training.micro_batch, value: 1}\n", i }' \
+    >"$tmp/events.yaml"
+expect_exit load-100k-events 0 "100000 events" \
+    "$MLVIZ_BIN" sim default --duration 1h --events "$tmp/events.yaml"
+rm -f "$tmp/keys.yaml" "$tmp/events.yaml"
+
+# `mlviz fields` shows each count's ceiling exactly (the model's products
+# stay exact below them) and each capacity's floor.
+expect_exit fields-exact-ranges 0 "1..1048576" "$MLVIZ_BIN" fields
+for want in "training.global_batch .* 1\.\.16777216 " "cluster.node.host_ram_gb .* 0\.001\.\.1000000 "; do
+    if grep -q -- "^$want" "$out"; then
+        pass "fields-range ${want%% *}"
+    else
+        fail "fields-range ${want%% *}" "no line matching '$want'"
+    fi
+done
 exit 0

@@ -13,26 +13,11 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "fuzz_shipped_catalog.h"
 #include "setup.h"
 #include "yamldoc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct catalog *fuzz_catalog(void)
-{
-    static struct catalog *cat;
-    if (cat)
-        return cat;
-    char err[1024], dir[1100];
-    const char *env = getenv("MLVIZ_DATA");
-    snprintf(dir, sizeof dir, "%s/assets/catalog", env && env[0] ? env : ".");
-    cat = catalog_new();
-    if (!cat || !catalog_load_dir(cat, dir, err, sizeof err)) {
-        fprintf(stderr, "fuzz_setup: cannot load the catalog from %s: %s\n", dir, err);
-        abort();
-    }
-    return cat;
-}
 
 static void check_error(const char *what, const char *err)
 {
@@ -45,7 +30,7 @@ static void check_error(const char *what, const char *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const struct catalog *cat = fuzz_catalog();
+    const struct catalog *cat = shipped_catalog();
     char err[1024];
 
     /* 1. The tree builder on the raw bytes (embedded NULs included). */
@@ -102,9 +87,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
     }
-    static char yaml[16384];
+    /* The writer's output loads back to a setup that writes the same text. */
+    static char yaml[16384], again[16384];
     setup_write_yaml(&s, yaml, sizeof yaml);
     struct setup back;
-    (void)setup_load_string(&back, "fuzz.yaml", yaml, cat, err, sizeof err);
+    setup_defaults(&back);
+    if (!setup_load_string(&back, "fuzz.yaml", yaml, cat, err, sizeof err)) {
+        fprintf(stderr, "fuzz_setup: the written setup does not load back: %s\n%s\n", err, yaml);
+        abort();
+    }
+    setup_write_yaml(&back, again, sizeof again);
+    if (strcmp(yaml, again) != 0) {
+        fprintf(stderr, "fuzz_setup: written, loaded and written again differs:\n%s\n---\n%s\n",
+                yaml, again);
+        abort();
+    }
     return 0;
 }

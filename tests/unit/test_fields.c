@@ -75,8 +75,11 @@ static void test_parse_duration(void **state)
             fail_msg("'%s' should parse", ok[i].text);
         assert_float_equal(v, ok[i].seconds, 1e-9);
     }
+    /* 1e305d is a finite number of days but an infinite number of seconds;
+     * 1e-320s cannot be computed with */
     static const char *const bad[] = {"", "abc", "5x", "-5m", "5 m", "h", "10hours", "1h30m",
-                                      "nan", "inf", "5mm", "s"};
+                                      "nan", "inf", "5mm", "s", "1e305d", "1e308h", "1e-320s",
+                                      "0x10", ".inf", "1e999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double v = 42;
         if (fields_parse_duration(bad[i], &v))
@@ -85,6 +88,21 @@ static void test_parse_duration(void **state)
     }
     double v = 1;
     assert_false(fields_parse_duration(NULL, &v));
+}
+
+static void test_parse_number_strict(void **state)
+{
+    (void)state;
+    double v = 0;
+    assert_true(fields_parse_number("2.5e3", &v));
+    assert_float_equal(v, 2500, 0);
+    static const char *const bad[] = {"", ".nan", ".inf", "-.inf", "nan", "inf", "1e999",
+                                      "0x1p-1", "1,5", "2 3", "5x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = 42;
+        if (fields_parse_number(bad[i], &v))
+            fail_msg("'%s' should not parse (got %g)", bad[i], v);
+    }
 }
 
 static void test_parse_bytes(void **state)
@@ -358,9 +376,11 @@ static void test_set_text_strings(void **state)
     memset(longid, 'a', sizeof longid - 1);
     longid[sizeof longid - 1] = '\0';
     expect_set_fail("r", longid, "r: id is too long (73 characters, at most 63)");
-    /* long text is cut to fit rather than refused */
-    assert_true(fields_set_text(F("s"), &o, longid, err, sizeof err));
-    assert_int_equal(strlen(o.s), FIELD_STR_LEN - 1);
+    /* long text is refused, not silently cut */
+    expect_set_fail("s", longid, "s is too long (73 characters, at most 63)");
+    /* control characters (terminal escapes, newlines) are refused with the place */
+    expect_set_fail("s", "red \x1b[31m", "s contains a control character (code 27) at character 5");
+    expect_set_fail("s", "two\nlines", "control character (code 10) at character 4");
 }
 
 /* ----------------------------------------------------------------- set_number */
@@ -380,9 +400,24 @@ static void test_set_number(void **state)
     assert_false(fields_set_number(F("x"), &o, INFINITY, err, sizeof err));
     assert_false(fields_set_number(F("x"), &o, -1, err, sizeof err));
     assert_float_equal(o.x, 2.5, 0);
-    assert_true(fields_set_number(F("a"), &o, FIELD_AUTO, err, sizeof err));
+    /* -1 is a number like any other, not a back door to "auto" or "absent" */
+    assert_true(fields_set_number(F("a"), &o, 7, err, sizeof err));
+    assert_false(fields_set_number(F("a"), &o, FIELD_AUTO, err, sizeof err));
+    assert_non_null(strstr(err, "between 0 and 1000 (got -1)"));
+    assert_float_equal(o.a, 7, 0);
+    assert_false(fields_set_number(F("peak"), &o, FIELD_ABSENT, err, sizeof err));
+    assert_true(fields_set_auto(F("a"), &o, err, sizeof err));
     assert_float_equal(o.a, FIELD_AUTO, 0);
-    assert_true(fields_set_number(F("peak"), &o, FIELD_ABSENT, err, sizeof err));
+    assert_true(fields_set_auto(F("peak"), &o, err, sizeof err));
+    assert_float_equal(o.peak, FIELD_ABSENT, 0);
+    assert_false(fields_set_auto(F("x"), &o, err, sizeof err));
+    assert_non_null(strstr(err, "x has no automatic value"));
+    /* subnormal numbers pass "above 0" but divide into inf */
+    assert_false(fields_set_number(F("x"), &o, 4.9e-324, err, sizeof err));
+    assert_non_null(strstr(err, "too small to compute with"));
+    /* -0 is stored as 0 (no "-0" in any output) */
+    assert_true(fields_set_number(F("sec.deep.w"), &o, -0.0, err, sizeof err));
+    assert_false(signbit(o.sec_deep_w));
     assert_true(fields_set_number(F("b"), &o, 0, err, sizeof err));
     assert_false(o.b);
     assert_true(fields_set_number(F("e"), &o, 0, err, sizeof err));
@@ -397,6 +432,20 @@ static void test_set_number(void **state)
 }
 
 /* ------------------------------------------------------------- format, describe */
+
+static void test_describe_range(void **state)
+{
+    (void)state;
+    char buf[64];
+    fields_describe_range(F("n"), buf, sizeof buf);
+    assert_string_equal(buf, "1..100");
+    fields_describe_range(F("x"), buf, sizeof buf);
+    assert_string_equal(buf, ">0..10");
+    fields_describe_range(F("peak"), buf, sizeof buf);
+    assert_string_equal(buf, ">0..1000000");
+    fields_describe_range(F("s"), buf, sizeof buf);
+    assert_string_equal(buf, "");
+}
 
 static void test_format_and_describe(void **state)
 {
@@ -558,6 +607,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_parse_number_strict),
         cmocka_unit_test(test_parse_bytes),
         cmocka_unit_test(test_find),
         cmocka_unit_test(test_suggest),
@@ -571,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_set_text_strings),
         cmocka_unit_test(test_set_number),
         cmocka_unit_test(test_format_and_describe),
+        cmocka_unit_test(test_describe_range),
         cmocka_unit_test(test_bind_ok),
         cmocka_unit_test(test_bind_errors),
         cmocka_unit_test(test_bind_prefix),

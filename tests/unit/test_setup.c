@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "catalog.h"
 #include "setup.h"
+#include "sim.h"
 
 static struct catalog *cat;
 
@@ -276,12 +278,156 @@ static void test_load_errors_values(void **state)
     (void)state;
     expect_load_error("cluster: {nodes: -1}\n", 1, 18, "cluster.nodes must be between 1 and");
     expect_load_error("cluster: {nodes: 0}\n", 1, 18, "cluster.nodes must be between 1 and");
-    expect_load_error("cluster: {nodes: 1e9}\n", 1, 18, "(got 1e+09)");
+    expect_load_error("cluster: {nodes: 1e9}\n", 1, 18, "(got 1000000000)");
     expect_load_error("data: {cache_hit: 1.01}\n", 1, 19, "data.cache_hit must be between 0 and 1");
     expect_load_error("training: {zero_stage: 4}\n", 1, 24, "training.zero_stage must be between 0 and 3");
-    expect_load_error("cluster: {node: {host_ram_gb: 0}}\n", 1, 31, "must be above 0");
+    expect_load_error("cluster: {node: {host_ram_gb: 0}}\n", 1, 31,
+                      "cluster.node.host_ram_gb must be between 0.001 and 1000000 (got 0)");
     expect_load_error("facility: {pue: 0.5}\n", 1, 17, "facility.pue must be between 1 and 5");
-    expect_load_error("training: {tokens: 0}\n", 1, 20, "training.tokens must be above 0");
+    expect_load_error("training: {tokens: 0}\n", 1, 20, "training.tokens must be between 1 and");
+}
+
+/* Ways around the range checks that used to get through. */
+static void test_load_errors_hardening(void **state)
+{
+    (void)state;
+    /* -1 was the hidden spelling of "auto" */
+    expect_load_error("facility: {pue: -1}\n", 1, 17, "facility.pue must be between 1 and 5 (got -1)");
+    expect_load_error("cluster: {storage_bw_gbs: -1}\n", 1, 27, "(got -1)");
+    expect_load_error("reliability: {checkpoint_interval_min: -1}\n", 1, 40, "(got -1)");
+    /* capacities that pass "above 0" but divide into inf */
+    expect_load_error("cluster: {storage_bw_gbs: 4.9e-324}\n", 1, 27, "too small to compute with");
+    expect_load_error("cluster: {storage_bw_gbs: 1e-300}\n", 1, 27, "between 1e-06 and");
+    expect_load_error("data: {sample_bytes: 1e-9}\n", 1, 22, "between 1 and");
+    /* NaN and inf in any spelling */
+    expect_load_error("data: {cache_hit: .nan}\n", 1, 19, "must be a number (got '.nan')");
+    expect_load_error("data: {cache_hit: .NaN}\n", 1, 19, "must be a number");
+    expect_load_error("training: {tokens: .inf}\n", 1, 20, "must be a number (got '.inf')");
+    expect_load_error("training: {tokens: 1e999}\n", 1, 20, "far too large");
+    /* counts whose products would leave exact 64-bit / double range */
+    expect_load_error("model: {seq_len: 1048577}\n", 1, 18, "between 1 and 1048576");
+    expect_load_error("training: {micro_batch: 65537}\n", 1, 25, "between 1 and 65536");
+    expect_load_error("training: {global_batch: 16777217}\n", 1, 26, "between 1 and 16777216");
+    expect_load_error("cluster: {nodes: 100001}\n", 1, 18, "between 1 and 100000");
+    /* a dotted key would give a field a second spelling */
+    expect_load_error("cluster: {nodes: 2}\ncluster.nodes: 4\n", 2, 1,
+                      "'cluster.nodes': write nested keys");
+    /* tags, NUL characters and control characters */
+    expect_load_error("name: !!str x\n", 1, 7, "YAML tags such as");
+    expect_load_error("\"na\\0me\": x\n", 1, 1, "NUL character");
+    expect_load_error("name: \"a\\tb\"\n", 1, 7, "name contains a control character (code 9)");
+}
+
+/* Auto is explicit: the word auto (or leaving the key out), never -1. */
+static void test_auto_explicit(void **state)
+{
+    (void)state;
+    struct setup s;
+    char err[256];
+    setup_defaults(&s);
+    load_ok(&s, "facility: {pue: auto}\ncluster: {storage_bw_gbs: auto}\n");
+    assert_float_equal(s.facility.pue, FIELD_AUTO, 0);
+    assert_true(setup_set(&s, "facility.pue", "1.2", err, sizeof err));
+    assert_false(setup_set(&s, "facility.pue", "-1", err, sizeof err));
+    assert_false(setup_set_number(&s, "facility.pue", -1, err, sizeof err));
+    assert_float_equal(s.facility.pue, 1.2, 0);
+    assert_true(setup_set(&s, "facility.pue", "auto", err, sizeof err));
+    assert_float_equal(s.facility.pue, FIELD_AUTO, 0);
+}
+
+/* An events file of 100,000 events loads in linear time, sorted by time
+ * with ties in file order. */
+static void test_events_many_sorted(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 80 + 64;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    size_t used = 0;
+    for (int i = 0; i < N; i++)
+        used += (size_t)snprintf(text + used, cap - used,
+                                 "- {at: %ds, event: set, path: training.micro_batch, value: 1}\n",
+                                 N - i / 2); /* descending, in pairs of equal times */
+    struct setup s;
+    setup_defaults(&s);
+    struct sim_event *ev;
+    size_t n;
+    char err[512];
+    if (!sim_events_load_string("e.yaml", text, &s, &ev, &n, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(n, N);
+    for (size_t i = 1; i < n; i++) {
+        if (ev[i].time_s < ev[i - 1].time_s)
+            fail_msg("event %zu at %g s before event %zu at %g s", i, ev[i].time_s, i - 1,
+                     ev[i - 1].time_s);
+        if (ev[i].time_s == ev[i - 1].time_s && ev[i].line <= ev[i - 1].line)
+            fail_msg("equal times out of file order at line %d", ev[i].line);
+    }
+    assert_float_equal(ev[0].time_s, N - (N - 1) / 2, 0);
+    free(ev);
+    free(text);
+}
+
+/* A catalog file that gives one id twice is refused; a later file may
+ * override an earlier one; a cooling entry's inlet must be below its limit;
+ * a CPU needs PCIe lanes. */
+static void test_catalog_checks(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mlviz-cat-XXXXXX", path[128], err[512];
+    assert_non_null(mkdtemp(dir));
+    static const char cpu[] = "  - {id: t-cpu, name: T, source: s, cores: 8, mem_channels: 2, "
+                              "mem_bw_gbs: 50, pcie_lanes: %d, pcie_gen: 4, tdp_w: 65, idle_w: 9}\n";
+    struct {
+        const char *text;
+        int lanes;
+        const char *want; /* NULL: loads */
+    } cases[] = {
+        {"cpus:\n%s", 16, NULL},
+        {"cpus:\n%s", 0, "c.yaml:2:92: pcie_lanes must be between 1 and 1024 (got 0)"},
+        {"cpus:\n%s%s", 16, "c.yaml:3:10: id 't-cpu' appears twice in this file (first on line 2)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char entry[256], text[600];
+        snprintf(entry, sizeof entry, cpu, cases[i].lanes);
+        snprintf(text, sizeof text, cases[i].text, entry, entry);
+        snprintf(path, sizeof path, "%s/c.yaml", dir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        struct catalog *c = catalog_new();
+        assert_non_null(c);
+        bool ok = catalog_load_file(c, path, err, sizeof err);
+        if (!cases[i].want) {
+            if (!ok)
+                fail_msg("case %zu should load: %s", i, err);
+            /* loading the same file again overrides, it does not fail */
+            if (!catalog_load_file(c, path, err, sizeof err))
+                fail_msg("reloading should override: %s", err);
+            assert_int_equal(catalog_count(c, CATALOG_CPU), 1);
+        } else {
+            assert_false(ok);
+            char want[300];
+            snprintf(want, sizeof want, "%s/%s", dir, cases[i].want);
+            assert_string_equal(err, want);
+        }
+        catalog_free(c);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/c.yaml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("cooling:\n  - {id: t-cool, name: T, source: s, rack_kw_max: 20, pue: 1.2, "
+          "overhead_fraction: 0.2, inlet_c: 70, limit_c: 60}\n", f);
+    fclose(f);
+    struct catalog *c = catalog_new();
+    assert_false(catalog_load_file(c, path, err, sizeof err));
+    assert_non_null(strstr(err, "t-cool: inlet_c (70) must be below limit_c (60)"));
+    catalog_free(c);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void test_load_errors_cross(void **state)
@@ -602,6 +748,10 @@ int main(void)
         cmocka_unit_test(test_write_yaml_shape),
         cmocka_unit_test(test_write_yaml_precision),
         cmocka_unit_test(test_write_yaml_quotes),
+        cmocka_unit_test(test_load_errors_hardening),
+        cmocka_unit_test(test_auto_explicit),
+        cmocka_unit_test(test_events_many_sorted),
+        cmocka_unit_test(test_catalog_checks),
     };
     return cmocka_run_group_tests_name("setup", tests, group_setup, group_teardown);
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "yamldoc.h"
 
@@ -331,6 +333,90 @@ static void test_load_file(void **state)
                              "appears twice (first on line 4)");
 }
 
+static void test_tags_refused(void **state)
+{
+    (void)state;
+    expect_error("a: !!str 5\n", 1, 4, "YAML tags such as 'tag:yaml.org,2002:str' are not supported");
+    expect_error("a: !foo x\n", 1, 4, "YAML tags such as '!foo'");
+    expect_error("a: !!map {b: 1}\n", 1, 4, "tag:yaml.org,2002:map");
+    expect_error("!!seq [1]\n", 1, 1, "tag:yaml.org,2002:seq");
+    expect_error("!!str key: 1\n", 1, 1, "tag:yaml.org,2002:str");
+}
+
+static void test_nul_refused(void **state)
+{
+    (void)state;
+    /* libyaml turns "\0" into a NUL byte; a C string would end there */
+    expect_error("\"ab\\0cd\": 1\n", 1, 1, "text contains a NUL character (\\0) after 2 characters");
+    expect_error("a: [x, \"\\0\"]\n", 1, 8, "after 0 characters");
+    expect_error("a: \"x\\0\"\n", 1, 4, "after 1 character");
+}
+
+/* Keys are hashed: 120,000 keys build, look up and catch a duplicate in
+ * linear time (the old scan took about a minute on this). */
+static void test_many_keys(void **state)
+{
+    (void)state;
+    enum { N = 120000 };
+    size_t cap = (size_t)N * 16 + 64;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    size_t used = 0;
+    for (int i = 0; i < N; i++)
+        used += (size_t)snprintf(text + used, cap - used, "k%06d: %d\n", i, i);
+    char err[256];
+    struct ydoc *doc = ydoc_load_string("t.yaml", text, used, err, sizeof err);
+    assert_non_null(doc);
+    assert_int_equal(doc->root->count, N);
+    for (int i = 0; i < N; i += 997) {
+        char key[16];
+        snprintf(key, sizeof key, "k%06d", i);
+        const struct ynode *v = ynode_get(doc->root, key);
+        assert_non_null(v);
+        assert_int_equal(atoi(v->value), i);
+    }
+    assert_null(ynode_get(doc->root, "k999999"));
+    ydoc_free(doc);
+    used += (size_t)snprintf(text + used, cap - used, "k060000: again\n");
+    doc = ydoc_load_string("t.yaml", text, used, err, sizeof err);
+    assert_null(doc);
+    assert_string_equal(err, "t.yaml:120001:1: key 'k060000' appears twice (first on line 60001)");
+    free(text);
+}
+
+static void test_special_files(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_null(ydoc_load_file("/dev/null", err, sizeof err));
+    assert_string_equal(err, "/dev/null: is a character device, not a regular file");
+    assert_null(ydoc_load_file("/dev/zero", err, sizeof err));
+    assert_string_equal(err, "/dev/zero: is a character device, not a regular file");
+    assert_null(ydoc_load_file("tests", err, sizeof err));
+    assert_string_equal(err, "tests: is a directory, not a regular file");
+    /* a FIFO with no writer: refused at once instead of waiting forever */
+    char dir[] = "/tmp/mlviz-yamldoc-XXXXXX", fifo[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/f.yaml", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_null(ydoc_load_file(fifo, err, sizeof err));
+    char want[128];
+    snprintf(want, sizeof want, "%s: is a FIFO (named pipe), not a regular file", fifo);
+    assert_string_equal(err, want);
+    unlink(fifo);
+    rmdir(dir);
+}
+
+static void test_size_cap(void **state)
+{
+    (void)state;
+    char err[256];
+    /* only the length is looked at: no 64 MiB buffer is needed */
+    static const char text[] = "a: 1\n";
+    assert_null(ydoc_load_string("t.yaml", text, (size_t)64 * 1024 * 1024 + 1, err, sizeof err));
+    assert_string_equal(err, "t.yaml: larger than 64 MiB");
+}
+
 static void test_kind_names(void **state)
 {
     (void)state;
@@ -365,6 +451,11 @@ int main(void)
         cmocka_unit_test(test_short_error_buffer),
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_tags_refused),
+        cmocka_unit_test(test_nul_refused),
+        cmocka_unit_test(test_many_keys),
+        cmocka_unit_test(test_special_files),
+        cmocka_unit_test(test_size_cap),
     };
     return cmocka_run_group_tests_name("yamldoc", tests, NULL, NULL);
 }
