@@ -41,9 +41,6 @@ struct step_breakdown {
     double optimizer;
     double overhead; /* fixed per-step software cost */
 };
-extern const char *const breakdown_names[]; /* in struct order */
-enum { BREAKDOWN_COUNT = 11 };
-double breakdown_get(const struct step_breakdown *b, int i);
 
 struct memory_report {
     double params_gb;
