@@ -568,4 +568,177 @@ assert d["checks.host_ram_ok"] == "true", d
 fi
 run check-bad-format 2 check default --format yaml && pass check-bad-format
 
+# ---- hardening: numbers and output ----------------------------------------------
+
+# clean NAME: no nan, inf, -0 or raw escape byte in $out (every format).
+clean() {
+    py "$1" '
+import re, sys
+text = open(sys.argv[1], "rb").read()
+assert b"\x1b" not in text and b"\x9b" not in text, "raw escape byte in output"
+t = text.decode("utf-8", "replace")
+bad = re.search(r"(?<![A-Za-z])(nan|inf)(?![A-Za-z])", t, re.I)
+assert not bad, "non-finite number: ..." + t[max(0, bad.start() - 60):bad.end() + 20]
+negzero = re.search(r"(?<![\w.])-0(\.0*)?(?![\d.])", t)
+assert not negzero, "negative zero: ..." + t[max(0, negzero.start() - 60):negzero.end() + 20]
+'
+}
+
+# 524,288 nodes x 1,024 devices x micro-batch 8: devices x micro-batch
+# overflows an int (it divided by zero: SIGFPE, exit 136). Now a plain
+# input error naming the batch.
+cat >"$tmp/huge.yaml" <<'YAML'
+name: huge
+cluster:
+  nodes: 524288
+  node:
+    accelerators_per_node: 1024
+training:
+  micro_batch: 8
+  global_batch: 1000000000
+YAML
+for cmd in check eval sim; do
+    if run "overflow-$cmd" 2 $cmd "$tmp/huge.yaml"; then
+        grep -q "global_batch" "$err" && pass "overflow-$cmd" ||
+            fail "overflow-$cmd" "message does not name training.global_batch: $(head -c 200 "$err")"
+    fi
+done
+# The same cluster with a batch that divides: counts in 64 bits, finite report.
+sed -e 's/  micro_batch: 8/  micro_batch: 8\n  tensor_parallel: 8\n  pipeline_parallel: 32/' \
+    -e 's/global_batch: 1000000000/global_batch: 536870912/' "$tmp/huge.yaml" >"$tmp/huge-ok.yaml"
+if run overflow-valid-eval 0 eval "$tmp/huge-ok.yaml" --format json; then
+    py overflow-valid-eval '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["layout"]["devices"] == 536870912, d["layout"]
+assert d["layout"]["data_parallel"] == 2097152 and d["layout"]["micro_batches"] == 32, d["layout"]
+'
+fi
+
+# A denormal storage bandwidth: no inf%, no "step 0 us"; not runnable.
+printf 'name: denormal\ncluster:\n  storage_bw_gbs: 4.9e-324\n' >"$tmp/denormal.yaml"
+for f in text json csv; do
+    if run "denormal-$f" 0 eval "$tmp/denormal.yaml" --format $f; then
+        clean "denormal-$f"
+    fi
+done
+if run denormal-not-runnable 0 eval "$tmp/denormal.yaml" --format json; then
+    py denormal-not-runnable '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["runnable"] is False, "a storage tier that delivers nothing cannot run"
+assert d["step_time_s"] > 1e6, d["step_time_s"]
+assert d["tokens_per_s"] < 1e-3, d["tokens_per_s"]
+'
+fi
+
+# Escape sequences in a setup name never reach the terminal raw; JSON stays
+# valid UTF-8 with control characters escaped.
+printf 'name: "evil \\e[2J\\e]0;pwned\\a \\x9b31m"\n' >"$tmp/evil.yaml"
+for cmd in eval check; do
+    if run "escape-$cmd" 0 $cmd "$tmp/evil.yaml"; then
+        clean "escape-$cmd"
+    fi
+done
+if run escape-json 0 eval "$tmp/evil.yaml" --format json; then
+    py escape-json '
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+assert b"\x1b" not in raw and b"\x07" not in raw, "control byte not escaped"
+assert b"\xc2\x9b" not in raw, "C1 control (CSI) not escaped"
+d = json.loads(raw.decode("utf-8", "strict"))
+assert d["name"].startswith("evil \x1b[2J"), repr(d["name"])
+'
+fi
+# Bytes that are not UTF-8 (Latin-1 in a setup name): U+FFFD in JSON.
+printf 'name: "caf\\xe9"\n' >"$tmp/latin1.yaml"
+if "$MLVIZ_BIN" eval "$tmp/latin1.yaml" --format json >"$out" 2>"$err"; then
+    py json-invalid-utf8 '
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+assert d["name"] in ("caf\ufffd", "caf\u00e9"), repr(d["name"])
+'
+else
+    pass json-invalid-utf8 # the loader refused the bytes: also fine
+fi
+
+# A user catalog whose strings hold a newline, quotes, a comma and an escape:
+# the CSV parses with the same values as the JSON; the text has no raw ESC.
+mkdir -p "$tmp/oddcat"
+cat >"$tmp/oddcat/links.yaml" <<'YAML'
+links:
+  - id: odd-link
+    name: "Odd, \"quoted\"\nlink \e[31mred"
+    source: " padded "
+    kind: pcie
+    bw_gbs: 1e-300
+    latency_us: 1
+    nccl_efficiency: 0.8
+    power_w: 0
+YAML
+if run catalog-odd-csv 0 catalog links --format csv --catalog "$tmp/oddcat"; then
+    py catalog-odd-csv '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+odd = [dict(zip(head, r)) for r in rows[1:] if len(r) == len(head) and r[1] == "odd-link"]
+assert odd, "odd-link row missing or split: %r" % rows[-3:]
+assert odd[0]["name"] == "Odd, \"quoted\"\nlink \x1b[31mred", repr(odd[0]["name"])
+assert odd[0]["source"] == " padded ", repr(odd[0]["source"])
+assert all(len(r) == len(head) for r in rows if r), "ragged rows"
+'
+fi
+if run catalog-odd-text 0 catalog links --catalog "$tmp/oddcat"; then
+    clean catalog-odd-text
+fi
+# A link of 1e-300 GB/s: refused (or timed) without inf or 300-digit numbers.
+"$MLVIZ_BIN" collective --devices 8 --size 1MiB --link odd-link --catalog "$tmp/oddcat" >"$out" 2>"$err"
+rc=$?
+if [ $rc -eq 2 ] && [ -s "$err" ] && [ ! -s "$out" ]; then
+    cat "$err" >"$out"
+    clean collective-tiny-link
+elif [ $rc -eq 0 ]; then
+    clean collective-tiny-link
+else
+    fail collective-tiny-link "exit $rc: $(head -c 200 "$err")"
+fi
+
+# Integer-valued numbers print exactly (no 1e+06) in fields CSV; every row
+# has the header's width.
+if run fields-csv-exact 0 fields --format csv; then
+    py fields-csv-exact '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+assert all(len(r) == len(head) for r in rows), "ragged rows"
+d = {r[0]: dict(zip(head, r)) for r in rows[1:]}
+assert d["cluster.nodes"]["max"] == "1000000", d["cluster.nodes"]
+assert "e+" not in d["training.global_batch"]["max"], d["training.global_batch"]
+'
+fi
+
+# Every option value error is exit 2 with a message that names the option.
+optcheck() { # NAME OPTION ARGS...
+    n=$1 opt=$2
+    shift 2
+    if run "$n" 2 "$@"; then
+        grep -q -- "$opt" "$err" && pass "$n" || fail "$n" "message does not name $opt: $(head -c 200 "$err")"
+    fi
+}
+for bad in "" "-8" "+8" " 8" "8x" "nan" "1e3" "99999999999999999999" "1"; do
+    optcheck "collective-devices-'$bad'" --devices collective --devices "$bad" --size 1MiB --link nvlink4
+done
+for bad in "" "nan" "-1" "1e400" "12 parsecs"; do
+    optcheck "collective-size-'$bad'" --size collective --devices 8 --size "$bad" --link nvlink4
+done
+optcheck collective-op-empty --op collective --op "" --devices 8
+optcheck collective-link-empty --link collective --link "" --devices 8
+optcheck collective-setup-empty --setup collective --setup "" --devices 8
+for cmd in "eval default" "check default" "catalog" "fields"; do
+    first=${cmd%% *}
+    optcheck "$first-format-empty" --format $cmd --format ""
+    optcheck "$first-catalog-empty" --catalog $cmd --catalog ""
+done
+optcheck eval-format-missing --format eval default --format
+
 exit 0
