@@ -161,3 +161,70 @@ fi
 if run help 0 sim --help && grep -q "usage: mlviz sim" "$tmp/out"; then
     pass help
 fi
+
+# ---- hardening: option values, exact seeds, escapes ------------------------------
+
+# optcheck NAME OPTION ARGS...: exit 2 and a message naming the option.
+optcheck() {
+    n=$1 opt=$2
+    shift 2
+    if run "$n" 2 "$@"; then
+        grep -q -- "$opt" "$tmp/err" && pass "$n" ||
+            fail "$n" "message does not name $opt: $(head -c 200 "$tmp/err")"
+    fi
+}
+for bad in "" "-1" "+1" " 1" "1x" "1e3" "nan" "18446744073709551616" "99999999999999999999999"; do
+    optcheck "seed-'$bad'" --seed sim default --duration 1m --seed "$bad"
+done
+for opt in --duration --sample --tick; do
+    for bad in "" "nan" "inf" "-1s" "1e400" "5s x"; do
+        optcheck "$opt-'$bad'" "$opt" sim default --duration 1m "$opt" "$bad"
+    done
+done
+optcheck "tick-61" --tick sim default --duration 1m --tick 61
+optcheck "tick-too-fine" --tick sim default --duration 1m --tick 0.0000001
+optcheck "duration-huge" --duration sim default --duration 1e10
+optcheck "events-empty" --events sim default --duration 1m --events ""
+optcheck "seed-missing" --seed sim default --duration 1m --seed
+
+# The largest seed is exact in JSON, CSV and text (no 1.844674407e+19).
+if run seed-max-json 0 sim default --duration 1m --seed 18446744073709551615 --format json; then
+    if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["seed"] == 18446744073709551615, d["seed"]' <"$tmp/out" 2>/dev/null; then
+        pass seed-max-json
+    else
+        fail seed-max-json "seed not exact: $(grep seed "$tmp/out")"
+    fi
+fi
+if run seed-max-csv 0 sim default --duration 1m --seed 18446744073709551615 --format csv; then
+    if python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin)); assert r[0]["seed"] == "18446744073709551615"' <"$tmp/out" 2>/dev/null; then
+        pass seed-max-csv
+    else
+        fail seed-max-csv "$(head -c 300 "$tmp/out")"
+    fi
+fi
+
+# An escape sequence in the setup name is printed escaped, never raw.
+printf 'name: "evil \\e[2J\\x9b31m"\n' >"$tmp/evil.yaml"
+if run escape-text 0 sim "$tmp/evil.yaml" --duration 1m; then
+    if python3 -c 'import sys; t=sys.stdin.buffer.read(); assert b"\x1b" not in t and b"\xc2\x9b" not in t' <"$tmp/out" 2>/dev/null; then
+        pass escape-text
+    else
+        fail escape-text "raw escape in: $(head -c 100 "$tmp/out" | od -c | head -3)"
+    fi
+fi
+# No nan, inf or -0 in any format of a run whose storage delivers nothing.
+printf 'name: denormal\ncluster:\n  storage_bw_gbs: 4.9e-324\n' >"$tmp/denormal.yaml"
+for f in text json csv; do
+    if run "denormal-$f" 0 sim "$tmp/denormal.yaml" --duration 10m --format $f; then
+        if python3 -c '
+import re, sys
+t = sys.stdin.read()
+assert not re.search(r"(?<![A-Za-z])(nan|inf)(?![A-Za-z])", t, re.I), t
+assert not re.search(r"(?<![\w.])-0(\.0*)?(?![\d.])", t), t
+' <"$tmp/out" 2>/dev/null; then
+            pass "denormal-$f"
+        else
+            fail "denormal-$f" "$(head -c 300 "$tmp/out")"
+        fi
+    fi
+done
