@@ -500,7 +500,8 @@ void format_si(char *buf, size_t len, double v, const char *unit)
 
 void format_duration(char *buf, size_t len, double t)
 {
-    if (!isfinite(t) || t < 0)
+    t = output_number(t);
+    if (t < 0)
         snprintf(buf, len, "-");
     else if (t < 1e-3)
         snprintf(buf, len, "%.0f us", t * 1e6);
