@@ -647,12 +647,23 @@ static double throttle_for_cooling(const struct ctx *c, const struct power_repor
 
 /* ---- reliability -------------------------------------------------------------------- */
 
+/* A failure rate beyond this (an MTBF of a few picoseconds) is as good as
+ * "always failing"; capping it keeps the figures finite. */
+#define MAX_FAILURES_PER_HOUR 1e15
+
+static double failures_per_hour(int64_t count, double mtbf_h)
+{
+    double rate = ratio((double)count, mtbf_h);
+    return mtbf_h > 0 && rate > 0 ? mind(rate, MAX_FAILURES_PER_HOUR) : MAX_FAILURES_PER_HOUR;
+}
+
 static void reliability_model(const struct ctx *c, double storage_write_scale,
                               struct reliability_report *rr)
 {
     const struct setup *s = c->s;
-    double per_hour = c->devices / s->reliability.device_mtbf_h +
-                      c->nodes / s->reliability.node_mtbf_h;
+    double per_hour = mind(failures_per_hour(c->devices, s->reliability.device_mtbf_h) +
+                               failures_per_hour(c->nodes, s->reliability.node_mtbf_h),
+                           MAX_FAILURES_PER_HOUR);
     rr->interruptions_per_day = per_hour * 24.0;
     rr->mtbf_h = ratio(1.0, per_hour);
     /* A checkpoint holds the weights and the optimizer state (fp32 master
