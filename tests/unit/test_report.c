@@ -167,35 +167,41 @@ static bool dirty(const char *text)
     return false;
 }
 
+/* The formatters under one signature, with the longest output allowed. */
+static void fmt_si(char *b, size_t n, double v)
+{
+    format_si(b, n, v, "W");
+}
+static void fmt_fixed(char *b, size_t n, double v)
+{
+    format_fixed(b, n, v, 2);
+}
+static void fmt_machine(char *b, size_t n, double v)
+{
+    output_format_number(b, n, v, 10);
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(char *, size_t, double);
+    size_t max_len;
+} formatters[] = {
+    {"format_si", fmt_si, 16},           {"format_duration", format_duration, 16},
+    {"format_fixed", fmt_fixed, 24},     {"format_percent", format_percent, 24},
+    {"format_usd", format_usd, 16},      {"output_format_number", fmt_machine, 24},
+};
+
 static void test_formatters_never_print_nonsense(void **state)
 {
     (void)state;
     char buf[64];
     for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
         double v = hostile[i];
-        format_si(buf, sizeof buf, v, "W");
-        if (dirty(buf))
-            fail_msg("format_si(%g) = '%s'", v, buf);
-        assert_true(strlen(buf) < 16);
-        format_duration(buf, sizeof buf, v);
-        if (dirty(buf))
-            fail_msg("format_duration(%g) = '%s'", v, buf);
-        assert_true(strlen(buf) < 16);
-        format_fixed(buf, sizeof buf, v, 2);
-        if (dirty(buf))
-            fail_msg("format_fixed(%g) = '%s'", v, buf);
-        assert_true(strlen(buf) < 24);
-        format_percent(buf, sizeof buf, v);
-        if (dirty(buf))
-            fail_msg("format_percent(%g) = '%s'", v, buf);
-        assert_true(strlen(buf) < 24);
-        format_usd(buf, sizeof buf, v);
-        if (dirty(buf))
-            fail_msg("format_usd(%g) = '%s'", v, buf);
-        assert_true(strlen(buf) < 16);
-        output_format_number(buf, sizeof buf, v, 10);
-        if (dirty(buf))
-            fail_msg("output_format_number(%g) = '%s'", v, buf);
+        for (size_t k = 0; k < sizeof formatters / sizeof formatters[0]; k++) {
+            formatters[k].fn(buf, sizeof buf, v);
+            if (dirty(buf) || strlen(buf) >= formatters[k].max_len)
+                fail_msg("%s(%g) = '%s'", formatters[k].name, v, buf);
+        }
         double out = output_number(v);
         assert_true(isfinite(out));
         assert_false(out == 0 && signbit(out));
