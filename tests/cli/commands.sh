@@ -603,6 +603,20 @@ for cmd in check eval sim; do
             fail "overflow-$cmd" "message does not name training.global_batch: $(head -c 200 "$err")"
     fi
 done
+# From a Lua sweep the same overflow is an error pcall catches, not a crash.
+cat >"$tmp/overflow.lua" <<'LUA'
+local s = mlviz.load("default")
+s:set("cluster.nodes", 524288)
+s:set("cluster.node.accelerators_per_node", 1024)
+s:set("training.micro_batch", 8)
+s:set("training.global_batch", 1000000000)
+local ok, err = pcall(function() return s:eval() end)
+print(ok, err)
+LUA
+if run overflow-lua 0 run "$tmp/overflow.lua"; then
+    grep -q "^false.*global_batch" "$out" && pass overflow-lua ||
+        fail overflow-lua "pcall did not report the error: $(head -c 200 "$out")"
+fi
 # The same cluster with a batch that divides: counts in 64 bits, finite report.
 sed -e 's/  micro_batch: 8/  micro_batch: 8\n  tensor_parallel: 8\n  pipeline_parallel: 32/' \
     -e 's/global_batch: 1000000000/global_batch: 536870912/' "$tmp/huge.yaml" >"$tmp/huge-ok.yaml"
