@@ -46,11 +46,6 @@ static double mind(double a, double b)
     return a < b ? a : b;
 }
 
-/* The longest time the model reports, about 32 million years. A capacity
- * so small (zero, denormal) that a part of the step would take longer is
- * timed at this ceiling, and the setup is reported as not runnable. */
-#define MODEL_TIME_CEILING_S 1e15
-
 /* Time to move or compute `amount` at `rate` per second: 0 for nothing to
  * do, the ceiling when the rate is zero or too small to give a finite
  * time. Every time in the model divides through here. */
@@ -981,6 +976,22 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
     }
 }
 
+/* The part of the step that reached the time ceiling, for the message. */
+static const char *stalled_part(const struct model_report *o)
+{
+    const struct stage_times *st = &o->stages;
+    if (st->read_s >= MODEL_TIME_CEILING_S)
+        return "storage reads (storage bandwidth)";
+    if (st->preprocess_s >= MODEL_TIME_CEILING_S)
+        return "loader workers (CPU cores, preprocessing time)";
+    if (st->h2d_s >= MODEL_TIME_CEILING_S)
+        return "host-to-device copies (host link, PCIe lanes)";
+    if (o->breakdown.tp_comm + o->breakdown.pp_p2p + o->breakdown.dp_comm_exposed >=
+        MODEL_TIME_CEILING_S)
+        return "communication (link or network bandwidth)";
+    return "the device step (compute, memory bandwidth, efficiencies)";
+}
+
 /* Adds a reason a setup cannot run; several may apply. */
 static void cannot_run(struct model_report *o, const char *fmt, ...)
 {
@@ -1181,9 +1192,9 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     }
 
     if (o->step_time_s >= MODEL_TIME_CEILING_S)
-        cannot_run(o, "a capacity of the setup or catalog (bandwidth, lanes, compute) is zero or "
-                      "too small to model: a step would take longer than %.0g years",
-                   MODEL_TIME_CEILING_S / (365.25 * SECONDS_PER_DAY));
+        cannot_run(o, "%s: a capacity of the setup or catalog is zero or too small to model (a "
+                      "step would take longer than %.0g years)",
+                   stalled_part(o), MODEL_TIME_CEILING_S / (365.25 * SECONDS_PER_DAY));
 
     /* Every number finite, whatever the input; one that is not shows that
      * the input is outside what the model can describe. */

@@ -152,6 +152,11 @@ struct model_report {
     int devices, nodes, racks, dp, tp, pp, micro_batches;
 };
 
+/* The longest time the model reports, about 32 million years. A capacity
+ * so small (zero, denormal) that a part of the step would take longer is
+ * timed at this ceiling, and the setup is reported as not runnable. */
+#define MODEL_TIME_CEILING_S 1e15
+
 /* Evaluate a resolved setup. Never allocates; always fills every field with
  * finite numbers. */
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *out);

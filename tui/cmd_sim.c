@@ -372,6 +372,16 @@ int cmd_sim(int argc, char **argv)
         catalog_free(cat);
         return EXIT_RUNTIME;
     }
+    /* A capacity too small to model leaves nothing to simulate: the step
+     * loop would only show the batches already in flight. */
+    const struct model_report *rep = sim_report(sim);
+    if (rep->step_time_s >= MODEL_TIME_CEILING_S) {
+        cli_error("%s cannot run: %s", s.name, rep->why_not);
+        sim_free(sim);
+        free(events);
+        catalog_free(cat);
+        return EXIT_RUNTIME;
+    }
     size_t late = 0;
     for (size_t i = 0; i < n_events; i++)
         late += events[i].time_s > a.duration_s;
