@@ -191,27 +191,35 @@ static void json_summary(struct json_writer *w, const struct setup *s, const str
     json_key_bool(w, "jitter", a->jitter);
     json_key_bool(w, "failures_on", a->failures);
     json_key_bool(w, "thermal", a->thermal);
-    json_key_num(w, "events", (double)n_events);
+    json_key_uint(w, "events", (unsigned long long)n_events);
     json_key_bool(w, "stopped", c->stopped);
     json_key_num(w, "tokens_per_s", m->tokens_per_s);
     json_key_num(w, "analytic_tokens_per_s", m->analytic_tokens_per_s);
     json_key_num(w, "ratio", m->ratio);
     json_key_num(w, "goodput", m->goodput);
     json_key_num(w, "tokens", c->tokens);
-    json_key_num(w, "steps", (double)c->steps);
-    json_key_num(w, "useful_steps", (double)c->useful_steps);
+    json_key_uint(w, "steps", (unsigned long long)c->steps);
+    json_key_uint(w, "useful_steps", (unsigned long long)c->useful_steps);
     json_key_num(w, "starved_s", c->starved_s);
-    json_key_num(w, "failures", (double)c->failures);
-    json_key_num(w, "device_failures", (double)c->device_failures);
-    json_key_num(w, "node_failures", (double)c->node_failures);
-    json_key_num(w, "restarts", (double)c->restarts);
-    json_key_num(w, "checkpoints", (double)c->checkpoints);
+    json_key_uint(w, "failures", (unsigned long long)c->failures);
+    json_key_uint(w, "device_failures", (unsigned long long)c->device_failures);
+    json_key_uint(w, "node_failures", (unsigned long long)c->node_failures);
+    json_key_uint(w, "restarts", (unsigned long long)c->restarts);
+    json_key_uint(w, "checkpoints", (unsigned long long)c->checkpoints);
     json_key_num(w, "checkpoint_s", c->checkpoint_s);
     json_key_num(w, "lost_s", c->lost_s);
     json_key_num(w, "throttled_s", c->throttled_s);
     json_key_num(w, "max_rack_temp_c", c->max_rack_temp_c);
     json_key_num(w, "energy_kwh", m->energy_kwh);
     json_key_num(w, "avg_facility_kw", m->avg_facility_kw);
+}
+
+/* A 64-bit counter as a CSV field, exact past 2^53. */
+static void csv_row_count(struct csv_row *row, uint64_t n)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
+    csv_row_field(row, buf);
 }
 
 static void write_csv_summary(const struct setup *s, const struct sim_args *a,
@@ -225,28 +233,25 @@ static void write_csv_summary(const struct setup *s, const struct sim_args *a,
         "lost_s",       "throttled_s",     "max_rack_temp_c", "energy_kwh",
         "avg_facility_kw"};
     struct csv_row row;
-    char seed[32];
     csv_row_begin(&row, stdout);
     for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
         csv_row_field(&row, header[i]);
     csv_row_end(&row);
     csv_row_field(&row, s->name);
     csv_row_number(&row, c->time_s, 9);
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)a->seed); /* exact past 2^53 */
-    csv_row_field(&row, seed);
+    csv_row_count(&row, a->seed);
     csv_row_number(&row, m->tokens_per_s, 9);
     csv_row_number(&row, m->analytic_tokens_per_s, 9);
     csv_row_number(&row, m->ratio, 6);
     csv_row_number(&row, m->goodput, 6);
-    const double counts[] = {(double)c->steps, (double)c->useful_steps};
-    for (size_t i = 0; i < 2; i++)
-        csv_row_number(&row, counts[i], 17);
+    csv_row_count(&row, c->steps);
+    csv_row_count(&row, c->useful_steps);
     csv_row_number(&row, c->starved_s, 9);
-    const double events[] = {(double)c->failures, (double)c->device_failures,
-                             (double)c->node_failures, (double)c->restarts,
-                             (double)c->checkpoints};
-    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
-        csv_row_number(&row, events[i], 17);
+    csv_row_count(&row, c->failures);
+    csv_row_count(&row, c->device_failures);
+    csv_row_count(&row, c->node_failures);
+    csv_row_count(&row, c->restarts);
+    csv_row_count(&row, c->checkpoints);
     csv_row_number(&row, c->checkpoint_s, 9);
     csv_row_number(&row, c->lost_s, 9);
     csv_row_number(&row, c->throttled_s, 9);
