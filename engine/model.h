@@ -41,9 +41,6 @@ struct step_breakdown {
     double optimizer;
     double overhead; /* fixed per-step software cost */
 };
-extern const char *const breakdown_names[]; /* in struct order */
-enum { BREAKDOWN_COUNT = 11 };
-double breakdown_get(const struct step_breakdown *b, int i);
 
 struct memory_report {
     double params_gb;
@@ -154,6 +151,11 @@ struct model_report {
     double params;           /* total model parameters */
     int devices, nodes, racks, dp, tp, pp, micro_batches;
 };
+
+/* The longest time the model reports, about 32 million years. A capacity
+ * so small (zero, denormal) that a part of the step would take longer is
+ * timed at this ceiling, and the setup is reported as not runnable. */
+#define MODEL_TIME_CEILING_S 1e15
 
 /* Evaluate a resolved setup. Never allocates; always fills every field with
  * finite numbers. */

@@ -185,20 +185,20 @@ void setup_defaults(struct setup *s)
     fields_apply_defaults(&setup_table, s);
 }
 
-int setup_devices(const struct setup *s)
+int64_t setup_devices(const struct setup *s)
 {
-    return s->cluster.nodes * s->cluster.node.accelerators_per_node;
+    return (int64_t)s->cluster.nodes * s->cluster.node.accelerators_per_node;
 }
 
-int setup_data_parallel(const struct setup *s)
+int64_t setup_data_parallel(const struct setup *s)
 {
-    int mp = s->training.tensor_parallel * s->training.pipeline_parallel;
+    int64_t mp = (int64_t)s->training.tensor_parallel * s->training.pipeline_parallel;
     return mp > 0 ? setup_devices(s) / mp : 0;
 }
 
-int setup_ffn_hidden(const struct setup *s)
+int64_t setup_ffn_hidden(const struct setup *s)
 {
-    return s->model.ffn_hidden > 0 ? s->model.ffn_hidden : 4 * s->model.hidden;
+    return s->model.ffn_hidden > 0 ? s->model.ffn_hidden : 4 * (int64_t)s->model.hidden;
 }
 
 int setup_kv_heads(const struct setup *s)
@@ -206,9 +206,10 @@ int setup_kv_heads(const struct setup *s)
     return s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
 }
 
-int setup_racks(const struct setup *s)
+int64_t setup_racks(const struct setup *s)
 {
-    return (s->cluster.nodes + s->facility.nodes_per_rack - 1) / s->facility.nodes_per_rack;
+    int64_t per_rack = s->facility.nodes_per_rack > 0 ? s->facility.nodes_per_rack : 1;
+    return ((int64_t)s->cluster.nodes + per_rack - 1) / per_rack;
 }
 
 /* Checks one catalog reference; on failure names the path and a suggestion. */
@@ -295,22 +296,22 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
         return false;
     r->software = p;
 
-    int devices = setup_devices(s);
+    long long devices = setup_devices(s);
     int tp = s->training.tensor_parallel, pp = s->training.pipeline_parallel;
     if (tp > devices)
-        FAIL("training.tensor_parallel", "training.tensor_parallel %d exceeds the %d devices", tp,
-             devices);
+        FAIL("training.tensor_parallel", "training.tensor_parallel %d exceeds the %lld devices",
+             tp, devices);
     if (devices % (tp * pp) != 0)
         FAIL("training.pipeline_parallel",
-             "tensor_parallel %d x pipeline_parallel %d = %d does not divide the %d devices "
+             "tensor_parallel %d x pipeline_parallel %d = %d does not divide the %lld devices "
              "(%d node%s x %d)",
              tp, pp, tp * pp, devices, s->cluster.nodes, s->cluster.nodes == 1 ? "" : "s",
              s->cluster.node.accelerators_per_node);
-    int dp = devices / (tp * pp);
+    long long dp = devices / (tp * pp);
     if (s->training.global_batch % (dp * s->training.micro_batch) != 0)
         FAIL("training.global_batch",
-             "training.global_batch %d is not a multiple of data-parallel size %d x micro_batch "
-             "%d",
+             "training.global_batch %d is not a multiple of data-parallel size %lld x "
+             "micro_batch %d",
              s->training.global_batch, dp, s->training.micro_batch);
     if (s->model.kind == MODEL_TRANSFORMER) {
         int kv = setup_kv_heads(s);

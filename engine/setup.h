@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "catalog.h"
 #include "fields.h"
@@ -143,12 +144,12 @@ bool setup_set_number(struct setup *s, const char *path, double value, char *err
 bool setup_get(const struct setup *s, const char *path, char *buf, size_t len, char *err,
                size_t err_len);
 
-/* Derived sizes. */
-int setup_devices(const struct setup *s);
-int setup_data_parallel(const struct setup *s);
-int setup_ffn_hidden(const struct setup *s);
+/* Derived sizes, in 64 bits: products of in-range fields overflow an int. */
+int64_t setup_devices(const struct setup *s);
+int64_t setup_data_parallel(const struct setup *s); /* 0 when a parallel size is below 1 */
+int64_t setup_ffn_hidden(const struct setup *s);
 int setup_kv_heads(const struct setup *s);
-int setup_racks(const struct setup *s);
+int64_t setup_racks(const struct setup *s);       /* nodes_per_rack below 1 counts as 1 */
 
 /* Write the setup as YAML (all fields), for `mlviz check --dump` and Lua. */
 void setup_write_yaml(const struct setup *s, char *buf, size_t len);
