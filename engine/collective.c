@@ -13,7 +13,7 @@ const char *const collective_op_names[] = {"all-reduce", "all-gather", "reduce-s
  * all-gather and reduce-scatter (n-1)/n; a pipelined broadcast 1. */
 static double ring_volume(enum collective_op op, int n)
 {
-    double f = (double)(n - 1) / n;
+    double f = n > 1 ? (double)(n - 1) / n : 0.0;
     switch (op) {
     case COLL_ALL_REDUCE:
         return 2.0 * f;
@@ -39,12 +39,20 @@ double collective_bus_factor(enum collective_op op, int devices)
     return ring_volume(op, devices);
 }
 
+/* Never NaN or infinite: a zero or denormal bandwidth gives the ceiling. */
+static double capped(double t)
+{
+    return t >= 0 && t < COLLECTIVE_TIME_CEILING_S ? t : t < 0 ? 0.0 : COLLECTIVE_TIME_CEILING_S;
+}
+
 static double ring_time(enum collective_op op, double bytes, int n, double bw_bytes_s,
                         double lat_s)
 {
-    if (n <= 1)
+    if (n <= 1 || !(bytes > 0))
         return 0.0;
-    return ring_steps(op, n) * lat_s + ring_volume(op, n) * bytes / bw_bytes_s;
+    double transfer = bw_bytes_s > 0 ? ring_volume(op, n) * bytes / bw_bytes_s
+                                     : COLLECTIVE_TIME_CEILING_S;
+    return capped(ring_steps(op, n) * lat_s + capped(transfer));
 }
 
 /* The bandwidth a flat ring sees: every hop that crosses nodes shares the
@@ -75,19 +83,22 @@ static double tree_time(enum collective_op op, double bytes, const struct collec
      * buffer once per phase (reduce, then broadcast), pipelined in chunks,
      * and pays log2(n) hops per phase. */
     double depth = ceil(log2((double)n));
-    int nodes = (n + net->per_node - 1) / net->per_node;
+    int per_node = net->per_node > 0 ? net->per_node : 1;
+    int nodes = (int)(((long long)n + per_node - 1) / per_node);
     if (nodes == 1) {
         /* NCCL's trees span nodes; inside one node the tree is a chain
          * through every device (NCCL 2.4 release notes, "tree within a node
          * is a chain"), so its latency is that of a ring. */
         double phases1 = op == COLL_ALL_REDUCE ? 2.0 : 1.0;
-        return phases1 * ((n - 1) * lat) + phases1 * bytes / bw;
+        double move = bw > 0 ? phases1 * bytes / bw : COLLECTIVE_TIME_CEILING_S;
+        return capped(phases1 * ((n - 1) * lat) + capped(move));
     }
     double chain = net->per_node > 1 && nodes > 1 ? (net->per_node - 1) * net->intra_lat_s : 0.0;
     if (nodes > 1)
         depth = ceil(log2((double)nodes));
     double phases = op == COLL_ALL_REDUCE ? 2.0 : 1.0;
-    return phases * (depth * lat + chain) + phases * bytes / bw;
+    double transfer = bw > 0 ? phases * bytes / bw : COLLECTIVE_TIME_CEILING_S;
+    return capped(phases * (depth * lat + chain) + capped(transfer));
 }
 
 static double hierarchical_time(enum collective_op op, double bytes,
@@ -99,23 +110,23 @@ static double hierarchical_time(enum collective_op op, double bytes,
         flat_link(net, &bw, &lat);
         return ring_time(op, bytes, n, bw, lat);
     }
-    int nodes = (n + p - 1) / p;
+    int nodes = (int)(((long long)n + p - 1) / p);
     double intra_bw = net->intra_bw_gbs * 1e9, inter_bw = net->inter_bw_gbs * 1e9;
     double shard = bytes / p;
     switch (op) {
     case COLL_ALL_REDUCE:
-        return ring_time(COLL_REDUCE_SCATTER, bytes, p, intra_bw, net->intra_lat_s) +
+        return capped(ring_time(COLL_REDUCE_SCATTER, bytes, p, intra_bw, net->intra_lat_s) +
                ring_time(COLL_ALL_REDUCE, shard, nodes, inter_bw, net->inter_lat_s) +
-               ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s);
+               ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s));
     case COLL_ALL_GATHER:
-        return ring_time(COLL_ALL_GATHER, shard, nodes, inter_bw, net->inter_lat_s) +
-               ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s);
+        return capped(ring_time(COLL_ALL_GATHER, shard, nodes, inter_bw, net->inter_lat_s) +
+                      ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s));
     case COLL_REDUCE_SCATTER:
-        return ring_time(COLL_REDUCE_SCATTER, bytes, p, intra_bw, net->intra_lat_s) +
-               ring_time(COLL_REDUCE_SCATTER, shard, nodes, inter_bw, net->inter_lat_s);
+        return capped(ring_time(COLL_REDUCE_SCATTER, bytes, p, intra_bw, net->intra_lat_s) +
+                      ring_time(COLL_REDUCE_SCATTER, shard, nodes, inter_bw, net->inter_lat_s));
     default:
-        return ring_time(COLL_BROADCAST, bytes, nodes, inter_bw * p, net->inter_lat_s) +
-               ring_time(COLL_BROADCAST, bytes, p, intra_bw, net->intra_lat_s);
+        return capped(ring_time(COLL_BROADCAST, bytes, nodes, inter_bw * p, net->inter_lat_s) +
+                      ring_time(COLL_BROADCAST, bytes, p, intra_bw, net->intra_lat_s));
     }
 }
 
@@ -127,11 +138,16 @@ static double hierarchical_time(enum collective_op op, double bytes,
  * exchange posted at once). */
 static double alltoall_time(double bytes, const struct collective_net *net)
 {
-    int n = net->devices, g = net->per_node;
-    double intra = (double)(g - 1) / n * bytes / (net->intra_bw_gbs * 1e9);
-    double inter = g < n ? (double)(n - g) / n * bytes / (net->inter_bw_gbs * 1e9) : 0.0;
+    int n = net->devices, g = net->per_node > 0 ? net->per_node : 1;
+    double intra_bw = net->intra_bw_gbs * 1e9, inter_bw = net->inter_bw_gbs * 1e9;
+    double intra = g > 1 ? (intra_bw > 0 ? (double)(g - 1) / n * bytes / intra_bw
+                                         : COLLECTIVE_TIME_CEILING_S)
+                         : 0.0;
+    double inter = g < n ? (inter_bw > 0 ? (double)(n - g) / n * bytes / inter_bw
+                                         : COLLECTIVE_TIME_CEILING_S)
+                         : 0.0;
     double lat = g < n ? net->inter_lat_s : net->intra_lat_s;
-    return (intra > inter ? intra : inter) + (n - 1) * lat;
+    return capped(capped(intra > inter ? intra : inter) + (n - 1) * lat);
 }
 
 /* NVLink SHARP (NVLS): the switch reduces, so each device sends its buffer
@@ -142,7 +158,7 @@ static double nvls_time(double bytes, const struct collective_net *net)
 {
     if (!(net->nvls_bw_gbs > 0) || net->per_node < net->devices)
         return -1.0;
-    return net->nvls_setup_s + bytes / (net->nvls_bw_gbs * 1e9);
+    return capped(net->nvls_setup_s + bytes / (net->nvls_bw_gbs * 1e9));
 }
 
 double collective_time(enum collective_op op, int algo, double bytes,

@@ -31,8 +31,13 @@ struct collective_net {
     double nvls_setup_s;
 };
 
+/* Longest time a collective reports: with a bandwidth of zero (or one so
+ * small that the time would not be finite) the time is this ceiling. */
+#define COLLECTIVE_TIME_CEILING_S 1e15
+
 /* Time of one collective of `bytes` (the full buffer) with one algorithm.
- * ALLREDUCE_AUTO returns the fastest and writes its choice to *used. */
+ * ALLREDUCE_AUTO returns the fastest and writes its choice to *used. Always
+ * finite, at most COLLECTIVE_TIME_CEILING_S. */
 double collective_time(enum collective_op op, int algo, double bytes,
                        const struct collective_net *net, int *used);
 /* nccl-tests bus bandwidth factor: busbw = algbw * factor. */

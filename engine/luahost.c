@@ -758,7 +758,7 @@ static int setup_devices_m(lua_State *L)
 static int setup_tostring(lua_State *L)
 {
     struct lsetup *u = check_setup(L, 1);
-    lua_pushfstring(L, "setup '%s' (%d x %s)", u->s.name, setup_devices(&u->s),
+    lua_pushfstring(L, "setup '%s' (%I x %s)", u->s.name, (lua_Integer)setup_devices(&u->s),
                     u->s.cluster.node.accelerator);
     return 1;
 }

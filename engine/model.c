@@ -2,21 +2,20 @@
  * every formula with its source. Nothing here allocates. */
 #include "model.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model_internal.h"
+#include "report.h"
 
 const char *const stage_names[] = {"data", "cpus", "accelerators", "interconnect",
                                    "infrastructure", NULL};
 const char *const stage_titles[] = {"Data", "CPUs", "Accelerators", "Interconnects & networking",
                                     "Supporting infrastructure", NULL};
-const char *const breakdown_names[] = {
-    "data_read", "preprocess", "host_to_device",  "compute",   "recompute", "tp_comm", "cp_comm",
-    "ep_comm",   "pp_bubble",  "pp_p2p",          "dp_comm_exposed", "optimizer", "straggler",
-    "overhead",  NULL};
 
 /* Upper-tail quantile of the standard normal: z with P(Z > z) = q, for q in
  * (0, 1). Acklam's rational approximation (relative error < 1.2e-9), taken
@@ -71,11 +70,6 @@ double model_expected_max_normal(double n)
     return model_normal_upper_quantile(0.625 / (n + 0.25));
 }
 
-double breakdown_get(const struct step_breakdown *b, int i)
-{
-    const double *v = &b->data_read;
-    return i >= 0 && i < BREAKDOWN_COUNT ? v[i] : 0.0;
-}
 
 enum { GB = 1000000000 };
 
@@ -96,6 +90,41 @@ static double maxd(double a, double b)
 static double mind(double a, double b)
 {
     return a < b ? a : b;
+}
+
+/* Time to move or compute `amount` at `rate` per second: 0 for nothing to
+ * do, the ceiling when the rate is zero or too small to give a finite
+ * time. Every time in the model divides through here. */
+static double time_for(double amount, double rate)
+{
+    if (!(amount > 0))
+        return 0.0;
+    double t = amount / rate;
+    return rate > 0 && t < MODEL_TIME_CEILING_S ? t : MODEL_TIME_CEILING_S;
+}
+
+double model_time_for(double amount, double rate)
+{
+    return time_for(amount, rate);
+}
+
+/* A rate or share a / b that is 0 when b is 0 (nothing happened in no time)
+ * and never non-finite. */
+static double ratio(double a, double b)
+{
+    double q = a / b;
+    return b != 0 && isfinite(q) ? q : 0.0;
+}
+
+static int64_t at_least_one(int64_t n)
+{
+    return n < 1 ? 1 : n;
+}
+
+/* An int field of the report, saturated (the counts are 64-bit inside). */
+static int report_int(int64_t n)
+{
+    return n > INT_MAX ? INT_MAX : n < INT_MIN ? INT_MIN : (int)n;
 }
 
 /* Mixed precision: every format but fp32/tf32 keeps 16-bit activations and
@@ -177,10 +206,10 @@ double model_gemm_time(const struct ctx *c, double batch, double M, double N, do
     double waves = ceil(tiles / units);
     double wave_eff = tiles / (waves * units);
     double flops = 2.0 * batch * M * N * K;
-    double t_compute = flops / (c->peak_flops * c->gemm_eff * wave_eff * c->throttle);
+    double t_compute = time_for(flops, c->peak_flops * c->gemm_eff * wave_eff * c->throttle);
     /* Inputs in the GEMM format (1 byte in FP8), output in 16 bits. */
     double bytes = batch * ((M * K + K * N) * c->gemm_in_bytes + M * N * c->act_bytes);
-    double t_memory = bytes / c->mem_bw;
+    double t_memory = time_for(bytes, c->mem_bw);
     return maxd(t_compute, t_memory) + c->kernel_s;
 }
 
@@ -229,8 +258,8 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
          * backward recomputes the scores: 5 matrix products against 2
          * forward, 2.5x (Dao 2023, FlashAttention-2, section 3.2). */
         double flops = 4.0 * heads_local * local_seq * seq * d * (s->model.causal ? 0.5 : 1.0);
-        scores = flops / (c->vector_peak_flops * c->gemm_eff * sw->attention_efficiency *
-                          c->throttle) +
+        scores = time_for(flops, c->vector_peak_flops * c->gemm_eff * sw->attention_efficiency *
+                                     c->throttle) +
                  c->kernel_s;
         attn_v = 0.0;
         softmax_s = 0.0;
@@ -258,7 +287,7 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
          * and fc1 and the inputs of the output projection and fc2. */
         ew_bytes += 4.0 * M * (2.0 * h + h / t + f / t);
     }
-    double ew = ew_bytes * (c->act_bytes / 2.0) / c->mem_bw;
+    double ew = time_for(ew_bytes * (c->act_bytes / 2.0), c->mem_bw);
     double kernels = sw->kernels_per_layer_fwd * c->kernel_s;
     double gemms = qkv + out + up + down;
     double attn = scores + attn_v + softmax_s;
@@ -312,10 +341,11 @@ double model_nic_share_gbs(const struct ctx *c)
     return model_link_bw(c->r->nic) * s->cluster.node.nics_per_node / c->per_node;
 }
 
-void model_make_net(const struct ctx *c, int devices, int per_domain, struct collective_net *net)
+void model_make_net(const struct ctx *c, int64_t devices, int64_t per_domain,
+                    struct collective_net *net)
 {
-    net->devices = devices;
-    net->per_node = per_domain < 1 ? 1 : (per_domain > devices ? devices : per_domain);
+    net->devices = report_int(devices);
+    net->per_node = report_int(per_domain < 1 ? 1 : (per_domain > devices ? devices : per_domain));
     net->intra_bw_gbs = model_link_bw(c->r->intra_link);
     net->intra_lat_s = c->r->intra_link->latency_us * 1e-6;
     net->inter_bw_gbs = model_nic_share_gbs(c);
@@ -482,7 +512,7 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
     if (zero >= 3 && st->layers > 0) {
         /* ZeRO-3/FSDP gathers one layer at a time and prefetches the next:
          * two layers' weights are whole at once. */
-        o->params += 2.0 * (pd + pe * c->ep) / st->layers * c->w_bytes;
+        o->params += 2.0 * (pd + pe * c->ep) / (double)st->layers * c->w_bytes;
     }
 }
 
@@ -558,21 +588,17 @@ static void make_ctx(const struct setup *s, const struct resolved *r, struct ctx
     memset(c, 0, sizeof *c);
     c->s = s;
     c->r = r;
-    c->per_node = s->cluster.node.accelerators_per_node;
-    c->nodes = s->cluster.nodes;
+    c->per_node = at_least_one(s->cluster.node.accelerators_per_node);
+    c->nodes = at_least_one(s->cluster.nodes);
     c->devices = c->per_node * c->nodes;
-    c->domain = setup_scaleup_domain(s);
-    c->tp = s->training.tensor_parallel;
-    c->pp = s->training.pipeline_parallel;
-    c->cp = s->training.context_parallel > 0 ? s->training.context_parallel : 1;
-    c->ep = s->training.expert_parallel > 0 ? s->training.expert_parallel : 1;
-    c->dp = c->devices / (c->tp * c->pp * c->cp);
-    if (c->dp < 1)
-        c->dp = 1;
-    c->mb = s->training.micro_batch;
-    c->m = s->training.global_batch / (c->dp * c->mb);
-    if (c->m < 1)
-        c->m = 1;
+    c->domain = at_least_one(setup_scaleup_domain(s));
+    c->tp = at_least_one(s->training.tensor_parallel);
+    c->pp = at_least_one(s->training.pipeline_parallel);
+    c->cp = at_least_one(s->training.context_parallel);
+    c->ep = at_least_one(s->training.expert_parallel);
+    c->dp = at_least_one(c->devices / (c->tp * c->pp * c->cp));
+    c->mb = at_least_one(s->training.micro_batch);
+    c->m = at_least_one(s->training.global_batch / (c->dp * c->mb));
     const struct accelerator *a = r->accel;
     double peak = setup_gemm_peak_tflops(s, a);
     c->peak_flops = (peak > 0 ? peak : 1e-3) * 1e12;
@@ -650,12 +676,12 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
          * backward). */
         double logits_f = model_gemm_time(c, 1, tokens_mb, (double)s->model.vocab / c->tp,
                                           s->model.hidden);
-        double loss = 12.0 * tokens_mb * s->model.vocab / c->tp / c->mem_bw;
+        double loss = time_for(12.0 * tokens_mb * s->model.vocab / c->tp, c->mem_bw);
         o->fwd += logits_f + loss / 2.0;
         o->bwd += 2.0 * logits_f + loss / 2.0;
     }
     if (st->first) /* embedding lookup: gather and scatter-add of s b h */
-        o->fwd += 2.0 * tokens_mb * s->model.hidden * c->act_bytes / c->mem_bw;
+        o->fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
     o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
             : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
                                         : 0.0;
@@ -747,8 +773,8 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
          * roofline against the stated memory traffic per FLOP. */
         make_stage(c, 0, 0, &stages[0]);
         double flops_mb = s->model.flops_per_sample * c->mb;
-        double t_c = flops_mb / (c->peak_flops * c->gemm_eff * c->throttle);
-        double t_m = flops_mb * s->model.bytes_per_flop / c->mem_bw;
+        double t_c = time_for(flops_mb, c->peak_flops * c->gemm_eff * c->throttle);
+        double t_m = time_for(flops_mb * s->model.bytes_per_flop, c->mem_bw);
         double t = maxd(t_c, t_m) + c->kernel_s;
         slow.fwd = t / 3.0;
         slow.bwd = 2.0 * t / 3.0;
@@ -806,7 +832,7 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
      * this rank's shard is kept. */
     double accum_bytes = is_mixed(s->training.precision) ? 8.0 : 2.0 * c->w_bytes;
     double accum_params = s->training.zero_stage >= 2 ? psi / ((double)c->dp * c->cp) : psi;
-    slow.bwd += accum_params * accum_bytes / c->mem_bw;
+    slow.bwd += time_for(accum_params * accum_bytes, c->mem_bw);
     double per_mb = stage_total(&slow);
     d->forward = m * slow.fwd;
     d->backward = m * slow.bwd;
@@ -831,7 +857,7 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
         double bw = (inter ? model_nic_share_gbs(c) : model_link_bw(c->r->intra_link)) * 1e9;
         double lat = (inter && c->r->nic ? c->r->nic->latency_us : c->r->intra_link->latency_us) *
                      1e-6;
-        double one = lat + bytes / bw;
+        double one = lat + time_for(bytes, bw);
         d->p2p = (1.0 - sw->pp_p2p_overlap) * 2.0 * (m + c->pp - 1) * v * one;
     }
     /* Gradient sync: non-expert parameters over DP x CP (ranks tp apart),
@@ -843,7 +869,7 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
      * the gradient, writes the new weights, for this device's shard. */
     double nd = s->training.zero_stage >= 1 ? (double)c->dp * c->cp : 1.0;
     double shard = busy->params.dense / nd + busy->params.experts / maxd(1.0, nd / c->ep);
-    d->optimizer = shard * (2.0 * c->opt_bytes + c->grad_bytes + c->w_bytes) / c->mem_bw;
+    d->optimizer = time_for(shard * (2.0 * c->opt_bytes + c->grad_bytes + c->w_bytes), c->mem_bw);
     d->overhead = sw->step_overhead_s;
     /* Every synchronous step waits for the slowest device: the compute of
      * each varies by MODEL_COMPUTE_JITTER_CV, and the expected maximum of N
@@ -877,16 +903,17 @@ static void data_path_model(const struct ctx *c, double device_step_s, struct da
             bw *= c->nodes; /* a "shared" tier that is really per-node drives */
     }
     p->bw_gbs = bw;
-    p->read_s = bytes / (bw * 1e9) + r->storage->latency_us * 1e-6;
+    p->read_s = time_for(bytes, bw * 1e9) + r->storage->latency_us * 1e-6;
     /* Loader workers run on the cores left after the training processes. */
     double cores = (double)s->cluster.node.cpu_sockets * r->cpu->cores;
     double free_cores = maxd(1.0, cores - c->per_node * r->software->loader_reserved_cores);
     double workers = (double)s->data.loader_workers_per_device * c->per_node;
     double eff_workers = workers > 0 ? mind(workers, free_cores) : c->per_node;
-    p->preprocess_s = samples * s->data.preprocess_us_per_sample * 1e-6 / (c->nodes * eff_workers);
+    p->preprocess_s =
+        time_for(samples * s->data.preprocess_us_per_sample * 1e-6, c->nodes * eff_workers);
     p->cores_total = cores;
     p->cores_busy = device_step_s > 0
-                        ? mind(eff_workers, eff_workers * p->preprocess_s / device_step_s)
+                        ? mind(eff_workers, eff_workers * ratio(p->preprocess_s, device_step_s))
                         : 0.0;
     /* Host-to-device copies: each device of the first stage receives its
      * share of the batch over its own host link. When the CPUs have fewer
@@ -899,15 +926,30 @@ static void data_path_model(const struct ctx *c, double device_step_s, struct da
     int switches = s->cluster.node.pcie_switches;
     p->lanes_need = 16.0 * (switches > 0 ? mind(switches, endpoints) : endpoints);
     p->lanes_have = (double)r->cpu->pcie_lanes * s->cluster.node.cpu_sockets;
-    double share = mind(1.0, p->lanes_have / p->lanes_need);
+    double share = mind(1.0, ratio(p->lanes_have, p->lanes_need));
     if (switches > 0 && switches < c->per_node)
         share *= 1.0 / ceil((double)c->per_node / switches);
-    p->h2d_s = per_device / (model_link_bw(r->host_link) * share * 1e9) +
+    p->h2d_s = time_for(per_device, model_link_bw(r->host_link) * share * 1e9) +
                r->host_link->latency_us * 1e-6;
     p->serial = s->data.prefetch_batches == 0 || s->data.loader_workers_per_device == 0;
 }
 
 /* ---- power and cooling ------------------------------------------------------------ */
+
+/* Rack power over cooling capacity, 1 when there is no capacity. */
+static double rack_load(const struct power_report *pw)
+{
+    if (!(pw->rack_cooling_limit_kw > 0))
+        return 1.0;
+    return ratio(pw->per_rack_kw, pw->rack_cooling_limit_kw);
+}
+
+/* Nodes in the fullest rack. */
+static double nodes_in_rack(const struct ctx *c)
+{
+    int64_t per_rack = at_least_one(c->s->facility.nodes_per_rack);
+    return (double)(c->nodes < per_rack ? c->nodes : per_rack);
+}
 
 static void power_model(const struct ctx *c, double busy, double cpu_util, struct power_report *pw)
 {
@@ -922,16 +964,19 @@ static void power_model(const struct ctx *c, double busy, double cpu_util, struc
     pw->it_kw = pw->node_w * c->nodes / 1000.0;
     pw->pue = s->facility.pue > 0 ? s->facility.pue : r->cooling->pue;
     pw->facility_kw = pw->it_kw * pw->pue;
-    int in_rack = c->nodes < s->facility.nodes_per_rack ? c->nodes : s->facility.nodes_per_rack;
+    double in_rack = nodes_in_rack(c);
     pw->per_rack_kw = pw->node_w * in_rack / 1000.0;
     pw->rack_cooling_limit_kw = r->cooling->rack_kw_max;
-    pw->cooling_headroom = 1.0 - pw->per_rack_kw / pw->rack_cooling_limit_kw;
+    /* No cooling at all: everything is over (the throttle finds it cannot run). */
+    pw->cooling_headroom = pw->rack_cooling_limit_kw > 0
+                               ? 1.0 - pw->per_rack_kw / pw->rack_cooling_limit_kw
+                               : -1.0;
     pw->throttle_factor = 1.0;
     pw->throttled = false;
     /* First-order thermal steady state: temperature rises linearly from the
      * inlet to the limit as heat approaches the cooling capacity. */
     double span = r->cooling->limit_c - r->cooling->inlet_c;
-    pw->rack_temp_c = r->cooling->inlet_c + span * mind(1.0, pw->per_rack_kw / pw->rack_cooling_limit_kw);
+    pw->rack_temp_c = r->cooling->inlet_c + span * mind(1.0, rack_load(pw));
 }
 
 /* When a rack makes more heat than its cooling removes, devices lower their
@@ -944,7 +989,7 @@ static double throttle_for_cooling(const struct ctx *c, const struct power_repor
     if (pw->per_rack_kw <= pw->rack_cooling_limit_kw)
         return 1.0;
     const struct accelerator *a = c->r->accel;
-    int in_rack = c->nodes < c->s->facility.nodes_per_rack ? c->nodes : c->s->facility.nodes_per_rack;
+    double in_rack = nodes_in_rack(c);
     double excess_w = (pw->per_rack_kw - pw->rack_cooling_limit_kw) * 1000.0;
     double allowed = pw->device_w - excess_w / (in_rack * c->per_node);
     double dynamic = pw->device_w - a->idle_w;
@@ -955,14 +1000,25 @@ static double throttle_for_cooling(const struct ctx *c, const struct power_repor
 
 /* ---- reliability -------------------------------------------------------------------- */
 
+/* A failure rate beyond this (an MTBF of a few picoseconds) is as good as
+ * "always failing"; capping it keeps the figures finite. */
+#define MAX_FAILURES_PER_HOUR 1e15
+
+static double failures_per_hour(int64_t count, double mtbf_h)
+{
+    double rate = ratio((double)count, mtbf_h);
+    return mtbf_h > 0 && rate > 0 ? mind(rate, MAX_FAILURES_PER_HOUR) : MAX_FAILURES_PER_HOUR;
+}
+
 static void reliability_model(const struct ctx *c, double storage_write_scale,
                               struct reliability_report *rr)
 {
     const struct setup *s = c->s;
-    double per_hour = c->devices / s->reliability.device_mtbf_h +
-                      c->nodes / s->reliability.node_mtbf_h;
+    double per_hour = mind(failures_per_hour(c->devices, s->reliability.device_mtbf_h) +
+                               failures_per_hour(c->nodes, s->reliability.node_mtbf_h),
+                           MAX_FAILURES_PER_HOUR);
     rr->interruptions_per_day = per_hour * 24.0;
-    rr->mtbf_h = 1.0 / per_hour;
+    rr->mtbf_h = ratio(1.0, per_hour);
     /* A checkpoint holds the weights and the optimizer state (fp32 master
      * and moments), written in parallel by the shards to the shared tier. */
     double bytes = model_params(s) * (c->w_bytes + c->opt_bytes);
@@ -970,7 +1026,7 @@ static void reliability_model(const struct ctx *c, double storage_write_scale,
     double write_gbs = c->r->storage->write_gbs * storage_write_scale;
     if (c->r->storage->scope == STORAGE_LOCAL)
         write_gbs *= c->nodes;
-    rr->checkpoint_write_s = bytes / (write_gbs * 1e9);
+    rr->checkpoint_write_s = time_for(bytes, write_gbs * 1e9);
     double mtbf_s = rr->mtbf_h * SECONDS_PER_HOUR;
     double delta = rr->checkpoint_write_s;
     double tau = s->reliability.checkpoint_interval_min > 0
@@ -981,8 +1037,9 @@ static void reliability_model(const struct ctx *c, double storage_write_scale,
     rr->checkpoint_interval_min = tau / 60.0;
     /* First-order waste (Daly 2006): the checkpoint stall per interval, plus
      * per failure half an interval of lost work and the restart. */
-    double stall = s->reliability.checkpoint_async ? 0.0 : delta / tau;
-    double lost = (tau / 2.0 + s->reliability.restart_min * 60.0) / mtbf_s;
+    double stall = s->reliability.checkpoint_async ? 0.0 : ratio(delta, tau);
+    /* No failures at all (mtbf 0 from a zero rate) lose nothing. */
+    double lost = ratio(tau / 2.0 + s->reliability.restart_min * 60.0, mtbf_s);
     rr->lost_fraction = stall + lost;
     rr->goodput = maxd(0.0, 1.0 - rr->lost_fraction);
 }
@@ -1059,15 +1116,15 @@ static void stage_reason(const struct ctx *c, const struct model_report *o, int 
     case STAGE_CPUS:
         if (st->preprocess_s >= st->h2d_s) {
             put(&t, "loader workers prepare ");
-            put_num(&t, c->s->training.global_batch / st->preprocess_s);
+            put_num(&t, ratio(c->s->training.global_batch, st->preprocess_s));
             put(&t, " samples/s; the devices consume ");
-            put_num(&t, c->s->training.global_batch / o->device_step_s);
+            put_num(&t, ratio(c->s->training.global_batch, o->device_step_s));
         } else {
             double per_dev = c->s->training.global_batch / (double)c->dp * c->s->data.sample_bytes;
             put(&t, "host links carry ");
-            put_num(&t, per_dev / st->h2d_s / 1e9);
+            put_num(&t, ratio(per_dev, st->h2d_s) / 1e9);
             put(&t, " GB/s per device; the devices need ");
-            put_num(&t, per_dev / o->device_step_s / 1e9);
+            put_num(&t, ratio(per_dev, o->device_step_s) / 1e9);
             put(&t, " GB/s");
         }
         break;
@@ -1164,6 +1221,9 @@ static void name_bottleneck(const struct ctx *c, struct model_report *o)
 
 /* ---- suggestions when it does not fit ---------------------------------------------- */
 
+/* The scale-out search stops here (65,536 nodes). */
+#define SCALE_OUT_MAX_NODES ((int64_t)1 << 16)
+
 static double memory_of(const struct setup *s, const struct resolved *r)
 {
     struct ctx c;
@@ -1177,9 +1237,11 @@ static double memory_of(const struct setup *s, const struct resolved *r)
  * a memory suggestion could break). */
 static bool shape_ok(const struct setup *s)
 {
-    int dev = setup_devices(s), tp = s->training.tensor_parallel,
-        pp = s->training.pipeline_parallel;
-    if (dev % ((long long)tp * pp * s->training.context_parallel) != 0)
+    int64_t dev = setup_devices(s), tp = s->training.tensor_parallel,
+            pp = s->training.pipeline_parallel, cp = s->training.context_parallel;
+    if (tp < 1 || pp < 1 || cp < 1 || dev % (tp * pp * cp) != 0)
+        return false;
+    if (s->model.kind == MODEL_TRANSFORMER && (s->model.heads < 1 || setup_kv_heads(s) < 1))
         return false;
     if (s->model.kind == MODEL_TRANSFORMER &&
         (s->model.heads % tp != 0 || pp > s->model.layers ||
@@ -1210,7 +1272,7 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
 {
     struct setup t;
     char text[160], changes[192];
-    int dp = setup_data_parallel(s);
+    int64_t dp = setup_data_parallel(s);
     if (dp > 1 && s->training.zero_stage < 3) {
         t = *s;
         t.training.zero_stage = 3;
@@ -1227,12 +1289,12 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
         t.training.sequence_parallel = true;
         add_suggestion(o, o->memory.per_device_gb, &t, r, "sequence parallelism", "training.sequence_parallel=true");
     }
-    int tp2 = s->training.tensor_parallel * 2;
+    int64_t tp2 = (int64_t)s->training.tensor_parallel * 2;
     if (s->model.kind == MODEL_TRANSFORMER && tp2 <= s->cluster.node.accelerators_per_node) {
         t = *s;
-        t.training.tensor_parallel = tp2;
-        snprintf(text, sizeof text, "tensor parallelism %d", tp2);
-        snprintf(changes, sizeof changes, "training.tensor_parallel=%d", tp2);
+        t.training.tensor_parallel = (int)tp2;
+        snprintf(text, sizeof text, "tensor parallelism %lld", (long long)tp2);
+        snprintf(changes, sizeof changes, "training.tensor_parallel=%lld", (long long)tp2);
         add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
     }
     if (s->training.micro_batch > 1) {
@@ -1252,28 +1314,47 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
             t.training.recompute = RECOMPUTE_FULL;
         t.training.tensor_parallel = 1;
         t.training.pipeline_parallel = 1;
-        int per = t.cluster.node.accelerators_per_node;
-        for (int nodes = s->cluster.nodes; nodes <= 1 << 16; nodes *= 2) {
-            t.cluster.nodes = nodes;
-            int dev = nodes * per;
-            t.training.global_batch = s->training.global_batch < dev * s->training.micro_batch
-                                          ? dev * s->training.micro_batch
-                                          : s->training.global_batch / (dev * s->training.micro_batch) *
-                                                dev * s->training.micro_batch;
+        int64_t per = at_least_one(t.cluster.node.accelerators_per_node);
+        int64_t mb = at_least_one(s->training.micro_batch);
+        for (int64_t nodes = at_least_one(s->cluster.nodes); nodes <= SCALE_OUT_MAX_NODES;
+             nodes *= 2) {
+            int64_t dev = nodes * per, unit = dev * mb, batch = s->training.global_batch;
+            if (unit > INT_MAX)
+                break; /* the batch would not fit the setup's field */
+            t.cluster.nodes = (int)nodes;
+            t.training.global_batch = (int)(batch < unit ? unit : batch / unit * unit);
             if (dev > 1 && memory_of(&t, r) <= r->accel->mem_gb) {
                 snprintf(text, sizeof text,
-                         "scale out to %d devices (%d nodes) with ZeRO stage 3%s", dev, nodes,
+                         "scale out to %lld devices (%lld nodes) with ZeRO stage 3%s",
+                         (long long)dev, (long long)nodes,
                          t.model.kind == MODEL_TRANSFORMER ? " and full recomputation" : "");
                 snprintf(changes, sizeof changes,
-                         "cluster.nodes=%d training.zero_stage=3 training.tensor_parallel=1 "
+                         "cluster.nodes=%lld training.zero_stage=3 training.tensor_parallel=1 "
                          "training.pipeline_parallel=1 training.global_batch=%d%s",
-                         nodes, t.training.global_batch,
+                         (long long)nodes, t.training.global_batch,
                          t.model.kind == MODEL_TRANSFORMER ? " training.recompute=full" : "");
                 add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
                 break;
             }
         }
     }
+}
+
+/* The part of the step that reached the time ceiling, for the message. */
+static const char *stalled_part(const struct model_report *o)
+{
+    const struct stage_times *st = &o->stages;
+    if (st->read_s >= MODEL_TIME_CEILING_S)
+        return "storage reads (storage bandwidth)";
+    if (st->preprocess_s >= MODEL_TIME_CEILING_S)
+        return "loader workers (CPU cores, preprocessing time)";
+    if (st->h2d_s >= MODEL_TIME_CEILING_S)
+        return "host-to-device copies (host link, PCIe lanes)";
+    if (o->breakdown.tp_comm + o->breakdown.cp_comm + o->breakdown.ep_comm + o->breakdown.pp_p2p +
+            o->breakdown.dp_comm_exposed >=
+        MODEL_TIME_CEILING_S)
+        return "communication (link or network bandwidth)";
+    return "the device step (compute, memory bandwidth, efficiencies)";
 }
 
 /* Adds a reason a setup cannot run; several may apply. */
@@ -1293,27 +1374,27 @@ static void cannot_run(struct model_report *o, const char *fmt, ...)
 
 /* ---- the whole report ------------------------------------------------------------- */
 
-static void finite_or_zero(double *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(v[i]))
-            v[i] = 0.0;
-}
-
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *o)
 {
     memset(o, 0, sizeof *o);
     struct ctx c;
     make_ctx(s, r, &c);
-    o->devices = c.devices;
-    o->nodes = c.nodes;
-    o->racks = setup_racks(s);
-    o->dp = c.dp;
-    o->tp = c.tp;
-    o->pp = c.pp;
-    o->cp = c.cp;
-    o->ep = c.ep;
-    o->micro_batches = c.m;
+    o->devices = report_int(c.devices);
+    o->nodes = report_int(c.nodes);
+    o->racks = report_int(setup_racks(s));
+    o->dp = report_int(c.dp);
+    o->tp = report_int(c.tp);
+    o->pp = report_int(c.pp);
+    o->cp = report_int(c.cp);
+    o->ep = report_int(c.ep);
+    o->micro_batches = report_int(c.m);
+    /* The resolved layout, echoed (eval text and JSON). */
+    o->vp = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
+    o->zero_stage = s->training.zero_stage;
+    snprintf(o->recompute, sizeof o->recompute, "%s", recompute_names[s->training.recompute]);
+    snprintf(o->precision, sizeof o->precision, "%s",
+             train_precision_names[s->training.precision]);
+    snprintf(o->software, sizeof o->software, "%s", r->software->head.id);
     o->params = model_params(s);
     o->peak_tflops = c.peak_flops / 1e12;
     o->runnable = true;
@@ -1326,12 +1407,12 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     device_step_model(&c, &d);
     struct data_path dpth;
     data_path_model(&c, d.total, &dpth);
-    double busy = (d.compute + d.recompute + d.optimizer) / maxd(d.total, 1e-12);
+    double busy = ratio(d.compute + d.recompute + d.optimizer, maxd(d.total, 1e-12));
     /* A device waiting on communication or in a pipeline bubble keeps its
      * clocks up and runs NCCL kernels: it draws DEVICE_WAIT_DYNAMIC_SHARE of
      * its dynamic power, not idle. */
     busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
-    double cpu_util = mind(1.0, dpth.cores_busy / maxd(dpth.cores_total, 1.0));
+    double cpu_util = mind(1.0, ratio(dpth.cores_busy, maxd(dpth.cores_total, 1.0)));
     power_model(&c, mind(1.0, busy), cpu_util, &o->power);
     double f = throttle_for_cooling(&c, &o->power);
     bool cannot_cool = false;
@@ -1357,11 +1438,11 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
         power_model(&c, mind(1.0, busy), cpu_util, &o->power);
         o->power.throttled = true;
         o->power.throttle_factor = keep;
-        double rack_nodes = c.nodes < s->facility.nodes_per_rack ? c.nodes : s->facility.nodes_per_rack;
+        double rack_nodes = nodes_in_rack(&c);
         double rest_w = o->power.node_w - o->power.device_w * c.per_node;
         o->power.per_rack_kw = o->power.rack_cooling_limit_kw;
         o->power.node_w = o->power.per_rack_kw * 1000.0 / rack_nodes;
-        o->power.device_w = (o->power.node_w - rest_w) / c.per_node;
+        o->power.device_w = (o->power.node_w - rest_w) / (double)c.per_node;
         o->power.it_kw = o->power.node_w * c.nodes / 1000.0;
         o->power.facility_kw = o->power.it_kw * o->power.pue;
         o->power.cooling_headroom = 0.0;
@@ -1401,7 +1482,7 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
             k->host_to_device = excess;
         o->step_time_s = d.total + excess;
     }
-    o->starvation = (o->step_time_s - d.total) / o->step_time_s;
+    o->starvation = ratio(o->step_time_s - d.total, o->step_time_s);
 
     struct stage_times *st = &o->stages;
     st->read_s = dpth.read_s;
@@ -1414,9 +1495,9 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     st->tp_comm_s = d.tp_comm;
     st->storage_bw_gbs = dpth.bw_gbs;
     double bytes = s->training.global_batch * s->data.sample_bytes * (1.0 - s->data.cache_hit);
-    st->need_bw_gbs = bytes / d.total / 1e9;
+    st->need_bw_gbs = ratio(bytes, d.total) / 1e9;
     st->cpu_cores_total = dpth.cores_total;
-    st->cpu_cores_busy = mind(dpth.cores_total, dpth.cores_busy * d.total / o->step_time_s);
+    st->cpu_cores_busy = mind(dpth.cores_total, dpth.cores_busy * ratio(d.total, o->step_time_s));
     o->pcie_lanes_needed = dpth.lanes_need;
     o->pcie_lanes_have = dpth.lanes_have;
     o->pcie_lanes_ok = dpth.lanes_have >= dpth.lanes_need;
@@ -1424,32 +1505,32 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
 
     /* Throughput and efficiency. */
     double tokens_per_sample = s->model.kind == MODEL_TRANSFORMER ? s->model.seq_len : 1.0;
-    o->samples_per_s = s->training.global_batch / o->step_time_s;
+    o->samples_per_s = ratio(s->training.global_batch, o->step_time_s);
     o->tokens_per_s = o->samples_per_s * tokens_per_sample;
     o->flops_per_step = d.executed_flops;
     o->model_flops_per_step = d.model_flops;
     double peak_all = c.peak_flops * c.devices;
-    o->tflops_per_device = d.executed_flops / o->step_time_s / c.devices / 1e12;
-    o->mfu = d.model_flops / o->step_time_s / peak_all;
-    o->hfu = d.hardware_flops / o->step_time_s / peak_all;
+    o->tflops_per_device = ratio(d.executed_flops, o->step_time_s * c.devices) / 1e12;
+    o->mfu = ratio(d.model_flops, o->step_time_s * peak_all);
+    o->hfu = ratio(d.hardware_flops, o->step_time_s * peak_all);
     double compute_time = d.compute + d.recompute;
     o->achieved_fraction = compute_time > 0
-                               ? d.executed_flops / c.devices / compute_time / c.peak_flops
+                               ? ratio(d.executed_flops, c.devices * compute_time * c.peak_flops)
                                : 0.0;
 
-    o->utilization[STAGE_DATA] = mind(1.0, dpth.read_s / o->step_time_s);
-    o->utilization[STAGE_CPUS] = mind(1.0, maxd(dpth.preprocess_s, dpth.h2d_s) / o->step_time_s);
+    o->utilization[STAGE_DATA] = mind(1.0, ratio(dpth.read_s, o->step_time_s));
+    o->utilization[STAGE_CPUS] =
+        mind(1.0, ratio(maxd(dpth.preprocess_s, dpth.h2d_s), o->step_time_s));
     o->utilization[STAGE_ACCELERATORS] =
-        mind(1.0, (d.compute + d.recompute + d.optimizer) / o->step_time_s);
+        mind(1.0, ratio(d.compute + d.recompute + d.optimizer, o->step_time_s));
     o->utilization[STAGE_INTERCONNECT] =
-        mind(1.0, (d.tp_comm + d.cp_comm + d.ep_comm + d.p2p + d.dp_total) / o->step_time_s);
-    o->utilization[STAGE_INFRASTRUCTURE] =
-        mind(1.0, o->power.per_rack_kw / o->power.rack_cooling_limit_kw);
+        mind(1.0, ratio(d.tp_comm + d.cp_comm + d.ep_comm + d.p2p + d.dp_total, o->step_time_s));
+    o->utilization[STAGE_INFRASTRUCTURE] = mind(1.0, rack_load(&o->power));
 
     /* Energy, reliability, cost. */
     o->power.energy_per_step_j = o->power.facility_kw * 1000.0 * o->step_time_s;
-    o->power.energy_per_token_j = o->power.energy_per_step_j /
-                                  (s->training.global_batch * tokens_per_sample);
+    o->power.energy_per_token_j =
+        ratio(o->power.energy_per_step_j, s->training.global_batch * tokens_per_sample);
     double write_scale = s->cluster.storage_bw_gbs > 0 && r->storage->read_gbs > 0
                              ? s->cluster.storage_bw_gbs / r->storage->read_gbs
                              : 1.0;
@@ -1465,7 +1546,7 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     cost->usd_per_hour = c.devices * per_hour +
                          o->power.facility_kw * s->facility.electricity_usd_per_kwh;
     double useful_rate = o->samples_per_s * tokens_per_sample * maxd(o->reliability.goodput, 1e-9);
-    double seconds = s->training.tokens / useful_rate;
+    double seconds = time_for(s->training.tokens, useful_rate);
     cost->days_to_train = seconds / SECONDS_PER_DAY;
     double hours = seconds / SECONDS_PER_HOUR;
     cost->energy_mwh = o->power.facility_kw * hours / 1000.0;
@@ -1501,14 +1582,16 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
         cost->usd_energy = cost->usd_devices = 0.0;
     }
 
-    /* Every number finite, whatever the input. */
-    finite_or_zero(&o->step_time_s, 12);
-    finite_or_zero(o->utilization, STAGE_COUNT);
-    finite_or_zero(&k->data_read, BREAKDOWN_COUNT);
-    finite_or_zero(&st->read_s, sizeof(struct stage_times) / sizeof(double));
-    finite_or_zero(&o->memory.params_gb, 9);
-    finite_or_zero(&o->power.device_w, 7);
-    finite_or_zero(&o->power.throttle_factor, 4);
-    finite_or_zero(&o->cost.usd_per_hour, 6);
-    finite_or_zero(&o->reliability.interruptions_per_day, 7);
+    if (o->step_time_s >= MODEL_TIME_CEILING_S)
+        cannot_run(o, "%s: a capacity of the setup or catalog is zero or too small to model (a "
+                      "step would take longer than %.0g years)",
+                   stalled_part(o), MODEL_TIME_CEILING_S / (365.25 * SECONDS_PER_DAY));
+
+    /* Every number finite, whatever the input; one that is not shows that
+     * the input is outside what the model can describe. */
+    const char *bad = report_sanitize(o);
+    if (bad)
+        cannot_run(o, "the model gives no finite %s for this setup (an input is outside what it "
+                      "can describe)",
+                   bad);
 }

@@ -44,9 +44,6 @@ struct step_breakdown {
     double straggler; /* the synchronous step waits for the slowest of N devices */
     double overhead;  /* fixed per-step software cost */
 };
-extern const char *const breakdown_names[]; /* in struct order */
-enum { BREAKDOWN_COUNT = 14 };
-double breakdown_get(const struct step_breakdown *b, int i);
 
 struct memory_report {
     double params_gb;
@@ -157,7 +154,17 @@ struct model_report {
     double pcie_lanes_have;
     double params;           /* total model parameters */
     int devices, nodes, racks, dp, tp, pp, cp, ep, micro_batches;
+    /* The resolved layout, echoed. */
+    int vp, zero_stage;
+    char recompute[16];
+    char precision[16];
+    char software[64];
 };
+
+/* The longest time the model reports, about 32 million years. A capacity
+ * so small (zero, denormal) that a part of the step would take longer is
+ * timed at this ceiling, and the setup is reported as not runnable. */
+#define MODEL_TIME_CEILING_S 1e15
 
 /* Evaluate a resolved setup. Never allocates; always fills every field with
  * finite numbers. */

@@ -5,6 +5,7 @@
 #define MLVIZ_MODEL_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "collective.h"
 #include "setup.h"
@@ -13,9 +14,11 @@
 struct ctx {
     const struct setup *s;
     const struct resolved *r;
-    int devices, per_node, nodes, tp, pp, dp, mb, m;
-    int cp, ep;         /* context- and expert-parallel sizes */
-    int domain;         /* devices on one scale-up fabric */
+    /* Counts in 64 bits: devices x micro-batch overflows an int within
+     * the accepted ranges. All at least 1. */
+    int64_t devices, per_node, nodes, tp, pp, dp, mb, m;
+    int64_t cp, ep;     /* context- and expert-parallel sizes */
+    int64_t domain;     /* devices on one scale-up fabric */
     double peak_flops;  /* dense GEMM peak, chosen precision, one device */
     double vector_peak_flops; /* the 16-bit path (attention in FP8 recipes) */
     double gemm_eff;
@@ -34,6 +37,10 @@ struct ctx {
     double act_dense, act_moe, act_full_dense, act_full_moe; /* bytes per layer, micro-batch */
 };
 
+/* Time to move or compute `amount` at `rate` per second, capped at
+ * MODEL_TIME_CEILING_S; 0 for nothing to do. */
+double model_time_for(double amount, double rate);
+
 /* Time of `batch` GEMMs of M x N x K on one device (roofline + waves). */
 double model_gemm_time(const struct ctx *c, double batch, double M, double N, double K);
 
@@ -42,11 +49,12 @@ double model_link_bw(const struct link *l);
 /* Per-device share of the node's NICs (GB/s, effective). */
 double model_nic_share_gbs(const struct ctx *c);
 /* A collective group of `devices` ranks, `per_domain` of them on one fabric. */
-void model_make_net(const struct ctx *c, int devices, int per_domain, struct collective_net *net);
+void model_make_net(const struct ctx *c, int64_t devices, int64_t per_domain,
+                    struct collective_net *net);
 
 /* Members of a group of `n` ranks spaced `stride` ranks apart (Megatron-Core
  * rank order: TP, CP, EP/DP, PP) that share one scale-up fabric. */
-int model_group_in_domain(const struct ctx *c, int n, int stride);
+int64_t model_group_in_domain(const struct ctx *c, int64_t n, int64_t stride);
 
 /* ---- model_parallel.c ---- */
 
@@ -79,7 +87,7 @@ double model_cp_ring_fwd(const struct ctx *c);
 
 /* Time of an all-to-all where each device sends `bytes` in total (split
  * evenly over the n ranks, itself included). */
-double model_alltoall_time(const struct ctx *c, double bytes, int n, int stride);
+double model_alltoall_time(const struct ctx *c, double bytes, int64_t n, int64_t stride);
 
 /* Mixture-of-experts layers among layers [first, first + n) (the first
  * dense_layers are dense). */

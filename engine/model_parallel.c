@@ -54,17 +54,17 @@ double model_layer_fwd_flops(const struct setup *s, bool moe, double tokens)
     return proj + attn + mlp;
 }
 
-int model_group_in_domain(const struct ctx *c, int n, int stride)
+int64_t model_group_in_domain(const struct ctx *c, int64_t n, int64_t stride)
 {
     if (stride < 1)
         stride = 1;
     if ((double)n * stride <= c->domain)
         return n;
-    int inside = c->domain / stride;
+    int64_t inside = c->domain / stride;
     return inside < 1 ? 1 : (inside > n ? n : inside);
 }
 
-double model_alltoall_time(const struct ctx *c, double bytes, int n, int stride)
+double model_alltoall_time(const struct ctx *c, double bytes, int64_t n, int64_t stride)
 {
     if (n <= 1 || bytes <= 0)
         return 0.0;
@@ -121,7 +121,7 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
     double ew_elems = act_fn * M * k * load * fe / t + 8.0 * M * k * h / t + 4.0 * M * experts;
     if (s->model.shared_experts > 0)
         ew_elems += act_fn * M * s->model.shared_experts * fe / t;
-    double ew = ew_elems / 2.0 * c->act_bytes / c->mem_bw; /* counts above are 16-bit bytes */
+    double ew = model_time_for(ew_elems / 2.0 * c->act_bytes, c->mem_bw); /* 16-bit counts */
     out->fwd = router + up + down + shared + ew + 4.0 * c->kernel_s;
     out->load_factor = load;
     /* Dispatch and combine (Megatron-Core alltoall token dispatcher): each
@@ -146,7 +146,7 @@ double model_cp_ring_fwd(const struct ctx *c)
     const struct link *intra = c->r->intra_link;
     double bw = (inside ? model_link_bw(intra) : model_nic_share_gbs(c)) * 1e9;
     double lat = (inside || !c->r->nic ? intra->latency_us : c->r->nic->latency_us) * 1e-6;
-    return (c->cp - 1) * (lat + bytes / bw);
+    return (c->cp - 1) * (lat + model_time_for(bytes, bw));
 }
 
 int model_moe_layers_in(const struct setup *s, int first, int n)

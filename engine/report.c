@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "csv.h"
+
 const char *const output_format_names[] = {"text", "csv", "json", NULL};
 
 bool output_format_parse(const char *text, int *out)
@@ -17,147 +19,207 @@ bool output_format_parse(const char *text, int *out)
     return false;
 }
 
+/* ---- numbers and strings for output ------------------------------------------- */
+
+double output_number(double v)
+{
+    if (!isfinite(v) || v == 0.0)
+        return 0.0; /* also turns -0 into 0 */
+    return v;
+}
+
+/* "-0", "-0.00": a negative number that printed as zero loses its sign. */
+static void drop_negative_zero(char *buf)
+{
+    if (buf[0] != '-')
+        return;
+    for (const char *p = buf + 1; *p && *p != 'e' && *p != ' '; p++)
+        if (*p >= '1' && *p <= '9')
+            return;
+    memmove(buf, buf + 1, strlen(buf));
+}
+
+/* Below 2^53 every integer is exact in a double. */
+#define EXACT_INTEGER_LIMIT 9007199254740992.0
+
+void output_format_number(char *buf, size_t len, double v, int digits)
+{
+    v = output_number(v);
+    if (v == floor(v) && fabs(v) < EXACT_INTEGER_LIMIT)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.*g", digits, v);
+    drop_negative_zero(buf);
+}
+
+/* Beyond this, fixed notation would print a wall of digits. */
+#define FIXED_NOTATION_LIMIT 1e9
+
+void format_fixed(char *buf, size_t len, double v, int decimals)
+{
+    v = output_number(v);
+    if (fabs(v) >= FIXED_NOTATION_LIMIT)
+        snprintf(buf, len, "%.3g", v);
+    else
+        snprintf(buf, len, "%.*f", decimals, v);
+    drop_negative_zero(buf);
+}
+
+void format_percent(char *buf, size_t len, double share)
+{
+    char num[40];
+    format_fixed(num, sizeof num, 100.0 * output_number(share), 1);
+    snprintf(buf, len, "%s%%", num);
+}
+
+void format_usd(char *buf, size_t len, double usd)
+{
+    char num[40];
+    format_si(num, sizeof num, usd, "");
+    if (num[0] == '-')
+        snprintf(buf, len, "-$%s", num + 1);
+    else
+        snprintf(buf, len, "$%s", num);
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4) with its code point, or 0
+ * when the bytes there are not valid UTF-8 (overlong forms, surrogates and
+ * code points past U+10FFFF are invalid). */
+static int utf8_next(const unsigned char *p, unsigned long *cp)
+{
+    if (p[0] < 0x80) {
+        *cp = p[0];
+        return 1;
+    }
+    int n;
+    unsigned long c, min;
+    if ((p[0] & 0xE0) == 0xC0)
+        n = 2, c = p[0] & 0x1F, min = 0x80;
+    else if ((p[0] & 0xF0) == 0xE0)
+        n = 3, c = p[0] & 0x0F, min = 0x800;
+    else if ((p[0] & 0xF8) == 0xF0)
+        n = 4, c = p[0] & 0x07, min = 0x10000;
+    else
+        return 0;
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0; /* also stops at the terminating NUL */
+        c = (c << 6) | (p[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/* C0 controls, DEL and the C1 controls (which terminals also obey). */
+static bool is_control(unsigned long cp)
+{
+    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0);
+}
+
+void format_printable(char *buf, size_t len, const char *text)
+{
+    if (len == 0)
+        return;
+    size_t used = 0;
+    const unsigned char *p = (const unsigned char *)(text ? text : "");
+    while (*p) {
+        unsigned long cp;
+        int n = utf8_next(p, &cp);
+        char piece[8];
+        size_t k;
+        if (n == 0) {
+            piece[0] = '?';
+            k = 1;
+            n = 1;
+        } else if (is_control(cp)) {
+            k = (size_t)snprintf(piece, sizeof piece, "\\x%02lx", cp);
+        } else {
+            memcpy(piece, p, (size_t)n);
+            k = (size_t)n;
+        }
+        if (used + k >= len)
+            break;
+        memcpy(buf + used, piece, k);
+        used += k;
+        p += n;
+    }
+    buf[used] = '\0';
+}
+
+/* ---- the walk ------------------------------------------------------------------ */
+
+static void visit_field(const struct report_field *f, const char *key, const void *base,
+                        const struct setup *s, const struct resolved *r,
+                        const struct report_visitor *v)
+{
+    void *c = v->ctx;
+    const char *p = (const char *)base + f->offset;
+    switch (f->type) {
+    case REPORT_NUM:
+        v->num(c, key, output_number(report_field_number(f, base)));
+        break;
+    case REPORT_INT:
+        v->num(c, key, report_field_number(f, base));
+        break;
+    case REPORT_BOOL:
+    case REPORT_NOT_BOOL:
+        v->boolean(c, key, report_field_number(f, base) != 0.0);
+        break;
+    case REPORT_TEXT:
+        v->str(c, key, p);
+        break;
+    case REPORT_STAGE: {
+        int i = (int)report_field_number(f, base);
+        v->str(c, key, i >= 0 && i < STAGE_COUNT ? stage_names[i] : "");
+        break;
+    }
+    case REPORT_SETUP_NAME:
+        v->str(c, key, s->name);
+        break;
+    case REPORT_ACCELERATOR_ID:
+        v->str(c, key, r && r->accel ? r->accel->head.id : "");
+        break;
+    case REPORT_SUGGESTIONS: {
+        const struct model_report *o = base;
+        int n = o->n_suggestions < 0 ? 0 : o->n_suggestions > SUGGESTION_MAX ? SUGGESTION_MAX
+                                                                            : o->n_suggestions;
+        v->begin_list(c, key);
+        for (int i = 0; i < n; i++) {
+            v->begin(c, NULL);
+            for (size_t j = 0; j < report_suggestion_field_count; j++)
+                visit_field(&report_suggestion_fields[j], report_suggestion_fields[j].key,
+                            &o->suggestions[i], s, r, v);
+            v->end(c);
+        }
+        v->end_list(c);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 void report_visit(const struct setup *s, const struct resolved *r, const struct model_report *o,
                   const struct report_visitor *v)
 {
-    void *c = v->ctx;
-    v->str(c, "name", s->name);
-    v->boolean(c, "runnable", o->runnable);
-    v->str(c, "why_not", o->why_not);
-    v->num(c, "step_time_s", o->step_time_s);
-    v->num(c, "device_step_s", o->device_step_s);
-    v->num(c, "tokens_per_s", o->tokens_per_s);
-    v->num(c, "samples_per_s", o->samples_per_s);
-    v->num(c, "tflops_per_device", o->tflops_per_device);
-    v->num(c, "mfu", o->mfu);
-    v->num(c, "hfu", o->hfu);
-    v->num(c, "peak_tflops", o->peak_tflops);
-    v->num(c, "achieved_fraction", o->achieved_fraction);
-    v->num(c, "starvation", o->starvation);
-    v->num(c, "params", o->params);
-    v->num(c, "flops_per_step", o->flops_per_step);
-    v->num(c, "model_flops_per_step", o->model_flops_per_step);
-    v->str(c, "bottleneck", stage_names[o->bottleneck]);
-    v->str(c, "bottleneck_reason", o->bottleneck_reason);
-    v->str(c, "next_bottleneck", o->next_bottleneck >= 0 ? stage_names[o->next_bottleneck] : "");
-    v->str(c, "next_reason", o->next_reason);
-
-    v->begin(c, "layout");
-    v->str(c, "accelerator", r->accel->head.id);
-    v->num(c, "devices", o->devices);
-    v->num(c, "nodes", o->nodes);
-    v->num(c, "racks", o->racks);
-    v->num(c, "data_parallel", o->dp);
-    v->num(c, "tensor_parallel", o->tp);
-    v->num(c, "pipeline_parallel", o->pp);
-    v->num(c, "context_parallel", o->cp);
-    v->num(c, "expert_parallel", o->ep);
-    v->num(c, "virtual_stages", s->training.virtual_stages);
-    v->num(c, "micro_batches", o->micro_batches);
-    v->num(c, "zero_stage", s->training.zero_stage);
-    v->str(c, "recompute", recompute_names[s->training.recompute]);
-    v->str(c, "precision", train_precision_names[s->training.precision]);
-    v->str(c, "software", r->software->head.id);
-    v->end(c);
-
-    v->begin(c, "breakdown_s");
-    for (int i = 0; i < BREAKDOWN_COUNT; i++)
-        v->num(c, breakdown_names[i], breakdown_get(&o->breakdown, i));
-    v->end(c);
-
-    v->begin(c, "utilization");
-    for (int i = 0; i < STAGE_COUNT; i++)
-        v->num(c, stage_names[i], o->utilization[i]);
-    v->end(c);
-
-    const struct stage_times *st = &o->stages;
-    v->begin(c, "stages");
-    v->num(c, "read_s", st->read_s);
-    v->num(c, "preprocess_s", st->preprocess_s);
-    v->num(c, "host_to_device_s", st->h2d_s);
-    v->num(c, "device_s", st->device_s);
-    v->num(c, "forward_s", st->forward_s);
-    v->num(c, "backward_s", st->backward_s);
-    v->num(c, "dp_comm_s", st->dp_comm_s);
-    v->num(c, "tp_comm_s", st->tp_comm_s);
-    v->num(c, "storage_bw_gbs", st->storage_bw_gbs);
-    v->num(c, "need_bw_gbs", st->need_bw_gbs);
-    v->num(c, "cpu_cores_busy", st->cpu_cores_busy);
-    v->num(c, "cpu_cores_total", st->cpu_cores_total);
-    v->end(c);
-
-    const struct memory_report *m = &o->memory;
-    v->begin(c, "memory");
-    v->num(c, "per_device_gb", m->per_device_gb);
-    v->num(c, "params_gb", m->params_gb);
-    v->num(c, "grads_gb", m->grads_gb);
-    v->num(c, "optimizer_gb", m->optimizer_gb);
-    v->num(c, "activations_gb", m->activations_gb);
-    v->num(c, "logits_gb", m->logits_gb);
-    v->num(c, "reserved_gb", m->reserved_gb);
-    v->num(c, "experts_gb", m->experts_gb);
-    v->num(c, "capacity_gb", m->capacity_gb);
-    v->boolean(c, "fits", m->fits);
-    v->end(c);
-
-    v->begin_list(c, "suggestions");
-    for (int i = 0; i < o->n_suggestions; i++) {
-        const struct suggestion *g = &o->suggestions[i];
-        v->begin(c, NULL);
-        v->str(c, "text", g->text);
-        v->str(c, "changes", g->changes);
-        v->num(c, "saves_gb", g->saves_gb);
-        v->num(c, "per_device_gb", g->per_device_gb);
-        v->boolean(c, "fits", g->fits);
-        v->end(c);
+    char group[32] = ""; /* the object open now, "" at the top level */
+    for (size_t i = 0; i < report_field_count; i++) {
+        const struct report_field *f = &report_fields[i];
+        const char *dot = strchr(f->key, '.');
+        size_t glen = dot ? (size_t)(dot - f->key) : 0;
+        if (strlen(group) != glen || strncmp(group, f->key, glen) != 0) {
+            if (group[0])
+                v->end(v->ctx);
+            snprintf(group, sizeof group, "%.*s", (int)glen, f->key);
+            if (group[0])
+                v->begin(v->ctx, group);
+        }
+        visit_field(f, dot ? dot + 1 : f->key, o, s, r, v);
     }
-    v->end_list(c);
-
-    const struct power_report *p = &o->power;
-    v->begin(c, "power");
-    v->num(c, "device_w", p->device_w);
-    v->num(c, "node_w", p->node_w);
-    v->num(c, "it_kw", p->it_kw);
-    v->num(c, "facility_kw", p->facility_kw);
-    v->num(c, "pue", p->pue);
-    v->num(c, "per_rack_kw", p->per_rack_kw);
-    v->num(c, "rack_cooling_limit_kw", p->rack_cooling_limit_kw);
-    v->num(c, "cooling_headroom", p->cooling_headroom);
-    v->boolean(c, "throttled", p->throttled);
-    v->num(c, "throttle_factor", p->throttle_factor);
-    v->num(c, "rack_temp_c", p->rack_temp_c);
-    v->num(c, "energy_per_step_j", p->energy_per_step_j);
-    v->num(c, "energy_per_token_j", p->energy_per_token_j);
-    v->end(c);
-
-    const struct cost_report *k = &o->cost;
-    v->begin(c, "cost");
-    v->num(c, "usd_per_hour", k->usd_per_hour);
-    v->num(c, "days_to_train", k->days_to_train);
-    v->num(c, "energy_mwh", k->energy_mwh);
-    v->num(c, "usd_total", k->usd_total);
-    v->num(c, "usd_energy", k->usd_energy);
-    v->num(c, "usd_devices", k->usd_devices);
-    v->end(c);
-
-    const struct reliability_report *y = &o->reliability;
-    v->begin(c, "reliability");
-    v->num(c, "interruptions_per_day", y->interruptions_per_day);
-    v->num(c, "mtbf_h", y->mtbf_h);
-    v->num(c, "checkpoint_gb", y->checkpoint_gb);
-    v->num(c, "checkpoint_write_s", y->checkpoint_write_s);
-    v->num(c, "checkpoint_interval_min", y->checkpoint_interval_min);
-    v->num(c, "lost_fraction", y->lost_fraction);
-    v->num(c, "goodput", y->goodput);
-    v->end(c);
-
-    v->begin(c, "checks");
-    v->boolean(c, "host_ram_ok", o->host_ram_ok);
-    v->boolean(c, "pcie_lanes_ok", o->pcie_lanes_ok);
-    v->num(c, "pcie_lanes_needed", o->pcie_lanes_needed);
-    v->num(c, "pcie_lanes_have", o->pcie_lanes_have);
-    v->boolean(c, "rack_power_ok", !p->throttled);
-    v->end(c);
+    if (group[0])
+        v->end(v->ctx);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -165,29 +227,30 @@ void report_visit(const struct setup *s, const struct resolved *r, const struct 
 void json_write_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(out, "\\u%04x", *p);
-            else
-                fputc(*p, out);
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        unsigned long cp;
+        int n = utf8_next(p, &cp);
+        if (n == 0) {
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD for a byte that is not UTF-8 */
+            p++;
+            continue;
         }
+        if (cp == '"')
+            fputs("\\\"", out);
+        else if (cp == '\\')
+            fputs("\\\\", out);
+        else if (cp == '\n')
+            fputs("\\n", out);
+        else if (cp == '\t')
+            fputs("\\t", out);
+        else if (cp == '\r')
+            fputs("\\r", out);
+        else if (is_control(cp))
+            fprintf(out, "\\u%04lx", cp);
+        else
+            fwrite(p, 1, (size_t)n, out);
+        p += n;
     }
     fputc('"', out);
 }
@@ -227,12 +290,19 @@ void json_close(struct json_writer *w, bool list)
 void json_key_num(struct json_writer *w, const char *key, double v)
 {
     json_sep(w, key);
-    if (!isfinite(v))
+    if (isnan(v)) {
         fputs("null", w->out);
-    else if (v == floor(v) && fabs(v) < 1e15)
-        fprintf(w->out, "%.0f", v);
-    else
-        fprintf(w->out, "%.10g", v);
+        return;
+    }
+    char buf[48];
+    output_format_number(buf, sizeof buf, v, 10);
+    fputs(buf, w->out);
+}
+
+void json_key_uint(struct json_writer *w, const char *key, unsigned long long v)
+{
+    json_sep(w, key);
+    fprintf(w->out, "%llu", v);
 }
 
 void json_key_str(struct json_writer *w, const char *key, const char *s)
@@ -318,9 +388,8 @@ void report_write_json(FILE *out, const struct setup *s, const struct resolved *
 /* ---- CSV: flattened keys, lists left out ------------------------------------- */
 
 struct csv_ctx {
-    FILE *out;
+    struct csv_row row;
     bool header;
-    bool first;
     int in_list;
     char prefix[128];
 };
@@ -329,25 +398,13 @@ static void csv_field(struct csv_ctx *x, const char *key, const char *value)
 {
     if (x->in_list)
         return;
-    if (!x->first)
-        fputc(',', x->out);
-    x->first = false;
     if (x->header) {
-        fprintf(x->out, "%s%s%s", x->prefix, x->prefix[0] ? "." : "", key);
-        return;
+        char name[256];
+        snprintf(name, sizeof name, "%s%s%s", x->prefix, x->prefix[0] ? "." : "", key);
+        csv_row_field(&x->row, name);
+    } else {
+        csv_row_field(&x->row, value);
     }
-    bool quote = strpbrk(value, ",\"\n") != NULL;
-    if (!quote) {
-        fputs(value, x->out);
-        return;
-    }
-    fputc('"', x->out);
-    for (const char *p = value; *p; p++) {
-        if (*p == '"')
-            fputc('"', x->out);
-        fputc(*p, x->out);
-    }
-    fputc('"', x->out);
 }
 
 static void cv_begin(void *c, const char *key)
@@ -380,11 +437,8 @@ static void cv_end_list(void *c)
 }
 static void cv_num(void *c, const char *key, double v)
 {
-    char buf[64];
-    if (isfinite(v))
-        snprintf(buf, sizeof buf, "%.10g", v);
-    else
-        buf[0] = '\0';
+    char buf[48];
+    output_format_number(buf, sizeof buf, v, 10);
     csv_field(c, key, buf);
 }
 static void cv_str(void *c, const char *key, const char *s)
@@ -399,45 +453,55 @@ static void cv_bool(void *c, const char *key, bool b)
 void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r,
                       const struct model_report *o, bool header)
 {
-    struct csv_ctx x = {.out = out, .first = true};
+    struct csv_ctx x = {.header = header};
     struct report_visitor v = {&x, cv_begin, cv_end, cv_begin_list, cv_end_list,
                                cv_num, cv_str,   cv_bool};
     if (header) {
-        x.header = true;
+        csv_row_begin(&x.row, out);
         report_visit(s, r, o, &v);
-        fputc('\n', out);
+        csv_row_end(&x.row);
         x.header = false;
-        x.first = true;
     }
+    csv_row_begin(&x.row, out);
     report_visit(s, r, o, &v);
-    fputc('\n', out);
+    csv_row_end(&x.row);
 }
 
 /* ---- text ------------------------------------------------------------------------ */
 
 void format_si(char *buf, size_t len, double v, const char *unit)
 {
-    static const char *const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    static const char *const prefixes[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
+    enum { LAST_PREFIX = 8 };
+    v = output_number(v);
     int i = 0;
-    double a = fabs(v);
-    while (a >= 1000.0 && i < 6) {
+    double a = fabs(v), x = v;
+    while (a >= 1000.0 && i < LAST_PREFIX) {
         a /= 1000.0;
-        v /= 1000.0;
+        x /= 1000.0;
         i++;
     }
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
+    if (a >= 1000.0) /* past the last prefix: an exponent, never a wall of digits */
+        snprintf(buf, len, "%.3g %s", v, unit);
     else if (a >= 100 || a == 0)
-        snprintf(buf, len, "%.0f %s%s", v, prefixes[i], unit);
+        snprintf(buf, len, "%.0f %s%s", x, prefixes[i], unit);
     else if (a >= 10)
-        snprintf(buf, len, "%.1f %s%s", v, prefixes[i], unit);
+        snprintf(buf, len, "%.1f %s%s", x, prefixes[i], unit);
     else
-        snprintf(buf, len, "%.2f %s%s", v, prefixes[i], unit);
+        snprintf(buf, len, "%.2f %s%s", x, prefixes[i], unit);
+    drop_negative_zero(buf);
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == ' ')
+        buf[n - 1] = '\0'; /* no prefix and no unit: "12", not "12 " */
 }
+
+#define SECONDS_PER_DAY 86400.0
+#define SECONDS_PER_YEAR (365.25 * SECONDS_PER_DAY)
 
 void format_duration(char *buf, size_t len, double t)
 {
-    if (!isfinite(t) || t < 0)
+    t = output_number(t);
+    if (t < 0)
         snprintf(buf, len, "-");
     else if (t < 1e-3)
         snprintf(buf, len, "%.0f us", t * 1e6);
@@ -447,28 +511,45 @@ void format_duration(char *buf, size_t len, double t)
         snprintf(buf, len, "%.2f s", t);
     else if (t < 7200.0)
         snprintf(buf, len, "%.0f min", t / 60.0);
-    else if (t < 2 * 86400.0)
+    else if (t < 2 * SECONDS_PER_DAY)
         snprintf(buf, len, "%.1f h", t / 3600.0);
+    else if (t < 1000 * SECONDS_PER_YEAR)
+        snprintf(buf, len, "%.1f d", t / SECONDS_PER_DAY);
     else
-        snprintf(buf, len, "%.1f d", t / 86400.0);
+        snprintf(buf, len, "%.3g y", t / SECONDS_PER_YEAR);
 }
 
-/* Letters of the breakdown bar, one per part, in breakdown order. */
-static const char breakdown_letters[] = "RPHCrTXEBpDOSo"; /* one per breakdown part */
+/* Letters of the breakdown bar, one per part, in table order. */
+static const char breakdown_letters[] = "RPHCrTXEBpDOSo";
+static const char breakdown_group[] = "breakdown_s.";
+
+/* The breakdown rows of report_fields[], in order; returns how many. */
+static size_t breakdown_fields(const struct report_field **rows, size_t max)
+{
+    size_t n = 0, glen = strlen(breakdown_group);
+    for (size_t i = 0; i < report_field_count && n < max; i++)
+        if (strncmp(report_fields[i].key, breakdown_group, glen) == 0)
+            rows[n++] = &report_fields[i];
+    return n;
+}
+
+enum { BREAKDOWN_ROWS_MAX = sizeof breakdown_letters - 1 };
 
 static void breakdown_bar(FILE *out, const struct model_report *o, int width)
 {
+    const struct report_field *rows[BREAKDOWN_ROWS_MAX];
+    size_t n = breakdown_fields(rows, BREAKDOWN_ROWS_MAX);
     double total = o->step_time_s > 0 ? o->step_time_s : 1.0;
     int used = 0;
     fputc('[', out);
-    for (int i = 0; i < BREAKDOWN_COUNT; i++) {
-        double share = breakdown_get(&o->breakdown, i) / total;
-        int n = (int)lround(share * width);
-        if (used + n > width)
-            n = width - used;
-        for (int j = 0; j < n; j++)
+    for (size_t i = 0; i < n; i++) {
+        double share = output_number(report_field_number(rows[i], o) / total);
+        int k = share > 0 ? (int)lround(fmin(share, 1.0) * width) : 0;
+        if (used + k > width)
+            k = width - used;
+        for (int j = 0; j < k; j++)
             fputc(breakdown_letters[i], out);
-        used += n;
+        used += k;
     }
     for (; used < width; used++)
         fputc('.', out);
@@ -479,94 +560,142 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
                         const struct model_report *o)
 {
     int warnings = 0;
-    double dev_mem = r->accel->mem_gb * s->cluster.node.accelerators_per_node;
-    fprintf(out, "  %-5s host RAM %.0f GB per node %s device memory %.0f GB per node%s\n",
-            o->host_ram_ok ? "ok" : "WARN", s->cluster.node.host_ram_gb,
-            o->host_ram_ok ? ">=" : "<", dev_mem,
+    char a[48], b[48], cool[FIELD_STR_LEN * 4];
+    format_printable(cool, sizeof cool, r->cooling->head.id);
+    format_fixed(a, sizeof a, s->cluster.node.host_ram_gb, 0);
+    format_fixed(b, sizeof b, r->accel->mem_gb * s->cluster.node.accelerators_per_node, 0);
+    fprintf(out, "  %-5s host RAM %s GB per node %s device memory %s GB per node%s\n",
+            o->host_ram_ok ? "ok" : "WARN", a, o->host_ram_ok ? ">=" : "<", b,
             o->host_ram_ok ? "" : " (host RAM should be at least the devices' memory)");
     warnings += !o->host_ram_ok;
-    fprintf(out, "  %-5s PCIe lanes %.0f available, %.0f needed (x16 per device and NIC, or per PCIe switch)%s\n",
-            o->pcie_lanes_ok ? "ok" : "WARN", o->pcie_lanes_have, o->pcie_lanes_needed,
+    format_fixed(a, sizeof a, o->pcie_lanes_have, 0);
+    format_fixed(b, sizeof b, o->pcie_lanes_needed, 0);
+    fprintf(out, "  %-5s PCIe lanes %s available, %s needed (x16 per device and NIC, or per PCIe switch)%s\n",
+            o->pcie_lanes_ok ? "ok" : "WARN", a, b,
             o->pcie_lanes_ok ? "" : ": devices share lanes, host copies slow down");
     warnings += !o->pcie_lanes_ok;
     bool rack_ok = !o->power.throttled;
-    fprintf(out, "  %-5s rack power %.1f kW %s %s limit %.0f kW%s\n", rack_ok ? "ok" : "WARN",
-            o->power.throttled ? o->power.per_rack_kw / 1.0 : o->power.per_rack_kw,
-            rack_ok ? "within" : "over", r->cooling->head.id, o->power.rack_cooling_limit_kw,
-            rack_ok ? "" : ": devices throttle");
+    format_fixed(a, sizeof a, o->power.per_rack_kw, 1);
+    format_fixed(b, sizeof b, o->power.rack_cooling_limit_kw, 0);
+    fprintf(out, "  %-5s rack power %s kW %s %s limit %s kW%s\n", rack_ok ? "ok" : "WARN", a,
+            rack_ok ? "within" : "over", cool, b, rack_ok ? "" : ": devices throttle");
     warnings += !rack_ok;
-    fprintf(out, "  %-5s memory %.1f GB per device of %.0f GB\n", o->memory.fits ? "ok" : "WARN",
-            o->memory.per_device_gb, o->memory.capacity_gb);
+    format_fixed(a, sizeof a, o->memory.per_device_gb, 1);
+    format_fixed(b, sizeof b, o->memory.capacity_gb, 0);
+    fprintf(out, "  %-5s memory %s GB per device of %s GB\n", o->memory.fits ? "ok" : "WARN", a,
+            b);
     warnings += !o->memory.fits;
     return warnings;
 }
 
+/* Room for a user string with every byte escaped as \xNN. */
+enum { PRINTABLE_LEN = 4 * 256 + 1 };
+
 void report_write_text(FILE *out, const struct setup *s, const struct resolved *r,
                        const struct model_report *o)
 {
-    char a[32], b[32], c[32];
-    fprintf(out, "%s\n", s->name);
+    char a[48], b[48], c[48], d[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
+    format_printable(text, sizeof text, s->name);
+    fprintf(out, "%s\n", text);
+    format_printable(text, sizeof text, r->accel->head.name);
     fprintf(out, "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
                  "micro-batches %d\n",
-            o->devices, r->accel->head.name, o->nodes, o->racks, o->tp, o->cp, o->pp,
-            s->training.virtual_stages, o->ep, o->dp, o->micro_batches);
-    fprintf(out, "  ZeRO %d  recompute %s  %s  %s\n", s->training.zero_stage,
-            recompute_names[s->training.recompute], train_precision_names[s->training.precision],
-            r->software->head.id);
-    if (!o->runnable)
+            o->devices, text, o->nodes, o->racks, o->tp, o->cp, o->pp, o->vp, o->ep, o->dp,
+            o->micro_batches);
+    format_printable(text, sizeof text, o->software);
+    fprintf(out, "  ZeRO %d  recompute %s  %s  %s\n", o->zero_stage, o->recompute, o->precision,
+            text);
+    if (!o->runnable) {
+        format_printable(text, sizeof text, o->why_not);
         fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
-                o->why_not);
+                text);
+    }
     format_duration(a, sizeof a, o->step_time_s);
     format_si(b, sizeof b, o->tokens_per_s, "");
-    fprintf(out, "\nstep %s   %s tokens/s   %.0f TFLOP/s per device   MFU %.1f%%   HFU %.1f%%\n",
-            a, b, o->tflops_per_device, 100 * o->mfu, 100 * o->hfu);
+    format_fixed(c, sizeof c, o->tflops_per_device, 0);
+    format_percent(d, sizeof d, o->mfu);
+    format_percent(text2, sizeof text2, o->hfu);
+    fprintf(out, "\nstep %s   %s tokens/s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b, c,
+            d, text2);
     fputs("  ", out);
     breakdown_bar(out, o, 60);
-    for (int i = 0; i < BREAKDOWN_COUNT; i++) {
-        double v = breakdown_get(&o->breakdown, i);
+    const struct report_field *rows[BREAKDOWN_ROWS_MAX];
+    size_t n = breakdown_fields(rows, BREAKDOWN_ROWS_MAX);
+    for (size_t i = 0; i < n; i++) {
+        double v = output_number(report_field_number(rows[i], o));
         if (v <= 0)
             continue;
         format_duration(a, sizeof a, v);
-        fprintf(out, "  %c %-16s %10s %5.1f%%\n", breakdown_letters[i], breakdown_names[i], a,
-                100 * v / o->step_time_s);
+        format_percent(b, sizeof b, o->step_time_s > 0 ? v / o->step_time_s : 0.0);
+        fprintf(out, "  %c %-16s %10s %6s\n", breakdown_letters[i],
+                rows[i]->key + sizeof breakdown_group - 1, a, b);
     }
-    fprintf(out, "\nbottleneck: %s - %s\n", stage_titles[o->bottleneck], o->bottleneck_reason);
-    if (o->next_bottleneck >= 0)
-        fprintf(out, "next:       %s - %s\n", stage_titles[o->next_bottleneck], o->next_reason);
+    int first = o->bottleneck >= 0 && o->bottleneck < STAGE_COUNT ? o->bottleneck : 0;
+    format_printable(text, sizeof text, o->bottleneck_reason);
+    fprintf(out, "\nbottleneck: %s - %s\n", stage_titles[first], text);
+    if (o->next_bottleneck >= 0 && o->next_bottleneck < STAGE_COUNT) {
+        format_printable(text, sizeof text, o->next_reason);
+        fprintf(out, "next:       %s - %s\n", stage_titles[o->next_bottleneck], text);
+    }
 
     const struct memory_report *m = &o->memory;
-    fprintf(out, "\nmemory per device: %.1f GB of %.0f GB %s\n", m->per_device_gb,
-            m->capacity_gb, m->fits ? "(fits)" : "(DOES NOT FIT)");
-    fprintf(out, "  weights %.1f  grads %.1f  optimizer %.1f  activations %.1f  logits %.1f  "
-                 "reserved %.1f GB\n",
-            m->params_gb, m->grads_gb, m->optimizer_gb, m->activations_gb, m->logits_gb,
-            m->reserved_gb);
-    if (m->experts_gb > 0)
-        fprintf(out, "  of which expert weights, grads and optimizer state %.1f GB\n",
-                m->experts_gb);
-    for (int i = 0; i < o->n_suggestions; i++)
-        fprintf(out, "  try: %s -> %.1f GB%s (%s)\n", o->suggestions[i].text,
-                o->suggestions[i].per_device_gb, o->suggestions[i].fits ? ", fits" : "",
-                o->suggestions[i].changes);
+    format_fixed(a, sizeof a, m->per_device_gb, 1);
+    format_fixed(b, sizeof b, m->capacity_gb, 0);
+    fprintf(out, "\nmemory per device: %s GB of %s GB %s\n", a, b,
+            m->fits ? "(fits)" : "(DOES NOT FIT)");
+    const double parts[] = {m->params_gb,   m->grads_gb,  m->optimizer_gb,
+                            m->activations_gb, m->logits_gb, m->reserved_gb};
+    static const char *const part_names[] = {"weights",     "grads",  "optimizer",
+                                              "activations", "logits", "reserved"};
+    fputs(" ", out);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        format_fixed(a, sizeof a, parts[i], 1);
+        fprintf(out, " %s%s %s", i ? " " : "", part_names[i], a);
+    }
+    fputs(" GB\n", out);
+    if (m->experts_gb > 0) {
+        format_fixed(a, sizeof a, m->experts_gb, 1);
+        fprintf(out, "  of which expert weights, grads and optimizer state %s GB\n", a);
+    }
+    for (int i = 0; i < o->n_suggestions && i < SUGGESTION_MAX; i++) {
+        const struct suggestion *g = &o->suggestions[i];
+        format_fixed(a, sizeof a, g->per_device_gb, 1);
+        format_printable(text, sizeof text, g->text);
+        format_printable(text2, sizeof text2, g->changes);
+        fprintf(out, "  try: %s -> %s GB%s (%s)\n", text, a, g->fits ? ", fits" : "", text2);
+    }
 
     const struct power_report *p = &o->power;
-    fprintf(out, "\npower: device %.0f W  IT %.1f kW  facility %.1f kW (PUE %.2f)\n", p->device_w,
-            p->it_kw, p->facility_kw, p->pue);
-    fprintf(out, "  rack %.1f kW of %.0f kW (%s)  %.0f C  %s\n", p->per_rack_kw,
-            p->rack_cooling_limit_kw, r->cooling->head.id, p->rack_temp_c,
+    format_fixed(a, sizeof a, p->device_w, 0);
+    format_fixed(b, sizeof b, p->it_kw, 1);
+    format_fixed(c, sizeof c, p->facility_kw, 1);
+    format_fixed(d, sizeof d, p->pue, 2);
+    fprintf(out, "\npower: device %s W  IT %s kW  facility %s kW (PUE %s)\n", a, b, c, d);
+    format_fixed(a, sizeof a, p->per_rack_kw, 1);
+    format_fixed(b, sizeof b, p->rack_cooling_limit_kw, 0);
+    format_fixed(c, sizeof c, p->rack_temp_c, 0);
+    format_printable(text, sizeof text, r->cooling->head.id);
+    fprintf(out, "  rack %s kW of %s kW (%s)  %s C  %s\n", a, b, text, c,
             p->throttled ? "THROTTLED" : "no throttling");
-    if (p->throttled)
-        fprintf(out, "  clocks kept: %.0f%%\n", 100 * p->throttle_factor);
+    if (p->throttled) {
+        format_percent(a, sizeof a, p->throttle_factor);
+        fprintf(out, "  clocks kept: %s\n", a);
+    }
 
     const struct cost_report *k = &o->cost;
-    format_si(a, sizeof a, k->usd_total, "");
-    format_si(b, sizeof b, s->training.tokens, "");
-    fprintf(out, "\ncost: $%.0f/h  %.1f days for %s tokens  %.1f MWh  $%s in all\n",
-            k->usd_per_hour, k->days_to_train, b, k->energy_mwh, a);
+    format_usd(a, sizeof a, k->usd_per_hour);
+    format_fixed(b, sizeof b, k->days_to_train, 1);
+    format_si(c, sizeof c, s->training.tokens, "");
+    format_fixed(d, sizeof d, k->energy_mwh, 1);
+    format_usd(text2, sizeof text2, k->usd_total);
+    fprintf(out, "\ncost: %s/h  %s days for %s tokens  %s MWh  %s in all\n", a, b, c, d, text2);
     const struct reliability_report *y = &o->reliability;
+    format_fixed(a, sizeof a, y->interruptions_per_day, 2);
+    format_fixed(b, sizeof b, y->checkpoint_gb, 0);
     format_duration(c, sizeof c, y->checkpoint_write_s);
-    fprintf(out, "reliability: %.2f interruptions/day  checkpoint %.0f GB (%s) every %.0f min  "
-                 "goodput %.1f%%\n",
-            y->interruptions_per_day, y->checkpoint_gb, c, y->checkpoint_interval_min,
-            100 * y->goodput);
+    format_fixed(d, sizeof d, y->checkpoint_interval_min, 0);
+    format_percent(text2, sizeof text2, y->goodput);
+    fprintf(out, "reliability: %s interruptions/day  checkpoint %s GB (%s) every %s min  "
+                 "goodput %s\n",
+            a, b, c, d, text2);
 }

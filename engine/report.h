@@ -1,9 +1,15 @@
 /* report: the public forms of a model report.
  *
- * report_visit() walks a report in one fixed order with stable key names
- * (the JSON contract of `mlviz eval`). The JSON and CSV writers here and the
- * Lua result tables are all built from that one walk, so they cannot
- * disagree. */
+ * report_fields[] describes every member of struct model_report once: its
+ * key (the JSON contract of `mlviz eval`), place, type and unit.
+ * report_visit() walks that table in order; the JSON and CSV writers here,
+ * the Lua result tables and the model's finite-number guard are all built
+ * on it, so they cannot disagree.
+ *
+ * Every number that reaches any output goes through output_number() (or a
+ * formatter built on it): no nan, inf or -0 is ever printed. User strings
+ * reach text output through format_printable() and JSON through
+ * json_write_string(), which escape control characters. */
 #ifndef MLVIZ_REPORT_H
 #define MLVIZ_REPORT_H
 
@@ -11,6 +17,53 @@
 #include <stdio.h>
 
 #include "model.h"
+
+enum report_field_type {
+    REPORT_NUM,            /* double */
+    REPORT_INT,            /* int */
+    REPORT_BOOL,           /* bool */
+    REPORT_NOT_BOOL,       /* bool, reported negated (checks.rack_power_ok) */
+    REPORT_TEXT,           /* char array */
+    REPORT_STAGE,          /* int enum stage_id, reported by name ("" for -1) */
+    REPORT_SETUP_NAME,     /* the setup's name (not in the report) */
+    REPORT_ACCELERATOR_ID, /* the resolved accelerator's id (not in the report) */
+    REPORT_SUGGESTIONS,    /* the list of suggestions (report_suggestion_fields) */
+};
+
+struct report_field {
+    const char *key;   /* "step_time_s", "memory.per_device_gb": group.key */
+    size_t offset;     /* into struct model_report (struct suggestion for the list) */
+    size_t size;       /* of the member */
+    int type;          /* enum report_field_type */
+    const char *unit;
+    const char *help;
+};
+extern const struct report_field report_fields[];
+extern const size_t report_field_count;
+extern const struct report_field report_suggestion_fields[];
+extern const size_t report_suggestion_field_count;
+
+/* A numeric field (NUM, INT, STAGE, BOOL as 0/1) of a struct. */
+double report_field_number(const struct report_field *f, const void *base);
+/* Zeroes every non-finite double of the report (and turns -0 into 0);
+ * returns the key of the first one found, or NULL when all were finite. */
+const char *report_sanitize(struct model_report *o);
+
+/* The one gate from a double to output: non-finite -> 0, -0 -> 0. */
+double output_number(double v);
+/* A number for machines (JSON, CSV): integer-valued numbers exactly,
+ * others with `digits` significant digits. */
+void output_format_number(char *buf, size_t len, double v, int digits);
+/* A number for people with `decimals` decimals; beyond 1e15 three
+ * significant digits with an exponent, never a 300-digit number. */
+void format_fixed(char *buf, size_t len, double v, int decimals);
+/* A share (0.123) as a percentage with one decimal ("12.3%"). */
+void format_percent(char *buf, size_t len, double share);
+/* A dollar amount, unit-scaled ("$1.2 M"). */
+void format_usd(char *buf, size_t len, double usd);
+/* A user string made safe for a terminal: control characters as \xNN,
+ * invalid UTF-8 bytes as '?'. Truncates to fit. */
+void format_printable(char *buf, size_t len, const char *text);
 
 struct report_visitor {
     void *ctx;
@@ -37,11 +90,16 @@ struct json_writer {
 void json_begin(struct json_writer *w, FILE *out, bool pretty); /* opens the top object */
 void json_finish(struct json_writer *w);                         /* closes it, newline */
 void json_visitor(struct json_writer *w, struct report_visitor *v);
+/* A number (integer-valued ones exactly); NaN is written as null, which
+ * callers use for "absent". */
 void json_key_num(struct json_writer *w, const char *key, double v);
+void json_key_uint(struct json_writer *w, const char *key, unsigned long long v);
 void json_key_str(struct json_writer *w, const char *key, const char *s);
 void json_key_bool(struct json_writer *w, const char *key, bool b);
 void json_open(struct json_writer *w, const char *key, bool list);
 void json_close(struct json_writer *w, bool list);
+/* A JSON string: valid UTF-8 (invalid bytes become U+FFFD), control
+ * characters escaped. */
 void json_write_string(FILE *out, const char *s);
 
 enum output_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };

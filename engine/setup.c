@@ -221,28 +221,28 @@ void setup_defaults(struct setup *s)
     fields_apply_defaults(&setup_table, s);
 }
 
-int setup_devices(const struct setup *s)
+int64_t setup_devices(const struct setup *s)
 {
-    return s->cluster.nodes * s->cluster.node.accelerators_per_node;
+    return (int64_t)s->cluster.nodes * s->cluster.node.accelerators_per_node;
 }
 
 /* Device count = TP x CP x PP x DP (Megatron-Core's rank order). */
-int setup_data_parallel(const struct setup *s)
+int64_t setup_data_parallel(const struct setup *s)
 {
-    long long mp = (long long)s->training.tensor_parallel * s->training.pipeline_parallel *
-                   s->training.context_parallel;
-    return mp > 0 ? (int)(setup_devices(s) / mp) : 0;
+    int64_t mp = (int64_t)s->training.tensor_parallel * s->training.pipeline_parallel *
+                 s->training.context_parallel;
+    return mp > 0 ? setup_devices(s) / mp : 0;
 }
 
 int setup_scaleup_domain(const struct setup *s)
 {
     int domain = s->cluster.scaleup_domain > 0 ? s->cluster.scaleup_domain
                                                : s->cluster.node.accelerators_per_node;
-    int devices = setup_devices(s);
-    return domain < devices ? domain : devices;
+    int64_t devices = setup_devices(s);
+    return domain < devices ? domain : (int)devices;
 }
 
-int setup_expert_ffn_hidden(const struct setup *s)
+int64_t setup_expert_ffn_hidden(const struct setup *s)
 {
     return s->model.expert_ffn_hidden > 0 ? s->model.expert_ffn_hidden : setup_ffn_hidden(s);
 }
@@ -313,9 +313,9 @@ double setup_vector_peak_tflops(const struct setup *s, const struct accelerator 
     }
 }
 
-int setup_ffn_hidden(const struct setup *s)
+int64_t setup_ffn_hidden(const struct setup *s)
 {
-    return s->model.ffn_hidden > 0 ? s->model.ffn_hidden : 4 * s->model.hidden;
+    return s->model.ffn_hidden > 0 ? s->model.ffn_hidden : 4 * (int64_t)s->model.hidden;
 }
 
 int setup_kv_heads(const struct setup *s)
@@ -323,9 +323,10 @@ int setup_kv_heads(const struct setup *s)
     return s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
 }
 
-int setup_racks(const struct setup *s)
+int64_t setup_racks(const struct setup *s)
 {
-    return (s->cluster.nodes + s->facility.nodes_per_rack - 1) / s->facility.nodes_per_rack;
+    int64_t per_rack = s->facility.nodes_per_rack > 0 ? s->facility.nodes_per_rack : 1;
+    return ((int64_t)s->cluster.nodes + per_rack - 1) / per_rack;
 }
 
 /* Checks one catalog reference; on failure names the path and a suggestion. */
@@ -412,16 +413,16 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
         return false;
     r->software = p;
 
-    int devices = setup_devices(s);
+    long long devices = setup_devices(s);
     int tp = s->training.tensor_parallel, pp = s->training.pipeline_parallel;
     int cp = s->training.context_parallel, ep = s->training.expert_parallel;
     const struct software *sw = r->software;
     if (tp > devices)
-        FAIL("training.tensor_parallel", "training.tensor_parallel %d exceeds the %d devices", tp,
-             devices);
+        FAIL("training.tensor_parallel", "training.tensor_parallel %d exceeds the %lld devices",
+             tp, devices);
     if (cp == 1 && devices % (tp * pp) != 0)
         FAIL("training.pipeline_parallel",
-             "tensor_parallel %d x pipeline_parallel %d = %d does not divide the %d devices "
+             "tensor_parallel %d x pipeline_parallel %d = %d does not divide the %lld devices "
              "(%d node%s x %d)",
              tp, pp, tp * pp, devices, s->cluster.nodes, s->cluster.nodes == 1 ? "" : "s",
              s->cluster.node.accelerators_per_node);
@@ -429,14 +430,14 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
     if (cp > 1 && devices % model_ranks != 0)
         FAIL("training.context_parallel",
              "tensor_parallel %d x context_parallel %d x pipeline_parallel %d = %lld does not "
-             "divide the %d devices (%d node%s x %d)",
+             "divide the %lld devices (%d node%s x %d)",
              tp, cp, pp, model_ranks, devices, s->cluster.nodes,
              s->cluster.nodes == 1 ? "" : "s", s->cluster.node.accelerators_per_node);
-    int dp = (int)(devices / model_ranks);
+    long long dp = devices / model_ranks;
     if (s->training.global_batch % (dp * s->training.micro_batch) != 0)
         FAIL("training.global_batch",
-             "training.global_batch %d is not a multiple of data-parallel size %d x micro_batch "
-             "%d",
+             "training.global_batch %d is not a multiple of data-parallel size %lld x "
+             "micro_batch %d",
              s->training.global_batch, dp, s->training.micro_batch);
     int domain = s->cluster.scaleup_domain, per_node = s->cluster.node.accelerators_per_node;
     if (domain > 0 && domain % per_node != 0 && per_node % domain != 0)
@@ -528,7 +529,7 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
                  "training.expert_parallel %d must divide model.experts %d", ep, experts);
         if (ep > 1 && (dp * cp) % ep != 0)
             FAIL("training.expert_parallel",
-                 "training.expert_parallel %d must divide data_parallel %d x context_parallel "
+                 "training.expert_parallel %d must divide data_parallel %lld x context_parallel "
                  "%d (expert ranks are carved out of them, Megatron-Core)",
                  ep, dp, cp);
         if (s->training.capacity_factor > 0 && experts == 0)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "catalog.h"
 #include "fields.h"
@@ -179,16 +180,16 @@ bool setup_set_number(struct setup *s, const char *path, double value, char *err
 bool setup_get(const struct setup *s, const char *path, char *buf, size_t len, char *err,
                size_t err_len);
 
-/* Derived sizes. */
-int setup_devices(const struct setup *s);
-int setup_data_parallel(const struct setup *s);
-int setup_ffn_hidden(const struct setup *s);
+/* Derived sizes, in 64 bits: products of in-range fields overflow an int. */
+int64_t setup_devices(const struct setup *s);
+int64_t setup_data_parallel(const struct setup *s); /* 0 when a parallel size is below 1 */
+int64_t setup_ffn_hidden(const struct setup *s);
 int setup_kv_heads(const struct setup *s);
-int setup_racks(const struct setup *s);
+int64_t setup_racks(const struct setup *s);       /* nodes_per_rack below 1 counts as 1 */
 /* Devices sharing the intra-node link fabric (NVLink domain, TPU slice). */
 int setup_scaleup_domain(const struct setup *s);
 /* Expert FFN inner size (expert_ffn_hidden, else ffn_hidden). */
-int setup_expert_ffn_hidden(const struct setup *s);
+int64_t setup_expert_ffn_hidden(const struct setup *s);
 /* Layers of pipeline stage `stage` (0-based) of the setup's pipeline: the
  * pinned first/last counts, the rest as even as possible with the extra
  * layers on the middle stages (the first carries the embedding, the last

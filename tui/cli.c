@@ -1,6 +1,7 @@
 /* cli: catalog, check, eval, collective and fields commands. */
 #include "cli.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,17 +9,27 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "csv.h"
 #include "model.h"
 #include "report.h"
 
+/* Messages echo arguments and file contents: escape what a terminal would
+ * obey (the message is one line). */
+static void print_message(const char *prefix, const char *text)
+{
+    char safe[4 * 2048 + 1];
+    format_printable(safe, sizeof safe, text);
+    fprintf(stderr, "%s%s\n", prefix, safe);
+}
+
 void cli_error(const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("mlviz: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    print_message("mlviz: ", msg);
 }
 
 struct catalog *cli_load_catalog(const char *extra_dir)
@@ -30,7 +41,7 @@ struct catalog *cli_load_catalog(const char *extra_dir)
         return NULL;
     }
     if (!catalog_load_default(cat, extra_dir, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
+        print_message("", err);
         catalog_free(cat);
         return NULL;
     }
@@ -67,15 +78,20 @@ bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
     char path[1200], err[1024];
     cli_setup_path(arg, path, sizeof path);
     if (!setup_load_file(s, path, cat, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
+        print_message("", err);
         return false;
     }
     if (!setup_resolve(s, cat, r, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\n", path, err);
+        char msg[2300];
+        snprintf(msg, sizeof msg, "%s: %s", path, err);
+        print_message("", msg);
         return false;
     }
     return true;
 }
+
+/* What cli_option_value returns for a missing value (after saying so). */
+static const char missing_value[1] = "";
 
 const char *cli_option_value(int argc, char **argv, int *i, const char *name)
 {
@@ -89,22 +105,51 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name)
         return NULL;
     if (*i + 1 >= argc) {
         cli_error("%s needs a value", name);
-        return "";
+        return missing_value;
     }
     return argv[++*i];
+}
+
+bool cli_value_given(const char *name, const char *v)
+{
+    if (v == missing_value)
+        return false; /* already reported */
+    if (!v[0]) {
+        cli_error("%s needs a value (got an empty one)", name);
+        return false;
+    }
+    return true;
+}
+
+bool cli_parse_count(const char *name, const char *v, unsigned long long min,
+                     unsigned long long max, unsigned long long *out)
+{
+    if (!cli_value_given(name, v))
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    /* strtoull skips spaces and accepts a sign (and wraps "-1"): only digits. */
+    bool digits = v[0] >= '0' && v[0] <= '9';
+    if (!digits || *end || errno == ERANGE || n < min || n > max) {
+        cli_error("%s must be a whole number from %llu to %llu (got '%s')", name, min, max, v);
+        return false;
+    }
+    *out = n;
+    return true;
 }
 
 int cli_common_option(int argc, char **argv, int *i, struct cli_common *c)
 {
     const char *v;
     if ((v = cli_option_value(argc, argv, i, "--catalog"))) {
-        if (!v[0])
+        if (!cli_value_given("--catalog", v))
             return -1;
         c->catalog_dir = v;
         return 1;
     }
     if ((v = cli_option_value(argc, argv, i, "--format"))) {
-        if (!v[0])
+        if (!cli_value_given("--format", v))
             return -1;
         if (!output_format_parse(v, &c->format)) {
             cli_error("--format must be text, csv or json (got '%s')", v);
@@ -160,38 +205,39 @@ static const char *const text_columns[CATALOG_KIND_COUNT][TEXT_COLUMNS_MAX] = {
      "step_overhead_s", "source", NULL},
 };
 
+/* One cell of the catalog's text table, safe for a terminal (a user
+ * catalog may hold anything in its strings). */
+static void catalog_cell(const struct field_table *t, const char *col, const void *entry,
+                         char *buf, size_t len)
+{
+    char raw[512];
+    fields_format(fields_find(t, col), entry, raw, sizeof raw);
+    format_printable(buf, len, raw);
+}
+
 static void print_kind(const struct catalog *cat, int kind, int format, bool first)
 {
     const struct field_table *t = catalog_fields((enum catalog_kind)kind);
     size_t n = catalog_count(cat, (enum catalog_kind)kind);
-    char buf[512];
+    char buf[4 * 512 + 1];
     if (format == FORMAT_CSV) {
+        struct csv_row row;
         if (!first)
             fputc('\n', stdout);
-        printf("kind");
+        csv_row_begin(&row, stdout);
+        csv_row_field(&row, "kind");
         for (size_t j = 0; j < t->count; j++)
-            printf(",%s", t->fields[j].path);
-        fputc('\n', stdout);
+            csv_row_field(&row, t->fields[j].path);
+        csv_row_end(&row);
         for (size_t i = 0; i < n; i++) {
             const void *e = catalog_entry(cat, (enum catalog_kind)kind, i);
-            printf("%s", catalog_kind_singular[kind]);
+            csv_row_begin(&row, stdout);
+            csv_row_field(&row, catalog_kind_singular[kind]);
             for (size_t j = 0; j < t->count; j++) {
                 fields_format(&t->fields[j], e, buf, sizeof buf);
-                if (strcmp(buf, "-") == 0)
-                    buf[0] = '\0';
-                if (strpbrk(buf, ",\"")) {
-                    fputs(",\"", stdout);
-                    for (char *p = buf; *p; p++) {
-                        if (*p == '"')
-                            fputc('"', stdout);
-                        fputc(*p, stdout);
-                    }
-                    fputc('"', stdout);
-                } else {
-                    printf(",%s", buf);
-                }
+                csv_row_field(&row, strcmp(buf, "-") == 0 ? "" : buf);
             }
-            fputc('\n', stdout);
+            csv_row_end(&row);
         }
         return;
     }
@@ -204,8 +250,8 @@ static void print_kind(const struct catalog *cat, int kind, int format, bool fir
     for (size_t c = 0; c < ncols; c++) {
         width[c] = (int)strlen(cols[c]);
         for (size_t i = 0; i < n; i++) {
-            const struct field *f = fields_find(t, cols[c]);
-            fields_format(f, catalog_entry(cat, (enum catalog_kind)kind, i), buf, sizeof buf);
+            catalog_cell(t, cols[c], catalog_entry(cat, (enum catalog_kind)kind, i), buf,
+                         sizeof buf);
             if ((int)strlen(buf) > width[c])
                 width[c] = (int)strlen(buf);
         }
@@ -222,7 +268,7 @@ static void print_kind(const struct catalog *cat, int kind, int format, bool fir
         const void *e = catalog_entry(cat, (enum catalog_kind)kind, i);
         for (size_t c = 0; c < ncols; c++) {
             const struct field *f = fields_find(t, cols[c]);
-            fields_format(f, e, buf, sizeof buf);
+            catalog_cell(t, cols[c], e, buf, sizeof buf);
             bool numeric = f->type == FIELD_NUM || f->type == FIELD_INT;
             if (c + 1 == ncols)
                 printf("%s\n", buf);
@@ -307,6 +353,9 @@ int cmd_catalog(int argc, char **argv)
 
 /* ---- mlviz check / eval ----------------------------------------------------------- */
 
+/* Room for a catalog id or name with every byte escaped. */
+enum { PRINTABLE_MAX = 4 * FIELD_STR_LEN + 1 };
+
 static int load_and_eval(int argc, char **argv, const char *usage, struct cli_common *c,
                          struct catalog **cat, struct setup *s, struct resolved *r,
                          struct model_report *o)
@@ -390,17 +439,25 @@ static void write_check_data(const struct setup *s, const struct resolved *r,
         json_finish(&w);
         return;
     }
-    printf("name,accelerator");
+    struct csv_row row;
+    char key[64];
+    csv_row_begin(&row, stdout);
+    csv_row_field(&row, "name");
+    csv_row_field(&row, "accelerator");
     for (size_t i = 0; i < n_nums; i++)
-        printf(",%s", nums[i].key);
-    for (size_t i = 0; i < n_checks; i++)
-        printf(",checks.%s", checks[i].key);
-    printf("\n\"%s\",%s", s->name, r->accel->head.id);
+        csv_row_field(&row, nums[i].key);
+    for (size_t i = 0; i < n_checks; i++) {
+        snprintf(key, sizeof key, "checks.%s", checks[i].key);
+        csv_row_field(&row, key);
+    }
+    csv_row_end(&row);
+    csv_row_field(&row, s->name);
+    csv_row_field(&row, r->accel->head.id);
     for (size_t i = 0; i < n_nums; i++)
-        printf(",%.10g", nums[i].value);
+        csv_row_number(&row, nums[i].value, 10);
     for (size_t i = 0; i < n_checks; i++)
-        printf(",%s", checks[i].value ? "true" : "false");
-    printf("\n");
+        csv_row_field(&row, checks[i].value ? "true" : "false");
+    csv_row_end(&row);
 }
 
 int cmd_check(int argc, char **argv)
@@ -419,25 +476,40 @@ int cmd_check(int argc, char **argv)
         catalog_free(cat);
         return EXIT_OK;
     }
-    char ram[32];
-    printf("%s: valid\n", s.name);
-    printf("  devices   %d x %s (%s), %.0f GB each, %.0f GB in all\n", o.devices, r.accel->head.id,
-           r.accel->head.name, r.accel->mem_gb, r.accel->mem_gb * o.devices);
+    char name[PRINTABLE_MAX], id[PRINTABLE_MAX], id2[PRINTABLE_MAX], a[48], b[48], ram[48];
+    format_printable(name, sizeof name, s.name);
+    printf("%s: valid\n", name);
+    format_printable(id, sizeof id, r.accel->head.id);
+    format_printable(id2, sizeof id2, r.accel->head.name);
+    format_fixed(a, sizeof a, r.accel->mem_gb, 0);
+    format_fixed(b, sizeof b, r.accel->mem_gb * o.devices, 0);
+    printf("  devices   %d x %s (%s), %s GB each, %s GB in all\n", o.devices, id, id2, a, b);
     format_si(ram, sizeof ram, s.cluster.node.host_ram_gb * 1e9 * s.cluster.nodes, "B");
-    printf("  nodes     %d x (%d devices, %d x %s, %.0f GB host RAM), %s host RAM in all\n",
-           s.cluster.nodes, s.cluster.node.accelerators_per_node, s.cluster.node.cpu_sockets,
-           r.cpu->head.id, s.cluster.node.host_ram_gb, ram);
+    format_printable(id, sizeof id, r.cpu->head.id);
+    format_fixed(a, sizeof a, s.cluster.node.host_ram_gb, 0);
+    printf("  nodes     %d x (%d devices, %d x %s, %s GB host RAM), %s host RAM in all\n",
+           s.cluster.nodes, s.cluster.node.accelerators_per_node, s.cluster.node.cpu_sockets, id,
+           a, ram);
+    format_printable(id, sizeof id, r.cooling->head.id);
     printf("  racks     %d (%d nodes per rack, %s cooling)\n", o.racks, s.facility.nodes_per_rack,
-           r.cooling->head.id);
-    printf("  links     inside node %s %.0f GB/s/dir; host %s %.1f GB/s/dir", r.intra_link->head.id,
-           r.intra_link->bw_gbs, r.host_link->head.id, r.host_link->bw_gbs);
-    if (r.nic)
-        printf("; network %d x %s %.1f GB/s/dir per node", s.cluster.node.nics_per_node,
-               r.nic->head.id, r.nic->bw_gbs);
-    printf("\n  storage   %s (%.0f GB/s read)%s%s\n", r.storage->head.id, o.stages.storage_bw_gbs,
-           r.local_storage ? "; local " : "", r.local_storage ? r.local_storage->head.id : "");
-    printf("  model     %.3g parameters; TP %d x CP %d x PP %d x DP %d", o.params, o.tp, o.cp, o.pp,
-           o.dp);
+           id);
+    format_printable(id, sizeof id, r.intra_link->head.id);
+    format_printable(id2, sizeof id2, r.host_link->head.id);
+    format_fixed(a, sizeof a, r.intra_link->bw_gbs, 0);
+    format_fixed(b, sizeof b, r.host_link->bw_gbs, 1);
+    printf("  links     inside node %s %s GB/s/dir; host %s %s GB/s/dir", id, a, id2, b);
+    if (r.nic) {
+        format_printable(id, sizeof id, r.nic->head.id);
+        format_fixed(a, sizeof a, r.nic->bw_gbs, 1);
+        printf("; network %d x %s %s GB/s/dir per node", s.cluster.node.nics_per_node, id, a);
+    }
+    format_printable(id, sizeof id, r.storage->head.id);
+    format_printable(id2, sizeof id2, r.local_storage ? r.local_storage->head.id : "");
+    format_fixed(a, sizeof a, o.stages.storage_bw_gbs, 0);
+    printf("\n  storage   %s (%s GB/s read)%s%s\n", id, a, r.local_storage ? "; local " : "",
+           id2);
+    format_si(a, sizeof a, o.params, "");
+    printf("  model     %s parameters; TP %d x CP %d x PP %d x DP %d", a, o.tp, o.cp, o.pp, o.dp);
     if (o.ep > 1)
         printf(" (EP %d carved out of DP x CP)", o.ep);
     printf("\n");
@@ -467,12 +539,14 @@ int cmd_eval(int argc, char **argv)
     else
         report_write_text(stdout, &s, &r, &o);
     if (!o.runnable && c.format == FORMAT_TEXT)
-        fprintf(stderr, "mlviz: %s cannot run: %s\n", s.name, o.why_not);
+        cli_error("%s cannot run: %s", s.name, o.why_not);
     catalog_free(cat);
     return EXIT_OK;
 }
 
 /* ---- mlviz collective ------------------------------------------------------------- */
+
+#define COLLECTIVE_DEVICES_MAX 10000000ULL
 
 int cmd_collective(int argc, char **argv)
 {
@@ -483,7 +557,7 @@ int cmd_collective(int argc, char **argv)
     struct cli_common c = {0};
     int op = COLL_ALL_REDUCE;
     double size = 1073741824.0;
-    long devices = 8;
+    unsigned long long devices = 8;
     const char *setup_arg = NULL, *link_id = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -493,6 +567,8 @@ int cmd_collective(int argc, char **argv)
         if (k > 0)
             continue;
         if ((v = cli_option_value(argc, argv, &i, "--op"))) {
+            if (!cli_value_given("--op", v))
+                return EXIT_USAGE;
             op = -1;
             for (int j = 0; collective_op_names[j]; j++)
                 if (strcmp(v, collective_op_names[j]) == 0)
@@ -504,20 +580,22 @@ int cmd_collective(int argc, char **argv)
                 return EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--size"))) {
-            if (!fields_parse_bytes(v, &size) || size < 1 || size > 1e15) {
+            if (!cli_value_given("--size", v))
+                return EXIT_USAGE;
+            if (!fields_parse_bytes(v, &size) || !(size >= 1) || size > 1e15) {
                 cli_error("--size must be a byte count such as 1GiB, 64MB or 4096 (got '%s')", v);
                 return EXIT_USAGE;
             }
         } else if ((v = cli_option_value(argc, argv, &i, "--devices"))) {
-            char *end;
-            devices = strtol(v, &end, 10);
-            if (*end || devices < 2 || devices > 10000000) {
-                cli_error("--devices must be a whole number from 2 to 10000000 (got '%s')", v);
+            if (!cli_parse_count("--devices", v, 2, COLLECTIVE_DEVICES_MAX, &devices))
                 return EXIT_USAGE;
-            }
         } else if ((v = cli_option_value(argc, argv, &i, "--setup"))) {
+            if (!cli_value_given("--setup", v))
+                return EXIT_USAGE;
             setup_arg = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--link"))) {
+            if (!cli_value_given("--link", v))
+                return EXIT_USAGE;
             link_id = v;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: %s\n", usage);
@@ -562,9 +640,10 @@ int cmd_collective(int argc, char **argv)
             catalog_free(cat);
             return EXIT_USAGE;
         }
-        int per = s.cluster.node.accelerators_per_node;
+        int per = s.cluster.node.accelerators_per_node > 0 ? s.cluster.node.accelerators_per_node
+                                                           : 1;
         net.devices = (int)devices;
-        net.per_node = per < devices ? per : (int)devices;
+        net.per_node = (unsigned long long)per < devices ? per : (int)devices;
         net.intra_bw_gbs = r.intra_link->bw_gbs * r.intra_link->nccl_efficiency;
         net.intra_lat_s = r.intra_link->latency_us * 1e-6;
         if (r.nic && s.cluster.node.nics_per_node > 0) {
@@ -581,15 +660,35 @@ int cmd_collective(int argc, char **argv)
     }
     static const int algos[] = {ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL,
                                 ALLREDUCE_NVLS};
+    /* A link too slow to time the largest buffer is an input error, not a
+     * table of ceilings. */
+    for (size_t a = 0; a < 3; a++) {
+        double t = collective_time((enum collective_op)op, algos[a], size, &net, NULL);
+        if (!(t < COLLECTIVE_TIME_CEILING_S)) {
+            cli_error("%s: the link bandwidth (%g GB/s inside a node, %g GB/s between nodes) is "
+                      "zero or too small to time a collective",
+                      what, net.intra_bw_gbs, net.inter_bw_gbs);
+            catalog_free(cat);
+            return EXIT_USAGE;
+        }
+    }
     double bus = collective_bus_factor((enum collective_op)op, (int)devices);
     struct json_writer w;
+    struct csv_row row;
+    char text[PRINTABLE_MAX];
     if (c.format == FORMAT_JSON) {
         fputs("[", stdout);
     } else if (c.format == FORMAT_CSV) {
-        printf("algorithm,size_bytes,time_s,algbw_gbs,busbw_gbs\n");
+        static const char *const header[] = {"algorithm", "size_bytes", "time_s", "algbw_gbs",
+                                             "busbw_gbs"};
+        csv_row_begin(&row, stdout);
+        for (size_t k = 0; k < sizeof header / sizeof header[0]; k++)
+            csv_row_field(&row, header[k]);
+        csv_row_end(&row);
     } else {
-        printf("%s over %ld devices (%d per node), %s\n", collective_op_names[op], devices,
-               net.per_node, what);
+        format_printable(text, sizeof text, what);
+        printf("%s over %llu devices (%d per node), %s\n", collective_op_names[op], devices,
+               net.per_node, text);
         printf("%-13s %14s %12s %12s %12s\n", "algorithm", "size_bytes", "time_us", "algbw_GB/s",
                "busbw_GB/s");
     }
@@ -618,10 +717,19 @@ int cmd_collective(int argc, char **argv)
                 json_key_num(&w, "busbw_gbs", algbw * bus);
                 json_close(&w, false);
             } else if (c.format == FORMAT_CSV) {
-                printf("%s,%.0f,%.9g,%.6g,%.6g\n", name, bytes, t, algbw, algbw * bus);
+                csv_row_field(&row, name);
+                csv_row_number(&row, bytes, 10);
+                csv_row_number(&row, t, 9);
+                csv_row_number(&row, algbw, 6);
+                csv_row_number(&row, algbw * bus, 6);
+                csv_row_end(&row);
             } else {
-                printf("%-13s %14.0f %12.2f %12.2f %12.2f\n", name, bytes, t * 1e6, algbw,
-                       algbw * bus);
+                char b[48], us[48], alg[48], busbw[48];
+                format_fixed(b, sizeof b, bytes, 0);
+                format_fixed(us, sizeof us, t * 1e6, 2);
+                format_fixed(alg, sizeof alg, algbw, 2);
+                format_fixed(busbw, sizeof busbw, algbw * bus, 2);
+                printf("%-13s %14s %12s %12s %12s\n", name, b, us, alg, busbw);
             }
             first = false;
         }
@@ -644,12 +752,19 @@ int cmd_fields(int argc, char **argv)
     const struct field_table *t = setup_fields();
     struct setup s;
     setup_defaults(&s);
-    char def[128], type[256];
+    char def[128], type[256], lo[48], hi[48], stage[16];
     struct json_writer w;
-    if (c.format == FORMAT_JSON)
+    struct csv_row row;
+    static const char *const csv_header[] = {"path", "type",  "unit",  "default", "min",
+                                             "max",  "knob", "stage", "help"};
+    if (c.format == FORMAT_JSON) {
         json_begin(&w, stdout, true), json_open(&w, "fields", true);
-    else if (c.format == FORMAT_CSV)
-        printf("path,type,unit,default,min,max,knob,stage,help\n");
+    } else if (c.format == FORMAT_CSV) {
+        csv_row_begin(&row, stdout);
+        for (size_t k = 0; k < sizeof csv_header / sizeof csv_header[0]; k++)
+            csv_row_field(&row, csv_header[k]);
+        csv_row_end(&row);
+    }
     for (size_t i = 0; i < t->count; i++) {
         const struct field *f = &t->fields[i];
         fields_format(f, &s, def, sizeof def);
@@ -671,10 +786,21 @@ int cmd_fields(int argc, char **argv)
             json_key_str(&w, "help", f->help);
             json_close(&w, false);
         } else if (c.format == FORMAT_CSV) {
-            printf("%s,\"%s\",%s,%s,%.15g,%.15g,%s,%d,\"%s\"\n", f->path, type, f->unit, def,
-                   f->min, f->max, knob ? "yes" : "no", f->stage, f->help);
+            output_format_number(lo, sizeof lo, f->min, 10);
+            output_format_number(hi, sizeof hi, f->max, 10);
+            snprintf(stage, sizeof stage, "%d", f->stage);
+            csv_row_field(&row, f->path);
+            csv_row_field(&row, type);
+            csv_row_field(&row, f->unit);
+            csv_row_field(&row, def);
+            csv_row_field(&row, lo);
+            csv_row_field(&row, hi);
+            csv_row_field(&row, knob ? "yes" : "no");
+            csv_row_field(&row, stage);
+            csv_row_field(&row, f->help);
+            csv_row_end(&row);
         } else {
-            char range[64];
+            char range[112];
             fields_describe_range(f, range, sizeof range);
             printf("%-40s %-14s %-8s %-8s %s%s\n", f->path, def, f->unit, range, f->help,
                    knob ? " [knob]" : "");

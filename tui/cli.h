@@ -36,8 +36,16 @@ bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
  * Returns 1 when consumed, 0 when not a common option, -1 on error (printed). */
 int cli_common_option(int argc, char **argv, int *i, struct cli_common *c);
 
-/* Value of an option written "--name VALUE" or "--name=VALUE"; advances *i. */
+/* Value of an option written "--name VALUE" or "--name=VALUE"; advances *i.
+ * A missing value is reported here and returned as "". */
 const char *cli_option_value(int argc, char **argv, int *i, const char *name);
+/* False (with a message naming the option, printed once) when the value of
+ * `name` is missing or empty. */
+bool cli_value_given(const char *name, const char *v);
+/* A whole decimal number min..max for option `name` (digits only: no sign,
+ * no spaces, no overflow); false with a message naming the option. */
+bool cli_parse_count(const char *name, const char *v, unsigned long long min,
+                     unsigned long long max, unsigned long long *out);
 
 int cmd_catalog(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "model.h"
 #include "report.h"
 #include "sim.h"
@@ -37,12 +38,25 @@ struct sim_args {
     bool series, jitter, failures, thermal;
 };
 
-static bool parse_time(const char *opt, const char *v, double *out, bool allow_zero)
+/* Limits of the options, checked here so that a bad value is a usage error
+ * naming the option. The tick range is the step loop's (engine/sim.h). */
+#define MAX_DURATION_S 1e9
+#define MIN_TICK_S 1e-6
+#define MAX_TICK_S 60.0
+#define MAX_SEED 18446744073709551615ULL
+
+/* A time option in [min_s, max_s]; min_s 0 allows zero. */
+static bool parse_time(const char *opt, const char *v, double *out, double min_s, double max_s,
+                       const char *range)
 {
-    if (!fields_parse_duration(v, out) || !(allow_zero || *out > 0) || *out > 1e9) {
-        cli_error("%s must be a time such as 90s, 15m, 6h or 2d (got '%s')", opt, v);
+    if (!cli_value_given(opt, v))
+        return false;
+    double t;
+    if (!fields_parse_duration(v, &t) || !(min_s > 0 ? t >= min_s : t >= 0) || t > max_s) {
+        cli_error("%s must be a time %s such as 90s, 15m, 6h or 2d (got '%s')", opt, range, v);
         return false;
     }
+    *out = t;
     return true;
 }
 
@@ -60,24 +74,24 @@ static int parse(int argc, char **argv, struct sim_args *a)
         if (k > 0)
             continue;
         if ((v = cli_option_value(argc, argv, &i, "--duration"))) {
-            if (!v[0] || !parse_time("--duration", v, &a->duration_s, true))
+            if (!parse_time("--duration", v, &a->duration_s, 0.0, MAX_DURATION_S,
+                            "from 0 to 1e9 s"))
                 return EXIT_USAGE;
         } else if ((v = cli_option_value(argc, argv, &i, "--sample"))) {
-            if (!v[0] || !parse_time("--sample", v, &a->sample_s, false))
+            if (!parse_time("--sample", v, &a->sample_s, MIN_TICK_S, MAX_DURATION_S,
+                            "from 1 us to 1e9 s"))
                 return EXIT_USAGE;
         } else if ((v = cli_option_value(argc, argv, &i, "--tick"))) {
-            if (!v[0] || !parse_time("--tick", v, &a->tick_s, false))
+            if (!parse_time("--tick", v, &a->tick_s, MIN_TICK_S, MAX_TICK_S,
+                            "from 1 us to 60 s"))
                 return EXIT_USAGE;
         } else if ((v = cli_option_value(argc, argv, &i, "--seed"))) {
-            char *end;
-            unsigned long long s = strtoull(v, &end, 10);
-            if (!v[0] || *end || v[0] == '-') {
-                cli_error("--seed must be a whole number >= 0 (got '%s')", v);
+            unsigned long long seed;
+            if (!cli_parse_count("--seed", v, 0, MAX_SEED, &seed))
                 return EXIT_USAGE;
-            }
-            a->seed = (uint64_t)s;
+            a->seed = (uint64_t)seed;
         } else if ((v = cli_option_value(argc, argv, &i, "--events"))) {
-            if (!v[0])
+            if (!cli_value_given("--events", v))
                 return EXIT_USAGE;
             a->events = v;
         } else if (strcmp(argv[i], "--series") == 0) {
@@ -131,7 +145,9 @@ static void summarize(const struct sim_counters *c, const struct model_report *o
 static void write_text(const struct setup *s, const struct sim_args *a,
                        const struct sim_counters *c, const struct summary *m, size_t n_events)
 {
-    char dur[32], a1[32], a2[32], st[32], lost[32], ck[32], thr[32];
+    char dur[48], a1[48], a2[48], st[48], lost[48], ck[48], thr[48], pct[48];
+    char name[4 * FIELD_STR_LEN + 1];
+    format_printable(name, sizeof name, s->name);
     format_duration(dur, sizeof dur, c->time_s);
     format_si(a1, sizeof a1, m->tokens_per_s, "");
     format_si(a2, sizeof a2, m->analytic_tokens_per_s, "");
@@ -141,15 +157,16 @@ static void write_text(const struct setup *s, const struct sim_args *a,
     format_duration(thr, sizeof thr, c->throttled_s);
     double t = c->time_s > 0 ? c->time_s : 1.0;
     printf("%s: simulated %s (seed %llu; jitter %s, failures %s, thermal %s; %zu event%s)%s\n",
-           s->name, dur, (unsigned long long)a->seed, a->jitter ? "on" : "off",
+           name, dur, (unsigned long long)a->seed, a->jitter ? "on" : "off",
            a->failures ? "on" : "off", a->thermal ? "on" : "off", n_events,
            n_events == 1 ? "" : "s", c->stopped ? " - stopped by an event" : "");
-    printf("  throughput   %s tokens/s achieved vs %s analytic (%.1f%%)\n", a1, a2,
-           100.0 * m->ratio);
-    printf("  steps        %llu completed, %llu kept (goodput %.1f%%)\n",
-           (unsigned long long)c->steps, (unsigned long long)c->useful_steps, 100.0 * m->goodput);
-    printf("  starvation   %s waiting for data (%.1f%% of the time)\n", st,
-           100.0 * c->starved_s / t);
+    format_percent(pct, sizeof pct, m->ratio);
+    printf("  throughput   %s tokens/s achieved vs %s analytic (%s)\n", a1, a2, pct);
+    format_percent(pct, sizeof pct, m->goodput);
+    printf("  steps        %llu completed, %llu kept (goodput %s)\n",
+           (unsigned long long)c->steps, (unsigned long long)c->useful_steps, pct);
+    format_percent(pct, sizeof pct, c->starved_s / t);
+    printf("  starvation   %s waiting for data (%s of the time)\n", st, pct);
     printf("  failures     %llu (%llu device, %llu node); %llu restart%s; %s lost to rollback "
            "and restart\n",
            (unsigned long long)c->failures, (unsigned long long)c->device_failures,
@@ -157,10 +174,12 @@ static void write_text(const struct setup *s, const struct sim_args *a,
            c->restarts == 1 ? "" : "s", lost);
     printf("  checkpoints  %llu written; %s stalled writing them\n",
            (unsigned long long)c->checkpoints, ck);
-    printf("  throttling   %s throttled (%.1f%%); hottest rack %.1f C\n", thr,
-           100.0 * c->throttled_s / t, c->max_rack_temp_c);
-    printf("  energy       %.1f kWh at the facility (%.2f kW average)\n", m->energy_kwh,
-           m->avg_facility_kw);
+    format_percent(pct, sizeof pct, c->throttled_s / t);
+    format_fixed(a1, sizeof a1, c->max_rack_temp_c, 1);
+    printf("  throttling   %s throttled (%s); hottest rack %s C\n", thr, pct, a1);
+    format_fixed(a1, sizeof a1, m->energy_kwh, 1);
+    format_fixed(a2, sizeof a2, m->avg_facility_kw, 2);
+    printf("  energy       %s kWh at the facility (%s kW average)\n", a1, a2);
 }
 
 static void json_summary(struct json_writer *w, const struct setup *s, const struct sim_args *a,
@@ -168,25 +187,25 @@ static void json_summary(struct json_writer *w, const struct setup *s, const str
 {
     json_key_str(w, "setup", s->name);
     json_key_num(w, "duration_s", c->time_s);
-    json_key_num(w, "seed", (double)a->seed);
+    json_key_uint(w, "seed", (unsigned long long)a->seed);
     json_key_bool(w, "jitter", a->jitter);
     json_key_bool(w, "failures_on", a->failures);
     json_key_bool(w, "thermal", a->thermal);
-    json_key_num(w, "events", (double)n_events);
+    json_key_uint(w, "events", (unsigned long long)n_events);
     json_key_bool(w, "stopped", c->stopped);
     json_key_num(w, "tokens_per_s", m->tokens_per_s);
     json_key_num(w, "analytic_tokens_per_s", m->analytic_tokens_per_s);
     json_key_num(w, "ratio", m->ratio);
     json_key_num(w, "goodput", m->goodput);
     json_key_num(w, "tokens", c->tokens);
-    json_key_num(w, "steps", (double)c->steps);
-    json_key_num(w, "useful_steps", (double)c->useful_steps);
+    json_key_uint(w, "steps", (unsigned long long)c->steps);
+    json_key_uint(w, "useful_steps", (unsigned long long)c->useful_steps);
     json_key_num(w, "starved_s", c->starved_s);
-    json_key_num(w, "failures", (double)c->failures);
-    json_key_num(w, "device_failures", (double)c->device_failures);
-    json_key_num(w, "node_failures", (double)c->node_failures);
-    json_key_num(w, "restarts", (double)c->restarts);
-    json_key_num(w, "checkpoints", (double)c->checkpoints);
+    json_key_uint(w, "failures", (unsigned long long)c->failures);
+    json_key_uint(w, "device_failures", (unsigned long long)c->device_failures);
+    json_key_uint(w, "node_failures", (unsigned long long)c->node_failures);
+    json_key_uint(w, "restarts", (unsigned long long)c->restarts);
+    json_key_uint(w, "checkpoints", (unsigned long long)c->checkpoints);
     json_key_num(w, "checkpoint_s", c->checkpoint_s);
     json_key_num(w, "lost_s", c->lost_s);
     json_key_num(w, "throttled_s", c->throttled_s);
@@ -195,38 +214,65 @@ static void json_summary(struct json_writer *w, const struct setup *s, const str
     json_key_num(w, "avg_facility_kw", m->avg_facility_kw);
 }
 
+/* A 64-bit counter as a CSV field, exact past 2^53. */
+static void csv_row_count(struct csv_row *row, uint64_t n)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
+    csv_row_field(row, buf);
+}
+
 static void write_csv_summary(const struct setup *s, const struct sim_args *a,
                               const struct sim_counters *c, const struct summary *m)
 {
-    printf("setup,duration_s,seed,tokens_per_s,analytic_tokens_per_s,ratio,goodput,steps,"
-           "useful_steps,starved_s,failures,device_failures,node_failures,restarts,checkpoints,"
-           "checkpoint_s,lost_s,throttled_s,max_rack_temp_c,energy_kwh,avg_facility_kw\n");
-    putchar('"');
-    for (const char *p = s->name; *p; p++) {
-        if (*p == '"')
-            putchar('"');
-        putchar(*p);
-    }
-    printf("\",%.9g,%llu,%.9g,%.9g,%.6f,%.6f,%llu,%llu,%.9g,%llu,%llu,%llu,%llu,%llu,%.9g,%.9g,"
-           "%.9g,%.6g,%.9g,%.9g\n",
-           c->time_s, (unsigned long long)a->seed, m->tokens_per_s, m->analytic_tokens_per_s,
-           m->ratio, m->goodput, (unsigned long long)c->steps,
-           (unsigned long long)c->useful_steps, c->starved_s, (unsigned long long)c->failures,
-           (unsigned long long)c->device_failures, (unsigned long long)c->node_failures,
-           (unsigned long long)c->restarts, (unsigned long long)c->checkpoints, c->checkpoint_s,
-           c->lost_s, c->throttled_s, c->max_rack_temp_c, m->energy_kwh, m->avg_facility_kw);
+    static const char *const header[] = {
+        "setup",        "duration_s",      "seed",          "tokens_per_s",
+        "analytic_tokens_per_s", "ratio",  "goodput",       "steps",
+        "useful_steps", "starved_s",       "failures",      "device_failures",
+        "node_failures", "restarts",       "checkpoints",   "checkpoint_s",
+        "lost_s",       "throttled_s",     "max_rack_temp_c", "energy_kwh",
+        "avg_facility_kw"};
+    struct csv_row row;
+    csv_row_begin(&row, stdout);
+    for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
+        csv_row_field(&row, header[i]);
+    csv_row_end(&row);
+    csv_row_field(&row, s->name);
+    csv_row_number(&row, c->time_s, 9);
+    csv_row_count(&row, a->seed);
+    csv_row_number(&row, m->tokens_per_s, 9);
+    csv_row_number(&row, m->analytic_tokens_per_s, 9);
+    csv_row_number(&row, m->ratio, 6);
+    csv_row_number(&row, m->goodput, 6);
+    csv_row_count(&row, c->steps);
+    csv_row_count(&row, c->useful_steps);
+    csv_row_number(&row, c->starved_s, 9);
+    csv_row_count(&row, c->failures);
+    csv_row_count(&row, c->device_failures);
+    csv_row_count(&row, c->node_failures);
+    csv_row_count(&row, c->restarts);
+    csv_row_count(&row, c->checkpoints);
+    csv_row_number(&row, c->checkpoint_s, 9);
+    csv_row_number(&row, c->lost_s, 9);
+    csv_row_number(&row, c->throttled_s, 9);
+    csv_row_number(&row, c->max_rack_temp_c, 6);
+    csv_row_number(&row, m->energy_kwh, 9);
+    csv_row_number(&row, m->avg_facility_kw, 9);
+    csv_row_end(&row);
 }
 
 static void write_series_csv(const struct sim *sim)
 {
+    struct csv_row row;
+    csv_row_begin(&row, stdout);
     for (int i = 0; i < SERIES_COUNT; i++)
-        printf("%s%s", i ? "," : "", sim_series_names[i]);
-    putchar('\n');
+        csv_row_field(&row, sim_series_names[i]);
+    csv_row_end(&row);
     size_t n = sim_series_len(sim);
     for (size_t r = 0; r < n; r++) {
         for (int i = 0; i < SERIES_COUNT; i++)
-            printf("%s%.9g", i ? "," : "", sim_series_at(sim, (enum sim_series_id)i, r));
-        putchar('\n');
+            csv_row_number(&row, sim_series_at(sim, (enum sim_series_id)i, r), 9);
+        csv_row_end(&row);
     }
 }
 
@@ -257,8 +303,11 @@ static bool check_set_events(const char *file, const struct setup *s, const stru
             continue;
         if (!setup_set(&t, ev[i].path, ev[i].text, err, sizeof err) ||
             !sim_check_setup(&t, cat, err, sizeof err)) {
-            fprintf(stderr, "%s:%d:%d: after setting %s to %s: %s\n", file, ev[i].line,
-                    ev[i].col, ev[i].path, ev[i].text, err);
+            char msg[2048], safe[4 * 2048 + 1];
+            snprintf(msg, sizeof msg, "%s:%d:%d: after setting %s to %s: %s", file, ev[i].line,
+                     ev[i].col, ev[i].path, ev[i].text, err);
+            format_printable(safe, sizeof safe, msg);
+            fprintf(stderr, "%s\n", safe);
             return false;
         }
     }
@@ -284,7 +333,9 @@ int cmd_sim(int argc, char **argv)
     struct sim_event *events = NULL;
     size_t n_events = 0;
     if (a.events && !sim_events_load_file(a.events, &s, &events, &n_events, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
+        char safe[4 * sizeof err + 1];
+        format_printable(safe, sizeof safe, err);
+        fprintf(stderr, "%s\n", safe);
         catalog_free(cat);
         return EXIT_USAGE;
     }
@@ -312,6 +363,16 @@ int cmd_sim(int argc, char **argv)
     struct sim *sim = sim_new(&s, cat, &o, err, sizeof err);
     if (!sim) {
         cli_error("%s", err);
+        free(events);
+        catalog_free(cat);
+        return EXIT_RUNTIME;
+    }
+    /* A capacity too small to model leaves nothing to simulate: the step
+     * loop would only show the batches already in flight. */
+    const struct model_report *rep = sim_report(sim);
+    if (rep->step_time_s >= MODEL_TIME_CEILING_S) {
+        cli_error("%s cannot run: %s", s.name, rep->why_not);
+        sim_free(sim);
         free(events);
         catalog_free(cat);
         return EXIT_RUNTIME;

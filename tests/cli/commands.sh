@@ -600,4 +600,203 @@ assert d["checks.host_ram_ok"] == "true", d
 fi
 run check-bad-format 2 check default --format yaml && pass check-bad-format
 
+# ---- hardening: numbers and output ----------------------------------------------
+
+# clean NAME: no nan, inf, -0 or raw escape byte in $out (every format).
+clean() {
+    py "$1" '
+import re, sys
+text = open(sys.argv[1], "rb").read()
+assert b"\x1b" not in text and b"\x9b" not in text, "raw escape byte in output"
+t = text.decode("utf-8", "replace")
+bad = re.search(r"(?<![A-Za-z])(nan|inf)(?![A-Za-z])", t, re.I)
+assert not bad, "non-finite number: ..." + t[max(0, bad.start() - 60):bad.end() + 20]
+negzero = re.search(r"(?<![\w.])-0(\.0*)?(?![\d.])", t)
+assert not negzero, "negative zero: ..." + t[max(0, negzero.start() - 60):negzero.end() + 20]
+'
+}
+
+# 524,288 nodes x 1,024 devices x micro-batch 8: devices x micro-batch
+# overflows an int (it divided by zero: SIGFPE, exit 136). Now a plain
+# input error naming the batch.
+cat >"$tmp/huge.yaml" <<'YAML'
+name: huge
+cluster:
+  nodes: 524288
+  node:
+    accelerators_per_node: 1024
+training:
+  micro_batch: 8
+  global_batch: 1000000000
+YAML
+# (A loader with tighter ranges may refuse another field first: any exit 2
+# with a message will do; a signal never.)
+for cmd in check eval sim; do
+    if run "overflow-$cmd" 2 $cmd "$tmp/huge.yaml"; then
+        [ -s "$err" ] && pass "overflow-$cmd" || fail "overflow-$cmd" "no message"
+    fi
+done
+# From a Lua sweep the same overflow is an error pcall catches, not a crash.
+cat >"$tmp/overflow.lua" <<'LUA'
+local s = mlviz.load("default")
+local ok, err = pcall(function()
+  s:set("cluster.nodes", 524288)
+  s:set("cluster.node.accelerators_per_node", 1024)
+  s:set("training.micro_batch", 8)
+  s:set("training.global_batch", 1000000000)
+  return s:eval()
+end)
+print(ok, err)
+LUA
+if run overflow-lua 0 run "$tmp/overflow.lua"; then
+    grep -q "^false" "$out" && pass overflow-lua ||
+        fail overflow-lua "pcall did not report the error: $(head -c 200 "$out")"
+fi
+# The same cluster with a batch that divides: counts in 64 bits, finite report.
+sed -e 's/  micro_batch: 8/  micro_batch: 8\n  tensor_parallel: 8\n  pipeline_parallel: 32/' \
+    -e 's/global_batch: 1000000000/global_batch: 536870912/' "$tmp/huge.yaml" >"$tmp/huge-ok.yaml"
+"$MLVIZ_BIN" eval "$tmp/huge-ok.yaml" --format json >"$out" 2>"$err"
+case $? in
+0) py overflow-valid-eval '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["layout"]["devices"] == 536870912, d["layout"]
+assert d["layout"]["data_parallel"] == 2097152 and d["layout"]["micro_batches"] == 32, d["layout"]
+' ;;
+2) [ -s "$err" ] && pass overflow-valid-eval || fail overflow-valid-eval "exit 2 without a message" ;;
+*) fail overflow-valid-eval "exit $?: $(head -c 200 "$err")" ;;
+esac
+
+# A denormal storage bandwidth: no inf%, no "step 0 us"; not runnable (or
+# refused by the loader, naming the field).
+printf 'name: denormal\ncluster:\n  storage_bw_gbs: 4.9e-324\n' >"$tmp/denormal.yaml"
+for f in text json csv; do
+    "$MLVIZ_BIN" eval "$tmp/denormal.yaml" --format $f >"$out" 2>"$err"
+    rc=$?
+    if [ $rc -eq 2 ]; then
+        grep -q storage_bw_gbs "$err" && pass "denormal-$f" ||
+            fail "denormal-$f" "refused without naming the field: $(head -c 200 "$err")"
+    elif [ $rc -ne 0 ]; then
+        fail "denormal-$f" "exit $rc: $(head -c 200 "$err")"
+    elif [ $f = json ]; then
+        py "denormal-$f" '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["runnable"] is False, "a storage tier that delivers nothing cannot run"
+assert d["step_time_s"] > 1e6, d["step_time_s"]
+assert d["tokens_per_s"] < 1e-3, d["tokens_per_s"]
+'
+    else
+        clean "denormal-$f"
+    fi
+done
+
+# Escape sequences in a setup name never reach the terminal raw: the loader
+# refuses control characters at their position (exit 2), and a message that
+# echoes the bad input escapes it.
+printf 'name: "evil \\e[2J\\e]0;pwned\\a \\x9b31m"\n' >"$tmp/evil.yaml"
+for cmd in eval check sim; do
+    if run "escape-$cmd" 2 $cmd "$tmp/evil.yaml"; then
+        cp "$err" "$out"
+        grep -q 'evil.yaml:1:' "$out" && clean "escape-$cmd" ||
+            fail "escape-$cmd" "no position: $(head -c 200 "$out")"
+    fi
+done
+# A setup argument that holds escapes is echoed escaped in the message.
+if run escape-arg 2 eval "$(printf 'no\033[2J\033]0;pwned\007such')"; then
+    cp "$err" "$out"
+    grep -q 'no' "$out" && clean escape-arg || fail escape-arg "empty message"
+fi
+# Bytes that are not UTF-8 (Latin-1 in a setup name): U+FFFD in JSON.
+printf 'name: "caf\\xe9"\n' >"$tmp/latin1.yaml"
+if "$MLVIZ_BIN" eval "$tmp/latin1.yaml" --format json >"$out" 2>"$err"; then
+    py json-invalid-utf8 '
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+assert d["name"] in ("caf\ufffd", "caf\u00e9"), repr(d["name"])
+'
+else
+    pass json-invalid-utf8 # the loader refused the bytes: also fine
+fi
+
+# A user catalog whose strings hold quotes, a comma and edge spaces (the
+# loader refuses control characters): the CSV parses back to the same values.
+mkdir -p "$tmp/oddcat"
+cat >"$tmp/oddcat/links.yaml" <<'YAML'
+links:
+  - id: odd-link
+    name: "Odd, \"quoted\" link"
+    source: " padded "
+    kind: pcie
+    bw_gbs: 0.001
+    latency_us: 1
+    nccl_efficiency: 0.8
+    power_w: 0
+YAML
+if run catalog-odd-csv 0 catalog links --format csv --catalog "$tmp/oddcat"; then
+    py catalog-odd-csv '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+odd = [dict(zip(head, r)) for r in rows[1:] if len(r) == len(head) and r[1] == "odd-link"]
+assert odd, "odd-link row missing or split: %r" % rows[-3:]
+assert odd[0]["name"] == "Odd, \"quoted\" link", repr(odd[0]["name"])
+assert odd[0]["source"] == " padded ", repr(odd[0]["source"])
+assert all(len(r) == len(head) for r in rows if r), "ragged rows"
+'
+fi
+if run catalog-odd-text 0 catalog links --catalog "$tmp/oddcat"; then
+    clean catalog-odd-text
+fi
+# A link at the catalog's floor (0.001 GB/s; below it the loader refuses the
+# file): timed, or refused, without inf or 300-digit numbers.
+"$MLVIZ_BIN" collective --devices 8 --size 1MiB --link odd-link --catalog "$tmp/oddcat" >"$out" 2>"$err"
+rc=$?
+if [ $rc -eq 2 ] && [ -s "$err" ] && [ ! -s "$out" ]; then
+    cat "$err" >"$out"
+    clean collective-tiny-link
+elif [ $rc -eq 0 ]; then
+    clean collective-tiny-link
+else
+    fail collective-tiny-link "exit $rc: $(head -c 200 "$err")"
+fi
+
+# Integer-valued numbers print exactly (no 1e+06) in fields CSV; every row
+# has the header's width.
+if run fields-csv-exact 0 fields --format csv; then
+    py fields-csv-exact '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head = rows[0]
+assert all(len(r) == len(head) for r in rows), "ragged rows"
+d = {r[0]: dict(zip(head, r)) for r in rows[1:]}
+assert d["cluster.nodes"]["max"] == "100000", d["cluster.nodes"]
+assert "e+" not in d["training.global_batch"]["max"], d["training.global_batch"]
+'
+fi
+
+# Every option value error is exit 2 with a message that names the option.
+optcheck() { # NAME OPTION ARGS...
+    n=$1 opt=$2
+    shift 2
+    if run "$n" 2 "$@"; then
+        grep -q -- "$opt" "$err" && pass "$n" || fail "$n" "message does not name $opt: $(head -c 200 "$err")"
+    fi
+}
+for bad in "" "-8" "+8" " 8" "8x" "nan" "1e3" "99999999999999999999" "1"; do
+    optcheck "collective-devices-'$bad'" --devices collective --devices "$bad" --size 1MiB --link nvlink4
+done
+for bad in "" "nan" "-1" "1e400" "12 parsecs"; do
+    optcheck "collective-size-'$bad'" --size collective --devices 8 --size "$bad" --link nvlink4
+done
+optcheck collective-op-empty --op collective --op "" --devices 8
+optcheck collective-link-empty --link collective --link "" --devices 8
+optcheck collective-setup-empty --setup collective --setup "" --devices 8
+for cmd in "eval default" "check default" "catalog" "fields"; do
+    first=${cmd%% *}
+    optcheck "$first-format-empty" --format $cmd --format ""
+    optcheck "$first-catalog-empty" --catalog $cmd --catalog ""
+done
+optcheck eval-format-missing --format eval default --format
+
 exit 0

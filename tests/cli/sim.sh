@@ -161,3 +161,84 @@ fi
 if run help 0 sim --help && grep -q "usage: mlviz sim" "$tmp/out"; then
     pass help
 fi
+
+# ---- hardening: option values, exact seeds, escapes ------------------------------
+
+# optcheck NAME OPTION ARGS...: exit 2 and a message naming the option.
+optcheck() {
+    n=$1 opt=$2
+    shift 2
+    if run "$n" 2 "$@"; then
+        grep -q -- "$opt" "$tmp/err" && pass "$n" ||
+            fail "$n" "message does not name $opt: $(head -c 200 "$tmp/err")"
+    fi
+}
+for bad in "" "-1" "+1" " 1" "1x" "1e3" "nan" "18446744073709551616" "99999999999999999999999"; do
+    optcheck "seed-'$bad'" --seed sim default --duration 1m --seed "$bad"
+done
+for opt in --duration --sample --tick; do
+    for bad in "" "nan" "inf" "-1s" "1e400" "5s x"; do
+        optcheck "$opt-'$bad'" "$opt" sim default --duration 1m "$opt" "$bad"
+    done
+done
+optcheck "tick-61" --tick sim default --duration 1m --tick 61
+optcheck "tick-too-fine" --tick sim default --duration 1m --tick 0.0000001
+optcheck "duration-huge" --duration sim default --duration 1e10
+optcheck "events-empty" --events sim default --duration 1m --events ""
+optcheck "seed-missing" --seed sim default --duration 1m --seed
+
+# The largest seed is exact in JSON, CSV and text (no 1.844674407e+19).
+if run seed-max-json 0 sim default --duration 1m --seed 18446744073709551615 --format json; then
+    if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["seed"] == 18446744073709551615, d["seed"]' <"$tmp/out" 2>/dev/null; then
+        pass seed-max-json
+    else
+        fail seed-max-json "seed not exact: $(grep seed "$tmp/out")"
+    fi
+fi
+if run seed-max-csv 0 sim default --duration 1m --seed 18446744073709551615 --format csv; then
+    if python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin)); assert r[0]["seed"] == "18446744073709551615"' <"$tmp/out" 2>/dev/null; then
+        pass seed-max-csv
+    else
+        fail seed-max-csv "$(head -c 300 "$tmp/out")"
+    fi
+fi
+
+# An escape sequence in the setup name never reaches the terminal raw: the
+# loader refuses it at its position, and the message itself is printable.
+printf 'name: "evil \\e[2J\\x9b31m"\n' >"$tmp/evil.yaml"
+if run escape-text 2 sim "$tmp/evil.yaml" --duration 1m; then
+    if grep -q 'evil.yaml:1:' "$tmp/err" &&
+        python3 -c 'import sys; t=sys.stdin.buffer.read(); assert b"\x1b" not in t and b"\xc2\x9b" not in t' <"$tmp/err" 2>/dev/null; then
+        pass escape-text
+    else
+        fail escape-text "raw escape or no position in: $(head -c 100 "$tmp/err" | od -c | head -3)"
+    fi
+fi
+# A storage tier that delivers nothing: refused like any setup that cannot
+# run (the model's figure would be "forever"), not simulated from the
+# batches already in flight.
+printf 'name: denormal\ncluster:\n  storage_bw_gbs: 4.9e-324\n' >"$tmp/denormal.yaml"
+"$MLVIZ_BIN" sim "$tmp/denormal.yaml" --duration 10m >"$tmp/out" 2>"$tmp/err"
+case $? in
+1) grep -q "cannot run: .*storage reads" "$tmp/err" && pass denormal-refused ||
+       fail denormal-refused "message does not name storage: $(head -c 200 "$tmp/err")" ;;
+2) grep -q storage_bw_gbs "$tmp/err" && pass denormal-refused || # the loader's floor
+       fail denormal-refused "refused without naming the field: $(head -c 200 "$tmp/err")" ;;
+*) fail denormal-refused "exit $?, expected a refusal: $(head -c 200 "$tmp/out")" ;;
+esac
+# No nan, inf or -0 in any format of a run with a tier at the loader's floor.
+printf 'name: slow\ncluster:\n  storage_bw_gbs: 1e-6\n' >"$tmp/slow.yaml"
+for f in text json csv; do
+    if run "slow-storage-$f" 0 sim "$tmp/slow.yaml" --duration 10m --format $f; then
+        if python3 -c '
+import re, sys
+t = sys.stdin.read()
+assert not re.search(r"(?<![A-Za-z])(nan|inf)(?![A-Za-z])", t, re.I), t
+assert not re.search(r"(?<![\w.])-0(\.0*)?(?![\d.])", t), t
+' <"$tmp/out" 2>/dev/null; then
+            pass "slow-storage-$f"
+        else
+            fail "slow-storage-$f" "$(head -c 300 "$tmp/out")"
+        fi
+    fi
+done

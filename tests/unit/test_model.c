@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "report.h"
 
 #include "../catalog_fixture.h"
 
@@ -240,9 +241,10 @@ static void test_breakdown_adds_up(void **state)
     gpt3(&s);
     struct model_report o;
     eval(&s, &o);
-    double sum = 0;
-    for (int i = 0; i < BREAKDOWN_COUNT; i++)
-        sum += breakdown_get(&o.breakdown, i);
+    const struct step_breakdown *k = &o.breakdown;
+    double sum = k->data_read + k->preprocess + k->host_to_device + k->compute + k->recompute +
+                 k->tp_comm + k->cp_comm + k->ep_comm + k->pp_bubble + k->pp_p2p +
+                 k->dp_comm_exposed + k->optimizer + k->straggler + k->overhead;
     assert_close(sum, o.step_time_s, 1e-9);
 }
 
@@ -439,13 +441,119 @@ static void test_all_finite(void **state)
     s.reliability.device_mtbf_h = 1e-3;
     struct model_report o;
     eval(&s, &o);
-    const double *v = &o.step_time_s;
-    for (int i = 0; i < 12; i++)
-        assert_true(isfinite(v[i]));
-    for (int i = 0; i < BREAKDOWN_COUNT; i++)
-        assert_true(isfinite(breakdown_get(&o.breakdown, i)));
+    for (size_t i = 0; i < report_field_count; i++)
+        assert_true(isfinite(report_field_number(&report_fields[i], &o)));
     assert_true(isfinite(o.cost.days_to_train));
     assert_false(o.runnable);
+}
+
+/* Every double of the report through the table: finite and never -0. */
+static void assert_report_clean(const struct model_report *o)
+{
+    for (size_t i = 0; i < report_field_count; i++) {
+        double v = report_field_number(&report_fields[i], o);
+        if (!isfinite(v) || (v == 0 && signbit(v)))
+            fail_msg("%s = %g", report_fields[i].key, v);
+    }
+}
+
+static void test_counts_do_not_overflow(void **state)
+{
+    (void)state;
+    /* 524,288 nodes x 1,024 devices: 2^29 devices; x micro-batch 8 is 2^32,
+     * which wrapped to 0 in an int and divided by zero (SIGFPE). */
+    struct setup s;
+    setup_defaults(&s);
+    s.cluster.nodes = 524288;
+    s.cluster.node.accelerators_per_node = 1024;
+    s.training.micro_batch = 8;
+    s.training.global_batch = 1000000000;
+    assert_int_equal(setup_devices(&s), 536870912);
+    assert_true(setup_devices(&s) * s.training.micro_batch == 4294967296LL);
+    struct resolved r;
+    char err[512];
+    assert_false(setup_resolve(&s, cat, &r, err, sizeof err)); /* a message, not a crash */
+    assert_true(strlen(err) > 10);
+    /* The model itself never divides by a wrapped count, resolved or not. */
+    s.training.global_batch = 1;
+    struct setup ok;
+    setup_defaults(&ok);
+    assert_true(setup_resolve(&ok, cat, &r, err, sizeof err));
+    struct model_report o;
+    model_eval(&s, &r, &o);
+    assert_int_equal(o.devices, 536870912);
+    assert_int_equal(o.micro_batches, 1);
+    assert_report_clean(&o);
+    /* A valid cluster of that size: every count exact. */
+    s.training.tensor_parallel = 8;
+    s.training.pipeline_parallel = 32;
+    s.training.global_batch = 536870912;
+    model_eval(&s, &r, &o);
+    assert_int_equal(o.dp, 2097152);
+    assert_int_equal(o.micro_batches, 32);
+    assert_int_equal(o.racks, 262144);
+    assert_report_clean(&o);
+}
+
+static void test_tiny_capacities(void **state)
+{
+    (void)state;
+    struct setup s;
+    setup_defaults(&s);
+    struct resolved r;
+    char err[512];
+    assert_true(setup_resolve(&s, cat, &r, err, sizeof err));
+    struct model_report o;
+    /* A denormal storage bandwidth: the step takes "forever", not 0 us. */
+    s.cluster.storage_bw_gbs = 4.9e-324;
+    model_eval(&s, &r, &o);
+    assert_false(o.runnable);
+    assert_true(o.step_time_s > 1e6);
+    assert_true(o.tokens_per_s < 1e-3);
+    assert_report_clean(&o);
+    s.cluster.storage_bw_gbs = -1; /* auto again */
+
+    /* A CPU without PCIe lanes, a link of 1e-300 GB/s, no cooling at all,
+     * zero memory bandwidth: finite everywhere, reported as not runnable. */
+    struct cpu cpu = *r.cpu;
+    cpu.pcie_lanes = 0;
+    struct link link = *r.intra_link;
+    link.bw_gbs = 1e-300;
+    struct cooling cool = *r.cooling;
+    cool.rack_kw_max = 0;
+    struct accelerator acc = *r.accel;
+    acc.mem_bw_gbs = 0;
+    struct resolved bad = r;
+    bad.cpu = &cpu;
+    model_eval(&s, &bad, &o);
+    assert_false(o.runnable);
+    assert_report_clean(&o);
+    bad = r;
+    bad.intra_link = &link;
+    bad.host_link = &link;
+    model_eval(&s, &bad, &o);
+    assert_false(o.runnable);
+    assert_report_clean(&o);
+    bad = r;
+    bad.cooling = &cool;
+    model_eval(&s, &bad, &o);
+    assert_false(o.runnable);
+    assert_report_clean(&o);
+    bad = r;
+    bad.accel = &acc;
+    model_eval(&s, &bad, &o);
+    assert_false(o.runnable);
+    assert_report_clean(&o);
+
+    /* Collectives over a link that carries nothing: a finite ceiling. */
+    struct collective_net net = {8, 8, 1e-300, 1e-6, 0.0, 1e-6, 0.0, 0.0};
+    for (int algo = ALLREDUCE_AUTO; algo <= ALLREDUCE_NVLS; algo++) {
+        double t = collective_time(COLL_ALL_REDUCE, algo, 1e9, &net, NULL);
+        assert_true(isfinite(t) && t <= COLLECTIVE_TIME_CEILING_S);
+    }
+    net.per_node = 2;
+    double t = collective_time(COLL_BROADCAST, ALLREDUCE_HIERARCHICAL, 1e9, &net, NULL);
+    assert_true(isfinite(t) && t <= COLLECTIVE_TIME_CEILING_S);
 }
 
 int main(void)
@@ -471,6 +579,8 @@ int main(void)
         cmocka_unit_test(test_cannot_cool_at_all),
         cmocka_unit_test(test_host_ram_and_lanes_checks),
         cmocka_unit_test(test_all_finite),
+        cmocka_unit_test(test_counts_do_not_overflow),
+        cmocka_unit_test(test_tiny_capacities),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
