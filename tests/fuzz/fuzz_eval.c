@@ -21,27 +21,12 @@
 #include <strings.h>
 
 #include "catalog.h"
+#include "fuzz_shipped_catalog.h"
 #include "model.h"
 #include "report.h"
 #include "setup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct catalog *fuzz_catalog(void)
-{
-    static struct catalog *cat;
-    if (cat)
-        return cat;
-    char err[1024], dir[1100];
-    const char *env = getenv("MLVIZ_DATA");
-    snprintf(dir, sizeof dir, "%s/assets/catalog", env && env[0] ? env : ".");
-    cat = catalog_new();
-    if (!cat || !catalog_load_dir(cat, dir, err, sizeof err)) {
-        fprintf(stderr, "fuzz_eval: cannot load the catalog from %s: %s\n", dir, err);
-        abort();
-    }
-    return cat;
-}
 
 /* Copies of the resolved catalog entries, so that edits stay in this run. */
 struct entries {
@@ -163,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    const struct catalog *cat = fuzz_catalog();
+    const struct catalog *cat = shipped_catalog();
     char err[1024];
     struct setup s;
     struct resolved r;
