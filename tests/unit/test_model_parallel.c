@@ -395,24 +395,24 @@ static void test_extremes_stay_finite(void **state)
      * finite and no zero is negative. */
     static const char *const texts[] = {
         /* 65536 tiny experts, all of them per token, capacity 1000 */
-        "model: {layers: 2, hidden: 64, heads: 1, seq_len: 2, vocab: 1, experts: 65536,\n"
+        ("model: {layers: 2, hidden: 64, heads: 1, seq_len: 2, vocab: 1, experts: 65536,\n"
         "        top_k: 65536, expert_ffn_hidden: 1, shared_experts: 10000, dense_layers: 1}\n"
         "training: {global_batch: 8, expert_parallel: 8, capacity_factor: 1000,\n"
-        "           software: megatron-core}\n",
+        "           software: megatron-core}\n"),
         /* context parallel 4096 over a 2-token-per-rank sequence, one fabric */
-        "cluster: {nodes: 1024, scaleup_domain: 4096,\n"
+        ("cluster: {nodes: 1024, scaleup_domain: 4096,\n"
         "          node: {accelerator: tpu-v5p, accelerators_per_node: 4}}\n"
         "model: {seq_len: 8192}\n"
-        "training: {global_batch: 1, context_parallel: 4096, software: nemo}\n",
+        "training: {global_batch: 1, context_parallel: 4096, software: nemo}\n"),
         /* the largest TPU v5p domain, pipeline of 4096 one-layer stages */
-        "cluster: {nodes: 1024, scaleup_domain: 8960,\n"
+        ("cluster: {nodes: 1024, scaleup_domain: 8960,\n"
         "          node: {accelerator: tpu-v5p, accelerators_per_node: 4}}\n"
         "model: {layers: 4096}\n"
         "training: {global_batch: 4096, pipeline_parallel: 4096, first_stage_layers: 1,\n"
-        "           last_stage_layers: 1}\n",
+        "           last_stage_layers: 1}\n"),
         /* FP4 on Blackwell with a tiny micro-batch count */
-        "cluster: {node: {accelerator: b200}}\n"
-        "training: {precision: nvfp4, global_batch: 8, software: megatron-core}\n",
+        ("cluster: {node: {accelerator: b200}}\n"
+         "training: {precision: nvfp4, global_batch: 8, software: megatron-core}\n"),
     };
     struct report_visitor v = {NULL, v_begin, v_end, v_begin, v_end, v_num, v_str, v_bool};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
