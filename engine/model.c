@@ -1372,6 +1372,17 @@ static void cannot_run(struct model_report *o, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Copies a string into a fixed buffer, truncating (no printf: every
+ * evaluation does this). */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 /* ---- the whole report ------------------------------------------------------------- */
 
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *o)
@@ -1391,10 +1402,9 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     /* The resolved layout, echoed (eval text and JSON). */
     o->vp = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
     o->zero_stage = s->training.zero_stage;
-    snprintf(o->recompute, sizeof o->recompute, "%s", recompute_names[s->training.recompute]);
-    snprintf(o->precision, sizeof o->precision, "%s",
-             train_precision_names[s->training.precision]);
-    snprintf(o->software, sizeof o->software, "%s", r->software->head.id);
+    copy_text(o->recompute, sizeof o->recompute, recompute_names[s->training.recompute]);
+    copy_text(o->precision, sizeof o->precision, train_precision_names[s->training.precision]);
+    copy_text(o->software, sizeof o->software, r->software->head.id);
     o->params = model_params(s);
     o->peak_tflops = c.peak_flops / 1e12;
     o->runnable = true;
