@@ -59,11 +59,10 @@ static const struct field accel_fields[] = {
     HEAD(struct accelerator),
     {"kind", FIELD_ENUM, offsetof(struct accelerator, kind), 0, 0, 0, NULL, accel_kinds, 0, "",
      "gpu, tpu, npu, asic or cpu", FIELD_REQUIRED, 0},
-    NUM(struct accelerator, "mem_gib", mem_gib, 0, 1e5, 0, "GiB",
-        "device memory in GiB (2^30 bytes), the unit datasheets mean by GB; or give mem_gb",
-        FIELD_EXCL_MIN),
-    NUM(struct accelerator, "mem_gb", mem_gb, 0, 1e5, 0, "GB",
-        "device memory in GB (1e9 bytes); derived from mem_gib when that is given", FIELD_EXCL_MIN),
+    NUM(struct accelerator, "mem_gib", mem_gib, MIN_GB, 1e5, 0, "GiB",
+        "device memory in GiB (2^30 bytes), the unit datasheets mean by GB; or give mem_gb", 0),
+    NUM(struct accelerator, "mem_gb", mem_gb, MIN_GB, 1e5, 0, "GB",
+        "device memory in GB (1e9 bytes); derived from mem_gib when that is given", 0),
     NUM(struct accelerator, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e8, 0, "GB/s", "device memory bandwidth",
         FIELD_REQUIRED),
     PEAK("fp32_tflops", PREC_FP32, "dense FP32 (vector units)"),
@@ -419,9 +418,10 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
             a->mem_gb = a->mem_gib * 1.073741824;
         else
             a->mem_gib = a->mem_gb / 1.073741824;
-        if (a->mem_gb < MIN_GB) {
-            snprintf(err, err_len, "%s:%d:%d: %s: device memory %g GB is below the floor %g GB",
-                     file, node->line, node->col, h->id, a->mem_gb, MIN_GB);
+        if (a->fp4_tflops > 0 && a->fp4_tflops < MIN_TFLOPS) {
+            snprintf(err, err_len,
+                     "%s:%d:%d: %s: fp4_tflops (%g) must be 0 (no FP4 path) or at least %g", file,
+                     node->line, node->col, h->id, a->fp4_tflops, MIN_TFLOPS);
             return false;
         }
         bool any = false;
