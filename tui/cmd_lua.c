@@ -1,6 +1,8 @@
 /* cmd_lua: `mlviz run`, `mlviz play` and `mlviz scenarios`. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +23,13 @@
 
 static const char run_usage[] =
     "mlviz run SCRIPT.lua [--trust] [--seed N] [--budget N] [--memory SIZE] [--out DIR]\n"
-    "                     [--catalog DIR] [--name=value ...] [args...]\n"
+    "                     [--timeout SECONDS] [--catalog DIR] [--name=value ...] [args...]\n"
     "  Runs a Lua scenario headless. SCRIPT may be a scenario name (see 'mlviz scenarios').\n"
     "  --trust        lift the sandbox (full standard library, any file)\n"
     "  --seed N       seed of math.random and of simulations (default 42)\n"
     "  --budget N     instruction budget (default 1e9)\n"
     "  --memory SIZE  memory cap, e.g. 256MiB (the default)\n"
+    "  --timeout SECONDS  wall-clock limit of the script's own running time (default 600)\n"
     "  --out DIR      where write_csv/write_json may write (default: the current directory)\n"
     "  --name=value   set a parameter the script declares (SCRIPT --help lists them)";
 
@@ -132,6 +135,15 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
                 return -1;
             }
             c->opt.memory_cap_bytes = (size_t)bytes;
+        } else if ((v = cli_option_value(argc, argv, &i, "--timeout"))) {
+            char *end;
+            errno = 0;
+            double t = v[0] ? strtod(v, &end) : 0;
+            if (!v[0] || *end || errno || !isfinite(t) || !(t > 0)) {
+                cli_error("--timeout needs a positive number of seconds (got '%s')", v);
+                return -1;
+            }
+            c->opt.time_limit_s = t;
         } else if ((v = cli_option_value(argc, argv, &i, "--out"))) {
             struct stat st;
             if (!v[0] || stat(v, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -249,9 +261,30 @@ static int run_or_play(int argc, char **argv, bool play)
     return rc;
 }
 
+/* Headless: SIGINT/SIGTERM stop the script at its next check; the run then
+ * exits 128 + the signal's number. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    luahost_interrupt();
+}
+
 int cmd_run(int argc, char **argv)
 {
-    return run_or_play(argc, argv, false);
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int rc = run_or_play(argc, argv, false);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (stop_signal)
+        rc = 128 + stop_signal;
+    return rc;
 }
 
 int cmd_play(int argc, char **argv)
