@@ -258,9 +258,9 @@ static const char *match_here(struct matcher *m, const char *s, const char *p)
 {
     if (m->depth++ >= PAT_MAX_DEPTH)
         luaL_error(m->L, "pattern too complex");
-    step(m, 1);
     const char *r = NULL;
     for (;;) {
+        step(m, 1); /* one pattern item tried at one place */
         if (p >= m->pat_end) {
             r = s;
             break;

@@ -62,6 +62,7 @@
 /* Describing a script runs its top until mlviz.params: keep it small. */
 #define LUAHOST_DESCRIBE_BUDGET 20000000ULL
 #define LUAHOST_DESCRIBE_MEMORY_BYTES ((size_t)32 << 20)
+#define LUAHOST_DESCRIBE_TIME_S 2.0
 #define LUAHOST_MAX_PARAMS 32
 #define LUAHOST_PATH_LEN 1024
 #define LUAHOST_MSG_LEN 2048
@@ -1181,6 +1182,13 @@ static int sim_run_m(lua_State *L)
     if (u->running)
         return luaL_error(L, "run: this simulation is already running (sim:run inside its own "
                              "event callback)");
+    double ticks = floor(d / u->tick_s + 0.5);
+    if (ticks > LUAHOST_MAX_SIM_TICKS) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%g s in ticks of %g s is more than one run may take (2^53 "
+                 "ticks)", d, u->tick_s);
+        return api_error(L, "run", msg);
+    }
     if (can_yield_to_host(h, L)) {
         h->yield_kind = LUAHOST_RUN;
         h->req.sim = u->sim;
@@ -1193,12 +1201,7 @@ static int sim_run_m(lua_State *L)
         return lua_yieldk(L, 0, 0, sim_run_k);
     }
     /* The step loop runs in C where the count hook cannot fire: advance in
-     * slices and look at the limits between them. Same tick count as one
-     * sim_run(d) would take. */
-    double ticks = floor(d / u->tick_s + 0.5);
-    if (ticks > LUAHOST_MAX_SIM_TICKS)
-        return luaL_error(L, "run: %g s is %g ticks of %g s, more than one run may take (2^53)",
-                          d, ticks, u->tick_s);
+     * slices and look at the limits between them. */
     uint64_t left = (uint64_t)ticks;
     while (left > 0) {
         uint64_t n = left < LUAHOST_SIM_SLICE_TICKS ? left : LUAHOST_SIM_SLICE_TICKS;
@@ -2969,6 +2972,10 @@ static bool check_overrides(struct luahost *h, char *err, size_t err_len)
     return true;
 }
 
+static bool describe_script(const char *path, char *title, size_t title_len,
+                            struct luahost_param *params, size_t max_params, size_t *n_params,
+                            sig_atomic_t interrupt_seen, char *err, size_t err_len);
+
 bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, char *err,
                   size_t err_len)
 {
@@ -2988,8 +2995,8 @@ bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, ch
     if (!h->describing) {
         char title[8];
         size_t n = 0;
-        if (!luahost_describe(path, title, sizeof title, h->params, LUAHOST_MAX_PARAMS, &n, err,
-                              err_len))
+        if (!describe_script(path, title, sizeof title, h->params, LUAHOST_MAX_PARAMS, &n,
+                             h->interrupt_seen, err, err_len))
             return false;
         h->n_params = n;
     }
@@ -3160,6 +3167,16 @@ bool luahost_describe(const char *path, char *title, size_t title_len,
                       struct luahost_param *params, size_t max_params, size_t *n_params,
                       char *err, size_t err_len)
 {
+    return describe_script(path, title, title_len, params, max_params, n_params,
+                           interrupt_count, err, err_len);
+}
+
+/* interrupt_seen: a describe run on behalf of a host stops when that host
+ * would (an interrupt during luahost_load). */
+static bool describe_script(const char *path, char *title, size_t title_len,
+                            struct luahost_param *params, size_t max_params, size_t *n_params,
+                            sig_atomic_t interrupt_seen, char *err, size_t err_len)
+{
     *n_params = 0;
     if (title && title_len)
         read_title(path, title, title_len);
@@ -3167,9 +3184,11 @@ bool luahost_describe(const char *path, char *title, size_t title_len,
     memset(&o, 0, sizeof o);
     o.instruction_budget = LUAHOST_DESCRIBE_BUDGET;
     o.memory_cap_bytes = LUAHOST_DESCRIBE_MEMORY_BYTES;
+    o.time_limit_s = LUAHOST_DESCRIBE_TIME_S;
     struct luahost *h = luahost_new(&o, err, err_len);
     if (!h)
         return false;
+    h->interrupt_seen = interrupt_seen;
     h->describing = true;
     bool ok = luahost_load(h, path, 0, NULL, err, err_len);
     if (ok) {
