@@ -53,9 +53,9 @@
 #define LUAHOST_MAX_SIM_TICKS 9007199254740992.0
 /* Combinations one mlviz.sweep may evaluate (each is one table row). */
 #define LUAHOST_MAX_SWEEP_ROWS 1000000
-/* Budget charged per sweep combination: one evaluation costs about as
- * much time as a few hundred Lua instructions. */
-#define LUAHOST_SWEEP_ROW_COST 200
+/* Budget charged per sweep combination: one resolve, evaluation and row
+ * take about 10-20 us, the time of a thousand or two Lua instructions. */
+#define LUAHOST_SWEEP_ROW_COST 1000
 /* Extra memory allowed once the cap has tripped, so the error message and
  * its traceback can still be built. */
 #define LUAHOST_MEM_RESERVE_BYTES ((size_t)1 << 20)
