@@ -944,7 +944,12 @@ static bool sim_callback(void *ctx, struct sim *sim, int callback_id, char *err,
     lua_rawgeti(L, -1, callback_id);
     lua_pushvalue(L, -3);                /* fn(sim) */
     clock_enter(h); /* played: the front end runs the sim between resumes */
+    /* Played, the front end is inside sim_run: the callback must not run or
+     * close this sim again any more than headless. */
+    lua_State *was_running = u->running;
+    u->running = L;
     int st = lua_pcall(L, 1, 0, 0);
+    u->running = was_running;
     clock_leave(h);
     if (st == LUA_OK) {
         lua_settop(L, top);

@@ -506,6 +506,34 @@ static void test_played_closed_sim_refuses_use(void **state)
     remove(p);
 }
 
+/* Played: while the front end runs a sim, its callbacks cannot run or
+ * close it again (the engine is not reentrant; closing freed it mid-run). */
+static void test_played_callback_cannot_reenter(void **state)
+{
+    (void)state;
+    const char *bodies[] = {
+        "local sim = mlviz.sim(mlviz.load('default'))\n"
+        "sim:at(1, function(x) x:run(1) end)\nsim:run(3)\n",
+        "local sim = mlviz.sim(mlviz.load('default'))\n"
+        "sim:at(1, function(x) x:close() end)\nsim:run(3)\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
+        struct captured c = {0};
+        struct luahost *h = limited_host(&c, true, 0, 0);
+        char err[4096];
+        const char *p = script(bodies[i]);
+        assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+        struct luahost_request req;
+        assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_RUN);
+        assert_false(sim_run(req.sim, 3, err, sizeof err));
+        assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_ERROR);
+        assert_non_null(strstr(err, ":2: "));
+        assert_non_null(strstr(err, i == 0 ? "already running" : "is running"));
+        luahost_free(h);
+        remove(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_many_events_in_order),
         cmocka_unit_test(test_played_sim_outlives_script_reference),
         cmocka_unit_test(test_played_closed_sim_refuses_use),
+        cmocka_unit_test(test_played_callback_cannot_reenter),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown_all);
 }
