@@ -2551,6 +2551,81 @@ static int l_string_rep(lua_State *L)
     return 1;
 }
 
+/* Call the library function in upvalue 1 with this call's arguments. */
+static int call_original(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* A plain table (no metatable) whose length can be read without running
+ * script code: only those are checked and charged before the call; others
+ * go to the library as they are (their metamethods run under the hook). */
+static bool plain_table(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return false;
+    if (!lua_getmetatable(L, idx))
+        return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+/* table.move(a1, f, e, t [, a2]): the library loops e - f + 1 times in C,
+ * even over an empty table. The argument checks are the library's, made
+ * here so their errors name the script's line. */
+static int l_table_move(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TTABLE && !lua_getmetatable(L, 1))
+        luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, lua_gettop(L) < 5 ? lua_gettop(L) : 5);
+    lua_Integer f = luaL_checkinteger(L, 2);
+    lua_Integer e = luaL_checkinteger(L, 3);
+    lua_Integer t = luaL_checkinteger(L, 4);
+    if (e >= f) {
+        luaL_argcheck(L, f > 0 || e < LUA_MAXINTEGER + f, 3, "too many elements to move");
+        lua_Integer n = e - f + 1;
+        luaL_argcheck(L, t <= LUA_MAXINTEGER - n + 1, 4, "destination wrap around");
+        host_charge(L, host_of(L), (uint64_t)n);
+    }
+    return call_original(L);
+}
+
+/* table.insert(t, pos, v) and table.remove(t, pos) shift the elements
+ * after pos in C: charge the shift. Checks as the library's. */
+static int l_table_insert(lua_State *L)
+{
+    if (plain_table(L, 1)) {
+        lua_Integer end = (lua_Integer)lua_rawlen(L, 1) + 1;
+        if (lua_gettop(L) == 3) {
+            lua_Integer pos = luaL_checkinteger(L, 2);
+            luaL_argcheck(L, (lua_Unsigned)pos - 1u < (lua_Unsigned)end, 2,
+                          "position out of bounds");
+            host_charge(L, host_of(L), (uint64_t)(end - pos));
+        } else if (lua_gettop(L) != 2) {
+            return luaL_error(L, "wrong number of arguments to 'insert'");
+        }
+    }
+    return call_original(L);
+}
+
+static int l_table_remove(lua_State *L)
+{
+    if (plain_table(L, 1)) {
+        lua_Integer size = (lua_Integer)lua_rawlen(L, 1);
+        lua_Integer pos = luaL_optinteger(L, 2, size);
+        if (pos != size)
+            luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)size, 2,
+                          "position out of bounds");
+        if (pos < size)
+            host_charge(L, host_of(L), (uint64_t)(size - pos));
+    }
+    return call_original(L);
+}
+
 static int l_collectgarbage(lua_State *L)
 {
     const char *opt = luaL_optstring(L, 1, "collect");
@@ -2694,6 +2769,17 @@ static void build_env(lua_State *L, struct luahost *h)
     lua_patterns_install(L, -1, pattern_charge);
     lua_pushcfunction(L, l_string_rep);
     lua_setfield(L, -2, "rep");
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    const luaL_Reg charged[] = {
+        {"move", l_table_move}, {"insert", l_table_insert}, {"remove", l_table_remove},
+        {NULL, NULL},
+    };
+    for (int i = 0; charged[i].name; i++) {
+        lua_getfield(L, -1, charged[i].name);
+        lua_pushcclosure(L, charged[i].func, 1);
+        lua_setfield(L, -2, charged[i].name);
+    }
     lua_pop(L, 1);
     /* math.random starts from the run's seed; randomseed stays deterministic.
      * The library's own randomseed is kept in the registry for l_randomseed. */
