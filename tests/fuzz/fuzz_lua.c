@@ -21,28 +21,13 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "fuzz_catalog.h"
 #include "luahost.h"
 #include "sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { PROGRAM_MAX = 16384, STATEMENTS_MAX = 24, PLAY_RESUMES_MAX = 16 };
-
-static struct catalog *fuzz_catalog(void)
-{
-    static struct catalog *cat;
-    if (cat)
-        return cat;
-    char err[1024], dir[1100];
-    const char *env = getenv("MLVIZ_DATA");
-    snprintf(dir, sizeof dir, "%s/assets/catalog", env && env[0] ? env : ".");
-    cat = catalog_new();
-    if (!cat || !catalog_load_dir(cat, dir, err, sizeof err)) {
-        fprintf(stderr, "fuzz_lua: cannot load the catalog from %s: %s\n", dir, err);
-        abort();
-    }
-    return cat;
-}
 
 /* ---- reading the input ------------------------------------------------------------ */
 

@@ -13,26 +13,11 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "fuzz_catalog.h"
 #include "setup.h"
 #include "yamldoc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct catalog *fuzz_catalog(void)
-{
-    static struct catalog *cat;
-    if (cat)
-        return cat;
-    char err[1024], dir[1100];
-    const char *env = getenv("MLVIZ_DATA");
-    snprintf(dir, sizeof dir, "%s/assets/catalog", env && env[0] ? env : ".");
-    cat = catalog_new();
-    if (!cat || !catalog_load_dir(cat, dir, err, sizeof err)) {
-        fprintf(stderr, "fuzz_setup: cannot load the catalog from %s: %s\n", dir, err);
-        abort();
-    }
-    return cat;
-}
 
 static void check_error(const char *what, const char *err)
 {

@@ -354,8 +354,8 @@ static void test_interrupt_stops_c_work(void **state)
     const char *cases[] = {
         "print('go')\nstring.find(string.rep('a', 40), string.rep('a*', 40) .. 'b')\n",
         "local sim = mlviz.sim(mlviz.load('default'))\nprint('go') sim:run(1e9)\n",
-        "local v = {} for i = 1, 1000 do v[i] = 1 end\nprint('go')\n"
-        "mlviz.sweep(mlviz.load('default'), {{'cluster.nodes', v}, {'cluster.nodes', v}})\n",
+        ("local v = {} for i = 1, 1000 do v[i] = 1 end\nprint('go')\n"
+         "mlviz.sweep(mlviz.load('default'), {{'cluster.nodes', v}, {'cluster.nodes', v}})\n"),
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct captured c = {0};
@@ -392,8 +392,8 @@ static void test_time_limit(void **state)
     const char *cases[] = {
         "local n = 0\nwhile true do n = n + 1 end\n",
         "local sim = mlviz.sim(mlviz.load('default'))\nsim:run(1e9)\n",
-        "local ok = pcall(string.find, string.rep('a', 40), string.rep('a*', 40) .. 'b')\n"
-        "while true do end\n",
+        ("local ok = pcall(string.find, string.rep('a', 40), string.rep('a*', 40) .. 'b')\n"
+         "while true do end\n"),
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct captured c = {0};
@@ -410,8 +410,8 @@ static void test_budget_covers_c_work(void **state)
     const char *cases[] = {
         "local s = string.rep('a', 40)\nreturn s:find(string.rep('a*', 40) .. 'b')\n",
         "local s = string.rep('x', 300000)\nreturn s:gsub('.-y', '')\n",
-        "local v = {} for i = 1, 1000 do v[i] = 8 end\n"
-        "mlviz.sweep(mlviz.load('default'), {{'cluster.nodes', v}, {'cluster.nodes', v}})\n",
+        ("local v = {} for i = 1, 1000 do v[i] = 8 end\n"
+         "mlviz.sweep(mlviz.load('default'), {{'cluster.nodes', v}, {'cluster.nodes', v}})\n"),
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct captured c = {0};
@@ -452,6 +452,19 @@ static void test_many_events_in_order(void **state)
     remove(p);
 }
 
+/* A played host running `body`, resumed to its first sim:run. */
+static struct luahost *played_at_first_run(struct captured *c, const char *body,
+                                           const char **path, struct luahost_request *req)
+{
+    char err[4096];
+    struct luahost *h = limited_host(c, true, 0, 0);
+    *path = script(body);
+    assert_true(luahost_load(h, *path, 0, NULL, err, sizeof err));
+    assert_int_equal(luahost_resume(h, req, err, sizeof err), LUAHOST_RUN);
+    assert_non_null(req->sim);
+    return h;
+}
+
 /* `mlviz play`: the view keeps drawing req.sim after the run; dropping the
  * sim and collecting garbage, or closing it, must not free it (run under
  * AddressSanitizer this was a heap use-after-free). */
@@ -459,19 +472,17 @@ static void test_played_sim_outlives_script_reference(void **state)
 {
     (void)state;
     const char *bodies[] = {
-        "local sim = mlviz.sim(mlviz.load('default'))\nsim:run(1)\nsim = nil\n"
-        "collectgarbage()\ncollectgarbage()\npause()\n",
-        "local sim = mlviz.sim(mlviz.load('default'))\nsim:run(1)\nsim:close()\n"
-        "collectgarbage()\npause()\n",
+        ("local sim = mlviz.sim(mlviz.load('default'))\nsim:run(1)\nsim = nil\n"
+         "collectgarbage()\ncollectgarbage()\npause()\n"),
+        ("local sim = mlviz.sim(mlviz.load('default'))\nsim:run(1)\nsim:close()\n"
+         "collectgarbage()\npause()\n"),
     };
     for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
         struct captured c = {0};
-        struct luahost *h = limited_host(&c, true, 0, 0);
-        char err[4096];
-        const char *p = script(bodies[i]);
-        assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
         struct luahost_request req;
-        assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_RUN);
+        const char *p;
+        struct luahost *h = played_at_first_run(&c, bodies[i], &p, &req);
+        char err[4096];
         struct sim *shown = req.sim;
         assert_true(sim_run(shown, 1, err, sizeof err));
         assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
@@ -493,13 +504,13 @@ static void test_played_closed_sim_refuses_use(void **state)
 {
     (void)state;
     struct captured c = {0};
-    struct luahost *h = limited_host(&c, true, 0, 0);
-    char err[4096];
-    const char *p = script("local sim = mlviz.sim(mlviz.load('default'))\nsim:run(1)\n"
-                           "sim:close()\nsim:run(1)\n");
-    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
     struct luahost_request req;
-    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_RUN);
+    const char *p;
+    struct luahost *h = played_at_first_run(&c,
+                                            "local sim = mlviz.sim(mlviz.load('default'))\n"
+                                            "sim:run(1)\nsim:close()\nsim:run(1)\n",
+                                            &p, &req);
+    char err[4096];
     assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_ERROR);
     assert_non_null(strstr(err, ":4: sim: this simulation was closed"));
     luahost_free(h);
@@ -512,19 +523,17 @@ static void test_played_callback_cannot_reenter(void **state)
 {
     (void)state;
     const char *bodies[] = {
-        "local sim = mlviz.sim(mlviz.load('default'))\n"
-        "sim:at(1, function(x) x:run(1) end)\nsim:run(3)\n",
-        "local sim = mlviz.sim(mlviz.load('default'))\n"
-        "sim:at(1, function(x) x:close() end)\nsim:run(3)\n",
+        ("local sim = mlviz.sim(mlviz.load('default'))\n"
+         "sim:at(1, function(x) x:run(1) end)\nsim:run(3)\n"),
+        ("local sim = mlviz.sim(mlviz.load('default'))\n"
+         "sim:at(1, function(x) x:close() end)\nsim:run(3)\n"),
     };
     for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
         struct captured c = {0};
-        struct luahost *h = limited_host(&c, true, 0, 0);
-        char err[4096];
-        const char *p = script(bodies[i]);
-        assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
         struct luahost_request req;
-        assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_RUN);
+        const char *p;
+        struct luahost *h = played_at_first_run(&c, bodies[i], &p, &req);
+        char err[4096];
         assert_false(sim_run(req.sim, 3, err, sizeof err));
         assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_ERROR);
         assert_non_null(strstr(err, ":2: "));
