@@ -408,6 +408,8 @@ static double check_duration(lua_State *L, int idx, const char *fn)
         const char *t = lua_tostring(L, idx);
         if (!fields_parse_duration(t, &v))
             luaL_error(L, "%s: bad duration '%s' (write 90s, 15m, 6h, 2d or seconds)", fn, t);
+        if (!isfinite(v)) /* "1e308d" parses, but to infinity */
+            luaL_error(L, "%s: duration '%s' is too long", fn, t);
         return v;
     }
     luaL_typeerror(L, idx, "number of seconds or duration string");

@@ -116,6 +116,7 @@ expect "hostile sweep with 9 axes (map)" 1 "sweep_nine_axes_map.lua:3: sweep: at
 expect "hostile sweep of 300^8 combinations" 1 "sweep_overflow.lua:7: sweep: too many combinations" -- run $H/sweep_overflow.lua
 expect "hostile setup table 40 deep" 1 "setup_deep_table.lua:6: setup: table nested too deeply" -- run $H/setup_deep_table.lua
 expect "hostile set table 30 deep" 1 "set_deep_table.lua:5: set: table nested too deeply" -- run $H/set_deep_table.lua
+expect "hostile duration of 1e308 days" 1 "duration_overflow.lua:2: parse_duration: duration '1e308d' is too long" -- run $H/duration_overflow.lua
 expect "hostile sim:close in its own callback" 1 "sim_close_in_callback.lua:3: close: this simulation is running" -- run $H/sim_close_in_callback.lua
 expect "hostile sim:run in its own callback" 1 "sim_run_in_callback.lua:3: run: this simulation is already running" -- run $H/sim_run_in_callback.lua
 for v in 0 -1 nan inf abc ""; do
