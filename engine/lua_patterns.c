@@ -16,7 +16,7 @@
 
 /* Lua 5.4's limits: 32 captures, 200 nested matcher calls. */
 #define PAT_MAX_CAPTURES 32
-#define PAT_MAX_DEPTH 200
+#define PAT_MAX_DEPTH    200
 /* Steps gathered before one call of the charge function. */
 #define PAT_CHARGE_BATCH 256
 
@@ -66,18 +66,41 @@ static bool class_matches(int c, int cls)
 {
     bool r;
     switch (tolower(cls)) {
-    case 'a': r = isalpha(c); break;
-    case 'c': r = iscntrl(c); break;
-    case 'd': r = isdigit(c); break;
-    case 'g': r = isgraph(c); break;
-    case 'l': r = islower(c); break;
-    case 'p': r = ispunct(c); break;
-    case 's': r = isspace(c); break;
-    case 'u': r = isupper(c); break;
-    case 'w': r = isalnum(c); break;
-    case 'x': r = isxdigit(c); break;
-    case 'z': r = c == 0; break; /* deprecated but still accepted by Lua 5.4 */
-    default: return cls == c;
+    case 'a':
+        r = isalpha(c);
+        break;
+    case 'c':
+        r = iscntrl(c);
+        break;
+    case 'd':
+        r = isdigit(c);
+        break;
+    case 'g':
+        r = isgraph(c);
+        break;
+    case 'l':
+        r = islower(c);
+        break;
+    case 'p':
+        r = ispunct(c);
+        break;
+    case 's':
+        r = isspace(c);
+        break;
+    case 'u':
+        r = isupper(c);
+        break;
+    case 'w':
+        r = isalnum(c);
+        break;
+    case 'x':
+        r = isxdigit(c);
+        break;
+    case 'z':
+        r = c == 0;
+        break; /* deprecated but still accepted by Lua 5.4 */
+    default:
+        return cls == c;
     }
     return isupper(cls) ? !r : r;
 }
@@ -344,8 +367,8 @@ static const char *match_here(struct matcher *m, const char *s, const char *p)
 
 /* ---- captures to Lua values ---------------------------------------------------- */
 
-static void matcher_init(struct matcher *m, lua_State *L, const char *s, size_t ls,
-                         const char *p, size_t lp)
+static void matcher_init(struct matcher *m, lua_State *L, const char *s, size_t ls, const char *p,
+                         size_t lp)
 {
     struct pat_config *cfg = lua_touserdata(L, lua_upvalueindex(1));
     m->L = L;
@@ -418,8 +441,7 @@ static bool has_specials(const char *p, size_t lp)
 }
 
 /* Plain substring search, charged per candidate position. */
-static const char *find_plain(struct matcher *m, const char *s, size_t ls, const char *p,
-                              size_t lp)
+static const char *find_plain(struct matcher *m, const char *s, size_t ls, const char *p, size_t lp)
 {
     if (lp == 0)
         return s;
@@ -498,8 +520,8 @@ static int pat_match(lua_State *L)
 
 /* gmatch's state: offsets into the subject (upvalue 2), pattern upvalue 3. */
 struct gmatch_state {
-    size_t next;      /* where the next attempt starts */
-    ptrdiff_t last;   /* end of the last match, or -1 */
+    size_t next;    /* where the next attempt starts */
+    ptrdiff_t last; /* end of the last match, or -1 */
 };
 
 static int gmatch_step(lua_State *L)
@@ -659,8 +681,8 @@ void lua_patterns_install(lua_State *L, int lib, lua_patterns_charge_fn charge)
     struct pat_config *cfg = lua_newuserdatauv(L, sizeof *cfg, 0);
     cfg->charge = charge;
     const luaL_Reg fns[] = {
-        {"find", pat_find}, {"match", pat_match}, {"gmatch", pat_gmatch}, {"gsub", pat_gsub},
-        {NULL, NULL},
+        {"find", pat_find}, {"match", pat_match}, {"gmatch", pat_gmatch},
+        {"gsub", pat_gsub}, {NULL, NULL},
     };
     for (int i = 0; fns[i].name; i++) {
         lua_pushvalue(L, -1);

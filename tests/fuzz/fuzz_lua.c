@@ -52,26 +52,55 @@ static const char *pick(struct input *in, const char *const *list, size_t n)
 #define PICK(in, list) pick(in, list, sizeof list / sizeof *list)
 
 static const char *const numbers[] = {
-    "0",    "1",     "-1",      "0.5",   "3",    "8",     "1e9",  "1e300",
-    "-1e300", "0/0", "1/0",     "-1/0",  "2^53", "2^63",  "-2^63", "math.maxinteger",
-    "math.mininteger", "1e-9",  "'90s'", "'2d'", "'x'",   "-0.0", "65536", "1e15",
+    "0",
+    "1",
+    "-1",
+    "0.5",
+    "3",
+    "8",
+    "1e9",
+    "1e300",
+    "-1e300",
+    "0/0",
+    "1/0",
+    "-1/0",
+    "2^53",
+    "2^63",
+    "-2^63",
+    "math.maxinteger",
+    "math.mininteger",
+    "1e-9",
+    "'90s'",
+    "'2d'",
+    "'x'",
+    "-0.0",
+    "65536",
+    "1e15",
 };
 
 static const char *const paths[] = {
-    "'cluster.nodes'",           "'cluster.node.accelerator'", "'cluster.node.host_ram_gb'",
-    "'cluster.storage_bw_gbs'",  "'facility.pue'",             "'facility.cooling'",
-    "'model.layers'",            "'model.seq_len'",            "'name'",
-    "'cluster.nodez'",           "''",                         "'a.b.c.d.e.f'",
+    "'cluster.nodes'",
+    "'cluster.node.accelerator'",
+    "'cluster.node.host_ram_gb'",
+    "'cluster.storage_bw_gbs'",
+    "'facility.pue'",
+    "'facility.cooling'",
+    "'model.layers'",
+    "'model.seq_len'",
+    "'name'",
+    "'cluster.nodez'",
+    "''",
+    "'a.b.c.d.e.f'",
 };
 
 static const char *const words[] = {
-    "'fail_device'", "'fail_node'", "'cooling_loss'", "'set'",      "'stop'",
-    "'storage_slow'", "'tokens_per_s'", "'ring'",     "'all-reduce'", "'auto'",
-    "'bogus'",       "''",          "string.rep('a', 300)", "'h100-sxm'", "'default'",
+    "'fail_device'",        "'fail_node'", "'cooling_loss'", "'set'",  "'stop'",  "'storage_slow'",
+    "'tokens_per_s'",       "'ring'",      "'all-reduce'",   "'auto'", "'bogus'", "''",
+    "string.rep('a', 300)", "'h100-sxm'",  "'default'",
 };
 
 static const char *const subjects[] = {
-    "string.rep('a', 40)", "string.rep('ab', 2000)", "'hello (world) [x]'", "''",
+    "string.rep('a', 40)",  "string.rep('ab', 2000)", "'hello (world) [x]'", "''",
     "string.rep('(', 500)", "'key = value, k2 = 22'",
 };
 
@@ -152,12 +181,14 @@ static void add_statement(char *out, size_t len, struct input *in)
         snprintf(st, sizeof st, "sim:close()");
         break;
     case 9:
-        snprintf(st, sizeof st, "sim = mlviz.sim(s, {tick_s = %s, seed = %s, series_capacity = %s})",
+        snprintf(st, sizeof st,
+                 "sim = mlviz.sim(s, {tick_s = %s, seed = %s, series_capacity = %s})",
                  PICK(in, numbers), PICK(in, numbers), PICK(in, numbers));
         break;
     case 10:
-        snprintf(st, sizeof st, "local t = sim:series(%s) local c = sim:counters() "
-                                "local r = sim:report() local u = sim:setup()",
+        snprintf(st, sizeof st,
+                 "local t = sim:series(%s) local c = sim:counters() "
+                 "local r = sim:report() local u = sim:setup()",
                  PICK(in, words));
         break;
     case 11:
@@ -175,8 +206,9 @@ static void add_statement(char *out, size_t len, struct input *in)
         break;
     }
     case 13:
-        snprintf(st, sizeof st, "local v = {} for i = 1, %u do v[i] = i end "
-                                "rows = mlviz.sweep(s, {[%s] = v, [%s] = v, [%s] = v})",
+        snprintf(st, sizeof st,
+                 "local v = {} for i = 1, %u do v[i] = i end "
+                 "rows = mlviz.sweep(s, {[%s] = v, [%s] = v, [%s] = v})",
                  next_byte(in) * 8, PICK(in, paths), PICK(in, paths), PICK(in, paths));
         break;
     case 14:
@@ -211,8 +243,9 @@ static void add_statement(char *out, size_t len, struct input *in)
                  PICK(in, numbers));
         break;
     case 20:
-        snprintf(st, sizeof st, "mlviz.parse_duration(%s) mlviz.format_duration(%s) "
-                                "mlviz.format_si(%s, %s)",
+        snprintf(st, sizeof st,
+                 "mlviz.parse_duration(%s) mlviz.format_duration(%s) "
+                 "mlviz.format_si(%s, %s)",
                  PICK(in, words), PICK(in, numbers), PICK(in, numbers), PICK(in, words));
         break;
     case 21:
@@ -318,8 +351,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(program, in.p, n);
         program[n] = '\0';
     } else {
-        add(program, PROGRAM_MAX, "local s = mlviz.load('default')\n"
-                                  "local sim = mlviz.sim(s)\nlocal rows\n");
+        add(program, PROGRAM_MAX,
+            "local s = mlviz.load('default')\n"
+            "local sim = mlviz.sim(s)\nlocal rows\n");
         for (int i = 0; i < STATEMENTS_MAX && in.left; i++)
             add_statement(program, PROGRAM_MAX, &in);
         add(program, PROGRAM_MAX, "print('end')\n");
