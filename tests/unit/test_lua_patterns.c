@@ -1,10 +1,10 @@
 /* test_lua_patterns: the budgeted matcher against Lua 5.4's own string
  * library (results and error messages must be identical), and the
  * catastrophic patterns that must end with the budget's error. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 /* cmocka needs the headers above first */
 #include <cmocka.h>
 
