@@ -197,6 +197,16 @@ static void free_cli(struct lua_cli *c)
     free(c->tui);
 }
 
+/* Headless: SIGINT/SIGTERM stop the script at its next check; the run then
+ * exits 128 + the signal's number. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    luahost_interrupt();
+}
+
 static int run_or_play(int argc, char **argv, bool play)
 {
     struct lua_cli c;
@@ -239,6 +249,8 @@ static int run_or_play(int argc, char **argv, bool play)
     char *err = malloc(LUA_ERR_LEN);
     int rc = EXIT_RUNTIME;
     struct luahost *h = err ? luahost_new(&c.opt, err, LUA_ERR_LEN) : NULL;
+    if (h && stop_signal)
+        luahost_interrupt(); /* a signal before the host existed stops it too */
     if (!h) {
         cli_error("%s", err ? err : "out of memory");
     } else if (!luahost_load(h, path, c.nargs, c.args, err, LUA_ERR_LEN)) {
@@ -259,16 +271,6 @@ static int run_or_play(int argc, char **argv, bool play)
     catalog_free(cat);
     free_cli(&c);
     return rc;
-}
-
-/* Headless: SIGINT/SIGTERM stop the script at its next check; the run then
- * exits 128 + the signal's number. */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-    stop_signal = sig;
-    luahost_interrupt();
 }
 
 int cmd_run(int argc, char **argv)
