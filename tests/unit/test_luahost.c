@@ -326,6 +326,20 @@ static void expect_stop(struct luahost *h, const char *text, const char *want, d
         fail_msg("took %.2f s (at most %.2f)", took, max_s);
 }
 
+/* Each script, in a fresh headless host, fails with `want`. */
+static void expect_each_stops(const char *const *cases, size_t n, uint64_t budget,
+                              double time_limit_s, bool interrupt, const char *want)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct captured c = {0};
+        struct luahost *h = limited_host(&c, false, budget, time_limit_s);
+        interrupt_on_print = interrupt;
+        expect_stop(h, cases[i], want, 10.0);
+        interrupt_on_print = false;
+        luahost_free(h);
+    }
+}
+
 static void test_interrupt_stops_lua_loop(void **state)
 {
     (void)state;
@@ -357,14 +371,8 @@ static void test_interrupt_stops_c_work(void **state)
         ("local v = {} for i = 1, 1000 do v[i] = 1 end\nprint('go')\n"
          "mlviz.sweep(mlviz.load('default'), {{'cluster.nodes', v}, {'cluster.nodes', v}})\n"),
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct captured c = {0};
-        struct luahost *h = limited_host(&c, false, UINT64_MAX / 2, 0);
-        interrupt_on_print = true;
-        expect_stop(h, cases[i], "script interrupted", 10.0);
-        interrupt_on_print = false;
-        luahost_free(h);
-    }
+    expect_each_stops(cases, sizeof cases / sizeof *cases, UINT64_MAX / 2, 0, true,
+                      "script interrupted");
 }
 
 /* A played script suspended in pause() ends at its next resume. */
@@ -395,12 +403,8 @@ static void test_time_limit(void **state)
         ("local ok = pcall(string.find, string.rep('a', 40), string.rep('a*', 40) .. 'b')\n"
          "while true do end\n"),
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct captured c = {0};
-        struct luahost *h = limited_host(&c, false, UINT64_MAX / 2, 0.3);
-        expect_stop(h, cases[i], ":2: script exceeded its time limit of 0.3 s", 10.0);
-        luahost_free(h);
-    }
+    expect_each_stops(cases, sizeof cases / sizeof *cases, UINT64_MAX / 2, 0.3, false,
+                      ":2: script exceeded its time limit of 0.3 s");
 }
 
 /* Work done in C is charged to the instruction budget. */
@@ -413,12 +417,8 @@ static void test_budget_covers_c_work(void **state)
         ("local v = {} for i = 1, 1000 do v[i] = 8 end\n"
          "mlviz.sweep(mlviz.load('default'), {{'cluster.nodes', v}, {'cluster.nodes', v}})\n"),
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct captured c = {0};
-        struct luahost *h = limited_host(&c, false, 20000000, 0);
-        expect_stop(h, cases[i], ":2: instruction budget of 20000000 exceeded", 10.0);
-        luahost_free(h);
-    }
+    expect_each_stops(cases, sizeof cases / sizeof *cases, 20000000, 0, false,
+                      ":2: instruction budget of 20000000 exceeded");
 }
 
 /* Events run in time order, ties in insertion order, whatever order they
