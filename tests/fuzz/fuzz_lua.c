@@ -166,10 +166,15 @@ static void add_statement(char *out, size_t len, struct input *in)
     case 4:
         snprintf(st, sizeof st, "local v = s:get(%s) s:eval()", PICK(in, paths));
         break;
-    case 5:
-        snprintf(st, sizeof st, "sim:at(%s, function(x) x:set(%s, %s) end)", PICK(in, numbers),
-                 PICK(in, paths), PICK(in, numbers));
+    case 5: {
+        /* A callback that changes, runs or closes its own sim. */
+        static const char *const bodies[] = {"x:set('cluster.nodes', %s)", "x:run(%s)",
+                                             "x:close()", "collectgarbage()"};
+        char body[256];
+        snprintf(body, sizeof body, PICK(in, bodies), PICK(in, numbers));
+        snprintf(st, sizeof st, "sim:at(%s, function(x) %s end)", PICK(in, numbers), body);
         break;
+    }
     case 6:
         snprintf(st, sizeof st, "sim:at(%s, {event = %s, value = %s})", PICK(in, numbers),
                  PICK(in, words), PICK(in, numbers));
