@@ -1301,6 +1301,7 @@ static int sim_series_m(lua_State *L)
                           near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
     }
     size_t n = sim_series_len(u->sim);
+    host_charge(L, host_of(L), n); /* up to series_capacity (1e7) values per call */
     lua_createtable(L, (int)(n < INT32_MAX ? n : 0), 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushnumber(L, sim_series_at(u->sim, (enum sim_series_id)id, i));

@@ -106,6 +106,7 @@ expect "hostile string.rep of nothing" 0 "^empty	0	0$" -- run $lim $H/string_rep
 expect "hostile string.rep too large" 1 "string_rep_huge.lua:2: ($B|memory cap)" -- run $lim $H/string_rep_huge.lua
 expect "hostile table.move over 1e15 slots" 1 "table_move_huge.lua:2: $B" -- run $lim $H/table_move_huge.lua
 expect "hostile table.remove from the front" 1 "table_remove_quadratic.lua:5: $B" -- run $lim $H/table_remove_quadratic.lua
+expect "hostile sim:series in a loop" 1 "series_loop.lua:4: $B" -- run $lim $H/series_loop.lua
 expect "hostile sim:run(1e9) hits --timeout" 1 "sim_run_forever.lua:3: script exceeded its time limit of 1 s" -- run --timeout 1 $H/sim_run_forever.lua
 expect "hostile sim:run(1e300)" 1 "sim_run_absurd.lua:3: run: .*more than one run may take" -- run $H/sim_run_absurd.lua
 expect "hostile Lua loop hits --timeout" 1 "timeout_loop.lua:3: script exceeded its time limit of 0.5 s" -- run --timeout 0.5 --budget 1e15 $H/timeout_loop.lua
