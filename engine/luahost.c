@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -25,6 +26,7 @@
 
 #include "collective.h"
 #include "lua_output.h"
+#include "lua_patterns.h"
 #include "model.h"
 #include "report.h"
 #include "setup.h"
@@ -39,17 +41,36 @@
 #define LUAHOST_DEFAULT_MEMORY_BYTES ((size_t)256 << 20)
 /* Instructions between two budget checks: rare enough to cost nothing. */
 #define LUAHOST_HOOK_INTERVAL 10000
+/* Wall-clock seconds a script may run (time spent animating or waiting for
+ * the presenter in `mlviz play` does not count). */
+#define LUAHOST_DEFAULT_TIME_LIMIT_S 600.0
+/* Units of work done in C between two looks at the clock and the interrupt
+ * flag (a few microseconds of work each). */
+#define LUAHOST_CHECK_STEPS 10000
+/* sim:run advances in slices of this many ticks and checks the limits in
+ * between (a slice runs in about a millisecond). */
+#define LUAHOST_SIM_SLICE_TICKS 20000
+/* Ticks one sim:run may ask for: beyond 2^53 a tick count is not exact. */
+#define LUAHOST_MAX_SIM_TICKS 9007199254740992.0
+/* Combinations one mlviz.sweep may evaluate (each is one table row). */
+#define LUAHOST_MAX_SWEEP_ROWS 1000000
+/* Budget charged per sweep combination: one resolve, evaluation and row
+ * take about 10-20 us, the time of a thousand or two Lua instructions. */
+#define LUAHOST_SWEEP_ROW_COST 1000
 /* Extra memory allowed once the cap has tripped, so the error message and
  * its traceback can still be built. */
 #define LUAHOST_MEM_RESERVE_BYTES ((size_t)1 << 20)
 /* Describing a script runs its top until mlviz.params: keep it small. */
 #define LUAHOST_DESCRIBE_BUDGET 20000000ULL
 #define LUAHOST_DESCRIBE_MEMORY_BYTES ((size_t)32 << 20)
+#define LUAHOST_DESCRIBE_TIME_S 2.0
 #define LUAHOST_MAX_PARAMS 32
 #define LUAHOST_PATH_LEN 1024
 #define LUAHOST_MSG_LEN 2048
-/* Nesting limit when turning Lua values into JSON or setup paths. */
+/* Nesting limit when turning Lua values into JSON. */
 #define LUAHOST_MAX_DEPTH 32
+/* Nesting limit of setup tables (field paths have three or four parts). */
+#define LUAHOST_SETUP_MAX_DEPTH 8
 /* Fields kept per sweep row when the script names none. */
 static const char *const default_sweep_fields[] = {
     "runnable",     "step_time_s",          "tokens_per_s", "mfu", "bottleneck",
@@ -79,6 +100,15 @@ struct luahost {
     uint64_t budget;
     bool over_budget;
     bool over_memory;
+    bool over_time;
+    bool interrupted;
+    sig_atomic_t interrupt_seen; /* interrupt_count when the host was made */
+    double time_limit_s;
+    double active_s;             /* script running time of finished stretches */
+    double active_since;         /* CLOCK_MONOTONIC start of the current stretch */
+    int active_depth;            /* nesting of clock_enter */
+    uint64_t unchecked_steps;    /* C work charged since the last limit check */
+    int held_sim_ref;            /* the sim last handed to the front end */
     bool describing;   /* mlviz.params records and stops the script */
     bool usage_error;  /* the last luahost_load failure was the command line's fault */
     bool loaded;
@@ -106,6 +136,8 @@ struct lsim {
     struct luahost *h;
     lua_State *running; /* thread inside sim:run, NULL otherwise */
     int next_id;
+    double tick_s;
+    bool closed;        /* sim:close() while the front end still shows it */
     bool has_error;     /* a callback failed; its error value is in the user value [0] */
     size_t charged_bytes; /* the sim's heap, counted against the memory cap */
 };
@@ -116,14 +148,6 @@ static struct luahost *host_of(lua_State *L)
     struct luahost *h = lua_touserdata(L, -1);
     lua_pop(L, 1);
     return h;
-}
-
-/* Set by luahost_interrupt (possibly from a signal handler). */
-static volatile sig_atomic_t interrupt_requested;
-
-void luahost_interrupt(void)
-{
-    interrupt_requested = 1;
 }
 
 /* ---- allocator and instruction budget ----------------------------------------- */
@@ -185,17 +209,82 @@ static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
+/* Bumped by luahost_interrupt; a host stops once it differs from the value
+ * it saw when it was made. Only written by a plain store of a sig_atomic_t,
+ * so the signal handler may call it. */
+static volatile sig_atomic_t interrupt_count;
+
+void luahost_interrupt(void)
+{
+    interrupt_count = (sig_atomic_t)((interrupt_count + 1) & 0x3fffffff);
+}
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The time limit counts only the stretches in which script code runs. */
+static void clock_enter(struct luahost *h)
+{
+    if (h->active_depth++ == 0)
+        h->active_since = monotonic_s();
+}
+
+static void clock_leave(struct luahost *h)
+{
+    if (--h->active_depth == 0)
+        h->active_s += monotonic_s() - h->active_since;
+}
+
+static bool stop_flagged(const struct luahost *h)
+{
+    return h->over_budget || h->over_memory || h->over_time || h->interrupted;
+}
+
+/* Looks at every limit; sets the flag of the first one hit. True when the
+ * script must stop. */
+static bool limits_hit(struct luahost *h)
+{
+    if (stop_flagged(h))
+        return true;
+    if (interrupt_count != h->interrupt_seen)
+        h->interrupted = true;
+    else if (h->instructions > h->budget)
+        h->over_budget = true;
+    else if (h->active_depth &&
+             h->active_s + (monotonic_s() - h->active_since) > h->time_limit_s)
+        h->over_time = true;
+    return stop_flagged(h);
+}
+
+static void limit_message(const struct luahost *h, const char *where, char *msg, size_t len)
+{
+    if (h->interrupted)
+        snprintf(msg, len, "%sscript interrupted", where);
+    else if (h->over_memory)
+        snprintf(msg, len, "%smemory cap of %zu MiB exceeded (raise it with --memory)", where,
+                 h->mem_cap >> 20);
+    else if (h->over_time)
+        snprintf(msg, len, "%sscript exceeded its time limit of %g s (raise it with --timeout)",
+                 where, h->time_limit_s);
+    else
+        snprintf(msg, len,
+                 "%sinstruction budget of %llu exceeded (an endless loop? raise it with --budget)",
+                 where, (unsigned long long)h->budget);
+}
+
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
     struct luahost *h = host_of(L);
     if (!h)
         return;
-    if (!h->over_budget && !h->over_memory) {
+    if (!stop_flagged(h))
         h->instructions += LUAHOST_HOOK_INTERVAL;
-        if (h->instructions <= h->budget)
-            return;
-        h->over_budget = true;
-    }
+    if (!limits_hit(h))
+        return;
     /* Re-arm on every instruction: a pcall that catches this error cannot
      * keep the script alive, the next instruction raises again. */
     lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
@@ -203,15 +292,53 @@ static void budget_hook(lua_State *L, lua_Debug *ar)
     if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
         snprintf(where, sizeof where, "%s:%d: ", ar->short_src, ar->currentline);
     char msg[256];
-    if (h->over_memory)
-        snprintf(msg, sizeof msg, "%smemory cap of %zu MiB exceeded (raise it with --memory)",
-                 where, h->mem_cap >> 20);
-    else
-        snprintf(msg, sizeof msg,
-                 "%sinstruction budget of %llu exceeded (an endless loop? raise it with --budget)",
-                 where, (unsigned long long)h->budget);
+    limit_message(h, where, msg, sizeof msg);
     lua_pushstring(L, msg);
     lua_error(L);
+}
+
+/* Raise the error of the limit that was hit, at the script's line. */
+static int raise_limit(lua_State *L, struct luahost *h)
+{
+    lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
+    if (L != h->L)
+        lua_sethook(h->L, budget_hook, LUA_MASKCOUNT, 1);
+    luaL_where(L, 1);
+    char msg[256];
+    limit_message(h, lua_tostring(L, -1), msg, sizeof msg);
+    lua_pop(L, 1);
+    lua_pushstring(L, msg);
+    return lua_error(L);
+}
+
+/* Work done in C on behalf of the script: `steps` count against the
+ * instruction budget like instructions; every LUAHOST_CHECK_STEPS the clock
+ * and the interrupt flag are looked at too. Raises when a limit is hit. */
+static void host_charge_steps(lua_State *L, struct luahost *h, uint64_t steps)
+{
+    h->instructions = steps > UINT64_MAX - h->instructions ? UINT64_MAX : h->instructions + steps;
+    h->unchecked_steps += steps;
+    if (h->unchecked_steps < LUAHOST_CHECK_STEPS && !stop_flagged(h))
+        return;
+    h->unchecked_steps = 0;
+    if (limits_hit(h))
+        raise_limit(L, h);
+}
+
+/* Raise if a limit was hit (the clock, the interrupt flag, the budget). */
+static void host_check(lua_State *L, struct luahost *h)
+{
+    h->unchecked_steps = 0;
+    if (limits_hit(h))
+        raise_limit(L, h);
+}
+
+/* The charge function handed to the pattern matcher. */
+static void pattern_charge(lua_State *L, unsigned steps)
+{
+    struct luahost *h = host_of(L);
+    if (h)
+        host_charge_steps(L, h, steps);
 }
 
 /* ---- messages ------------------------------------------------------------------ */
@@ -240,14 +367,15 @@ static int msg_handler(lua_State *L)
  * the error surfaced as a bare "not enough memory". */
 static void final_message(struct luahost *h, const char *raw, char *err, size_t err_len)
 {
-    if (h->over_memory && (!raw || !strstr(raw, "memory cap"))) {
-        snprintf(err, err_len, "%s: memory cap of %d MiB exceeded (raise it with --memory)%s%s",
-                 h->path, (int)(h->mem_cap >> 20), raw ? "\n" : "", raw ? raw : "");
-        return;
-    }
-    if (h->over_budget && (!raw || !strstr(raw, "instruction budget"))) {
-        snprintf(err, err_len, "%s: instruction budget of %llu exceeded (raise it with --budget)%s%s",
-                 h->path, (unsigned long long)h->budget, raw ? "\n" : "", raw ? raw : "");
+    const char *key = h->interrupted  ? "script interrupted"
+                      : h->over_memory ? "memory cap"
+                      : h->over_time   ? "time limit"
+                                       : "instruction budget";
+    if (stop_flagged(h) && (!raw || !strstr(raw, key))) {
+        char msg[256], where[LUAHOST_PATH_LEN + 4];
+        snprintf(where, sizeof where, "%s: ", h->path);
+        limit_message(h, where, msg, sizeof msg);
+        snprintf(err, err_len, "%s%s%s", msg, raw ? "\n" : "", raw ? raw : "");
         return;
     }
     copy_msg(err, err_len, raw);
@@ -311,6 +439,8 @@ static double check_duration(lua_State *L, int idx, const char *fn)
         const char *t = lua_tostring(L, idx);
         if (!fields_parse_duration(t, &v))
             luaL_error(L, "%s: bad duration '%s' (write 90s, 15m, 6h, 2d or seconds)", fn, t);
+        if (!isfinite(v)) /* "1e308d" parses, but to infinity */
+            luaL_error(L, "%s: duration '%s' is too long", fn, t);
         return v;
     }
     luaL_typeerror(L, idx, "number of seconds or duration string");
@@ -474,8 +604,11 @@ static void set_field_value(lua_State *L, struct setup *s, const char *path, int
 static void apply_table(lua_State *L, struct setup *s, int idx, const char *prefix, int depth,
                         const char *fn)
 {
-    if (depth > LUAHOST_MAX_DEPTH)
-        luaL_error(L, "%s: table nested too deeply", fn);
+    if (depth >= LUAHOST_SETUP_MAX_DEPTH)
+        luaL_error(L, "%s: table nested too deeply under '%s' (setup tables have at most %d "
+                      "levels)",
+                   fn, prefix, LUAHOST_SETUP_MAX_DEPTH);
+    luaL_checkstack(L, 4, "setup table"); /* each level holds a key and a value */
     idx = lua_absindex(L, idx);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
@@ -838,7 +971,7 @@ static void recharge_sim(lua_State *L, struct lsim *u)
 static struct lsim *check_sim(lua_State *L, int idx)
 {
     struct lsim *u = luaL_checkudata(L, idx, SIM_MT);
-    if (!u->sim)
+    if (!u->sim || u->closed)
         luaL_error(L, "sim: this simulation was closed");
     recharge_sim(L, u);
     return u;
@@ -868,7 +1001,14 @@ static bool sim_callback(void *ctx, struct sim *sim, int callback_id, char *err,
     lua_getiuservalue(L, -1, 1);         /* callbacks table */
     lua_rawgeti(L, -1, callback_id);
     lua_pushvalue(L, -3);                /* fn(sim) */
+    clock_enter(h); /* played: the front end runs the sim between resumes */
+    /* Played, the front end is inside sim_run: the callback must not run or
+     * close this sim again any more than headless. */
+    lua_State *was_running = u->running;
+    u->running = L;
     int st = lua_pcall(L, 1, 0, 0);
+    u->running = was_running;
+    clock_leave(h);
     if (st == LUA_OK) {
         lua_settop(L, top);
         return true;
@@ -984,6 +1124,7 @@ static int l_sim(lua_State *L)
     struct lsim *u = lua_newuserdatauv(L, sizeof *u, 1);
     memset(u, 0, sizeof *u);
     u->h = h;
+    u->tick_s = o.tick_s;
     luaL_setmetatable(L, SIM_MT);
     lua_newtable(L);
     lua_setiuservalue(L, -2, 1);
@@ -1115,18 +1256,41 @@ static int sim_run_m(lua_State *L)
     if (u->running)
         return luaL_error(L, "run: this simulation is already running (sim:run inside its own "
                              "event callback)");
+    double ticks = floor(d / u->tick_s + 0.5);
+    if (ticks > LUAHOST_MAX_SIM_TICKS) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%g s in ticks of %g s is more than one run may take (2^53 "
+                 "ticks)", d, u->tick_s);
+        return api_error(L, "run", msg);
+    }
     if (can_yield_to_host(h, L)) {
         h->yield_kind = LUAHOST_RUN;
         h->req.sim = u->sim;
         h->req.duration_s = d;
+        /* The front end keeps drawing this sim after the run: hold it. */
         lua_settop(L, 1);
+        lua_pushvalue(L, 1);
+        luaL_unref(L, LUA_REGISTRYINDEX, h->held_sim_ref);
+        h->held_sim_ref = luaL_ref(L, LUA_REGISTRYINDEX);
         return lua_yieldk(L, 0, 0, sim_run_k);
     }
-    u->running = L;
-    bool ok = sim_run(u->sim, d, err, sizeof err);
-    u->running = NULL;
-    if (!ok)
-        return raise_callback_error(L, u, 1, err);
+    /* The step loop runs in C where the count hook cannot fire: advance in
+     * slices and look at the limits between them. */
+    uint64_t left = (uint64_t)ticks;
+    while (left > 0) {
+        uint64_t n = left < LUAHOST_SIM_SLICE_TICKS ? left : LUAHOST_SIM_SLICE_TICKS;
+        u->running = L;
+        bool ok = sim_run(u->sim, (double)n * u->tick_s, err, sizeof err);
+        u->running = NULL;
+        if (!ok)
+            return raise_callback_error(L, u, 1, err);
+        left -= n;
+        struct sim_counters c;
+        sim_counters(u->sim, &c);
+        if (c.stopped)
+            break;
+        host_check(L, h); /* ticks are not instructions: a long run is legitimate */
+    }
     lua_settop(L, 1);
     return 1;
 }
@@ -1204,6 +1368,7 @@ static int sim_series_m(lua_State *L)
                           near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
     }
     size_t n = sim_series_len(u->sim);
+    host_charge_steps(L, host_of(L), n); /* up to series_capacity (1e7) values per call */
     lua_createtable(L, (int)(n < INT32_MAX ? n : 0), 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushnumber(L, sim_series_at(u->sim, (enum sim_series_id)id, i));
@@ -1243,6 +1408,20 @@ static int sim_time_m(lua_State *L)
 
 static int sim_close_m(lua_State *L)
 {
+    struct lsim *u = luaL_checkudata(L, 1, SIM_MT);
+    struct luahost *h = host_of(L);
+    if (u->running)
+        return luaL_error(L, "close: this simulation is running (sim:close inside its own event "
+                             "callback)");
+    if (h->held_sim_ref != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->held_sim_ref);
+        bool shown = lua_touserdata(L, -1) == u;
+        lua_pop(L, 1);
+        if (shown) { /* the front end still draws it: freed when let go */
+            u->closed = true;
+            return 0;
+        }
+    }
     return sim_gc(L);
 }
 
@@ -1444,10 +1623,23 @@ static int l_sweep(lua_State *L)
     lua_newtable(L); /* columns */
     int cols = lua_gettop(L);
     lua_Integer ncols = 0;
+    /* Count the axes before anything is pushed for them or stored in axes[]. */
+    lua_Integer n_given = (lua_Integer)lua_rawlen(L, 2);
+    if (n_given == 0) {
+        lua_pushnil(L);
+        while (lua_next(L, 2)) {
+            lua_pop(L, 1);
+            if (++n_given > SWEEP_MAX_AXES) {
+                lua_pop(L, 1);
+                break;
+            }
+        }
+    }
+    if (n_given > SWEEP_MAX_AXES)
+        return luaL_error(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
+    luaL_checkstack(L, 2 * SWEEP_MAX_AXES + 16, "sweep");
     if (lua_rawlen(L, 2) > 0) {
         for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, 2); i++) {
-            if (n_axes >= SWEEP_MAX_AXES)
-                return luaL_error(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
             if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
                 return luaL_error(L, "sweep: axis %d must be {path, {values...}}", (int)i);
             lua_rawgeti(L, -1, 1);
@@ -1463,9 +1655,7 @@ static int l_sweep(lua_State *L)
         int keys = lua_gettop(L);
         if (others > 0)
             return luaL_error(L, "sweep: axes map field paths to arrays of values");
-        for (lua_Integer i = 1; i <= nk; i++) {
-            if (n_axes >= SWEEP_MAX_AXES)
-                return luaL_error(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
+        for (lua_Integer i = 1; i <= nk && i <= SWEEP_MAX_AXES; i++) {
             lua_rawgeti(L, keys, i);
             lua_pushvalue(L, -1);
             if (lua_rawget(L, 2) != LUA_TTABLE)
@@ -1476,6 +1666,8 @@ static int l_sweep(lua_State *L)
     /* Stack now: ... cols, (path, values) pairs. */
     int first = cols + 1;
     n_axes = (lua_gettop(L) - cols) / 2;
+    if (n_axes > SWEEP_MAX_AXES)
+        return luaL_error(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
     lua_Integer total = 1;
     for (int a = 0; a < n_axes; a++) {
         const char *path = lua_tostring(L, first + 2 * a);
@@ -1490,6 +1682,10 @@ static int l_sweep(lua_State *L)
         axes[a].n = (lua_Integer)lua_rawlen(L, axes[a].values_idx);
         if (axes[a].n == 0)
             return luaL_error(L, "sweep: no values for '%s'", path);
+        if (axes[a].n > LUAHOST_MAX_SWEEP_ROWS / total)
+            return luaL_error(L, "sweep: too many combinations (more than %d; sweep fewer "
+                                 "values or split the sweep)",
+                              LUAHOST_MAX_SWEEP_ROWS);
         total *= axes[a].n;
         lua_pushvalue(L, first + 2 * a);
         lua_rawseti(L, cols, ++ncols);
@@ -1530,6 +1726,7 @@ static int l_sweep(lua_State *L)
     struct resolved r;
     struct model_report o;
     for (lua_Integer row = 1; row <= total; row++) {
+        host_charge_steps(L, h, LUAHOST_SWEEP_ROW_COST);
         s = base->s;
         lua_createtable(L, 0, n_axes + x->n_picks);
         for (int a = 0; a < n_axes; a++) {
@@ -2411,6 +2608,112 @@ static int l_safe_load(lua_State *L)
     return 2;
 }
 
+/* string.rep(s, n [, sep]) with the copying charged; an empty result is
+ * built at once (the library would loop n times to make ""). */
+static int l_string_rep(lua_State *L)
+{
+    size_t len, sep_len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    const char *sep = luaL_optlstring(L, 3, "", &sep_len);
+    if (n <= 0 || len + sep_len == 0) {
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    size_t unit = len + sep_len;
+    if (unit < len || unit > (size_t)INT64_MAX / (size_t)n)
+        return luaL_error(L, "resulting string too large");
+    size_t total = (size_t)n * len + (size_t)(n - 1) * sep_len;
+    host_charge_steps(L, host_of(L), total / 64 + (uint64_t)n / 8);
+    luaL_Buffer b;
+    char *out = luaL_buffinitsize(L, &b, total);
+    for (lua_Integer i = 0; i < n; i++) {
+        memcpy(out, text, len);
+        out += len;
+        if (i + 1 < n && sep_len) {
+            memcpy(out, sep, sep_len);
+            out += sep_len;
+        }
+    }
+    luaL_pushresultsize(&b, total);
+    return 1;
+}
+
+/* Call the library function in upvalue 1 with this call's arguments. */
+static int call_original(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* A plain table (no metatable) whose length can be read without running
+ * script code: only those are checked and charged before the call; others
+ * go to the library as they are (their metamethods run under the hook). */
+static bool plain_table(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return false;
+    if (!lua_getmetatable(L, idx))
+        return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+/* table.move(a1, f, e, t [, a2]): the library loops e - f + 1 times in C,
+ * even over an empty table. The argument checks are the library's, made
+ * here so their errors name the script's line. */
+static int l_table_move(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TTABLE && !lua_getmetatable(L, 1))
+        luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, lua_gettop(L) < 5 ? lua_gettop(L) : 5);
+    lua_Integer f = luaL_checkinteger(L, 2);
+    lua_Integer e = luaL_checkinteger(L, 3);
+    lua_Integer t = luaL_checkinteger(L, 4);
+    if (e >= f) {
+        luaL_argcheck(L, f > 0 || e < LUA_MAXINTEGER + f, 3, "too many elements to move");
+        lua_Integer n = e - f + 1;
+        luaL_argcheck(L, t <= LUA_MAXINTEGER - n + 1, 4, "destination wrap around");
+        host_charge_steps(L, host_of(L), (uint64_t)n);
+    }
+    return call_original(L);
+}
+
+/* table.insert(t, pos, v) and table.remove(t, pos) shift the elements
+ * after pos in C: charge the shift. Checks as the library's. */
+static int l_table_insert(lua_State *L)
+{
+    if (plain_table(L, 1)) {
+        lua_Integer end = (lua_Integer)lua_rawlen(L, 1) + 1;
+        if (lua_gettop(L) == 3) {
+            lua_Integer pos = luaL_checkinteger(L, 2);
+            luaL_argcheck(L, (lua_Unsigned)pos - 1u < (lua_Unsigned)end, 2,
+                          "position out of bounds");
+            host_charge_steps(L, host_of(L), (uint64_t)(end - pos));
+        } else if (lua_gettop(L) != 2) {
+            return luaL_error(L, "wrong number of arguments to 'insert'");
+        }
+    }
+    return call_original(L);
+}
+
+static int l_table_remove(lua_State *L)
+{
+    if (plain_table(L, 1)) {
+        lua_Integer size = (lua_Integer)lua_rawlen(L, 1);
+        lua_Integer pos = luaL_optinteger(L, 2, size);
+        if (pos != size)
+            luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)size, 2,
+                          "position out of bounds");
+        if (pos < size)
+            host_charge_steps(L, host_of(L), (uint64_t)(size - pos));
+    }
+    return call_original(L);
+}
+
 static int l_collectgarbage(lua_State *L)
 {
     const char *opt = luaL_optstring(L, 1, "collect");
@@ -2549,6 +2852,23 @@ static void build_env(lua_State *L, struct luahost *h)
         open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
         open_lib(L, LUA_OSLIBNAME, luaopen_os); /* only three functions are copied */
     }
+    /* Work in C that grows with its arguments counts against the budget. */
+    lua_getglobal(L, "string");
+    lua_patterns_install(L, -1, pattern_charge);
+    lua_pushcfunction(L, l_string_rep);
+    lua_setfield(L, -2, "rep");
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    const luaL_Reg charged[] = {
+        {"move", l_table_move}, {"insert", l_table_insert}, {"remove", l_table_remove},
+        {NULL, NULL},
+    };
+    for (int i = 0; charged[i].name; i++) {
+        lua_getfield(L, -1, charged[i].name);
+        lua_pushcclosure(L, charged[i].func, 1);
+        lua_setfield(L, -2, charged[i].name);
+    }
+    lua_pop(L, 1);
     /* math.random starts from the run's seed; randomseed stays deterministic.
      * The library's own randomseed is kept in the registry for l_randomseed. */
     lua_getglobal(L, "math");
@@ -2694,6 +3014,11 @@ struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t e
     h->budget = o->instruction_budget ? o->instruction_budget : LUAHOST_DEFAULT_BUDGET;
     h->mem_cap = o->memory_cap_bytes ? o->memory_cap_bytes : LUAHOST_DEFAULT_MEMORY_BYTES;
     lua_output_init(&h->out, o->output_dir, o->trusted);
+    h->time_limit_s = o->time_limit_s > 0 && isfinite(o->time_limit_s)
+                          ? o->time_limit_s
+                          : LUAHOST_DEFAULT_TIME_LIMIT_S;
+    h->interrupt_seen = interrupt_count;
+    h->held_sim_ref = LUA_NOREF;
     snprintf(h->scripts_dir, sizeof h->scripts_dir, "%s/scripts", mlviz_data_dir());
     snprintf(h->dir, sizeof h->dir, ".");
     snprintf(h->path, sizeof h->path, "script");
@@ -2747,6 +3072,11 @@ const struct luahost_param *luahost_params(const struct luahost *h, size_t *n)
 {
     *n = h->n_params;
     return h->params;
+}
+
+bool luahost_was_interrupted(const struct luahost *h)
+{
+    return h->interrupted;
 }
 
 bool luahost_usage_error(const struct luahost *h)
@@ -2828,6 +3158,10 @@ static bool check_overrides(struct luahost *h, char *err, size_t err_len)
     return true;
 }
 
+static bool describe_script(const char *path, char *title, size_t title_len,
+                            struct luahost_param *params, size_t max_params, size_t *n_params,
+                            sig_atomic_t interrupt_seen, char *err, size_t err_len);
+
 bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, char *err,
                   size_t err_len)
 {
@@ -2847,8 +3181,8 @@ bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, ch
     if (!h->describing) {
         char title[8];
         size_t n = 0;
-        if (!luahost_describe(path, title, sizeof title, h->params, LUAHOST_MAX_PARAMS, &n, err,
-                              err_len))
+        if (!describe_script(path, title, sizeof title, h->params, LUAHOST_MAX_PARAMS, &n,
+                             h->interrupt_seen, err, err_len))
             return false;
         h->n_params = n;
     }
@@ -2908,8 +3242,10 @@ bool luahost_run(struct luahost *h, char *err, size_t err_len)
     lua_settop(L, 0);
     lua_pushcfunction(L, msg_handler);
     lua_rawgeti(L, LUA_REGISTRYINDEX, h->chunk_ref);
+    clock_enter(h);
     int st = lua_pcall(L, 0, 0, 1);
-    if (st == LUA_OK && !h->over_budget && !h->over_memory) {
+    clock_leave(h);
+    if (st == LUA_OK && !stop_flagged(h)) {
         lua_settop(L, 0);
         return true;
     }
@@ -2934,10 +3270,26 @@ enum luahost_status luahost_resume(struct luahost *h, struct luahost_request *re
     }
     if (h->finished)
         return LUAHOST_DONE;
+    if (h->started && limits_hit(h)) { /* interrupted while suspended */
+        h->finished = true;
+        final_message(h, NULL, err, err_len);
+        return LUAHOST_ERROR;
+    }
     int nres = 0;
     h->yield_kind = LUAHOST_DONE;
     h->started = true;
+    clock_enter(h);
     int st = lua_resume(h->co, h->L, 0, &nres);
+    clock_leave(h);
+    if (st == LUA_YIELD && limits_hit(h)) {
+        /* Interrupted (or out of time) while the script was yielding: end
+         * it here rather than at its next instruction. */
+        lua_pop(h->co, nres);
+        h->finished = true;
+        final_message(h, NULL, err, err_len);
+        lua_settop(h->L, 0);
+        return LUAHOST_ERROR;
+    }
     if (st == LUA_YIELD) {
         lua_pop(h->co, nres);
         if (h->yield_kind == LUAHOST_RUN) {
@@ -2951,7 +3303,7 @@ enum luahost_status luahost_resume(struct luahost *h, struct luahost_request *re
         return LUAHOST_PAUSE;
     }
     h->finished = true;
-    if (st == LUA_OK && !h->over_budget && !h->over_memory)
+    if (st == LUA_OK && !stop_flagged(h))
         return LUAHOST_DONE;
     const char *raw = NULL;
     if (st != LUA_OK) {
@@ -3001,6 +3353,16 @@ bool luahost_describe(const char *path, char *title, size_t title_len,
                       struct luahost_param *params, size_t max_params, size_t *n_params,
                       char *err, size_t err_len)
 {
+    return describe_script(path, title, title_len, params, max_params, n_params,
+                           interrupt_count, err, err_len);
+}
+
+/* interrupt_seen: a describe run on behalf of a host stops when that host
+ * would (an interrupt during luahost_load). */
+static bool describe_script(const char *path, char *title, size_t title_len,
+                            struct luahost_param *params, size_t max_params, size_t *n_params,
+                            sig_atomic_t interrupt_seen, char *err, size_t err_len)
+{
     *n_params = 0;
     if (title && title_len)
         read_title(path, title, title_len);
@@ -3008,9 +3370,11 @@ bool luahost_describe(const char *path, char *title, size_t title_len,
     memset(&o, 0, sizeof o);
     o.instruction_budget = LUAHOST_DESCRIBE_BUDGET;
     o.memory_cap_bytes = LUAHOST_DESCRIBE_MEMORY_BYTES;
+    o.time_limit_s = LUAHOST_DESCRIBE_TIME_S;
     struct luahost *h = luahost_new(&o, err, err_len);
     if (!h)
         return false;
+    h->interrupt_seen = interrupt_seen;
     h->describing = true;
     bool ok = luahost_load(h, path, 0, NULL, err, err_len);
     if (ok) {

@@ -41,7 +41,12 @@ struct luahost_options {
     const struct catalog *cat;
     uint64_t seed;                  /* math.random and sims without a seed */
     bool trusted;                   /* --trust: full standard library */
-    uint64_t instruction_budget;    /* 0: default (1e9 instructions) */
+    uint64_t instruction_budget;    /* 0: default (1e9 instructions); work done in C
+                                       (pattern matching, sweeps, string.rep...)
+                                       counts too */
+    double time_limit_s;            /* 0: default (600 s) of wall-clock time spent
+                                       running the script (animation and pauses of
+                                       `mlviz play` do not count) */
     size_t memory_cap_bytes;        /* 0: default (256 MiB) */
     const char *output_dir;         /* where write_csv/write_json write; NULL: "mlviz-out"
                                        (created on the first write), or with --trust the
@@ -52,8 +57,12 @@ struct luahost_options {
 
 enum luahost_status { LUAHOST_DONE, LUAHOST_ERROR, LUAHOST_RUN, LUAHOST_PAUSE };
 
+/* req.sim stays valid after the run it was handed out for, while the view
+ * draws it: the host keeps a reference to its Lua object until a later
+ * luahost_resume hands out another sim, or until luahost_free. Neither
+ * dropping it and collecting garbage nor sim:close() frees it earlier. */
 struct luahost_request {
-    struct sim *sim;      /* LUAHOST_RUN: the simulation to animate (owned by the script) */
+    struct sim *sim;      /* LUAHOST_RUN: the simulation to animate (owned by the host) */
     double duration_s;    /* LUAHOST_RUN: simulated time to advance */
 };
 
@@ -88,6 +97,16 @@ bool luahost_run(struct luahost *h, char *err, size_t err_len);
  * returns LUAHOST_ERROR with its traceback. */
 enum luahost_status luahost_resume(struct luahost *h, struct luahost_request *req, char *err,
                                    size_t err_len);
+
+/* Async-signal-safe: every script running now (in any host made before
+ * the call) stops at its next instruction-hook or C-side check with the
+ * error "script interrupted" (within milliseconds); a played script that is
+ * suspended ends at its next luahost_resume. Hosts made later are not
+ * affected. For signal handlers and the play view's `q`. */
+void luahost_interrupt(void);
+
+/* True when the last run or resume ended because of luahost_interrupt. */
+bool luahost_was_interrupted(const struct luahost *h);
 
 /* A fresh host with the same options running the same script again with
  * new arguments ("--name=value"): how the TUI restarts a played scenario

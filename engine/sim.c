@@ -119,6 +119,11 @@ struct capacities {
     double model_f, model_temp_c;  /* the analytic steady state */
 };
 
+struct queued_event {
+    struct sim_event ev;
+    uint64_t seq; /* insertion order, breaks ties in time */
+};
+
 struct sim {
     struct sim_options opt;
     struct setup setup;
@@ -181,9 +186,11 @@ struct sim {
      * not move the failure times */
     uint64_t rng_jit[4], rng_fail[4];
 
-    /* events */
-    struct sim_event *ev;
-    size_t n_ev, cap_ev, ev_next;
+    /* events: a binary min-heap on (time_s, seq), so scheduling and taking
+     * the next event cost O(log n) and ties keep their insertion order */
+    struct queued_event *ev;
+    size_t n_ev, cap_ev;
+    uint64_t ev_seq;
     sim_callback_fn cb;
     void *cb_ctx;
     char run_err[256];
@@ -491,7 +498,7 @@ static void draw_next_failure(struct sim *S)
 
 static void set_next_event(struct sim *S)
 {
-    S->next_event = S->ev_next < S->n_ev ? tick_at(S, S->ev[S->ev_next].time_s) : UINT64_MAX;
+    S->next_event = S->n_ev ? tick_at(S, S->ev[0].ev.time_s) : UINT64_MAX;
     if (S->next_event < S->ticks)
         S->next_event = S->ticks;
 }
@@ -986,6 +993,32 @@ static bool check_event(const struct sim_event *ev, char *err, size_t err_len)
     return true;
 }
 
+static bool event_before(const struct queued_event *a, const struct queued_event *b)
+{
+    return a->ev.time_s < b->ev.time_s || (a->ev.time_s == b->ev.time_s && a->seq < b->seq);
+}
+
+/* Remove the earliest event from the heap into *out. */
+static void take_next_event(struct sim *S, struct sim_event *out)
+{
+    *out = S->ev[0].ev;
+    struct queued_event last = S->ev[--S->n_ev];
+    size_t pos = 0;
+    for (;;) {
+        size_t child = 2 * pos + 1;
+        if (child >= S->n_ev)
+            break;
+        if (child + 1 < S->n_ev && event_before(&S->ev[child + 1], &S->ev[child]))
+            child++;
+        if (!event_before(&S->ev[child], &last))
+            break;
+        S->ev[pos] = S->ev[child];
+        pos = child;
+    }
+    if (S->n_ev)
+        S->ev[pos] = last;
+}
+
 bool sim_schedule(struct sim *S, const struct sim_event *ev, char *err, size_t err_len)
 {
     if (!check_event(ev, err, err_len))
@@ -995,9 +1028,14 @@ bool sim_schedule(struct sim *S, const struct sim_event *ev, char *err, size_t e
         if (!setup_set(&tmp, ev->path, ev->text, err, err_len))
             return false;
     }
+    if (S->n_ev >= SIM_MAX_PENDING_EVENTS) {
+        snprintf(err, err_len, "too many scheduled events (at most %d may be pending)",
+                 SIM_MAX_PENDING_EVENTS);
+        return false;
+    }
     if (S->n_ev == S->cap_ev) {
         size_t nc = S->cap_ev ? S->cap_ev * 2 : 16;
-        struct sim_event *p = realloc(S->ev, nc * sizeof *p);
+        struct queued_event *p = realloc(S->ev, nc * sizeof *p);
         if (!p) {
             snprintf(err, err_len, "out of memory");
             return false;
@@ -1005,17 +1043,15 @@ bool sim_schedule(struct sim *S, const struct sim_event *ev, char *err, size_t e
         S->ev = p;
         S->cap_ev = nc;
     }
-    /* After every pending event at the same or an earlier time; searched
-     * from the end, so events scheduled in time order (an events file) are
-     * appended in constant time. */
-    size_t pos = S->n_ev;
-    while (pos > S->ev_next && S->ev[pos - 1].time_s > ev->time_s)
-        pos--;
-    memmove(&S->ev[pos + 1], &S->ev[pos], (S->n_ev - pos) * sizeof *S->ev);
-    S->ev[pos] = *ev;
-    S->ev[pos].path[sizeof ev->path - 1] = '\0';
-    S->ev[pos].text[sizeof ev->text - 1] = '\0';
-    S->n_ev++;
+    struct queued_event q = {.ev = *ev, .seq = S->ev_seq++};
+    q.ev.path[sizeof q.ev.path - 1] = '\0';
+    q.ev.text[sizeof q.ev.text - 1] = '\0';
+    size_t pos = S->n_ev++;
+    while (pos > 0 && event_before(&q, &S->ev[(pos - 1) / 2])) {
+        S->ev[pos] = S->ev[(pos - 1) / 2];
+        pos = (pos - 1) / 2;
+    }
+    S->ev[pos] = q;
     set_next_event(S);
     update_next_special(S);
     return true;
@@ -1177,7 +1213,8 @@ static bool handle_specials(struct sim *S, char *err, size_t err_len)
 {
     account_power(S);
     while (!S->stopped && S->next_event <= S->ticks) {
-        struct sim_event ev = S->ev[S->ev_next++];
+        struct sim_event ev;
+        take_next_event(S, &ev);
         set_next_event(S);
         if (!do_event(S, &ev, err, err_len)) {
             update_next_special(S);

@@ -118,7 +118,10 @@ void sim_free(struct sim *sim);
 size_t sim_new_bytes(const struct sim_options *o);
 size_t sim_memory_bytes(const struct sim *sim);
 
-/* Schedule an event (kept sorted by time; ties in insertion order). */
+/* Events waiting to happen in one sim, at most: scheduling more fails. */
+#define SIM_MAX_PENDING_EVENTS 100000
+/* Schedule an event (taken in time order; ties in insertion order). Costs
+ * O(log n) in the number of pending events. */
 bool sim_schedule(struct sim *sim, const struct sim_event *ev, char *err, size_t err_len);
 /* Callback for SIM_EVENT_CALLBACK events; returns false to stop the run with
  * the message it wrote. */

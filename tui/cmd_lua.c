@@ -1,6 +1,8 @@
 /* cmd_lua: `mlviz run`, `mlviz play` and `mlviz scenarios`. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +24,13 @@
 
 static const char run_usage[] =
     "mlviz run SCRIPT.lua [--trust] [--seed N] [--budget N] [--memory SIZE] [--out DIR]\n"
-    "                     [--catalog DIR] [--name=value ...] [args...]\n"
+    "                     [--timeout SECONDS] [--catalog DIR] [--name=value ...] [args...]\n"
     "  Runs a Lua scenario headless. SCRIPT may be a scenario name (see 'mlviz scenarios').\n"
     "  --trust        lift the sandbox (full standard library, any file)\n"
     "  --seed N       seed of math.random and of simulations (default 42)\n"
     "  --budget N     instruction budget (default 1e9)\n"
     "  --memory SIZE  memory cap, e.g. 256MiB (the default)\n"
+    "  --timeout SECONDS  wall-clock limit of the script's own running time (default 600)\n"
     "  --out DIR      where write_csv/write_json write (default: mlviz-out, created on the\n"
     "                 first write; with --trust the current directory)\n"
     "  --name=value   set a parameter the script declares (SCRIPT --help lists them)";
@@ -121,6 +124,15 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
                 return -1;
             }
             c->opt.memory_cap_bytes = (size_t)bytes;
+        } else if ((v = cli_option_value(argc, argv, &i, "--timeout"))) {
+            char *end;
+            errno = 0;
+            double t = v[0] ? strtod(v, &end) : 0;
+            if (!v[0] || *end || errno || !isfinite(t) || !(t > 0)) {
+                cli_error("--timeout needs a positive number of seconds (got '%s')", v);
+                return -1;
+            }
+            c->opt.time_limit_s = t;
         } else if ((v = cli_option_value(argc, argv, &i, "--out"))) {
             /* Created on the first write; its parent must exist. */
             struct stat st;
@@ -173,6 +185,16 @@ static void free_cli(struct lua_cli *c)
     free(c->tui);
 }
 
+/* Headless: SIGINT/SIGTERM stop the script at its next check; the run then
+ * exits 128 + the signal's number. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    luahost_interrupt();
+}
+
 static int run_or_play(int argc, char **argv, bool play)
 {
     struct lua_cli c;
@@ -219,6 +241,8 @@ static int run_or_play(int argc, char **argv, bool play)
     char *err = malloc(LUA_ERR_LEN);
     int rc = EXIT_RUNTIME;
     struct luahost *h = err ? luahost_new(&c.opt, err, LUA_ERR_LEN) : NULL;
+    if (h && stop_signal)
+        luahost_interrupt(); /* a signal before the host existed stops it too */
     if (!h) {
         cli_error("%s", err ? err : "out of memory");
     } else if (!luahost_load(h, path, c.nargs, c.args, err, LUA_ERR_LEN)) {
@@ -243,7 +267,18 @@ static int run_or_play(int argc, char **argv, bool play)
 
 int cmd_run(int argc, char **argv)
 {
-    return run_or_play(argc, argv, false);
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int rc = run_or_play(argc, argv, false);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (stop_signal)
+        rc = 128 + stop_signal;
+    return rc;
 }
 
 int cmd_play(int argc, char **argv)

@@ -1,0 +1,376 @@
+/* libFuzzer target: the Lua API under hostile arguments.
+ *
+ * The input becomes a small Lua program: its first byte picks the mode (raw
+ * Lua text, a program built from a grammar of API calls run headless, or
+ * the same run played the way `mlviz play` drives it), the following bytes
+ * pick statements and their arguments from tables of awkward values (NaN,
+ * infinities, 2^63, negative counts, deep tables, many sweep axes,
+ * backtracking patterns...). Each statement runs inside pcall, so one
+ * error does not hide the rest. The host has a small instruction budget,
+ * memory cap and time limit. Inputs must never crash, leak or trip a
+ * sanitizer; a failed run must carry a message.
+ *
+ *   FUZZ_SECONDS=60 make fuzz        (builds with clang -fsanitize=fuzzer)
+ *
+ * Run from the repository root (the catalog is read from assets/catalog, or
+ * from $MLVIZ_DATA/assets/catalog). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "fuzz_shipped_catalog.h"
+#include "luahost.h"
+#include "sim.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { PROGRAM_MAX = 16384, STATEMENTS_MAX = 24, PLAY_RESUMES_MAX = 16 };
+
+/* ---- reading the input ------------------------------------------------------------ */
+
+struct input {
+    const uint8_t *p;
+    size_t left;
+};
+
+static unsigned next_byte(struct input *in)
+{
+    if (!in->left)
+        return 0;
+    in->left--;
+    return *in->p++;
+}
+
+static const char *pick(struct input *in, const char *const *list, size_t n)
+{
+    return list[next_byte(in) % n];
+}
+
+#define PICK(in, list) pick(in, list, sizeof list / sizeof *list)
+
+static const char *const numbers[] = {
+    "0",
+    "1",
+    "-1",
+    "0.5",
+    "3",
+    "8",
+    "1e9",
+    "1e300",
+    "-1e300",
+    "0/0",
+    "1/0",
+    "-1/0",
+    "2^53",
+    "2^63",
+    "-2^63",
+    "math.maxinteger",
+    "math.mininteger",
+    "1e-9",
+    "'90s'",
+    "'2d'",
+    "'x'",
+    "-0.0",
+    "65536",
+    "1e15",
+};
+
+static const char *const paths[] = {
+    "'cluster.nodes'",
+    "'cluster.node.accelerator'",
+    "'cluster.node.host_ram_gb'",
+    "'cluster.storage_bw_gbs'",
+    "'facility.pue'",
+    "'facility.cooling'",
+    "'model.layers'",
+    "'model.seq_len'",
+    "'name'",
+    "'cluster.nodez'",
+    "''",
+    "'a.b.c.d.e.f'",
+};
+
+static const char *const words[] = {
+    "'fail_device'",        "'fail_node'", "'cooling_loss'", "'set'",  "'stop'",  "'storage_slow'",
+    "'tokens_per_s'",       "'ring'",      "'all-reduce'",   "'auto'", "'bogus'", "''",
+    "string.rep('a', 300)", "'h100-sxm'",  "'default'",
+};
+
+static const char *const subjects[] = {
+    "string.rep('a', 40)",  "string.rep('ab', 2000)", "'hello (world) [x]'", "''",
+    "string.rep('(', 500)", "'key = value, k2 = 22'",
+};
+
+static const char pattern_chars[] = "a(b)%[]^$*+-?.1fdw ";
+
+/* A pattern built from the input: special characters mixed with letters. */
+static void add_pattern(char *out, size_t len, struct input *in)
+{
+    size_t n = next_byte(in) % 12, used = strlen(out);
+    if (used + n * 2 + 4 >= len)
+        return;
+    out[used++] = '\'';
+    for (size_t i = 0; i < n; i++) {
+        char c = pattern_chars[next_byte(in) % (sizeof pattern_chars - 1)];
+        if (c == '\\' || c == '\'')
+            c = 'a';
+        out[used++] = c;
+    }
+    out[used++] = '\'';
+    out[used] = '\0';
+}
+
+static void add(char *out, size_t len, const char *text)
+{
+    size_t used = strlen(out);
+    snprintf(out + used, len - used, "%s", text);
+}
+
+/* A table of the given nesting depth: {x = {x = ... 1}}. */
+static void add_nested(char *out, size_t len, struct input *in, const char *key)
+{
+    int depth = (int)(next_byte(in) % 40);
+    for (int i = 0; i < depth; i++) {
+        add(out, len, "{");
+        add(out, len, key);
+        add(out, len, " = ");
+    }
+    add(out, len, PICK(in, numbers));
+    for (int i = 0; i < depth; i++)
+        add(out, len, "}");
+}
+
+static void add_statement(char *out, size_t len, struct input *in)
+{
+    char st[2048] = "";
+    switch (next_byte(in) % 26) {
+    case 0:
+        snprintf(st, sizeof st, "s:set(%s, %s)", PICK(in, paths), PICK(in, numbers));
+        break;
+    case 1:
+        snprintf(st, sizeof st, "s:set(%s, %s)", PICK(in, paths), PICK(in, words));
+        break;
+    case 2:
+        add(st, sizeof st, "s:set(");
+        add_nested(st, sizeof st, in, next_byte(in) & 1 ? "cluster" : "x");
+        add(st, sizeof st, ")");
+        break;
+    case 3:
+        add(st, sizeof st, "s = mlviz.setup(");
+        add_nested(st, sizeof st, in, next_byte(in) & 1 ? "model" : "a");
+        add(st, sizeof st, ")");
+        break;
+    case 4:
+        snprintf(st, sizeof st, "local v = s:get(%s) s:eval()", PICK(in, paths));
+        break;
+    case 5: {
+        /* A callback that changes, runs or closes its own sim. */
+        static const char *const bodies[] = {"x:set('cluster.nodes', %s)", "x:run(%s)",
+                                             "x:close()", "collectgarbage()"};
+        char body[256];
+        snprintf(body, sizeof body, PICK(in, bodies), PICK(in, numbers));
+        snprintf(st, sizeof st, "sim:at(%s, function(x) %s end)", PICK(in, numbers), body);
+        break;
+    }
+    case 6:
+        snprintf(st, sizeof st, "sim:at(%s, {event = %s, value = %s})", PICK(in, numbers),
+                 PICK(in, words), PICK(in, numbers));
+        break;
+    case 7:
+        snprintf(st, sizeof st, "sim:run(%s)", PICK(in, numbers));
+        break;
+    case 8:
+        snprintf(st, sizeof st, "sim:close()");
+        break;
+    case 9:
+        snprintf(st, sizeof st,
+                 "sim = mlviz.sim(s, {tick_s = %s, seed = %s, series_capacity = %s})",
+                 PICK(in, numbers), PICK(in, numbers), PICK(in, numbers));
+        break;
+    case 10:
+        snprintf(st, sizeof st,
+                 "local t = sim:series(%s) local c = sim:counters() "
+                 "local r = sim:report() local u = sim:setup()",
+                 PICK(in, words));
+        break;
+    case 11:
+        snprintf(st, sizeof st, "rows = mlviz.sweep(s, {{%s, {%s, %s}}, {%s, {%s}}})",
+                 PICK(in, paths), PICK(in, numbers), PICK(in, numbers), PICK(in, paths),
+                 PICK(in, numbers));
+        break;
+    case 12: {
+        int axes = (int)(next_byte(in) % 14);
+        add(st, sizeof st, "local a = {} for i = 1, ");
+        char num[16];
+        snprintf(num, sizeof num, "%d", axes);
+        add(st, sizeof st, num);
+        add(st, sizeof st, " do a[i] = {'cluster.nodes', {1, 2}} end rows = mlviz.sweep(s, a)");
+        break;
+    }
+    case 13:
+        snprintf(st, sizeof st,
+                 "local v = {} for i = 1, %u do v[i] = i end "
+                 "rows = mlviz.sweep(s, {[%s] = v, [%s] = v, [%s] = v})",
+                 next_byte(in) * 8, PICK(in, paths), PICK(in, paths), PICK(in, paths));
+        break;
+    case 14:
+        snprintf(st, sizeof st, "local r = {string.find(%s, ", PICK(in, subjects));
+        add_pattern(st, sizeof st, in);
+        add(st, sizeof st, ")}");
+        break;
+    case 15:
+        snprintf(st, sizeof st, "local r = {(%s):match(", PICK(in, subjects));
+        add_pattern(st, sizeof st, in);
+        add(st, sizeof st, ", ");
+        add(st, sizeof st, PICK(in, numbers));
+        add(st, sizeof st, ")}");
+        break;
+    case 16:
+        snprintf(st, sizeof st, "local r = string.gsub(%s, ", PICK(in, subjects));
+        add_pattern(st, sizeof st, in);
+        add(st, sizeof st, next_byte(in) & 1 ? ", '<%1%0>')" : ", function(a) return a end)");
+        break;
+    case 17:
+        snprintf(st, sizeof st, "for a, b in string.gmatch(%s, ", PICK(in, subjects));
+        add_pattern(st, sizeof st, in);
+        add(st, sizeof st, ") do end");
+        break;
+    case 18:
+        snprintf(st, sizeof st, "local r = string.rep(%s, %s, %s)", PICK(in, words),
+                 PICK(in, numbers), PICK(in, words));
+        break;
+    case 19:
+        snprintf(st, sizeof st, "mlviz.collective(%s, %s, %s, {devices = %s, per_node = %s})",
+                 PICK(in, words), PICK(in, words), PICK(in, numbers), PICK(in, numbers),
+                 PICK(in, numbers));
+        break;
+    case 20:
+        snprintf(st, sizeof st,
+                 "mlviz.parse_duration(%s) mlviz.format_duration(%s) "
+                 "mlviz.format_si(%s, %s)",
+                 PICK(in, words), PICK(in, numbers), PICK(in, numbers), PICK(in, words));
+        break;
+    case 21:
+        snprintf(st, sizeof st, "sim = nil collectgarbage()");
+        break;
+    case 22:
+        snprintf(st, sizeof st, "pause()");
+        break;
+    case 23:
+        snprintf(st, sizeof st, "s = s:copy({cluster = {nodes = %s}})", PICK(in, numbers));
+        break;
+    case 24:
+        snprintf(st, sizeof st, "if rows then mlviz.print_table(rows) end");
+        break;
+    default:
+        snprintf(st, sizeof st, "local n = 0 for i = 1, 3e6 do n = n + i end");
+        break;
+    }
+    add(out, len, "pcall(function() ");
+    add(out, len, st);
+    add(out, len, " end)\n");
+}
+
+/* ---- running ------------------------------------------------------------------------ */
+
+static void sink_text(void *ctx, const char *text)
+{
+    (void)ctx, (void)text;
+}
+
+static void sink_stage(void *ctx, int stage)
+{
+    (void)ctx, (void)stage;
+}
+
+static void check_message(const char *err)
+{
+    if (!err[0]) {
+        fprintf(stderr, "fuzz_lua: a failure without a message\n");
+        abort();
+    }
+}
+
+static void run_program(const char *path, bool played)
+{
+    struct luahost_options o;
+    memset(&o, 0, sizeof o);
+    o.cat = shipped_catalog();
+    o.seed = 1;
+    o.instruction_budget = 2000000;
+    o.memory_cap_bytes = (size_t)16 << 20;
+    o.time_limit_s = 0.5;
+    o.output_dir = "/nonexistent-fuzz-output";
+    o.played = played;
+    o.hooks = (struct luahost_hooks){NULL, sink_text, sink_text, sink_stage, sink_text};
+    char err[4096] = "";
+    struct luahost *h = luahost_new(&o, err, sizeof err);
+    if (!h)
+        return; /* a state that cannot start under the cap: nothing to test */
+    if (!luahost_load(h, path, 0, NULL, err, sizeof err)) {
+        check_message(err);
+    } else if (!played) {
+        if (!luahost_run(h, err, sizeof err))
+            check_message(err);
+    } else {
+        /* Drive it as the play view does: animate each run in two slices. */
+        for (int i = 0; i < PLAY_RESUMES_MAX; i++) {
+            struct luahost_request req;
+            enum luahost_status st = luahost_resume(h, &req, err, sizeof err);
+            if (st == LUAHOST_DONE)
+                break;
+            if (st == LUAHOST_ERROR) {
+                check_message(err);
+                break;
+            }
+            if (st == LUAHOST_RUN && req.sim) {
+                double d = req.duration_s < 5 ? req.duration_s : 5;
+                if (sim_run(req.sim, d / 2, err, sizeof err))
+                    (void)sim_run(req.sim, d / 2, err, sizeof err);
+                struct sim_counters c;
+                sim_counters(req.sim, &c); /* the view reads the sim it holds */
+            }
+        }
+    }
+    luahost_free(h);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    static char path[64];
+    if (!path[0])
+        snprintf(path, sizeof path, "/tmp/fuzz_lua_%d.lua", (int)getpid());
+    char *program = malloc(PROGRAM_MAX);
+    if (!program)
+        return 0;
+    program[0] = '\0';
+    unsigned mode = data[0] % 4;
+    struct input in = {data + 1, size - 1};
+    if (mode == 0) { /* raw Lua text */
+        size_t n = in.left < PROGRAM_MAX - 1 ? in.left : PROGRAM_MAX - 1;
+        memcpy(program, in.p, n);
+        program[n] = '\0';
+    } else {
+        /* mlviz.params first: the describe pass of luahost_load stops there
+         * instead of running the whole program twice. */
+        add(program, PROGRAM_MAX,
+            "local P = mlviz.params{}\nlocal s = mlviz.load('default')\n"
+            "local sim = mlviz.sim(s)\nlocal rows\n");
+        for (int i = 0; i < STATEMENTS_MAX && in.left; i++)
+            add_statement(program, PROGRAM_MAX, &in);
+        add(program, PROGRAM_MAX, "print('end')\n");
+    }
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(program, f);
+        fclose(f);
+        run_program(path, mode == 3);
+    }
+    free(program);
+    return 0;
+}
