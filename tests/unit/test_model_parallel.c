@@ -57,6 +57,16 @@ static void eval(const struct setup *s, struct model_report *o)
     model_eval(s, &r, o);
 }
 
+/* Loads a setup written by `format` with one %d filled in, and evaluates it. */
+static void eval_variant(const char *format, int value, struct model_report *o)
+{
+    char text[512];
+    struct setup s;
+    snprintf(text, sizeof text, format, value);
+    loads(text, &s);
+    eval(&s, o);
+}
+
 static void test_low_precision_refusals(void **state)
 {
     (void)state;
@@ -241,15 +251,9 @@ static void test_expert_memory_sharded_by_ep(void **state)
         "model: {layers: 4, hidden: 1024, heads: 8, vocab: 1000, mlp: swiglu, seq_len: 1024,\n"
         "        experts: 8, top_k: 2, expert_ffn_hidden: 512}\n"
         "training: {zero_stage: 0, software: megatron-core, expert_parallel: %d}\n";
-    char buf[512];
-    struct setup s1, s8;
-    snprintf(buf, sizeof buf, text, 1);
-    loads(buf, &s1);
-    snprintf(buf, sizeof buf, text, 8);
-    loads(buf, &s8);
     struct model_report a, b;
-    eval(&s1, &a);
-    eval(&s8, &b);
+    eval_variant(text, 1, &a);
+    eval_variant(text, 8, &b);
     /* 4 MoE layers x 8 experts x 3 x 1024 x 512 parameters x 18 bytes. */
     double experts = 4 * 8 * 3 * 1024.0 * 512;
     assert_close(a.memory.experts_gb, experts * 18 / 1e9, 1e-12);
@@ -268,15 +272,9 @@ static void test_context_parallel_halves_activations(void **state)
                                "training: {context_parallel: %d, global_batch: 64, "
                                "flash_attention: true, recompute: none, "
                                "software: megatron-core}\n";
-    char buf[256];
-    struct setup s1, s2;
-    snprintf(buf, sizeof buf, text, 1);
-    loads(buf, &s1);
-    snprintf(buf, sizeof buf, text, 2);
-    loads(buf, &s2);
     struct model_report a, b;
-    eval(&s1, &a);
-    eval(&s2, &b);
+    eval_variant(text, 1, &a);
+    eval_variant(text, 2, &b);
     assert_close(b.memory.activations_gb, a.memory.activations_gb / 2, 1e-12);
     assert_close(b.memory.logits_gb, a.memory.logits_gb / 2, 1e-12);
     /* The same work per step on the same devices (the ring exchange hides
