@@ -25,6 +25,8 @@
 #include <lualib.h>
 
 #include "collective.h"
+#include "csv.h"
+#include "infile.h"
 #include "lua_output.h"
 #include "lua_patterns.h"
 #include "model.h"
@@ -1933,25 +1935,6 @@ static int l_print_table(lua_State *L)
     return 0;
 }
 
-/* RFC 4180: a field with a comma, quote, CR or LF, or with a space at
- * either end, is quoted, with its quotes doubled. (The lead may switch this
- * to the shared csv_write_field of engine/csv.h.) */
-static void csv_cell(FILE *f, const char *text)
-{
-    size_t n = strlen(text);
-    if (!strpbrk(text, ",\"\r\n") && !(n > 0 && (text[0] == ' ' || text[n - 1] == ' '))) {
-        fputs(text, f);
-        return;
-    }
-    fputc('"', f);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            fputc('"', f);
-        fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 /* The body of a write runs protected, writing to the temporary file given as
  * a light userdata; any error (a value that cannot be written, the memory
  * cap, ...) reaches write_output, which removes the temporary file. Errors
@@ -2003,7 +1986,7 @@ static int csv_body(lua_State *L)
         lua_rawgeti(L, 2, c + 1);
         if (c)
             fputc(',', f);
-        csv_cell(f, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
+        csv_write_field(f, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
         lua_pop(L, 1);
     }
     fputc('\n', f);
@@ -2032,7 +2015,7 @@ static int csv_body(lua_State *L)
             }
             if (c)
                 fputc(',', f);
-            csv_cell(f, text);
+            csv_write_field(f, text);
             lua_pop(L, 1);
         }
         fputc('\n', f);
@@ -2742,6 +2725,30 @@ static int l_randomseed(lua_State *L)
 
 /* require(name): modules from the script's directory, then scripts/.
  * Loaded once per host, run in the script's environment. */
+/* Loads a text chunk from a file the way luaL_loadfilex does (chunk name
+ * "@path", a first line starting with '#' skipped), but through infile_read:
+ * a FIFO, a device or a directory is refused at once instead of blocking,
+ * and the size is capped. On failure the message is on the stack. */
+static int load_script_file(lua_State *L, const char *path)
+{
+    char *text = NULL, err[LUAHOST_PATH_LEN + 128];
+    size_t len = 0;
+    if (!infile_read(path, &text, &len, err, sizeof err)) {
+        lua_pushfstring(L, "cannot read %s", err);
+        return LUA_ERRFILE;
+    }
+    const char *chunk = text;
+    if (len > 0 && text[0] == '#') { /* a shebang: keep its newline for line numbers */
+        const char *nl = memchr(text, '\n', len);
+        chunk = nl ? nl : text + len;
+    }
+    lua_pushfstring(L, "@%s", path);
+    int st = luaL_loadbufferx(L, chunk, len - (size_t)(chunk - text), lua_tostring(L, -1), "t");
+    lua_remove(L, -2); /* the chunk name */
+    free(text);
+    return st;
+}
+
 static int l_require(lua_State *L)
 {
     struct luahost *h = host_of(L);
@@ -2778,7 +2785,7 @@ static int l_require(lua_State *L)
     if (!found)
         return luaL_error(L, "require: module '%s' not found in %s or %s", name, h->dir,
                           h->scripts_dir);
-    int st = luaL_loadfilex(L, path, "t");
+    int st = load_script_file(L, path);
     if (st != LUA_OK)
         return lua_error(L);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &key_env);
@@ -3208,7 +3215,7 @@ bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, ch
     lua_setfield(L, -2, "arg");
     lua_settop(L, 0);
     /* Text chunks only; the chunk name "@path" makes messages read path:line. */
-    if (luaL_loadfilex(L, path, "t") != LUA_OK) {
+    if (load_script_file(L, path) != LUA_OK) {
         final_message(h, lua_tostring(L, -1), err, err_len);
         lua_settop(L, 0);
         return false;
@@ -3327,26 +3334,25 @@ enum luahost_status luahost_resume(struct luahost *h, struct luahost_request *re
 static void read_title(const char *path, char *title, size_t len)
 {
     title[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char *text = NULL, err[LUAHOST_PATH_LEN + 128];
+    size_t n = 0;
+    if (!infile_read(path, &text, &n, err, sizeof err))
         return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#' && line[1] == '!')
-            continue; /* a shebang line */
-        if (line[0] == '-' && line[1] == '-') {
-            char *p = line;
-            while (*p == '-')
-                p++;
-            while (*p == ' ' || *p == '\t')
-                p++;
-            size_t n = strcspn(p, "\r\n");
-            p[n] = '\0';
-            snprintf(title, len, "%s", p);
-        }
-        break;
+    char *line = text;
+    if (line[0] == '#' && line[1] == '!') { /* a shebang line */
+        char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : line + strlen(line);
     }
-    fclose(f);
+    if (line[0] == '-' && line[1] == '-') {
+        char *p = line;
+        while (*p == '-')
+            p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        p[strcspn(p, "\r\n")] = '\0';
+        snprintf(title, len, "%s", p);
+    }
+    free(text);
 }
 
 bool luahost_describe(const char *path, char *title, size_t title_len,

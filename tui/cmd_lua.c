@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "csv.h"
 #include "fields.h"
 #include "luahost.h"
 #include "options.h"
@@ -286,19 +287,6 @@ int cmd_play(int argc, char **argv)
     return run_or_play(argc, argv, true);
 }
 
-/* A CSV field, always quoted, inner quotes doubled (RFC 4180). The lead may
- * switch this to csv_write_field of engine/csv.h. */
-static void put_csv_field(const char *text)
-{
-    putchar('"');
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            putchar('"');
-        putchar(*p);
-    }
-    putchar('"');
-}
-
 /* Append without overflowing (long lists are cut). */
 static void append(char *buf, size_t len, const char *s)
 {
@@ -377,12 +365,12 @@ int cmd_scenarios(int argc, char **argv)
             json_write_string(stdout, plist);
             printf("}");
         } else if (common.format == FORMAT_CSV) {
-            put_csv_field(names[i]);
-            putchar(',');
-            put_csv_field(title);
-            putchar(',');
-            put_csv_field(plist);
-            putchar('\n');
+            struct csv_row row;
+            csv_row_begin(&row, stdout);
+            csv_row_field(&row, names[i]);
+            csv_row_field(&row, title);
+            csv_row_field(&row, plist);
+            csv_row_end(&row);
         } else {
             printf("%-26s %s\n", names[i], title);
         }
