@@ -24,6 +24,8 @@ for t in "$BUILD"/tests/unit/* "$BUILD"/tests/validation/*; do
     case "$t" in *.d|*.o) continue ;; esac
     name=$(basename "$t")
     if [ "${VALGRIND:-0}" = 1 ]; then
+        # Hang guards in the tests allow this many times their normal time.
+        MLVIZ_TEST_TIME_FACTOR=60 \
         valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
             --error-exitcode=99 "$t" >"$log" 2>&1
     else

@@ -17,6 +17,7 @@
 #include <lualib.h>
 
 #include "lua_patterns.h"
+#include "../test_time.h"
 
 static unsigned long long steps_charged;
 static unsigned long long step_limit;
@@ -203,7 +204,7 @@ static void test_catastrophic_patterns_stop(void **state)
         const char *msg = lua_tostring(L, -1);
         if (!msg || !strstr(msg, "test budget exceeded"))
             fail_msg("case %zu: %s", i, msg ? msg : "(no message)");
-        if (cpu_s > 2.0)
+        if (cpu_s > 2.0 * test_time_factor())
             fail_msg("case %zu took %.2f s of CPU", i, cpu_s);
         lua_close(L);
     }

@@ -14,6 +14,7 @@
 #include "catalog.h"
 #include "luahost.h"
 #include "sim.h"
+#include "../test_time.h"
 
 static struct catalog *cat;
 
@@ -501,8 +502,8 @@ static void expect_stop(struct luahost *h, const char *text, const char *want, d
         fail_msg("the script finished; wanted '%s'", want);
     if (!strstr(err, want))
         fail_msg("wanted '%s' in: %s", want, err);
-    if (took > max_s)
-        fail_msg("took %.2f s (at most %.2f)", took, max_s);
+    if (took > max_s * test_time_factor())
+        fail_msg("took %.2f s (at most %.2f)", took, max_s * test_time_factor());
 }
 
 /* Each script, in a fresh headless host, fails with `want`. */
