@@ -1205,6 +1205,27 @@ static void hook_focus(void *ctx, int stage)
     }
 }
 
+/* show(setup): the view animates its own sim of that setup; a script's sim
+ * on screen is the script's to keep. */
+static void hook_show(void *ctx, const struct setup *s)
+{
+    (void)ctx;
+    struct ui *u = play_ui;
+    if (!u)
+        return;
+    if (u->sim_owned)
+        free_sim(u);
+    u->sim = NULL;
+    char err[UI_MSG_LEN];
+    if (!ui_apply_setup(u, s, err, sizeof err)) {
+        ui_set_status(u, "show: %s", err);
+        return;
+    }
+    u->setup0 = u->setup;
+    if (!u->speed_chosen)
+        pick_speed(u);
+}
+
 static void hook_mark(void *ctx, const char *label)
 {
     (void)ctx;
@@ -1219,6 +1240,7 @@ void tui_play_hooks(struct luahost_hooks *hooks)
     hooks->say = hook_say;
     hooks->focus = hook_focus;
     hooks->mark = hook_mark;
+    hooks->show = hook_show;
 }
 
 struct play_state {
