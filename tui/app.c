@@ -181,6 +181,16 @@ static void capture_stdout(void)
     termguard_set_capture(fileno(tmp), saved_stdout_fd);
 }
 
+/* The scenario starts again (r, b): what it printed so far goes. */
+static void restart_capture(void)
+{
+    if (!captured_stdout)
+        return;
+    fflush(stdout);
+    if (ftruncate(fileno(captured_stdout), 0) == 0)
+        lseek(STDOUT_FILENO, 0, SEEK_SET);
+}
+
 static void replay_stdout(void)
 {
     if (!captured_stdout)
@@ -546,7 +556,8 @@ static void reset(struct ui *u)
 {
     char err[UI_MSG_LEN];
     if (u->playing) {
-        ui_set_status(u, "reset is not available while a scenario plays");
+        u->play_restart = true; /* the scenario from the start */
+        u->back_to_pause = 0;
         return;
     }
     if (!ui_apply_setup(u, &u->setup0, err, sizeof err))
@@ -699,9 +710,26 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
             tour_move(u, +1);
         break;
     case ACT_TOUR_PREV:
-        if (!u->playing)
+        if (!u->playing) {
             tour_move(u, -1);
+        } else {
+            /* Back to the pause before the one on screen, by running the
+             * script again (same seed and parameters) up to it. */
+            u->back_to_pause = u->play_waiting ? u->pauses_reached - 1 : u->pauses_reached;
+            if (u->back_to_pause < 0)
+                u->back_to_pause = 0;
+            u->play_restart = true;
+        }
         break;
+    case ACT_CAPTION_BACK:
+    case ACT_CAPTION_ON: {
+        int page = u->lay.caption.h > 2 ? u->lay.caption.h - 2 : 1;
+        int lines = arg > 0 ? arg : page;
+        u->caption_scroll += act == ACT_CAPTION_BACK ? lines : -lines;
+        if (u->caption_scroll < 0)
+            u->caption_scroll = 0; /* the upper bound depends on the width: set when drawn */
+        break;
+    }
     case ACT_PARAMS:
         if (!u->playing)
             ui_set_status(u, "parameters belong to a played scenario (mlviz play)");
@@ -1154,42 +1182,58 @@ void tui_frame_close(struct ui *u)
  * find the current ui, if any. */
 static struct ui *play_ui;
 
-static void log_line(struct ui *u, const char *text)
+static void transcript_add(struct ui *u, const char *text, size_t len, bool printed)
 {
-    if (u->log_count == UI_LOG_LINES) {
-        memmove(u->log[0], u->log[1], sizeof u->log[0] * (UI_LOG_LINES - 1));
-        u->log_count--;
+    if (u->transcript_count == UI_TRANSCRIPT_MAX) {
+        memmove(&u->transcript[0], &u->transcript[1],
+                sizeof u->transcript[0] * (UI_TRANSCRIPT_MAX - 1));
+        u->transcript_count--;
     }
-    snprintf(u->log[u->log_count++], sizeof u->log[0], "%s", text);
+    struct ui_said *e = &u->transcript[u->transcript_count++];
+    if (len >= sizeof e->text)
+        len = sizeof e->text - 1;
+    memcpy(e->text, text, len);
+    e->text[len] = '\0';
+    e->printed = printed;
+    if (u->caption_scroll > 0)
+        u->caption_scroll++; /* a reader scrolled back keeps their place (about) */
+}
+
+static void transcript_clear(struct ui *u, const char *first)
+{
+    u->transcript_count = 0;
+    u->caption_scroll = 0;
+    transcript_add(u, first, strlen(first), false);
 }
 
 static void hook_print(void *ctx, const char *text)
 {
     (void)ctx;
+    /* On stdout too: while the view is up that is the capture file, shown
+     * after quitting (docs/TUI.md). */
+    fputs(text, stdout);
+    fputc('\n', stdout);
     if (play_ui) {
         /* print() may carry several lines (tables): keep each. */
         const char *p = text;
-        while (*p) {
+        do {
             const char *nl = strchr(p, '\n');
             size_t n = nl ? (size_t)(nl - p) : strlen(p);
-            char line[UI_MSG_LEN];
-            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
-            log_line(play_ui, line);
-            p = nl ? nl + 1 : p + n;
-        }
-    } else {
-        fputs(text, stdout);
-        fputc('\n', stdout);
+            transcript_add(play_ui, p, n, true);
+            p += n + (nl != NULL);
+        } while (*p);
     }
 }
 
 static void hook_say(void *ctx, const char *text)
 {
     (void)ctx;
-    if (play_ui)
+    if (play_ui) {
         snprintf(play_ui->caption, sizeof play_ui->caption, "%s", text);
-    else
+        transcript_add(play_ui, text, strlen(text), false);
+    } else {
         printf("%s\n", text);
+    }
 }
 
 static void hook_focus(void *ctx, int stage)
@@ -1284,7 +1328,7 @@ static void load_params(struct ui *u, const struct luahost *host)
 /* Starts the scenario again with the values of the parameters panel. The
  * old host owns the simulation on screen, so the view takes back its own
  * before the old host goes. */
-static void restart_play(struct ui *u, struct play_state *p)
+static void restart_play(struct ui *u, struct play_state *p, const char *why)
 {
     char args[UI_MAX_PARAMS][sizeof u->param_name[0] + sizeof u->param_value[0] + 4];
     char *argv[UI_MAX_PARAMS];
@@ -1307,9 +1351,46 @@ static void restart_play(struct ui *u, struct play_state *p)
     p->running = false;
     p->remaining_s = 0;
     u->play_done = u->play_waiting = false;
-    u->log_count = 0;
-    snprintf(u->caption, sizeof u->caption, "Restarted with new parameters");
+    u->pauses_reached = 0;
+    restart_capture();
+    snprintf(u->caption, sizeof u->caption, "%s", why);
+    transcript_clear(u, why);
     ui_set_status(u, "the scenario starts again");
+}
+
+/* b: run the restarted script at once (no animation) up to pause number
+ * u->back_to_pause; the same seed and parameters replay the same story. */
+static bool play_fast_forward(struct ui *u, struct play_state *p, char *err, size_t err_len)
+{
+    while (u->pauses_reached < u->back_to_pause) {
+        struct luahost_request req;
+        memset(&req, 0, sizeof req);
+        switch (luahost_resume(*p->host, &req, err, err_len)) {
+        case LUAHOST_RUN:
+            if (req.sim) {
+                adopt_sim(u, req.sim);
+                if (req.duration_s > 0 && !sim_run(req.sim, req.duration_s, err, err_len))
+                    p->running = false; /* the script hears of it at the next resume */
+            }
+            break;
+        case LUAHOST_PAUSE:
+            u->pauses_reached++;
+            break;
+        case LUAHOST_DONE:
+            u->play_done = true;
+            u->back_to_pause = 0;
+            return true;
+        case LUAHOST_ERROR:
+        default:
+            u->back_to_pause = 0;
+            return false;
+        }
+    }
+    u->play_waiting = u->pauses_reached > 0;
+    ui_set_status(u, "back at pause %d", u->pauses_reached);
+    u->back_to_pause = 0;
+    refresh_live(u);
+    return true;
 }
 
 static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *err,
@@ -1317,7 +1398,16 @@ static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *
 {
     if (u->params_apply) {
         u->params_apply = false;
-        restart_play(u, p);
+        restart_play(u, p, "Restarted with new parameters");
+    }
+    if (u->play_restart) {
+        u->play_restart = false;
+        int target = u->back_to_pause;
+        restart_play(u, p, "Restarted");
+        if (target > 0) {
+            u->back_to_pause = target;
+            return play_fast_forward(u, p, err, err_len);
+        }
     }
     if (u->play_done || u->play_waiting)
         return true;
@@ -1368,10 +1458,11 @@ static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *
         return true;
     case LUAHOST_PAUSE:
         u->play_waiting = true;
+        u->pauses_reached++;
         return true;
     case LUAHOST_DONE:
         u->play_done = true;
-        ui_set_status(u, "the scenario has finished: q quits");
+        ui_set_status(u, "the scenario has finished: r restarts, q quits");
         return true;
     case LUAHOST_ERROR:
     default:
@@ -1402,6 +1493,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     load_params(u, *host);
     const char *base = strrchr(script_path, '/');
     snprintf(u->caption, sizeof u->caption, "Playing %s", base ? base + 1 : script_path);
+    transcript_clear(u, u->caption);
     termguard_install_signals();
     capture_stdout();
     if (!start_terminal(u, &o)) {

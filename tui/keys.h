@@ -36,6 +36,8 @@ enum key_action {
     ACT_PARAM_SEL,    /* arg: -1 / +1 */
     ACT_PARAM_CHANGE, /* arg: -1 / +1 */
     ACT_PARAM_APPLY,  /* restart the scenario with the shown values */
+    ACT_CAPTION_BACK,   /* scroll the narration transcript back; arg: lines, 0 = a page */
+    ACT_CAPTION_ON,     /* ... and forward */
     ACT_COUNT
 };
 

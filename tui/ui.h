@@ -15,13 +15,19 @@
 #include "sim.h"
 #include "stagetext.h"
 
-enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_LOG_LINES = 4, UI_SERIES_MAX = 512,
+enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_TRANSCRIPT_MAX = 256, UI_SERIES_MAX = 512,
        UI_MAX_PARAMS = 16 };
 
 enum ui_view { VIEW_OVERVIEW, VIEW_STAGE };
 
 /* The tour: an intro stop, one per stage, an outro. */
 enum { TOUR_STOPS = STAGE_COUNT + 2 };
+
+/* One entry of a played scenario's transcript: a say() or a printed line. */
+struct ui_said {
+    char text[UI_MSG_LEN * 2];
+    bool printed;
+};
 
 struct ui_knobs {
     const struct field *field[UI_MAX_KNOBS];
@@ -70,12 +76,16 @@ struct ui {
     bool tour;
     int tour_stop;
     double tour_next_s;       /* wall time of the automatic advance */
-    char caption[UI_MSG_LEN * 2]; /* narration (mlviz play) */
-    char log[UI_LOG_LINES][UI_MSG_LEN];
-    int log_count;
+    char caption[UI_MSG_LEN * 2]; /* what plays (mlviz play), above the transcript */
+    struct ui_said transcript[UI_TRANSCRIPT_MAX]; /* narration and output, oldest first */
+    int transcript_count;
+    int caption_scroll;       /* transcript lines scrolled back from the newest */
     bool playing;             /* mlviz play */
     bool play_waiting;        /* the script paused for the presenter */
     bool play_done;
+    int pauses_reached;       /* pause() calls met in this run of the script */
+    int back_to_pause;        /* b: re-running up to this pause (0: not re-running) */
+    bool play_restart;        /* r, b: start the script again at the next frame */
 
     /* the played scenario's parameters, as knobs (key o) */
     bool params_open;

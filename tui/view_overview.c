@@ -62,6 +62,14 @@ void view_draw_title(struct ui *u, const char *where)
                                                                              : "running";
     snprintf(right, sizeof right, "sim %s  %s  ", clock, speed);
     int rw = draw_width(right) + (state ? draw_width(state) + 2 : 11) + 8;
+    /* The setup's name must show (it is what a class is looking at): on a
+     * narrow screen the clock and the state word give way first. */
+    if (draw_width(left) + rw + 1 > r.w) {
+        snprintf(right, sizeof right, "%s ", speed);
+        if (state)
+            state = "";
+        rw = draw_width(right) + (state ? 2 : 11) + 8;
+    }
     int rx = r.w - rw;
     if (rx < 0)
         rx = 0;
@@ -106,6 +114,54 @@ void view_draw_footer(struct ui *u, unsigned context)
     }
 }
 
+/* Rows one transcript entry takes when wrapped to w columns. */
+static int said_rows(const struct ui_said *e, int w)
+{
+    struct rect none = {0, 0, 0, w};
+    int n = draw_wrap(&none, ROLE_TEXT, e->text, 0);
+    return n > 0 ? n : 1;
+}
+
+/* mlviz play: the transcript (narration and printed lines, newest at the
+ * bottom, scrolled back by caption_scroll rows) above one prompt row. */
+static void draw_transcript(struct ui *u, struct rect in)
+{
+    int rows = in.h - 1;
+    int total = 0;
+    for (int i = 0; i < u->transcript_count; i++)
+        total += said_rows(&u->transcript[i], in.w);
+    int max_scroll = total > rows ? total - rows : 0;
+    if (u->caption_scroll > max_scroll)
+        u->caption_scroll = max_scroll;
+    int first = total - rows - u->caption_scroll;
+    if (first < 0)
+        first = 0;
+    int row = 0, y = in.y;
+    for (int i = 0; i < u->transcript_count && y < in.y + rows; i++) {
+        const struct ui_said *e = &u->transcript[i];
+        int n = said_rows(e, in.w);
+        if (row + n > first) {
+            int skip = first > row ? first - row : 0;
+            struct rect r = {y, in.x, in.y + rows - y, in.w};
+            draw_wrap(&r, e->printed ? ROLE_DIM : ROLE_CAPTION, e->text, skip);
+            y += n - skip;
+        }
+        row += n;
+    }
+    char prompt[160];
+    const char *what = u->play_waiting ? "space: continue  b: back  r: restart"
+                       : u->play_done  ? "The end.  r: restart  b: back  q: quit"
+                                       : "playing...  b: back  r: restart";
+    if (max_scroll > 0)
+        snprintf(prompt, sizeof prompt, "%s  PgUp/PgDn: narration %d/%d", what,
+                 total - u->caption_scroll, total);
+    else
+        snprintf(prompt, sizeof prompt, "%s", what);
+    draw_text(in.y + rows, in.x, in.w, u->play_waiting || u->play_done ? ROLE_KEY : ROLE_DIM,
+              prompt);
+    hit_add_wheel(&u->hits, in.y, in.x, in.h, in.w, ACT_NONE, 2, ACT_CAPTION_BACK, ACT_CAPTION_ON);
+}
+
 void view_draw_caption(struct ui *u)
 {
     struct rect r = u->lay.caption;
@@ -116,18 +172,7 @@ void view_draw_caption(struct ui *u)
     char text[STAGETEXT_LONG + UI_MSG_LEN * 4];
     struct rect in = {r.y, r.x + 1, r.h, r.w - 2};
     if (u->playing) {
-        const char *tail = u->play_waiting ? "   [n or space: continue]"
-                           : u->play_done  ? "   [the end: q quits]"
-                                           : "";
-        snprintf(text, sizeof text, "%s%s", u->caption, tail);
-        /* Narration first; the script's latest printed lines below it, as
-         * many as fit (the newest last). */
-        int narr_h = in.h > 2 ? 2 : u->log_count > 0 ? 1 : in.h;
-        int used = draw_wrap(&(struct rect){in.y, in.x, narr_h, in.w}, ROLE_CAPTION, text, 0);
-        int room = in.h - used;
-        int first = u->log_count - room;
-        for (int i = first < 0 ? 0 : first, y = in.y + used; i < u->log_count; i++, y++)
-            draw_text(y, in.x, in.w, ROLE_DIM, u->log[i]);
+        draw_transcript(u, in);
         return;
     }
     const char *body;

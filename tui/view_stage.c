@@ -23,8 +23,8 @@ enum {
 };
 
 static const char *const stage_caps[STAGE_COUNT] = {
-    "1 DATA", "2 CPUs", "3 ACCELERATORS", "4 INTERCONNECTS & NETWORKING",
-    "5 SUPPORTING INFRASTRUCTURE"};
+    "1 DATA", "2 CPUs", "3 ACCELERATORS", "4 NETWORK",
+    "5 INFRASTRUCTURE"}; /* short: the setup name shares the title line */
 static const enum sim_series_id util_series[STAGE_COUNT] = {
     SERIES_UTIL_DATA, SERIES_UTIL_CPUS, SERIES_UTIL_ACCEL, SERIES_UTIL_NET, SERIES_UTIL_INFRA};
 
