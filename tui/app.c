@@ -723,7 +723,7 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         break;
     case ACT_CAPTION_BACK:
     case ACT_CAPTION_ON: {
-        int page = u->lay.caption.h > 2 ? u->lay.caption.h - 2 : 1;
+        int page = u->lay.caption.h > 1 ? u->lay.caption.h - 1 : 1; /* the prompt row stays */
         int lines = arg > 0 ? arg : page;
         u->caption_scroll += act == ACT_CAPTION_BACK ? lines : -lines;
         if (u->caption_scroll < 0)
