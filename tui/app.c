@@ -76,6 +76,37 @@ const struct setup *ui_setup(const struct ui *u)
     return u->sim ? sim_setup(u->sim) : &u->setup;
 }
 
+int ui_bottleneck(const struct ui *u, char *why, size_t why_len, bool *live)
+{
+    const struct model_report *r = ui_report(u);
+    *live = false;
+    if (!r->runnable) {
+        snprintf(why, why_len, "%s", r->why_not);
+        return -1;
+    }
+    int steady = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
+    const struct sim_live *l = &u->live;
+    /* A throttle deeper than the steady state's by more than rounding. */
+    enum { PHASE_RESTARTING = 6 };
+    bool hot = u->sim && isfinite(l->throttle) && l->throttle < r->power.throttle_factor - 0.01;
+    bool down = u->sim && (l->failed_devices > 0 || l->phase == PHASE_RESTARTING);
+    if (down) {
+        *live = true;
+        snprintf(why, why_len, "now: %d device%s down, restarting (steady: %s)",
+                 l->failed_devices, l->failed_devices == 1 ? "" : "s",
+                 stage_titles[steady]);
+        return STAGE_INFRASTRUCTURE;
+    }
+    if (hot) {
+        *live = true;
+        snprintf(why, why_len, "now: clocks %.0f%%, rack %.0f C (steady: %s)",
+                 100 * l->throttle, l->rack_temp_c, stage_titles[steady]);
+        return STAGE_INFRASTRUCTURE;
+    }
+    snprintf(why, why_len, "%s", r->bottleneck_reason);
+    return steady;
+}
+
 size_t ui_series(struct ui *u, enum sim_series_id id, size_t n)
 {
     if (!u->sim)
@@ -349,8 +380,9 @@ static void refresh_live(struct ui *u)
     } else {
         memset(&u->live, 0, sizeof u->live);
         memset(&u->counters, 0, sizeof u->counters);
+        /* A setup that cannot run keeps nothing busy. */
         for (int i = 0; i < STAGE_COUNT; i++)
-            u->live.stage_util[i] = u->report.utilization[i];
+            u->live.stage_util[i] = u->report.runnable ? u->report.utilization[i] : 0;
     }
 }
 

@@ -104,6 +104,12 @@ struct ui {
 /* The report everything on screen shows: the sim's when running. */
 const struct model_report *ui_report(const struct ui *u);
 const struct setup *ui_setup(const struct ui *u);
+/* The stage that limits the run now (enum stage_id), or -1 when the setup
+ * cannot run. The steady-state report decides unless the step loop's live
+ * state says otherwise (racks throttled below the steady state, devices
+ * down): then *live is true and why says what happens now and what the
+ * steady state would be. Otherwise why is the report's reason. */
+int ui_bottleneck(const struct ui *u, char *why, size_t why_len, bool *live);
 /* Newest n samples of a series into u->series; returns how many. */
 size_t ui_series(struct ui *u, enum sim_series_id id, size_t n);
 /* Throughput (tokens/s) averaged over about one training step, newest n

@@ -189,12 +189,19 @@ void view_draw_caption(struct ui *u)
 
 /* ---- stage boxes ---- */
 
+static int live_bottleneck(const struct ui *u)
+{
+    char why[8];
+    bool live;
+    return ui_bottleneck(u, why, sizeof why, &live);
+}
+
 static enum theme_role box_role(const struct ui *u, int s)
 {
-    const struct model_report *r = ui_report(u);
-    if (!r->runnable)
+    int b = live_bottleneck(u);
+    if (b < 0)
         return ROLE_BORDER;
-    if (r->bottleneck == s)
+    if (b == s)
         return ROLE_BOTTLENECK;
     return theme_role_for_util(u->live.stage_util[s]);
 }
@@ -202,9 +209,8 @@ static enum theme_role box_role(const struct ui *u, int s)
 static struct rect box_frame(struct ui *u, int s)
 {
     const struct glyphs *g = glyphs_active();
-    const struct model_report *r = ui_report(u);
     struct rect b = u->lay.box[s];
-    bool bottleneck = r->runnable && r->bottleneck == s;
+    bool bottleneck = live_bottleneck(u) == s;
     enum theme_role role = box_role(u, s);
     char title[96];
     snprintf(title, sizeof title, "%s%d %s%s%s", u->selected_box == s ? g->selector : "", s + 1,
@@ -488,16 +494,17 @@ static void draw_support_lane(struct ui *u)
 static void draw_verdict(struct ui *u)
 {
     const struct glyphs *g = glyphs_active();
-    const struct model_report *r = ui_report(u);
     struct rect v = u->lay.verdict;
-    if (!r->runnable) {
-        draw_textf(v.y, v.x + 1, v.w - 2, ROLE_FAILED, " %s CANNOT RUN: %s ", g->fail, r->why_not);
+    char why[UI_MSG_LEN];
+    bool live;
+    int b = ui_bottleneck(u, why, sizeof why, &live);
+    if (b < 0) {
+        draw_textf(v.y, v.x + 1, v.w - 2, ROLE_FAILED, " %s CANNOT RUN: %s ", g->fail, why);
         return;
     }
-    int b = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
     int used = draw_textf(v.y, v.x + 1, v.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
                           g->bottleneck, g->arrow_right, stage_caps[b]);
-    draw_textf(v.y, v.x + 1 + used, v.w - 2 - used, ROLE_TEXT, " - %s", r->bottleneck_reason);
+    draw_textf(v.y, v.x + 1 + used, v.w - 2 - used, ROLE_TEXT, " - %s", why);
 }
 
 enum { PART_COMPUTE, PART_COMM, PART_BUBBLE, PART_DATA, PART_OTHER, PART_COUNT };

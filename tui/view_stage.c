@@ -752,13 +752,17 @@ static void draw_live(struct ui *u)
     /* Status or the verdict. */
     if (u->status[0]) {
         draw_textf(l.y + 2, x, l.w - 2, ROLE_WARN, "%s %s", g->bullet, u->status);
-    } else if (!r->runnable) {
-        draw_textf(l.y + 2, x, l.w - 2, ROLE_FAILED, "%s CANNOT RUN: %s", g->fail, r->why_not);
     } else {
-        int b_ = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
-        int used = draw_textf(l.y + 2, x, l.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
-                              g->bottleneck, g->arrow_right, stage_titles[b_]);
-        draw_textf(l.y + 2, x + used, l.w - 2 - used, ROLE_DIM, " - %s", r->bottleneck_reason);
+        char why[UI_MSG_LEN];
+        bool live;
+        int b_ = ui_bottleneck(u, why, sizeof why, &live);
+        if (b_ < 0) {
+            draw_textf(l.y + 2, x, l.w - 2, ROLE_FAILED, "%s CANNOT RUN: %s", g->fail, why);
+        } else {
+            int used = draw_textf(l.y + 2, x, l.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
+                                  g->bottleneck, g->arrow_right, stage_titles[b_]);
+            draw_textf(l.y + 2, x + used, l.w - 2 - used, ROLE_DIM, " - %s", why);
+        }
     }
 }
 
