@@ -554,6 +554,15 @@ static int l_focus(lua_State *L)
 }
 
 
+/* The front end keeps drawing the sim at idx after it is handed over: hold
+ * its Lua object (until another is handed over, or the host goes). */
+static void hold_for_view(lua_State *L, struct luahost *h, int idx)
+{
+    lua_pushvalue(L, idx);
+    luaL_unref(L, LUA_REGISTRYINDEX, h->held_sim_ref);
+    h->held_sim_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
 /* show(setup_or_sim [, {focus = stage}]): what the play view draws from now
  * on. A sim is handed to the front end like sim:run of no time (outside a
  * callback); headless, show only checks its arguments. */
@@ -564,7 +573,7 @@ static int l_show(lua_State *L)
     struct lsetup *setup = sim ? NULL : luaL_testudata(L, 1, SETUP_MT);
     if (!sim && !setup)
         return luaL_error(L, "show: expected a setup or a sim (got %s)", luaL_typename(L, 1));
-    if (sim && !sim->sim)
+    if (sim && (!sim->sim || sim->closed))
         return luaL_error(L, "show: this simulation was closed");
     int stage = -1;
     bool focus = false;
@@ -592,6 +601,7 @@ static int l_show(lua_State *L)
     h->yield_kind = LUAHOST_RUN;
     h->req.sim = sim->sim;
     h->req.duration_s = 0;
+    hold_for_view(L, h, 1);
     return lua_yield(L, 0);
 }
 
@@ -1333,11 +1343,8 @@ static int sim_run_m(lua_State *L)
         h->yield_kind = LUAHOST_RUN;
         h->req.sim = u->sim;
         h->req.duration_s = d;
-        /* The front end keeps drawing this sim after the run: hold it. */
         lua_settop(L, 1);
-        lua_pushvalue(L, 1);
-        luaL_unref(L, LUA_REGISTRYINDEX, h->held_sim_ref);
-        h->held_sim_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        hold_for_view(L, h, 1);
         return lua_yieldk(L, 0, 0, sim_run_k);
     }
     /* The step loop runs in C where the count hook cannot fire: advance in

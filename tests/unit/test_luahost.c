@@ -248,6 +248,7 @@ static void test_played_show_and_follow(void **state)
                            "show(b, { focus = 'cpus' })\n"
                            "local sim = mlviz.sim(a)\n"
                            "show(sim)\n"
+                           "sim:close(); sim = nil; collectgarbage()\n"
                            "pause()\n"                 /* the sim was shown after a */
                            "print(pcall(show, 42))\n");
     assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
@@ -267,8 +268,11 @@ static void test_played_show_and_follow(void **state)
     assert_non_null(req.sim);
     assert_true(req.duration_s == 0.0);
     assert_string_equal(sim_setup(req.sim)->name, "first");
+    struct sim *shown = req.sim;
     assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
     assert_int_equal(c.shows, 3);
+    /* Closed and dropped by the script, the shown sim lives while drawn. */
+    assert_true(sim_run(shown, 1.0, err, sizeof err));
     assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_DONE);
     assert_non_null(strstr(c.text, "false\tshow: expected a setup or a sim (got number)"));
     luahost_free(h);
@@ -539,7 +543,7 @@ static struct luahost *limited_host(struct captured *c, bool played, uint64_t bu
     o.instruction_budget = budget;
     o.time_limit_s = time_limit_s;
     o.memory_cap_bytes = (size_t)64 << 20;
-    o.hooks = (struct luahost_hooks){c, print_maybe_interrupt, cap_say, cap_focus, cap_mark};
+    o.hooks = (struct luahost_hooks){c, print_maybe_interrupt, cap_say, cap_focus, cap_mark, cap_show};
     struct luahost *h = luahost_new(&o, err, sizeof err);
     assert_non_null(h);
     return h;
