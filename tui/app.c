@@ -258,6 +258,14 @@ static bool start_terminal(struct ui *u, const struct app_options *o)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    /* Home and End as screen, tmux and rxvt send them, when the terminfo
+     * entry in use does not know those forms (a stray '1' would open a stage). */
+    static const struct { const char *seq; int key; } extra_keys[] = {
+        {"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[7~", KEY_HOME},
+        {"\033[8~", KEY_END},  {"\033[H", KEY_HOME}, {"\033[F", KEY_END}};
+    for (size_t i = 0; i < sizeof extra_keys / sizeof extra_keys[0]; i++)
+        if (key_defined(extra_keys[i].seq) == 0)
+            define_key(extra_keys[i].seq, extra_keys[i].key);
     curs_set(0);
     bool no_color = o->mono || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
     enum theme_id wanted = THEME_DEFAULT;
@@ -713,6 +721,10 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         u->stage = u->selected_box;
         break;
     case ACT_BACK:
+        if (u->text_full) {
+            u->text_full = false;
+            break;
+        }
         u->view = VIEW_OVERVIEW;
         u->tour = false;
         break;
@@ -753,8 +765,20 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
             u->play_restart = true;
         }
         break;
+    case ACT_TEXT_UP:
+    case ACT_TEXT_DOWN: {
+        int page = u->lay.text.h > 3 ? u->lay.text.h - 3 : 1;
+        int lines = arg > 0 ? arg : arg < 0 ? 1 << 20 : page;
+        u->text_scroll += act == ACT_TEXT_UP ? -lines : lines;
+        if (u->text_scroll < 0)
+            u->text_scroll = 0; /* the end depends on the width: clamped when drawn */
+        break;
+    }
+    case ACT_TEXT_FULL: u->text_full = !u->text_full; break;
     case ACT_CAPTION_BACK:
     case ACT_CAPTION_ON: {
+        if (!u->playing) /* the tour: its caption is short; PgUp/PgDn scroll the explanation */
+            return dispatch(u, act == ACT_CAPTION_BACK ? ACT_TEXT_UP : ACT_TEXT_DOWN, arg);
         int page = u->lay.caption.h > 1 ? u->lay.caption.h - 1 : 1; /* the prompt row stays */
         int lines = arg > 0 ? arg : page;
         u->caption_scroll += act == ACT_CAPTION_BACK ? lines : -lines;

@@ -64,6 +64,9 @@ struct ui {
     struct ui_knobs knobs[STAGE_COUNT];
     bool help;
     int help_scroll;          /* first help line shown */
+    int text_scroll;          /* first explanation line shown (stage view) */
+    int text_stage;           /* the stage text_scroll belongs to */
+    bool text_full;           /* the explanation fills the screen */
     bool mouse;
     int colors;               /* colours in use (0: none, NO_COLOR or --mono) */
     struct layout lay;

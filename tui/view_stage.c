@@ -36,11 +36,18 @@ static struct rect inner(const struct rect *r)
 
 /* ---- explanation ---- */
 
-static void draw_text_panel(struct ui *u)
+/* The explanation in r (its panel, or the whole body with `e`), scrolled
+ * by text_scroll, with where it is on the bottom border ("2/5"). */
+static void draw_text_panel(struct ui *u, struct rect r)
 {
     const struct glyphs *g = glyphs_active();
     const struct stage_text *t = &u->texts->stage[u->stage];
-    struct rect r = u->lay.text;
+    if (u->text_stage != u->stage) {
+        u->text_stage = u->stage;
+        u->text_scroll = 0;
+    }
+    for (int y = r.y; y < r.y + r.h; y++)
+        draw_repeat(y, r.x, r.w, ROLE_TEXT, " ");
     draw_box(&r, ROLE_BORDER, false, t->title, ROLE_HEADING);
     char back[32];
     snprintf(back, sizeof back, " %s back ", g->arrow_left);
@@ -55,8 +62,24 @@ static void draw_text_panel(struct ui *u)
         used++;
     }
     struct rect body = {in.y + used, in.x, in.h - used, in.w};
-    if (body.h > 0)
-        draw_wrap(&body, ROLE_TEXT, t->text, 0);
+    if (body.h <= 0)
+        return;
+    struct rect none = {0, 0, 0, body.w};
+    int total = draw_wrap(&none, ROLE_TEXT, t->text, 0);
+    int max_scroll = total > body.h ? total - body.h : 0;
+    if (u->text_scroll > max_scroll)
+        u->text_scroll = max_scroll;
+    draw_wrap(&body, ROLE_TEXT, t->text, u->text_scroll);
+    hit_add_wheel(&u->hits, body.y, body.x, body.h, body.w, ACT_NONE, 2, ACT_TEXT_UP,
+                  ACT_TEXT_DOWN);
+    if (max_scroll > 0) {
+        int pages = (total + body.h - 1) / body.h;
+        int page = u->text_scroll >= max_scroll ? pages : u->text_scroll / body.h + 1;
+        char where[48];
+        snprintf(where, sizeof where, " PgDn %d/%d ", page, pages);
+        int ww = draw_width(where);
+        draw_text(r.y + r.h - 1, r.x + r.w - ww - 1, ww, ROLE_KEY, where);
+    }
 }
 
 /* ---- knobs ---- */
@@ -769,7 +792,14 @@ static void draw_live(struct ui *u)
 void view_stage_draw(struct ui *u)
 {
     view_draw_title(u, stage_caps[u->stage]);
-    draw_text_panel(u);
+    if (u->text_full) {
+        /* Everything between the title and the caption or footer. */
+        int bottom = u->lay.caption.h > 0 ? u->lay.caption.y : u->lay.footer.y;
+        draw_text_panel(u, (struct rect){1, 0, bottom - 1, u->lay.cols});
+        view_draw_footer(u, u->tour ? KEYCTX_TOUR : KEYCTX_STAGE);
+        return;
+    }
+    draw_text_panel(u, u->lay.text);
     draw_knobs(u);
     draw_picture(u);
     draw_compare(u);
