@@ -602,6 +602,7 @@ static void reset(struct ui *u)
     }
     if (!ui_apply_setup(u, &u->setup0, err, sizeof err))
         ui_set_status(u, "reset failed: %s", err);
+    u->undo_count = 0;
     new_sim(u);
     refresh_live(u);
     memset(u->anim_phase, 0, sizeof u->anim_phase);
@@ -775,6 +776,8 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         break;
     }
     case ACT_TEXT_FULL: u->text_full = !u->text_full; break;
+    case ACT_UNDO: knobs_undo(u); break;
+    case ACT_WRITE: knobs_write(u); break;
     case ACT_CAPTION_BACK:
     case ACT_CAPTION_ON: {
         if (!u->playing) /* the tour: its caption is short; PgUp/PgDn scroll the explanation */
@@ -1322,6 +1325,7 @@ static void hook_show(void *ctx, const struct setup *s)
         return;
     }
     u->setup0 = u->setup;
+    u->undo_count = 0;
     if (!u->speed_chosen)
         pick_speed(u);
 }
@@ -1357,6 +1361,8 @@ static void adopt_sim(struct ui *u, struct sim *sim)
     u->sim = sim;
     u->sim_owned = false;
     u->setup = *sim_setup(sim);
+    u->setup0 = u->setup; /* what the story shows is the setup "as loaded" */
+    u->undo_count = 0;
     char err[UI_MSG_LEN];
     if (setup_resolve(&u->setup, u->cat, &u->res, err, sizeof err))
         model_eval(&u->setup, &u->res, &u->report);

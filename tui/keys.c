@@ -75,8 +75,12 @@ static const struct key_binding bindings[] = {
     {'t', 0, "t", ACT_TOUR, 0, KEYCTX_OVERVIEW | KEYCTX_STAGE | KEYCTX_TOUR, "tour",
      "start or stop the guided tour of the five stages"},
     {'c', 0, "c", ACT_THEME, 0, KEYCTX_ALL, NULL, "cycle the colour theme (default, contrast, mono)"},
+    {'u', 0, "u", ACT_UNDO, 0, KEYCTX_ALL, NULL, "undo the last knob change"},
+    {'w', 0, "w", ACT_WRITE, 0, KEYCTX_ALL, NULL,
+     "write the setup as YAML to a new file here (mlviz-setup.yaml, -2, ...)"},
     {'?', 0, "?", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP, "help", "show or hide this help"},
     {KEY_F(1), 0, "F1", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP, NULL, "show or hide this help"},
+    {'h', 0, "h", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP, NULL, "show or hide this help"},
     {KEY_ESCAPE, 0, "Esc", ACT_HELP, 0, KEYCTX_HELP, NULL, "close the help"},
     {KEY_DOWN, 0, "Down", ACT_HELP_SCROLL, 1, KEYCTX_HELP, NULL, "scroll the help"},
     {KEY_UP, 0, "Up", ACT_HELP_SCROLL, -1, KEYCTX_HELP, NULL, "scroll the help"},
@@ -84,6 +88,7 @@ static const struct key_binding bindings[] = {
     {KEY_PPAGE, 0, "PgUp", ACT_HELP_SCROLL, -10, KEYCTX_HELP, NULL, "scroll the help"},
     {'q', 0, "q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS, "quit", "quit mlviz"},
     {'Q', 0, "Q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS, NULL, "quit mlviz"},
+    {KEY_F(10), 0, "F10", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS, NULL, "quit mlviz"},
 };
 
 enum { N_BINDINGS = sizeof bindings / sizeof bindings[0] };

@@ -41,6 +41,8 @@ enum key_action {
     ACT_TEXT_UP,        /* scroll the stage explanation up; arg: lines, 0 = a page, -1 = top */
     ACT_TEXT_DOWN,      /* ... down; arg: lines, 0 = a page, -1 = the end */
     ACT_TEXT_FULL,      /* the stage explanation full screen, or back */
+    ACT_UNDO,           /* back to the setup before the last knob change */
+    ACT_WRITE,          /* the current setup as a YAML file */
     ACT_COUNT
 };
 

@@ -15,7 +15,7 @@
 #include "sim.h"
 #include "stagetext.h"
 
-enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_TRANSCRIPT_MAX = 256, UI_SERIES_MAX = 512,
+enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_UNDO_MAX = 32, UI_TRANSCRIPT_MAX = 256, UI_SERIES_MAX = 512,
        UI_MAX_PARAMS = 16 };
 
 enum ui_view { VIEW_OVERVIEW, VIEW_STAGE };
@@ -39,6 +39,8 @@ struct ui {
     struct catalog *cat;
     struct setup setup;       /* the current setup (knobs edit it) */
     struct setup setup0;      /* as loaded, for reset */
+    struct setup undo[UI_UNDO_MAX]; /* setups before the latest knob changes (u) */
+    int undo_count;
     struct resolved res;
     struct model_report report; /* model_eval of `setup` */
     struct sim *sim;          /* NULL when the setup cannot run */
@@ -139,6 +141,10 @@ void knobs_build(struct ui *u);
 bool knobs_step(struct ui *u, int stage, int i, int dir);
 /* Human label of a knob ("loader workers per device"). */
 void knobs_label(const struct field *f, char *buf, size_t len);
+/* u: back to the setup before the last knob change. */
+void knobs_undo(struct ui *u);
+/* w: the current setup as YAML in a new file in the current directory. */
+void knobs_write(struct ui *u);
 /* Re-evaluate the model and carry the sim over to a new setup. */
 bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len);
 

@@ -51,7 +51,18 @@ void view_draw_title(struct ui *u, const char *where)
     char clock[32], left[256];
     fmt_clock(clock, sizeof clock, u->counters.time_s);
     /* Where you are first: the setup name is what gets cut on narrow screens. */
-    snprintf(left, sizeof left, " mlviz %s %s %s %s", g->v, where, g->v, ui_setup(u)->name);
+    const struct setup *s = ui_setup(u);
+    char now[160] = "";
+    /* Knobs changed the cluster: the loaded name no longer says what runs. */
+    if (s->cluster.nodes != u->setup0.cluster.nodes ||
+        s->cluster.node.accelerators_per_node != u->setup0.cluster.node.accelerators_per_node ||
+        strcmp(s->cluster.node.accelerator, u->setup0.cluster.node.accelerator) != 0) {
+        char acc[64];
+        snprintf(now, sizeof now, ", now %d x %d %s", s->cluster.nodes,
+                 s->cluster.node.accelerators_per_node,
+                 ui_short_name(s->cluster.node.accelerator, acc, sizeof acc));
+    }
+    snprintf(left, sizeof left, " mlviz %s %s %s %s%s", g->v, where, g->v, s->name, now);
     char right[160];
     char speed[32];
     if (u->speed < 1)
