@@ -53,4 +53,13 @@ else
     fail "F10 quits" "rc=$(cat "$T/wr.rc" 2>/dev/null)"
 fi
 
+# A misspelt preset name gets the nearest one.
+"$BIN" eval defualt >/dev/null 2>"$T/dym.err"
+rc=$?
+if [ $rc = 2 ] && grep -qF "did you mean 'default'?" "$T/dym.err"; then
+    pass "a misspelt preset name gets did-you-mean"
+else
+    fail "a misspelt preset name gets did-you-mean" "rc=$rc $(cat "$T/dym.err")"
+fi
+
 [ "$FAILS" -eq 0 ]
