@@ -509,9 +509,60 @@ static void animate(struct ui *u, double wall_dt)
 
 /* ---- tour ---- */
 
+/* Back to the setup the tour started from. */
+static void tour_restore(struct ui *u)
+{
+    if (!u->tour_swapped)
+        return;
+    char err[UI_MSG_LEN];
+    u->tour_swapped = false;
+    if (!ui_apply_setup(u, &u->tour_saved, err, sizeof err))
+        ui_set_status(u, "cannot restore the setup: %s", err);
+    else if (!u->sim && u->report.runnable)
+        new_sim(u);
+    memset(u->anim_phase, 0, sizeof u->anim_phase);
+}
+
+static void tour_end(struct ui *u)
+{
+    u->tour = false;
+    tour_restore(u);
+}
+
+/* A stage's stop loads a setup whose bottleneck is that stage
+ * (assets/tour/STAGE.yaml), so the picture shows what the caption says. */
+static void tour_load(struct ui *u, int stage)
+{
+    char path[1200], err[UI_MSG_LEN];
+    snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(), stage_names[stage]);
+    struct setup s;
+    if (!setup_load_file(&s, path, u->cat, err, sizeof err)) {
+        ui_set_status(u, "tour: %s", err);
+        return;
+    }
+    if (!u->tour_swapped)
+        u->tour_saved = *ui_setup(u);
+    if (u->sim_owned)
+        free_sim(u);
+    u->sim = NULL;
+    if (!ui_apply_setup(u, &s, err, sizeof err)) {
+        ui_set_status(u, "tour: %s", err);
+        tour_restore(u);
+        return;
+    }
+    u->tour_swapped = true;
+    memset(u->anim_phase, 0, sizeof u->anim_phase);
+    if (!u->speed_chosen)
+        pick_speed(u);
+}
+
 static void tour_show(struct ui *u)
 {
     int s = u->tour_stop;
+    if (s >= 1 && s <= STAGE_COUNT)
+        tour_load(u, s - 1);
+    else
+        tour_restore(u);
     if (s >= 1 && s <= STAGE_COUNT) {
         u->view = VIEW_STAGE;
         u->stage = s - 1;
@@ -701,7 +752,7 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         if (u->playing) {
             u->view = VIEW_OVERVIEW; /* no tour while a story plays: Esc goes back */
         } else if (u->tour) {
-            u->tour = false;
+            tour_end(u);
             u->view = VIEW_OVERVIEW;
         } else {
             tour_start(u);
@@ -710,7 +761,7 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
     case ACT_THEME: cycle_theme(u); break;
     case ACT_OPEN:
         if (arg >= 0 && arg < STAGE_COUNT) {
-            u->tour = false;
+            tour_end(u);
             u->view = VIEW_STAGE;
             u->stage = arg;
             u->selected_box = arg;
@@ -727,7 +778,7 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
             break;
         }
         u->view = VIEW_OVERVIEW;
-        u->tour = false;
+        tour_end(u);
         break;
     case ACT_KNOB_NEXT: knob_select(u, +1); break;
     case ACT_KNOB_PREV: knob_select(u, -1); break;

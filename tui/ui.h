@@ -80,6 +80,8 @@ struct ui {
     /* tour and narration */
     bool tour;
     int tour_stop;
+    struct setup tour_saved;  /* the setup before the tour loaded its own */
+    bool tour_swapped;        /* a stop shows its own setup (assets/tour/) */
     double tour_next_s;       /* wall time of the automatic advance */
     char caption[UI_MSG_LEN * 2]; /* what plays (mlviz play), above the transcript */
     struct ui_said transcript[UI_TRANSCRIPT_MAX]; /* narration and output, oldest first */

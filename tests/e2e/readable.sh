@@ -54,4 +54,31 @@ wait_for ex "knobs" 20 && pass "e again returns to the stage view" ||
     fail "e again returns to the stage view" "$(screen ex | sed -n 2p)"
 keys ex q
 
+# --- the tour shows what it explains; its captions fit at 80x24 ---------------------
+start tour 80 24 -- -c default --tour
+ok=1 why=""
+for stop in "1 DATA|Data|to move the bottleneck." "2 CPUs|CPUs|to move the bottleneck." \
+            "3 ACCELERATORS|Accelerators|the share of peak used." \
+            "4 NETWORK|Interconnects|to move the bottleneck." \
+            "5 INFRASTRUCTURE|Supporting infrastructure|cooling for full speed."; do
+    title=${stop%%|*} rest=${stop#*|}
+    stage=${rest%%|*} ending=${rest#*|}
+    keys tour n
+    if ! wait_title tour "$title │ Tour:"; then
+        ok=0 why="$why [$title: title $(screen tour | head -1)]"
+        continue
+    fi
+    screen tour | grep -q "BOTTLENECK ▶ $stage" || ok=0 why="$why [$title: $(screen tour | grep BOTTLENECK)]"
+    screen tour | grep -qF "$ending" || ok=0 why="$why [$title: caption cut]"
+done
+[ $ok = 1 ] && pass "each tour stop loads a setup whose bottleneck is its stage, caption whole at 80x24" ||
+    fail "each tour stop loads a setup whose bottleneck is its stage, caption whole at 80x24" "$why"
+keys tour Escape
+if wait_title tour "Llama-8B on 1x DGX H100"; then
+    pass "ending the tour brings back the setup it started from"
+else
+    fail "ending the tour brings back the setup it started from" "$(screen tour | head -1)"
+fi
+keys tour q
+
 [ "$FAILS" -eq 0 ]
