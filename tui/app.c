@@ -241,6 +241,22 @@ static void replay_stdout(void)
     captured_stdout = NULL;
 }
 
+/* COLORFGBG ("fg;bg" or "fg;default;bg", set by rxvt, Konsole and
+ * others): a light background is colour 7 or 15 (white) or 9-14 light. */
+static bool light_background(void)
+{
+    const char *v = getenv("COLORFGBG");
+    if (!v || !*v)
+        return false;
+    const char *bg = strrchr(v, ';');
+    bg = bg ? bg + 1 : v;
+    char *end;
+    long n = strtol(bg, &end, 10);
+    if (end == bg || *end != '\0')
+        return false;
+    return n == 7 || (n >= 9 && n <= 15);
+}
+
 static bool start_terminal(struct ui *u, const struct app_options *o)
 {
     /* ncurses reads ESCDELAY before initscr: a short delay keeps Esc snappy. */
@@ -271,6 +287,8 @@ static bool start_terminal(struct ui *u, const struct app_options *o)
     enum theme_id wanted = THEME_DEFAULT;
     if (o->theme)
         theme_parse(o->theme, &wanted);
+    else if (light_background())
+        wanted = THEME_LIGHT;
     /* Colour is never switched on under NO_COLOR / --mono: not even the
      * white-on-black of the default pair reaches the terminal. COLORS is
      * only known after start_color. */
@@ -328,7 +346,7 @@ static int parse_options(int argc, char **argv, unsigned mode, struct app_option
         case OPT_THEME: {
             enum theme_id t;
             if (!theme_parse(v, &t))
-                return usage_error(mode, "unknown theme '%s' (default, basic, mono, contrast)", v);
+                return usage_error(mode, "unknown theme '%s' (default, light, basic, mono, contrast)", v);
             o->theme = v;
             break;
         }
@@ -662,7 +680,7 @@ static void reset(struct ui *u)
 
 static void cycle_theme(const struct ui *u)
 {
-    static const enum theme_id order[] = {THEME_DEFAULT, THEME_CONTRAST, THEME_MONO};
+    static const enum theme_id order[] = {THEME_DEFAULT, THEME_LIGHT, THEME_CONTRAST, THEME_MONO};
     enum theme_id cur = theme_current();
     size_t n = sizeof order / sizeof order[0], next = 0;
     for (size_t i = 0; i < n; i++)

@@ -179,6 +179,19 @@ void draw_bar(int y, int x, int w, double frac, enum theme_role fill, enum theme
     draw_repeat(y, x + pos, w - pos, empty, g->bar_empty);
 }
 
+const char *draw_part_fill(size_t i, bool legend)
+{
+    const struct glyphs *g = glyphs_active();
+    enum theme_id t = theme_current();
+    if (t != THEME_MONO && t != THEME_CONTRAST)
+        return legend || !g->utf8 ? g->legend : g->bar_full;
+    /* Colour does not tell the parts apart here: a pattern per part. */
+    static const char *const utf8[] = {"█", "▓", "▒", "▞", "≡", "▪"};
+    static const char *const ascii[] = {"#", "=", "%", "+", ":", "o"};
+    enum { N_FILLS = sizeof utf8 / sizeof utf8[0] };
+    return (g->utf8 ? utf8 : ascii)[i % N_FILLS];
+}
+
 void draw_stacked(int y, int x, int w, const double *parts, const enum theme_role *roles,
                   size_t n, double total)
 {
@@ -200,7 +213,7 @@ void draw_stacked(int y, int x, int w, const double *parts, const enum theme_rol
         /* Non-zero parts get at least one cell when there is room. */
         if (v > 0 && end == pos && pos < w)
             end = pos + 1;
-        draw_repeat(y, x + pos, end - pos, roles[i], g->utf8 ? g->bar_full : g->legend);
+        draw_repeat(y, x + pos, end - pos, roles[i], draw_part_fill(i, false));
         pos = end;
     }
     draw_repeat(y, x + pos, w - pos, ROLE_DIM, g->bar_empty);

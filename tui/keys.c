@@ -74,7 +74,7 @@ static const struct key_binding bindings[] = {
     {'r', 0, "r", ACT_RESET, 0, KEYCTX_ALL, "reset", "restart the simulation from the setup"},
     {'t', 0, "t", ACT_TOUR, 0, KEYCTX_OVERVIEW | KEYCTX_STAGE | KEYCTX_TOUR, "tour",
      "start or stop the guided tour of the five stages"},
-    {'c', 0, "c", ACT_THEME, 0, KEYCTX_ALL, NULL, "cycle the colour theme (default, contrast, mono)"},
+    {'c', 0, "c", ACT_THEME, 0, KEYCTX_ALL, NULL, "cycle the colour theme (default, light, contrast, mono)"},
     {'u', 0, "u", ACT_UNDO, 0, KEYCTX_ALL, NULL, "undo the last knob change"},
     {'w', 0, "w", ACT_WRITE, 0, KEYCTX_ALL, NULL,
      "write the setup as YAML to a new file here (mlviz-setup.yaml, -2, ...)"},

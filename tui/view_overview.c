@@ -536,7 +536,6 @@ static void group_breakdown(const struct step_breakdown *b, double *parts)
 static void draw_breakdown(int y, int x, int w, const struct model_report *r, bool legend_row,
                            int ly)
 {
-    const struct glyphs *g = glyphs_active();
     double parts[PART_COUNT];
     group_breakdown(&r->breakdown, parts);
     char st[32];
@@ -550,7 +549,7 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     for (int i = 0; i < PART_COUNT; i++) {
         char pct[16];
         fmt_pct(pct, sizeof pct, r->step_time_s > 0 ? parts[i] / r->step_time_s : 0);
-        lx += draw_text(ly, lx, x + w - lx, part_roles[i], g->legend);
+        lx += draw_text(ly, lx, x + w - lx, part_roles[i], draw_part_fill((size_t)i, true));
         lx += draw_textf(ly, lx, x + w - lx, ROLE_DIM, " %s %s  ", part_names[i], pct);
     }
 }

@@ -359,7 +359,7 @@ static void picture_accel(struct ui *u, struct rect in)
     y++;
     int x = in.x;
     for (int i = 0; i < 5 && y < in.y + in.h; i++) {
-        x += draw_text(y, x, in.x + in.w - x, roles[i], g->legend);
+        x += draw_text(y, x, in.x + in.w - x, roles[i], draw_part_fill((size_t)i, true));
         x += draw_textf(y, x, in.x + in.w - x, ROLE_DIM, "%s %.1f ", names[i], parts[i]);
     }
     y++;
