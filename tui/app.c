@@ -940,7 +940,23 @@ static void draw_too_small(const struct ui *u)
 static void draw_help(struct ui *u)
 {
     static char text[8192];
-    keys_help_text(text, sizeof text);
+    size_t used = keys_help_text(text, sizeof text);
+    /* What the symbols and abbreviations on screen mean, in the glyphs in use. */
+    const struct glyphs *g = glyphs_active();
+    snprintf(text + used, sizeof text - used,
+             "Symbols:\n"
+             "\t%s BOTTLENECK: the stage that sets the pace (heavy border)\n"
+             "\t\"now:\" beside it: the live run differs from the steady state\n"
+             "\t%s %s %s: a device busy, failed, hot (throttled)\n"
+             "\t%s on %s: a batch moving along an arrow, at the flow's rate\n"
+             "\tq 1/2: a queue gauge, batches waiting / room in the queue\n"
+             "\t%s %s %s: a fit or check that passes, fails, warns\n"
+             "\tMFU: useful model FLOPs (6 x params x tokens) per second / peak\n"
+             "\tHFU: all executed FLOPs (recomputation too) per second / peak\n"
+             "\tPUE: facility power over IT power\n"
+             "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n",
+             g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track, g->pass,
+             g->fail, g->warn);
     struct rect r = u->lay.help;
     draw_clear(&r);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
@@ -982,7 +998,10 @@ static void draw_help(struct ui *u)
             }
         } else {
             if (row >= 0 && row < in.h) {
-                if (line[0] != ' ') {
+                if (line[0] == '\t') {
+                    /* A symbol's meaning: free text, indented like the keys. */
+                    draw_text(in.y + row, x + 2, col_w - 3, ROLE_TEXT, line + 1);
+                } else if (line[0] != ' ') {
                     draw_text(in.y + row, x, col_w - 1, ROLE_HEADING, line);
                 } else {
                     /* "  label  help": the key part in the key role */

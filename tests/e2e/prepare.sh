@@ -45,6 +45,17 @@ else
 fi
 keys wr h
 wait_for wr "Everywhere:" 20 && pass "h opens the help" || fail "h opens the help" "$(screen wr | head -3)"
+i=0
+while [ $i -lt 40 ] && ! screen wr | grep -qF "BOTTLENECK: the stage that sets the pace"; do
+    [ $((i % 4)) = 0 ] && keys wr NPage
+    sleep 0.1
+    i=$((i + 1))
+done
+if screen wr | grep -qF "Symbols:" && screen wr | grep -qF "q 1/2: a queue gauge"; then
+    pass "the help explains the symbols on screen"
+else
+    fail "the help explains the symbols on screen" "$(screen wr | sed -n 20,28p)"
+fi
 keys wr Escape
 keys wr F10
 if wait_rc wr && [ "$(cat "$T/wr.rc")" = 0 ]; then
