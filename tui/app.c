@@ -1502,6 +1502,7 @@ static void restart_play(struct ui *u, struct play_state *p, const char *why)
     p->remaining_s = 0;
     u->play_done = u->play_waiting = false;
     u->pauses_reached = 0;
+    u->view = VIEW_OVERVIEW; /* the script's focus() calls open views again */
     restart_capture();
     snprintf(u->caption, sizeof u->caption, "%s", why);
     transcript_clear(u, why);

@@ -64,6 +64,40 @@ else
     fail "F10 quits" "rc=$(cat "$T/wr.rc" 2>/dev/null)"
 fi
 
+# --- mlviz lesson: setups with captions, no Lua --------------------------------------
+mkdir -p "$T/lesson"
+cp "$MLVIZ_DATA/assets/tour/data.yaml" "$T/lesson/starved.yaml"
+cat > "$T/lesson/lesson.yaml" <<'YAML'
+title: Where the bottleneck moves
+steps:
+  - setup: default
+    caption: "One DGX H100 training Llama-8B: the accelerators set the pace."
+  - setup: starved.yaml
+    focus: data
+    caption: "Images from a slow object store: now Data is the bottleneck ]]"
+YAML
+start les 100 30 -- lesson "$T/lesson/lesson.yaml"
+ok=1 why=""
+wait_for les "space: continue" 60 && screen les | head -1 | grep -qF "Llama-8B on 1x DGX H100" &&
+    screen les | grep -q "BOTTLENECK ▶ ACCELERATORS" && screen les | grep -qF "set the pace." ||
+    { ok=0; why="step 1: $(screen les | head -1)"; }
+keys les Space
+wait_title les "1 DATA │ Tour: images read" && screen les | grep -q "BOTTLENECK ▶ Data" &&
+    wait_for les "now Data is the bottleneck ]]" 20 || { ok=0; why="$why step 2: $(screen les | head -1)"; }
+keys les b
+wait_title les "overview │ Llama-8B on 1x DGX H100" || { ok=0; why="$why back: $(screen les | head -1)"; }
+[ $ok = 1 ] && pass "mlviz lesson shows each step's setup and caption; b goes back" ||
+    fail "mlviz lesson shows each step's setup and caption; b goes back" "$why"
+keys les q
+printf 'steps:\n  - setup: default\n    captoin: x\n' > "$T/lesson/bad.yaml"
+"$BIN" lesson "$T/lesson/bad.yaml" 2>"$T/lesson/err" >/dev/null
+rc=$?
+if [ $rc = 2 ] && grep -q "bad.yaml:3:5: unknown key" "$T/lesson/err"; then
+    pass "a faulty lesson is refused with file:line:col"
+else
+    fail "a faulty lesson is refused with file:line:col" "rc=$rc $(cat "$T/lesson/err")"
+fi
+
 # A misspelt preset name gets the nearest one.
 "$BIN" eval defualt >/dev/null 2>"$T/dym.err"
 rc=$?
