@@ -45,12 +45,7 @@ else
 fi
 keys wr h
 wait_for wr "Everywhere:" 20 && pass "h opens the help" || fail "h opens the help" "$(screen wr | head -3)"
-i=0
-while [ $i -lt 40 ] && ! screen wr | grep -qF "BOTTLENECK: the stage that sets the pace"; do
-    [ $((i % 4)) = 0 ] && keys wr NPage
-    sleep 0.1
-    i=$((i + 1))
-done
+press_until wr NPage "BOTTLENECK: the stage that sets the pace"
 if screen wr | grep -qF "Symbols:" && screen wr | grep -qF "q 1/2: a queue gauge"; then
     pass "the help explains the symbols on screen"
 else

@@ -129,12 +129,7 @@ start scroll 80 24 -- play data-starvation --speed 86400
 if at_pause scroll "ResNet"; then
     a=$(screen scroll | grep -o "narration [0-9]*/[0-9]*")
     # A page at a time back to the first narration.
-    i=0
-    while [ $i -lt 40 ] && ! screen scroll | grep -qF "An image classifier"; do
-        [ $((i % 4)) = 0 ] && keys scroll PPage
-        sleep 0.1
-        i=$((i + 1))
-    done
+    press_until scroll PPage "An image classifier"
     b=$(screen scroll | grep -o "narration [0-9]*/[0-9]*")
     if [ -n "$a" ] && [ "$a" != "$b" ] && screen scroll | grep -qF "An image classifier"; then
         pass "PgUp scrolls the narration back at 80x24"
