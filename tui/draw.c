@@ -79,12 +79,35 @@ int draw_text(int y, int x, int w, enum theme_role role, const char *s)
     if (x + w > COLS)
         w = COLS - x;
     size_t nb = prefix_bytes(s, w);
+    /* Text that does not fit is never cut inside a word: it ends at the
+     * last whole word with an ellipsis (a single long word is cut with one). */
+    const char *ell = NULL;
+    size_t rest = nb;
+    while (s[rest] == ' ')
+        rest++;
+    if (s[rest] != '\0' && w >= 2) {
+        nb = prefix_bytes(s, w - 1);
+        if (s[nb] != ' ' && nb > 0 && s[nb - 1] != ' ') {
+            size_t sp = nb;
+            while (sp > 0 && s[sp - 1] != ' ')
+                sp--;
+            if (sp > 0)
+                nb = sp;
+        }
+        while (nb > 0 && s[nb - 1] == ' ')
+            nb--;
+        ell = glyphs_active()->ellipsis;
+    }
     int used = 0;
     for (size_t i = 0; i < nb; i++)
         if (!is_cont((unsigned char)s[i]))
             used++;
     attrset(theme_attr(role));
     mvaddnstr(y, x, s, (int)nb);
+    if (ell) {
+        mvaddstr(y, x + used, ell);
+        used++;
+    }
     attrset(A_NORMAL);
     return used;
 }
