@@ -107,6 +107,26 @@ int ui_bottleneck(const struct ui *u, char *why, size_t why_len, bool *live)
     return steady;
 }
 
+double ui_live_util(const struct ui *u, double steady)
+{
+    const struct model_report *r = ui_report(u);
+    double keep = r->power.throttle_factor;
+    if (!u->sim || !(keep > 0) || !isfinite(u->live.throttle))
+        return steady;
+    double v = steady * u->live.throttle / keep;
+    return isfinite(v) && v > 0 ? v : 0;
+}
+
+double ui_live_it_kw(const struct ui *u)
+{
+    const struct model_report *r = ui_report(u);
+    size_t len = u->sim ? sim_series_len(u->sim) : 0;
+    if (len == 0)
+        return r->power.it_kw;
+    double v = sim_series_at(u->sim, SERIES_IT_KW, len - 1);
+    return isfinite(v) && v >= 0 ? v : r->power.it_kw;
+}
+
 size_t ui_series(struct ui *u, enum sim_series_id id, size_t n)
 {
     if (!u->sim)

@@ -117,6 +117,11 @@ const struct setup *ui_setup(const struct ui *u);
  * down): then *live is true and why says what happens now and what the
  * steady state would be. Otherwise why is the report's reason. */
 int ui_bottleneck(const struct ui *u, char *why, size_t why_len, bool *live);
+/* Live figures: from the step loop where one runs (a utilization scaled
+ * by the clocks the racks allow now against the steady state's; IT power
+ * from the newest sample), else the steady-state report's. */
+double ui_live_util(const struct ui *u, double steady);
+double ui_live_it_kw(const struct ui *u);
 /* Newest n samples of a series into u->series; returns how many. */
 size_t ui_series(struct ui *u, enum sim_series_id id, size_t n);
 /* Throughput (tokens/s) averaged over about one training step, newest n

@@ -318,7 +318,7 @@ static void draw_accel_box(struct ui *u)
     util_line(in.y + 1, in.x, in.w, u->live.stage_util[STAGE_ACCELERATORS],
               theme_role_for_util(u->live.stage_util[STAGE_ACCELERATORS]));
     char mfu[16];
-    fmt_pct(mfu, sizeof mfu, r->mfu);
+    fmt_pct(mfu, sizeof mfu, ui_live_util(u, r->mfu));
     int ph = u->live.phase;
     const char *pw = u->sim && ph >= 0 && ph < (int)(sizeof phase_words / sizeof phase_words[0])
                          ? phase_words[ph]
@@ -373,7 +373,7 @@ static void draw_infra_box(struct ui *u)
     const struct setup *s = ui_setup(u);
     struct rect in = box_frame(u, STAGE_INFRASTRUCTURE);
     char it[32], fac[32], cost[32];
-    fmt_si(it, sizeof it, r->power.it_kw * 1e3, "W");
+    fmt_si(it, sizeof it, ui_live_it_kw(u) * 1e3, "W");
     fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f", it, fac,
                isfinite(r->power.pue) ? r->power.pue : 0);
@@ -607,8 +607,8 @@ static void draw_metrics(struct ui *u)
         draw_textf(y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, u->status);
     /* Compute and memory. */
     char mfu[16], hfu[16];
-    fmt_pct(mfu, sizeof mfu, r->mfu);
-    fmt_pct(hfu, sizeof hfu, r->hfu);
+    fmt_pct(mfu, sizeof mfu, ui_live_util(u, r->mfu));
+    fmt_pct(hfu, sizeof hfu, ui_live_util(u, r->hfu));
     int used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
     used += draw_textf(y + 2, x + used, w - used, ROLE_DIM, "  HFU %s  %.0f TFLOP/s/device  ", hfu,
                        r->tflops_per_device);
@@ -624,7 +624,7 @@ static void draw_metrics(struct ui *u)
                r->memory.fits ? g->pass : g->fail, r->memory.fits ? "fits" : "too big");
     /* Power, heat, cost. */
     char it[32], fac[32], cost[32];
-    fmt_si(it, sizeof it, r->power.it_kw * 1e3, "W");
+    fmt_si(it, sizeof it, ui_live_it_kw(u) * 1e3, "W");
     fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
     used = draw_textf(y + 3, x, w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ",

@@ -749,7 +749,7 @@ static void draw_live(struct ui *u)
     case STAGE_ACCELERATORS:
         fmt_pct(a, sizeof a, r->achieved_fraction);
         fmt_dur(b, sizeof b, r->breakdown.compute);
-        fmt_pct(c, sizeof c, r->mfu);
+        fmt_pct(c, sizeof c, ui_live_util(u, r->mfu));
         draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT,
                    "achieved %.0f TFLOP/s per device (%s of %.0f peak)   MFU %s   compute %s per step",
                    r->tflops_per_device, a, r->peak_tflops, c, b);
@@ -763,7 +763,7 @@ static void draw_live(struct ui *u)
         break;
     default: {
         char it[32], fac[32];
-        fmt_si(it, sizeof it, r->power.it_kw * 1e3, "W");
+        fmt_si(it, sizeof it, ui_live_it_kw(u) * 1e3, "W");
         fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
         fmt_usd(a, sizeof a, r->cost.usd_per_hour);
         fmt_pct(b, sizeof b, r->reliability.goodput);

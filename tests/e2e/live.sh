@@ -33,6 +33,15 @@ else
     fail "a throttled run shows the infrastructure as the live bottleneck, the steady state beside it" \
         "$(screen cool | grep BOTTLENECK)"
 fi
+# The metrics say the same: MFU follows the clocks (about 64% at full speed).
+keys cool Escape
+wait_title cool "overview"
+mfu=$(screen cool | sed -n 's/^ MFU \([0-9.]*\)%.*/\1/p' | head -1)
+if [ -n "$mfu" ] && awk -v m="$mfu" 'BEGIN { exit !(m < 20) }'; then
+    pass "while throttled the MFU shown follows the clocks ($mfu%)"
+else
+    fail "while throttled the MFU shown follows the clocks" "MFU '$mfu': $(screen cool | grep MFU)"
+fi
 keys cool q
 
 # --- live tokens/s over whole steps -------------------------------------------------
