@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -72,6 +73,51 @@ void cli_setup_path(const char *arg, char *buf, size_t len)
         snprintf(buf, len, "%s", arg); /* let the loader report the missing file */
 }
 
+static int compare_words(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A word that is neither a file nor a preset: the nearest preset name. */
+static void suggest_preset(const char *arg)
+{
+    enum { MAX_PRESETS = 64 };
+    char dir[1100], names[MAX_PRESETS][64];
+    const char *words[MAX_PRESETS];
+    size_t n = 0;
+    if (strchr(arg, '/') || strstr(arg, ".yaml") || file_exists(arg))
+        return;
+    snprintf(dir, sizeof dir, "%s/scenarios/presets", mlviz_data_dir());
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < MAX_PRESETS) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && len - 5 < sizeof names[0] && strcmp(e->d_name + len - 5, ".yaml") == 0) {
+            snprintf(names[n], sizeof names[n], "%.*s", (int)(len - 5), e->d_name);
+            words[n] = names[n];
+            n++;
+        }
+    }
+    closedir(d);
+    qsort(words, n, sizeof words[0], compare_words);
+    const char *near = fields_suggest_word(arg, words, n);
+    char all[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < sizeof all; i++) {
+        int w = snprintf(all + used, sizeof all - used, "%s%s", i ? ", " : "", words[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (near)
+        cli_error("'%s' is not a file or a preset: did you mean '%s'? (presets: %s)", arg, near,
+                  all);
+    else if (n > 0)
+        cli_error("'%s' is not a file or a preset (presets: %s)", arg, all);
+}
+
 bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
                     struct resolved *r)
 {
@@ -79,6 +125,7 @@ bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
     cli_setup_path(arg, path, sizeof path);
     if (!setup_load_file(s, path, cat, err, sizeof err)) {
         print_message("", err);
+        suggest_preset(arg);
         return false;
     }
     if (!setup_resolve(s, cat, r, err, sizeof err)) {
