@@ -15,12 +15,21 @@
 #include "report.h"
 
 /* Messages echo arguments and file contents: escape what a terminal would
- * obey (the message is one line). */
+ * obey. The message's own line breaks stay line breaks; each line is
+ * escaped on its own. */
 static void print_message(const char *prefix, const char *text)
 {
-    char safe[4 * 2048 + 1];
-    format_printable(safe, sizeof safe, text);
-    fprintf(stderr, "%s%s\n", prefix, safe);
+    char line[2048], safe[4 * 2048 + 1];
+    fputs(prefix, stderr);
+    for (;;) {
+        size_t n = strcspn(text, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), text);
+        format_printable(safe, sizeof safe, line);
+        fprintf(stderr, "%s\n", safe);
+        if (text[n] != '\n' || text[n + 1] == '\0')
+            break;
+        text += n + 1;
+    }
 }
 
 void cli_error(const char *fmt, ...)
