@@ -127,6 +127,8 @@ struct luahost {
     struct lua_output out; /* where write_csv/write_json go */
     struct luahost_param params[LUAHOST_MAX_PARAMS];
     size_t n_params;
+    struct setup follow;  /* played: the setup made or evaluated last ... */
+    bool follow_pending;  /* ... and not yet on screen (shown at the next pause) */
 };
 
 struct lsetup {
@@ -518,11 +520,26 @@ static bool can_yield_to_host(struct luahost *h, lua_State *L)
     return h->opt.played && h->co && L == h->co && lua_isyieldable(L);
 }
 
+/* Played: the view follows the setups a script makes and evaluates until
+ * it shows something itself; at each pause the latest one goes on screen. */
+static void follow_setup(lua_State *L, const struct setup *s)
+{
+    struct luahost *h = host_of(L);
+    if (!h || !h->opt.played || !h->opt.hooks.show)
+        return;
+    h->follow = *s;
+    h->follow_pending = true;
+}
+
 static int l_pause(lua_State *L)
 {
     struct luahost *h = host_of(L);
     if (!can_yield_to_host(h, L))
         return 0; /* headless, or inside a callback: nothing to wait for */
+    if (h->follow_pending) {
+        h->follow_pending = false;
+        h->opt.hooks.show(h->opt.hooks.ctx, &h->follow);
+    }
     h->yield_kind = LUAHOST_PAUSE;
     return lua_yield(L, 0);
 }
@@ -534,6 +551,58 @@ static int l_focus(lua_State *L)
     if (h->opt.hooks.focus)
         h->opt.hooks.focus(h->opt.hooks.ctx, stage);
     return 0;
+}
+
+
+/* The front end keeps drawing the sim at idx after it is handed over: hold
+ * its Lua object (until another is handed over, or the host goes). */
+static void hold_for_view(lua_State *L, struct luahost *h, int idx)
+{
+    lua_pushvalue(L, idx);
+    luaL_unref(L, LUA_REGISTRYINDEX, h->held_sim_ref);
+    h->held_sim_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+/* show(setup_or_sim [, {focus = stage}]): what the play view draws from now
+ * on. A sim is handed to the front end like sim:run of no time (outside a
+ * callback); headless, show only checks its arguments. */
+static int l_show(lua_State *L)
+{
+    struct luahost *h = host_of(L);
+    struct lsim *sim = luaL_testudata(L, 1, SIM_MT);
+    struct lsetup *setup = sim ? NULL : luaL_testudata(L, 1, SETUP_MT);
+    if (!sim && !setup)
+        return luaL_error(L, "show: expected a setup or a sim (got %s)", luaL_typename(L, 1));
+    if (sim && (!sim->sim || sim->closed))
+        return luaL_error(L, "show: this simulation was closed");
+    int stage = -1;
+    bool focus = false;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_getfield(L, 2, "focus");
+        if (!lua_isnil(L, -1)) {
+            stage = stage_from_value(L, lua_gettop(L), "show");
+            focus = true;
+        }
+        lua_pop(L, 1);
+    }
+    if (!h->opt.played)
+        return 0;
+    h->follow_pending = false;
+    if (focus && h->opt.hooks.focus)
+        h->opt.hooks.focus(h->opt.hooks.ctx, stage);
+    if (setup) {
+        if (h->opt.hooks.show)
+            h->opt.hooks.show(h->opt.hooks.ctx, &setup->s);
+        return 0;
+    }
+    if (!can_yield_to_host(h, L) || sim->running)
+        return 0; /* inside a callback: the sim is on screen already or soon */
+    h->yield_kind = LUAHOST_RUN;
+    h->req.sim = sim->sim;
+    h->req.duration_s = 0;
+    hold_for_view(L, h, 1);
+    return lua_yield(L, 0);
 }
 
 static int l_mark(lua_State *L)
@@ -565,6 +634,7 @@ static struct lsetup *push_setup(lua_State *L, const struct setup *s)
     struct lsetup *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->s = *s;
     luaL_setmetatable(L, SETUP_MT);
+    follow_setup(L, s);
     return u;
 }
 
@@ -751,6 +821,7 @@ static int setup_set_m(lua_State *L)
         luaL_checkany(L, 3);
         set_field_value(L, &u->s, path, 3, "set");
     }
+    follow_setup(L, &u->s);
     lua_settop(L, 1);
     return 1; /* the setup, for chaining */
 }
@@ -762,6 +833,7 @@ static int setup_copy_m(lua_State *L)
     if (lua_type(L, 2) == LUA_TTABLE) {
         struct lsetup *c = lua_touserdata(L, -1);
         apply_table(L, &c->s, 2, "", 0, "copy");
+        follow_setup(L, &c->s);
     }
     return 1;
 }
@@ -852,6 +924,7 @@ static int setup_eval_m(lua_State *L)
         return api_error(L, "eval", err);
     model_eval(&u->s, &r, &o);
     push_report(L, &u->s, &r, &o);
+    follow_setup(L, &u->s);
     return 1;
 }
 
@@ -1266,14 +1339,12 @@ static int sim_run_m(lua_State *L)
         return api_error(L, "run", msg);
     }
     if (can_yield_to_host(h, L)) {
+        h->follow_pending = false; /* the view shows this sim */
         h->yield_kind = LUAHOST_RUN;
         h->req.sim = u->sim;
         h->req.duration_s = d;
-        /* The front end keeps drawing this sim after the run: hold it. */
         lua_settop(L, 1);
-        lua_pushvalue(L, 1);
-        luaL_unref(L, LUA_REGISTRYINDEX, h->held_sim_ref);
-        h->held_sim_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        hold_for_view(L, h, 1);
         return lua_yieldk(L, 0, 0, sim_run_k);
     }
     /* The step loop runs in C where the count hook cannot fire: advance in
@@ -2895,7 +2966,8 @@ static void build_env(lua_State *L, struct luahost *h)
         lua_pushvalue(L, mlviz);
         lua_setglobal(L, "mlviz");
         const luaL_Reg hooks[] = {{"print", l_print}, {"say", l_say},   {"pause", l_pause},
-                                  {"focus", l_focus}, {"mark", l_mark}, {NULL, NULL}};
+                                  {"focus", l_focus}, {"mark", l_mark}, {"show", l_show},
+                                  {NULL, NULL}};
         lua_pushglobaltable(L);
         luaL_setfuncs(L, hooks, 0);
         lua_pop(L, 1);
@@ -2926,7 +2998,8 @@ static void build_env(lua_State *L, struct luahost *h)
     }
     const luaL_Reg extra[] = {
         {"print", l_print}, {"say", l_say},       {"pause", l_pause},
-        {"focus", l_focus}, {"mark", l_mark},     {"load", l_safe_load},
+        {"focus", l_focus}, {"mark", l_mark},     {"show", l_show},
+        {"load", l_safe_load},
         {"require", l_require}, {"collectgarbage", l_collectgarbage}, {NULL, NULL},
     };
     lua_pushvalue(L, api);

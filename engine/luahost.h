@@ -35,6 +35,10 @@ struct luahost_hooks {
     void (*say)(void *ctx, const char *text);        /* narration caption */
     void (*focus)(void *ctx, int stage);             /* enum stage_id, open its view */
     void (*mark)(void *ctx, const char *label);      /* a labelled moment */
+    /* Played: put this setup on screen (show(setup), or at a pause the setup
+     * the script made or evaluated last when it showed nothing since). A
+     * shown sim arrives as a LUAHOST_RUN request of zero duration. */
+    void (*show)(void *ctx, const struct setup *setup);
 };
 
 struct luahost_options {

@@ -9,7 +9,7 @@ local story = require("story")
 local plot = require("plot")
 say("Four 8-GPU servers share a rack with a rear-door heat exchanger.")
 focus("infrastructure")
-local s = mlviz.load("default"):set{ cluster = { nodes = 4 }, training = { global_batch = 256 },
+local s = mlviz.load("default"):set{ name = "4 DGX H100 in a rear-door rack", cluster = { nodes = 4 }, training = { global_batch = 256 },
   facility = { cooling = "rear-door", nodes_per_rack = 4 } }
 local sim = mlviz.sim(s, { seed = mlviz.seed, thermal = true })
 local log = {}

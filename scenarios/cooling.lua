@@ -1,7 +1,7 @@
 -- Air vs rear-door vs direct-liquid vs immersion cooling for a rack of 8-GPU servers
 local P = mlviz.params{ { "nodes_per_rack", 4, "8-GPU servers in each rack" } }
 local story = require("story")
-local base = mlviz.load("default"):set{ cluster = { nodes = 2 * P.nodes_per_rack },
+local base = mlviz.load("default"):set{ name = string.format("%d DGX H100 per rack", P.nodes_per_rack), cluster = { nodes = 2 * P.nodes_per_rack },
   facility = { nodes_per_rack = P.nodes_per_rack }, training = { global_batch = 8 * 2 * P.nodes_per_rack * 2 } }
 say(string.format("An 8-GPU H100 server draws about %.1f kW under load. Put %d of them in one rack...",
   base:copy():set("facility.cooling", "immersion"):eval().power.node_w / 1000, P.nodes_per_rack))
@@ -15,6 +15,7 @@ story.table(res, { { "power.per_rack_kw", "rack kW" }, { "power.rack_cooling_lim
                    { "power.throttled", "throttled" }, { "power.throttle_factor", "speed kept" },
                    { "power.pue", "PUE" }, { "power.facility_kw", "facility kW" }, { "tokens_per_s", "tokens/s" } },
   string.format("%d servers per rack", P.nodes_per_rack))
+story.show("air cooling", res[1].setup:copy{ name = string.format("%d DGX H100 per rack, air-cooled", P.nodes_per_rack) }, res[1].r)
 pause()
 local first_ok
 for _, x in ipairs(res) do if not x.r.power.throttled and not first_ok then first_ok = x end end

@@ -28,10 +28,12 @@ local steps = story.evaluate{
 local first, last = steps[1].r, steps[#steps].r
 say(string.format("With one loader per GPU the bottleneck is %s: %s.", first.bottleneck, first.bottleneck_reason))
 say(string.format("The GPUs sit idle %s of each step.", story.pct(first.starvation)))
+story.show("one loader worker per GPU, no prefetch", base, first)
 pause()
 focus("cpus")
 story.table(steps, { { "samples_per_s", "samples/s" }, { "starvation" }, { "bottleneck" },
                      { "utilization.accelerators", "gpu busy" } }, "Feeding the GPUs, one cure at a time")
+story.show("all three cures", steps[#steps].setup:copy{ name = "ResNet-152 on 8 x H100, fed" }, last)
 pause()
 focus(last.bottleneck)
 story.conclude("the bottleneck moves from %s to %s; throughput rises %s (%.0f -> %.0f samples/s), starvation falls from %s to %s",

@@ -7,10 +7,11 @@ local story = require("story")
 say("Meta trained Llama 3 on 16,384 H100s and saw hundreds of interruptions in under two months.")
 say("One GPU fails rarely; sixteen thousand of them fail every few hours.")
 focus("infrastructure")
-local s = mlviz.load("default"):set{ cluster = { nodes = P.nodes }, training = { global_batch = 8 * P.nodes } }
+local s = mlviz.load("default"):set{ name = string.format("Llama-8B on %d DGX H100", P.nodes), cluster = { nodes = P.nodes }, training = { global_batch = 8 * P.nodes } }
 local r = s:eval()
 say(string.format("The model expects %.1f interruptions per day: the job's MTBF is %s.",
   r.reliability.interruptions_per_day, mlviz.format_duration(r.reliability.mtbf_h * 3600)))
+story.show(string.format("%d GPUs", r.layout.devices), s, r)
 pause()
 local sim = mlviz.sim(s, { seed = mlviz.seed, failures = true })
 local failures = 0

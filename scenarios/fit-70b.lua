@@ -8,7 +8,7 @@ say("A Llama-2-70B-shaped model: 80 layers, hidden 8192, 64 heads with 8 key/val
 say("Adam in mixed precision keeps about 16 bytes per parameter: over a terabyte in total.")
 focus("accelerators")
 local base = mlviz.load("default"):set{
-  name = "70B on H100",
+  name = string.format("Llama-2-70B on %d DGX H100", P.nodes),
   cluster = { nodes = P.nodes },
   model = { layers = 80, hidden = 8192, heads = 64, kv_heads = 8, ffn_hidden = 28672, seq_len = P.seq_len, vocab = 32000 },
   training = { global_batch = 8 * P.nodes * 4, micro_batch = 1, zero_stage = 0, recompute = "none" },
@@ -17,6 +17,7 @@ local rows = mlviz.sweep(base, { { "training.zero_stage", { 0, 1, 2, 3 } },
                                  { "training.recompute", { "none", "selective", "full" } } },
   { fields = { "memory.per_device_gb", "memory.capacity_gb", "memory.fits", "tokens_per_s", "mfu" } })
 mlviz.print_table(rows, { title = "Memory per GPU by ZeRO stage and recomputation" })
+story.show("no ZeRO, no recomputation", base)
 pause()
 local first
 for _, r in ipairs(rows) do

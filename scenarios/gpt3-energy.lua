@@ -21,6 +21,7 @@ mlviz.print_table({
   { item = "electricity, USD", value = string.format("%.0f", r.cost.usd_energy) },
   { item = "GPU rental, USD", value = string.format("%.0f", r.cost.usd_devices) },
 }, { columns = { "item", "value" }, title = "GPT-3 on " .. r.layout.devices .. " A100s" })
+story.show(string.format("GPT-3 on %d A100s", r.layout.devices), s, r)
 pause()
 story.conclude("%.1f days on %d GPUs, %.0f MWh at the facility meter; electricity costs %s USD, a small share (%s) of the %s USD total",
   r.cost.days_to_train, r.layout.devices, r.cost.energy_mwh, mlviz.format_si(r.cost.usd_energy, ""),

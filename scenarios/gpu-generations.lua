@@ -13,12 +13,14 @@ local gens = {
 }
 local cases = {}
 for _, g in ipairs(gens) do
-  cases[#cases + 1] = { g[1], base:copy():set("cluster.node.accelerator", g[1]):set("training.precision", g[2]) }
+  cases[#cases + 1] = { g[1], base:copy():set("cluster.node.accelerator", g[1]):set("training.precision", g[2])
+    :set("name", string.format("Llama-8B on %d x 8 %s", P.nodes, g[1])) }
 end
 local res = story.evaluate(cases)
 story.table(res, { { "tokens_per_s", "tokens/s" }, { "mfu" }, { "peak_tflops", "peak TFLOPS" },
                    { "memory.per_device_gb", "GB/device" }, { "cost.days_to_train", "days" },
                    { "cost.usd_total", "USD" } }, "Same job, four generations")
+story.show(res[1].label, res[1].setup, res[1].r)
 pause()
 local first, last = res[1].r, res[#res].r
 story.conclude("%s trains %s faster than %s (%.1f vs %.1f days for the token budget); peak dense TFLOPS grew %s",

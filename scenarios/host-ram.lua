@@ -7,7 +7,8 @@ local story = require("story")
 say("A rule of thumb for training servers: host RAM at least equals the memory of all GPUs.")
 say("Checkpoints, pinned staging buffers and offloaded optimizer state all pass through it.")
 focus("cpus")
-local base = mlviz.load("default"):set("cluster.node.accelerator", P.accelerator)
+local base = mlviz.load("default"):set{ name = "Llama-8B on one 8 x " .. P.accelerator .. " server",
+  cluster = { node = { accelerator = P.accelerator } } }
 local per_device = mlviz.catalog.accelerators[P.accelerator].mem_gb
 local gpus = base:get("cluster.node.accelerators_per_node")
 local device_total = per_device * gpus
@@ -18,6 +19,7 @@ local cases = story.evaluate{
 story.table(cases, { { "checks.host_ram_ok", "ram ok" }, { "checks.pcie_lanes_ok", "lanes ok" },
                      { "tokens_per_s", "tokens/s" } }, "The same server with two amounts of RAM")
 say(string.format("%d x %s hold %.0f GB of device memory.", gpus, P.accelerator, device_total))
+story.show(cases[2].label, cases[2].setup, cases[2].r)
 pause()
 local small = cases[2].r
 story.conclude("%d GB of host RAM is %s for %.0f GB of device memory (engine check host_ram_ok = %s); "

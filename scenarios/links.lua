@@ -5,6 +5,7 @@ say("Tensor parallelism sends activations between GPUs several times per layer: 
 say("Gradient sync crosses the network once per step: the NIC sets its pace.")
 focus("interconnect")
 local base = mlviz.load("default"):set{
+  name = string.format("34B-class model on %d DGX H100", P.nodes),
   cluster = { nodes = P.nodes },
   model = { layers = 48, hidden = 7168, heads = 56, kv_heads = 8, ffn_hidden = 20480, seq_len = 4096, vocab = 64000 },
   training = { global_batch = 8 * P.nodes * 2, tensor_parallel = 8, zero_stage = 1, sequence_parallel = true },
@@ -15,6 +16,7 @@ local intra = story.evaluate{
 }
 story.table(intra, { { "tokens_per_s", "tokens/s" }, { "breakdown_s.tp_comm", "tp comm s" }, { "bottleneck" } },
   "Inside the server: tensor parallel 8")
+story.show("tensor parallel 8 over " .. intra[2].label, intra[2].setup, intra[2].r)
 pause()
 local dp = base:copy():set("training.tensor_parallel", 1):set("training.sequence_parallel", false):set("training.zero_stage", 3)
 dp:set("training.overlap_grad_sync", false)

@@ -5,6 +5,7 @@ say("Sixty-four GPUs, one 30B model. We can copy it (data parallel), slice every
 say("or cut the stack of layers into stages (pipeline parallel). Each choice pays a different tax.")
 focus("interconnect")
 local base = mlviz.load("default"):set{
+  name = string.format("30B model on %d DGX H100", P.nodes),
   cluster = { nodes = P.nodes },
   model = { layers = 48, hidden = 7168, heads = 56, kv_heads = 8, ffn_hidden = 20480, seq_len = 4096, vocab = 64000 },
   training = { global_batch = 512, micro_batch = 1, zero_stage = 1, recompute = "selective" },
@@ -22,11 +23,12 @@ story.table(res, { { "tokens_per_s", "tokens/s" }, { "mfu" }, { "memory.per_devi
                    { "memory.fits", "fits" }, { "breakdown_s.tp_comm", "tp comm s" },
                    { "breakdown_s.pp_bubble", "bubble s" }, { "breakdown_s.dp_comm_exposed", "dp comm s" } },
   "One job, four layouts")
-pause()
 local fits = {}
 for _, x in ipairs(res) do if x.r.memory.fits then fits[#fits + 1] = x end end
 local bi = story.best(fits, "tokens_per_s")
 local best = fits[bi]
+story.show(best.label, best.setup, best.r)
+pause()
 local b = best.r.breakdown_s
 local costs = { { "tensor-parallel traffic", b.tp_comm }, { "the pipeline bubble", b.pp_bubble },
                 { "exposed gradient sync", b.dp_comm_exposed } }

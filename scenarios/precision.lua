@@ -11,6 +11,7 @@ end
 res = story.evaluate(res)
 story.table(res, { { "peak_tflops", "peak TFLOPS" }, { "tokens_per_s", "tokens/s" }, { "mfu" },
                    { "memory.per_device_gb", "GB/device" }, { "memory.fits", "fits" } }, "One job, four formats")
+story.show("fp32", res[1].setup, res[1].r)
 pause()
 local fp32, bf16, fp8 = res[1].r, res[3].r, res[4].r
 story.conclude("bf16 is %s faster than fp32 and fp8 another %s (engine peaks %.0f / %.0f / %.0f TFLOPS); fp32 %s in device memory",

@@ -177,6 +177,10 @@ function pause() end
 ---Open a stage view by name ("data".."infrastructure") or number 1-5.
 ---@param stage string|integer
 function focus(stage) end
+---Played: put a setup (or a simulation) on screen; headless: checks its argument.
+---@param what userdata a setup or a sim
+---@param options table|nil { focus = stage } also opens that stage view
+function show(what, options) end
 ---A labelled moment on the timeline.
 ---@param label string
 function mark(label) end

@@ -3,14 +3,35 @@
 local story = {}
 
 --- Evaluate each {label, setup} case and keep the label with its result table.
+--- Played, each case goes on screen as it is evaluated.
 ---@param cases table[] array of {label, setup}
 ---@return table[] results array of {label=, setup=, r=<eval table>}
 function story.evaluate(cases)
   local out = {}
   for i, c in ipairs(cases) do
+    show(c[2])
     out[i] = { label = c[1], setup = c[2], r = c[2]:eval() }
   end
   return out
+end
+
+--- The sentence that names what the screen marks for a result.
+---@param r table eval result
+function story.verdict(r)
+  if not r.runnable then return "it cannot run: " .. tostring(r.why_not) end
+  return string.format("the bottleneck is %s (%s)", r.bottleneck, r.bottleneck_reason)
+end
+
+--- Put a setup on screen and say what it shows; returns its eval table.
+--- Played, the title names the setup and the marked bottleneck is the one said.
+---@param label string what the class is looking at
+---@param setup userdata
+---@param r table|nil its eval result, when already known
+function story.show(label, setup, r)
+  r = r or setup:eval()
+  show(setup)
+  say(string.format("On screen: %s; %s.", label, story.verdict(r)))
+  return r
 end
 
 --- Pick dotted keys ("memory.per_device_gb") out of an eval table.

@@ -76,6 +76,57 @@ const struct setup *ui_setup(const struct ui *u)
     return u->sim ? sim_setup(u->sim) : &u->setup;
 }
 
+int ui_bottleneck(const struct ui *u, char *why, size_t why_len, bool *live)
+{
+    const struct model_report *r = ui_report(u);
+    *live = false;
+    if (!r->runnable) {
+        snprintf(why, why_len, "%s", r->why_not);
+        return -1;
+    }
+    int steady = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
+    const struct sim_live *l = &u->live;
+    /* A throttle deeper than the steady state's by more than rounding. */
+    enum { PHASE_RESTARTING = 6 };
+    bool hot = u->sim && isfinite(l->throttle) && l->throttle < r->power.throttle_factor - 0.01;
+    bool down = u->sim && (l->failed_devices > 0 || l->phase == PHASE_RESTARTING);
+    if (down) {
+        *live = true;
+        snprintf(why, why_len, "now: %d device%s down, restarting (steady: %s)",
+                 l->failed_devices, l->failed_devices == 1 ? "" : "s",
+                 stage_titles[steady]);
+        return STAGE_INFRASTRUCTURE;
+    }
+    if (hot) {
+        *live = true;
+        snprintf(why, why_len, "now: clocks %.0f%%, rack %.0f C (steady: %s)",
+                 100 * l->throttle, l->rack_temp_c, stage_titles[steady]);
+        return STAGE_INFRASTRUCTURE;
+    }
+    snprintf(why, why_len, "%s", r->bottleneck_reason);
+    return steady;
+}
+
+double ui_live_util(const struct ui *u, double steady)
+{
+    const struct model_report *r = ui_report(u);
+    double keep = r->power.throttle_factor;
+    if (!u->sim || !(keep > 0) || !isfinite(u->live.throttle))
+        return steady;
+    double v = steady * u->live.throttle / keep;
+    return isfinite(v) && v > 0 ? v : 0;
+}
+
+double ui_live_it_kw(const struct ui *u)
+{
+    const struct model_report *r = ui_report(u);
+    size_t len = u->sim ? sim_series_len(u->sim) : 0;
+    if (len == 0)
+        return r->power.it_kw;
+    double v = sim_series_at(u->sim, SERIES_IT_KW, len - 1);
+    return isfinite(v) && v >= 0 ? v : r->power.it_kw;
+}
+
 size_t ui_series(struct ui *u, enum sim_series_id id, size_t n)
 {
     if (!u->sim)
@@ -181,6 +232,16 @@ static void capture_stdout(void)
     termguard_set_capture(fileno(tmp), saved_stdout_fd);
 }
 
+/* The scenario starts again (r, b): what it printed so far goes. */
+static void restart_capture(void)
+{
+    if (!captured_stdout)
+        return;
+    fflush(stdout);
+    if (ftruncate(fileno(captured_stdout), 0) == 0)
+        lseek(STDOUT_FILENO, 0, SEEK_SET);
+}
+
 static void replay_stdout(void)
 {
     if (!captured_stdout)
@@ -200,6 +261,22 @@ static void replay_stdout(void)
     captured_stdout = NULL;
 }
 
+/* COLORFGBG ("fg;bg" or "fg;default;bg", set by rxvt, Konsole and
+ * others): a light background is colour 7 or 15 (white) or 9-14 light. */
+static bool light_background(void)
+{
+    const char *v = getenv("COLORFGBG");
+    if (!v || !*v)
+        return false;
+    const char *bg = strrchr(v, ';');
+    bg = bg ? bg + 1 : v;
+    char *end;
+    long n = strtol(bg, &end, 10);
+    if (end == bg || *end != '\0')
+        return false;
+    return n == 7 || (n >= 9 && n <= 15);
+}
+
 static bool start_terminal(struct ui *u, const struct app_options *o)
 {
     /* ncurses reads ESCDELAY before initscr: a short delay keeps Esc snappy. */
@@ -217,11 +294,21 @@ static bool start_terminal(struct ui *u, const struct app_options *o)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    /* Home and End as screen, tmux and rxvt send them, when the terminfo
+     * entry in use does not know those forms (a stray '1' would open a stage). */
+    static const struct { const char *seq; int key; } extra_keys[] = {
+        {"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[7~", KEY_HOME},
+        {"\033[8~", KEY_END},  {"\033[H", KEY_HOME}, {"\033[F", KEY_END}};
+    for (size_t i = 0; i < sizeof extra_keys / sizeof extra_keys[0]; i++)
+        if (key_defined(extra_keys[i].seq) == 0)
+            define_key(extra_keys[i].seq, extra_keys[i].key);
     curs_set(0);
     bool no_color = o->mono || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
     enum theme_id wanted = THEME_DEFAULT;
     if (o->theme)
         theme_parse(o->theme, &wanted);
+    else if (light_background())
+        wanted = THEME_LIGHT;
     /* Colour is never switched on under NO_COLOR / --mono: not even the
      * white-on-black of the default pair reaches the terminal. COLORS is
      * only known after start_color. */
@@ -279,7 +366,7 @@ static int parse_options(int argc, char **argv, unsigned mode, struct app_option
         case OPT_THEME: {
             enum theme_id t;
             if (!theme_parse(v, &t))
-                return usage_error(mode, "unknown theme '%s' (default, basic, mono, contrast)", v);
+                return usage_error(mode, "unknown theme '%s' (default, light, basic, mono, contrast)", v);
             o->theme = v;
             break;
         }
@@ -339,8 +426,9 @@ static void refresh_live(struct ui *u)
     } else {
         memset(&u->live, 0, sizeof u->live);
         memset(&u->counters, 0, sizeof u->counters);
+        /* A setup that cannot run keeps nothing busy. */
         for (int i = 0; i < STAGE_COUNT; i++)
-            u->live.stage_util[i] = u->report.utilization[i];
+            u->live.stage_util[i] = u->report.runnable ? u->report.utilization[i] : 0;
     }
 }
 
@@ -459,9 +547,60 @@ static void animate(struct ui *u, double wall_dt)
 
 /* ---- tour ---- */
 
+/* Back to the setup the tour started from. */
+static void tour_restore(struct ui *u)
+{
+    if (!u->tour_swapped)
+        return;
+    char err[UI_MSG_LEN];
+    u->tour_swapped = false;
+    if (!ui_apply_setup(u, &u->tour_saved, err, sizeof err))
+        ui_set_status(u, "cannot restore the setup: %s", err);
+    else if (!u->sim && u->report.runnable)
+        new_sim(u);
+    memset(u->anim_phase, 0, sizeof u->anim_phase);
+}
+
+static void tour_end(struct ui *u)
+{
+    u->tour = false;
+    tour_restore(u);
+}
+
+/* A stage's stop loads a setup whose bottleneck is that stage
+ * (assets/tour/STAGE.yaml), so the picture shows what the caption says. */
+static void tour_load(struct ui *u, int stage)
+{
+    char path[1200], err[UI_MSG_LEN];
+    snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(), stage_names[stage]);
+    struct setup s;
+    if (!setup_load_file(&s, path, u->cat, err, sizeof err)) {
+        ui_set_status(u, "tour: %s", err);
+        return;
+    }
+    if (!u->tour_swapped)
+        u->tour_saved = *ui_setup(u);
+    if (u->sim_owned)
+        free_sim(u);
+    u->sim = NULL;
+    if (!ui_apply_setup(u, &s, err, sizeof err)) {
+        ui_set_status(u, "tour: %s", err);
+        tour_restore(u);
+        return;
+    }
+    u->tour_swapped = true;
+    memset(u->anim_phase, 0, sizeof u->anim_phase);
+    if (!u->speed_chosen)
+        pick_speed(u);
+}
+
 static void tour_show(struct ui *u)
 {
     int s = u->tour_stop;
+    if (s >= 1 && s <= STAGE_COUNT)
+        tour_load(u, s - 1);
+    else
+        tour_restore(u);
     if (s >= 1 && s <= STAGE_COUNT) {
         u->view = VIEW_STAGE;
         u->stage = s - 1;
@@ -546,11 +685,13 @@ static void reset(struct ui *u)
 {
     char err[UI_MSG_LEN];
     if (u->playing) {
-        ui_set_status(u, "reset is not available while a scenario plays");
+        u->play_restart = true; /* the scenario from the start */
+        u->back_to_pause = 0;
         return;
     }
     if (!ui_apply_setup(u, &u->setup0, err, sizeof err))
         ui_set_status(u, "reset failed: %s", err);
+    u->undo_count = 0;
     new_sim(u);
     refresh_live(u);
     memset(u->anim_phase, 0, sizeof u->anim_phase);
@@ -559,7 +700,7 @@ static void reset(struct ui *u)
 
 static void cycle_theme(const struct ui *u)
 {
-    static const enum theme_id order[] = {THEME_DEFAULT, THEME_CONTRAST, THEME_MONO};
+    static const enum theme_id order[] = {THEME_DEFAULT, THEME_LIGHT, THEME_CONTRAST, THEME_MONO};
     enum theme_id cur = theme_current();
     size_t n = sizeof order / sizeof order[0], next = 0;
     for (size_t i = 0; i < n; i++)
@@ -649,7 +790,7 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         if (u->playing) {
             u->view = VIEW_OVERVIEW; /* no tour while a story plays: Esc goes back */
         } else if (u->tour) {
-            u->tour = false;
+            tour_end(u);
             u->view = VIEW_OVERVIEW;
         } else {
             tour_start(u);
@@ -658,7 +799,7 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
     case ACT_THEME: cycle_theme(u); break;
     case ACT_OPEN:
         if (arg >= 0 && arg < STAGE_COUNT) {
-            u->tour = false;
+            tour_end(u);
             u->view = VIEW_STAGE;
             u->stage = arg;
             u->selected_box = arg;
@@ -670,8 +811,12 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         u->stage = u->selected_box;
         break;
     case ACT_BACK:
+        if (u->text_full) {
+            u->text_full = false;
+            break;
+        }
         u->view = VIEW_OVERVIEW;
-        u->tour = false;
+        tour_end(u);
         break;
     case ACT_KNOB_NEXT: knob_select(u, +1); break;
     case ACT_KNOB_PREV: knob_select(u, -1); break;
@@ -699,9 +844,40 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
             tour_move(u, +1);
         break;
     case ACT_TOUR_PREV:
-        if (!u->playing)
+        if (!u->playing) {
             tour_move(u, -1);
+        } else {
+            /* Back to the pause before the one on screen, by running the
+             * script again (same seed and parameters) up to it. */
+            u->back_to_pause = u->play_waiting ? u->pauses_reached - 1 : u->pauses_reached;
+            if (u->back_to_pause < 0)
+                u->back_to_pause = 0;
+            u->play_restart = true;
+        }
         break;
+    case ACT_TEXT_UP:
+    case ACT_TEXT_DOWN: {
+        int page = u->lay.text.h > 3 ? u->lay.text.h - 3 : 1;
+        int lines = arg > 0 ? arg : arg < 0 ? 1 << 20 : page;
+        u->text_scroll += act == ACT_TEXT_UP ? -lines : lines;
+        if (u->text_scroll < 0)
+            u->text_scroll = 0; /* the end depends on the width: clamped when drawn */
+        break;
+    }
+    case ACT_TEXT_FULL: u->text_full = !u->text_full; break;
+    case ACT_UNDO: knobs_undo(u); break;
+    case ACT_WRITE: knobs_write(u); break;
+    case ACT_CAPTION_BACK:
+    case ACT_CAPTION_ON: {
+        if (!u->playing) /* the tour: its caption is short; PgUp/PgDn scroll the explanation */
+            return dispatch(u, act == ACT_CAPTION_BACK ? ACT_TEXT_UP : ACT_TEXT_DOWN, arg);
+        int page = u->lay.caption.h > 1 ? u->lay.caption.h - 1 : 1; /* the prompt row stays */
+        int lines = arg > 0 ? arg : page;
+        u->caption_scroll += act == ACT_CAPTION_BACK ? lines : -lines;
+        if (u->caption_scroll < 0)
+            u->caption_scroll = 0; /* the upper bound depends on the width: set when drawn */
+        break;
+    }
     case ACT_PARAMS:
         if (!u->playing)
             ui_set_status(u, "parameters belong to a played scenario (mlviz play)");
@@ -784,7 +960,23 @@ static void draw_too_small(const struct ui *u)
 static void draw_help(struct ui *u)
 {
     static char text[8192];
-    keys_help_text(text, sizeof text);
+    size_t used = keys_help_text(text, sizeof text);
+    /* What the symbols and abbreviations on screen mean, in the glyphs in use. */
+    const struct glyphs *g = glyphs_active();
+    snprintf(text + used, sizeof text - used,
+             "Symbols:\n"
+             "\t%s BOTTLENECK: the stage that sets the pace (heavy border)\n"
+             "\t\"now:\" beside it: the live run differs from the steady state\n"
+             "\t%s %s %s: a device busy, failed, hot (throttled)\n"
+             "\t%s on %s: a batch moving along an arrow, at the flow's rate\n"
+             "\tq 1/2: a queue gauge, batches waiting / room in the queue\n"
+             "\t%s %s %s: a fit or check that passes, fails, warns\n"
+             "\tMFU: useful model FLOPs (6 x params x tokens) per second / peak\n"
+             "\tHFU: all executed FLOPs (recomputation too) per second / peak\n"
+             "\tPUE: facility power over IT power\n"
+             "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n",
+             g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track, g->pass,
+             g->fail, g->warn);
     struct rect r = u->lay.help;
     draw_clear(&r);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
@@ -826,7 +1018,10 @@ static void draw_help(struct ui *u)
             }
         } else {
             if (row >= 0 && row < in.h) {
-                if (line[0] != ' ') {
+                if (line[0] == '\t') {
+                    /* A symbol's meaning: free text, indented like the keys. */
+                    draw_text(in.y + row, x + 2, col_w - 3, ROLE_TEXT, line + 1);
+                } else if (line[0] != ' ') {
                     draw_text(in.y + row, x, col_w - 1, ROLE_HEADING, line);
                 } else {
                     /* "  label  help": the key part in the key role */
@@ -1154,42 +1349,58 @@ void tui_frame_close(struct ui *u)
  * find the current ui, if any. */
 static struct ui *play_ui;
 
-static void log_line(struct ui *u, const char *text)
+static void transcript_add(struct ui *u, const char *text, size_t len, bool printed)
 {
-    if (u->log_count == UI_LOG_LINES) {
-        memmove(u->log[0], u->log[1], sizeof u->log[0] * (UI_LOG_LINES - 1));
-        u->log_count--;
+    if (u->transcript_count == UI_TRANSCRIPT_MAX) {
+        memmove(&u->transcript[0], &u->transcript[1],
+                sizeof u->transcript[0] * (UI_TRANSCRIPT_MAX - 1));
+        u->transcript_count--;
     }
-    snprintf(u->log[u->log_count++], sizeof u->log[0], "%s", text);
+    struct ui_said *e = &u->transcript[u->transcript_count++];
+    if (len >= sizeof e->text)
+        len = sizeof e->text - 1;
+    memcpy(e->text, text, len);
+    e->text[len] = '\0';
+    e->printed = printed;
+    if (u->caption_scroll > 0)
+        u->caption_scroll++; /* a reader scrolled back keeps their place (about) */
+}
+
+static void transcript_clear(struct ui *u, const char *first)
+{
+    u->transcript_count = 0;
+    u->caption_scroll = 0;
+    transcript_add(u, first, strlen(first), false);
 }
 
 static void hook_print(void *ctx, const char *text)
 {
     (void)ctx;
+    /* On stdout too: while the view is up that is the capture file, shown
+     * after quitting (docs/TUI.md). */
+    fputs(text, stdout);
+    fputc('\n', stdout);
     if (play_ui) {
         /* print() may carry several lines (tables): keep each. */
         const char *p = text;
-        while (*p) {
+        do {
             const char *nl = strchr(p, '\n');
             size_t n = nl ? (size_t)(nl - p) : strlen(p);
-            char line[UI_MSG_LEN];
-            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
-            log_line(play_ui, line);
-            p = nl ? nl + 1 : p + n;
-        }
-    } else {
-        fputs(text, stdout);
-        fputc('\n', stdout);
+            transcript_add(play_ui, p, n, true);
+            p += n + (nl != NULL);
+        } while (*p);
     }
 }
 
 static void hook_say(void *ctx, const char *text)
 {
     (void)ctx;
-    if (play_ui)
+    if (play_ui) {
         snprintf(play_ui->caption, sizeof play_ui->caption, "%s", text);
-    else
+        transcript_add(play_ui, text, strlen(text), false);
+    } else {
         printf("%s\n", text);
+    }
 }
 
 static void hook_focus(void *ctx, int stage)
@@ -1203,6 +1414,28 @@ static void hook_focus(void *ctx, int stage)
     } else {
         play_ui->view = VIEW_OVERVIEW;
     }
+}
+
+/* show(setup): the view animates its own sim of that setup; a script's sim
+ * on screen is the script's to keep. */
+static void hook_show(void *ctx, const struct setup *s)
+{
+    (void)ctx;
+    struct ui *u = play_ui;
+    if (!u)
+        return;
+    if (u->sim_owned)
+        free_sim(u);
+    u->sim = NULL;
+    char err[UI_MSG_LEN];
+    if (!ui_apply_setup(u, s, err, sizeof err)) {
+        ui_set_status(u, "show: %s", err);
+        return;
+    }
+    u->setup0 = u->setup;
+    u->undo_count = 0;
+    if (!u->speed_chosen)
+        pick_speed(u);
 }
 
 static void hook_mark(void *ctx, const char *label)
@@ -1219,6 +1452,7 @@ void tui_play_hooks(struct luahost_hooks *hooks)
     hooks->say = hook_say;
     hooks->focus = hook_focus;
     hooks->mark = hook_mark;
+    hooks->show = hook_show;
 }
 
 struct play_state {
@@ -1235,6 +1469,8 @@ static void adopt_sim(struct ui *u, struct sim *sim)
     u->sim = sim;
     u->sim_owned = false;
     u->setup = *sim_setup(sim);
+    u->setup0 = u->setup; /* what the story shows is the setup "as loaded" */
+    u->undo_count = 0;
     char err[UI_MSG_LEN];
     if (setup_resolve(&u->setup, u->cat, &u->res, err, sizeof err))
         model_eval(&u->setup, &u->res, &u->report);
@@ -1262,7 +1498,7 @@ static void load_params(struct ui *u, const struct luahost *host)
 /* Starts the scenario again with the values of the parameters panel. The
  * old host owns the simulation on screen, so the view takes back its own
  * before the old host goes. */
-static void restart_play(struct ui *u, struct play_state *p)
+static void restart_play(struct ui *u, struct play_state *p, const char *why)
 {
     char args[UI_MAX_PARAMS][sizeof u->param_name[0] + sizeof u->param_value[0] + 4];
     char *argv[UI_MAX_PARAMS];
@@ -1285,9 +1521,47 @@ static void restart_play(struct ui *u, struct play_state *p)
     p->running = false;
     p->remaining_s = 0;
     u->play_done = u->play_waiting = false;
-    u->log_count = 0;
-    snprintf(u->caption, sizeof u->caption, "Restarted with new parameters");
+    u->pauses_reached = 0;
+    u->view = VIEW_OVERVIEW; /* the script's focus() calls open views again */
+    restart_capture();
+    snprintf(u->caption, sizeof u->caption, "%s", why);
+    transcript_clear(u, why);
     ui_set_status(u, "the scenario starts again");
+}
+
+/* b: run the restarted script at once (no animation) up to pause number
+ * u->back_to_pause; the same seed and parameters replay the same story. */
+static bool play_fast_forward(struct ui *u, struct play_state *p, char *err, size_t err_len)
+{
+    while (u->pauses_reached < u->back_to_pause) {
+        struct luahost_request req;
+        memset(&req, 0, sizeof req);
+        switch (luahost_resume(*p->host, &req, err, err_len)) {
+        case LUAHOST_RUN:
+            if (req.sim) {
+                adopt_sim(u, req.sim);
+                if (req.duration_s > 0 && !sim_run(req.sim, req.duration_s, err, err_len))
+                    p->running = false; /* the script hears of it at the next resume */
+            }
+            break;
+        case LUAHOST_PAUSE:
+            u->pauses_reached++;
+            break;
+        case LUAHOST_DONE:
+            u->play_done = true;
+            u->back_to_pause = 0;
+            return true;
+        case LUAHOST_ERROR:
+        default:
+            u->back_to_pause = 0;
+            return false;
+        }
+    }
+    u->play_waiting = u->pauses_reached > 0;
+    ui_set_status(u, "back at pause %d", u->pauses_reached);
+    u->back_to_pause = 0;
+    refresh_live(u);
+    return true;
 }
 
 static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *err,
@@ -1295,7 +1569,16 @@ static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *
 {
     if (u->params_apply) {
         u->params_apply = false;
-        restart_play(u, p);
+        restart_play(u, p, "Restarted with new parameters");
+    }
+    if (u->play_restart) {
+        u->play_restart = false;
+        int target = u->back_to_pause;
+        restart_play(u, p, "Restarted");
+        if (target > 0) {
+            u->back_to_pause = target;
+            return play_fast_forward(u, p, err, err_len);
+        }
     }
     if (u->play_done || u->play_waiting)
         return true;
@@ -1346,10 +1629,11 @@ static bool play_tick(struct ui *u, struct play_state *p, double wall_dt, char *
         return true;
     case LUAHOST_PAUSE:
         u->play_waiting = true;
+        u->pauses_reached++;
         return true;
     case LUAHOST_DONE:
         u->play_done = true;
-        ui_set_status(u, "the scenario has finished: q quits");
+        ui_set_status(u, "the scenario has finished: r restarts, q quits");
         return true;
     case LUAHOST_ERROR:
     default:
@@ -1380,6 +1664,7 @@ int tui_play(struct luahost **host, const char *script_path, int argc, char **ar
     load_params(u, *host);
     const char *base = strrchr(script_path, '/');
     snprintf(u->caption, sizeof u->caption, "Playing %s", base ? base + 1 : script_path);
+    transcript_clear(u, u->caption);
     termguard_install_signals();
     capture_stdout();
     if (!start_terminal(u, &o)) {

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -14,12 +15,21 @@
 #include "report.h"
 
 /* Messages echo arguments and file contents: escape what a terminal would
- * obey (the message is one line). */
+ * obey. The message's own line breaks stay line breaks; each line is
+ * escaped on its own. */
 static void print_message(const char *prefix, const char *text)
 {
-    char safe[4 * 2048 + 1];
-    format_printable(safe, sizeof safe, text);
-    fprintf(stderr, "%s%s\n", prefix, safe);
+    char line[2048], safe[4 * 2048 + 1];
+    fputs(prefix, stderr);
+    for (;;) {
+        size_t n = strcspn(text, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), text);
+        format_printable(safe, sizeof safe, line);
+        fprintf(stderr, "%s\n", safe);
+        if (text[n] != '\n' || text[n + 1] == '\0')
+            break;
+        text += n + 1;
+    }
 }
 
 void cli_error(const char *fmt, ...)
@@ -72,6 +82,51 @@ void cli_setup_path(const char *arg, char *buf, size_t len)
         snprintf(buf, len, "%s", arg); /* let the loader report the missing file */
 }
 
+static int compare_words(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A word that is neither a file nor a preset: the nearest preset name. */
+static void suggest_preset(const char *arg)
+{
+    enum { MAX_PRESETS = 64 };
+    char dir[1100], names[MAX_PRESETS][64];
+    const char *words[MAX_PRESETS];
+    size_t n = 0;
+    if (strchr(arg, '/') || strstr(arg, ".yaml") || file_exists(arg))
+        return;
+    snprintf(dir, sizeof dir, "%s/scenarios/presets", mlviz_data_dir());
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < MAX_PRESETS) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && len - 5 < sizeof names[0] && strcmp(e->d_name + len - 5, ".yaml") == 0) {
+            snprintf(names[n], sizeof names[n], "%.*s", (int)(len - 5), e->d_name);
+            words[n] = names[n];
+            n++;
+        }
+    }
+    closedir(d);
+    qsort(words, n, sizeof words[0], compare_words);
+    const char *near = fields_suggest_word(arg, words, n);
+    char all[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < sizeof all; i++) {
+        int w = snprintf(all + used, sizeof all - used, "%s%s", i ? ", " : "", words[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (near)
+        cli_error("'%s' is not a file or a preset: did you mean '%s'? (presets: %s)", arg, near,
+                  all);
+    else if (n > 0)
+        cli_error("'%s' is not a file or a preset (presets: %s)", arg, all);
+}
+
 bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
                     struct resolved *r)
 {
@@ -79,6 +134,7 @@ bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
     cli_setup_path(arg, path, sizeof path);
     if (!setup_load_file(s, path, cat, err, sizeof err)) {
         print_message("", err);
+        suggest_preset(arg);
         return false;
     }
     if (!setup_resolve(s, cat, r, err, sizeof err)) {

@@ -55,6 +55,7 @@ int cmd_fields(int argc, char **argv);
 int cmd_sim(int argc, char **argv);       /* tui/cmd_sim.c */
 int cmd_run(int argc, char **argv);       /* tui/cmd_lua.c */
 int cmd_play(int argc, char **argv);      /* tui/cmd_lua.c */
+int cmd_lesson(int argc, char **argv);    /* tui/cmd_lesson.c */
 int cmd_scenarios(int argc, char **argv); /* tui/cmd_lua.c */
 int tui_main(int argc, char **argv);      /* tui/app.c: the interactive front end */
 

@@ -79,12 +79,35 @@ int draw_text(int y, int x, int w, enum theme_role role, const char *s)
     if (x + w > COLS)
         w = COLS - x;
     size_t nb = prefix_bytes(s, w);
+    /* Text that does not fit is never cut inside a word: it ends at the
+     * last whole word with an ellipsis (a single long word is cut with one). */
+    const char *ell = NULL;
+    size_t rest = nb;
+    while (s[rest] == ' ')
+        rest++;
+    if (s[rest] != '\0' && w >= 2) {
+        nb = prefix_bytes(s, w - 1);
+        if (s[nb] != ' ' && nb > 0 && s[nb - 1] != ' ') {
+            size_t sp = nb;
+            while (sp > 0 && s[sp - 1] != ' ')
+                sp--;
+            if (sp > 0)
+                nb = sp;
+        }
+        while (nb > 0 && s[nb - 1] == ' ')
+            nb--;
+        ell = glyphs_active()->ellipsis;
+    }
     int used = 0;
     for (size_t i = 0; i < nb; i++)
         if (!is_cont((unsigned char)s[i]))
             used++;
     attrset(theme_attr(role));
     mvaddnstr(y, x, s, (int)nb);
+    if (ell) {
+        mvaddstr(y, x + used, ell);
+        used++;
+    }
     attrset(A_NORMAL);
     return used;
 }
@@ -179,6 +202,19 @@ void draw_bar(int y, int x, int w, double frac, enum theme_role fill, enum theme
     draw_repeat(y, x + pos, w - pos, empty, g->bar_empty);
 }
 
+const char *draw_part_fill(size_t i, bool legend)
+{
+    const struct glyphs *g = glyphs_active();
+    enum theme_id t = theme_current();
+    if (t != THEME_MONO && t != THEME_CONTRAST)
+        return legend || !g->utf8 ? g->legend : g->bar_full;
+    /* Colour does not tell the parts apart here: a pattern per part. */
+    static const char *const utf8[] = {"█", "▓", "▒", "▞", "≡", "▪"};
+    static const char *const ascii[] = {"#", "=", "%", "+", ":", "o"};
+    enum { N_FILLS = sizeof utf8 / sizeof utf8[0] };
+    return (g->utf8 ? utf8 : ascii)[i % N_FILLS];
+}
+
 void draw_stacked(int y, int x, int w, const double *parts, const enum theme_role *roles,
                   size_t n, double total)
 {
@@ -200,7 +236,7 @@ void draw_stacked(int y, int x, int w, const double *parts, const enum theme_rol
         /* Non-zero parts get at least one cell when there is room. */
         if (v > 0 && end == pos && pos < w)
             end = pos + 1;
-        draw_repeat(y, x + pos, end - pos, roles[i], g->utf8 ? g->bar_full : g->legend);
+        draw_repeat(y, x + pos, end - pos, roles[i], draw_part_fill(i, false));
         pos = end;
     }
     draw_repeat(y, x + pos, w - pos, ROLE_DIM, g->bar_empty);

@@ -32,6 +32,10 @@ void draw_box(const struct rect *r, enum theme_role border, bool heavy, const ch
 /* A horizontal bar of w cells filled to frac (0..1) with eighth blocks. */
 void draw_bar(int y, int x, int w, double frac, enum theme_role fill, enum theme_role empty);
 /* A stacked bar: parts (already non-negative) scaled to total over w cells. */
+/* Fill of part i of a stacked bar, or (legend) its square in the legend:
+ * in the mono and contrast themes each part has its own pattern, so colour
+ * is never the only way to tell them apart. */
+const char *draw_part_fill(size_t i, bool legend);
 void draw_stacked(int y, int x, int w, const double *parts, const enum theme_role *roles,
                   size_t n, double total);
 /* Block sparkline of the newest values that fit, h rows tall, scaled to

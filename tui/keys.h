@@ -36,6 +36,13 @@ enum key_action {
     ACT_PARAM_SEL,    /* arg: -1 / +1 */
     ACT_PARAM_CHANGE, /* arg: -1 / +1 */
     ACT_PARAM_APPLY,  /* restart the scenario with the shown values */
+    ACT_CAPTION_BACK,   /* scroll the narration transcript back; arg: lines, 0 = a page */
+    ACT_CAPTION_ON,     /* ... and forward */
+    ACT_TEXT_UP,        /* scroll the stage explanation up; arg: lines, 0 = a page, -1 = top */
+    ACT_TEXT_DOWN,      /* ... down; arg: lines, 0 = a page, -1 = the end */
+    ACT_TEXT_FULL,      /* the stage explanation full screen, or back */
+    ACT_UNDO,           /* back to the setup before the last knob change */
+    ACT_WRITE,          /* the current setup as a YAML file */
     ACT_COUNT
 };
 

@@ -2,9 +2,13 @@
  * flagged FIELD_KNOB with that stage), never from a hand-kept list. One
  * step of a knob: cycle enum choices and catalog ids, toggle booleans,
  * double/halve counts and sizes, nudge bounded numbers. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ui.h"
 
@@ -177,8 +181,16 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
     case FIELD_STR: ok = false; snprintf(err, sizeof err, "%s is text: edit the setup file", f->path); break;
     default: ok = step_number(u, f, &s, dir, err, sizeof err); break;
     }
+    struct setup before = *ui_setup(u);
     if (ok)
         ok = ui_apply_setup(u, &s, err, sizeof err);
+    if (ok) {
+        if (u->undo_count == UI_UNDO_MAX) {
+            memmove(&u->undo[0], &u->undo[1], sizeof u->undo[0] * (UI_UNDO_MAX - 1));
+            u->undo_count--;
+        }
+        u->undo[u->undo_count++] = before;
+    }
     char label[64], val[64];
     knobs_label(f, label, sizeof label);
     if (!ok) {
@@ -192,4 +204,67 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
     else
         ui_set_status(u, "%s = %s: bottleneck now %s", label, val, stage_titles[r->bottleneck]);
     return true;
+}
+
+void knobs_undo(struct ui *u)
+{
+    if (u->undo_count == 0) {
+        ui_set_status(u, "nothing to undo");
+        return;
+    }
+    char err[UI_MSG_LEN];
+    if (!ui_apply_setup(u, &u->undo[u->undo_count - 1], err, sizeof err)) {
+        ui_set_status(u, "cannot undo: %s", err);
+        return;
+    }
+    u->undo_count--;
+    ui_set_status(u, "undone: %d more change%s to undo", u->undo_count,
+                  u->undo_count == 1 ? "" : "s");
+}
+
+void knobs_write(struct ui *u)
+{
+    enum { YAML_MAX = 16384, NAME_TRIES = 100 };
+    char *text = malloc(YAML_MAX);
+    if (!text) {
+        ui_set_status(u, "cannot write: out of memory");
+        return;
+    }
+    setup_write_yaml(ui_setup(u), text, YAML_MAX);
+    /* A new name each time: an existing file is never overwritten. */
+    char name[64];
+    int fd = -1;
+    for (int i = 1; i <= NAME_TRIES && fd < 0; i++) {
+        if (i == 1)
+            snprintf(name, sizeof name, "mlviz-setup.yaml");
+        else
+            snprintf(name, sizeof name, "mlviz-setup-%d.yaml", i);
+        fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        ui_set_status(u, "cannot write %s: %s", name, strerror(errno));
+        free(text);
+        return;
+    }
+    size_t len = strlen(text), done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    bool ok = done == len;
+    if (close(fd) != 0)
+        ok = false;
+    free(text);
+    if (ok) {
+        ui_set_status(u, "wrote %s (mlviz -c %s opens it)", name, name);
+    } else {
+        unlink(name);
+        ui_set_status(u, "cannot write %s: %s", name, strerror(errno));
+    }
 }

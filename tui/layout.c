@@ -7,8 +7,10 @@
 enum {
     TITLE_H = 1,
     FOOTER_H = 1,
-    CAPTION_H = 2,
-    CAPTION_H_TALL = 6,          /* narration + four lines of printed output */
+    CAPTION_H = 3,               /* two lines of transcript + the prompt */
+    CAPTION_H_MEDIUM = 5,
+    CAPTION_MEDIUM_FROM_ROWS = 30,
+    CAPTION_H_TALL = 8,
     CAPTION_TALL_FROM_ROWS = 40,
     BOX_H_MIN = 6,        /* border + 4 lines of figures */
     BOX_H_CAP_DIV = 3,    /* boxes grow up to a third of the body */
@@ -111,7 +113,10 @@ void layout_compute(int cols, int rows, enum layout_view view, bool caption, str
         return;
     }
     /* Tall screens give narration room for the script's recent output too. */
-    int cap_h = !caption ? 0 : rows >= CAPTION_TALL_FROM_ROWS ? CAPTION_H_TALL : CAPTION_H;
+    int cap_h = !caption                            ? 0
+                : rows >= CAPTION_TALL_FROM_ROWS    ? CAPTION_H_TALL
+                : rows >= CAPTION_MEDIUM_FROM_ROWS ? CAPTION_H_MEDIUM
+                                                    : CAPTION_H;
     out->title = mk(0, 0, TITLE_H, cols);
     out->footer = mk(rows - FOOTER_H, 0, FOOTER_H, cols);
     out->caption = mk(rows - FOOTER_H - cap_h, 0, cap_h, cap_h ? cols : 0);

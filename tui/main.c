@@ -17,6 +17,7 @@ static const char usage_text[] =
     "       mlviz sim FILE|PRESET [--duration 6h] [--seed N] [--events FILE] [--series]\n"
     "       mlviz run SCRIPT.lua [args...]          run a Lua scenario headless\n"
     "       mlviz play SCRIPT.lua [options] [args...]  play a Lua scenario in the interactive view\n"
+    "       mlviz lesson FILE.yaml [options]       present setups with captions (no Lua needed)\n"
     "       mlviz scenarios                         list the shipped scenarios\n"
     "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
     "       mlviz keys [--man]                      the key bindings of the interactive view\n"
@@ -69,7 +70,7 @@ static const struct command commands[] = {
     {"catalog", cmd_catalog}, {"check", cmd_check},     {"eval", cmd_eval},
     {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
     {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
-    {"keys", cmd_keys},       {"options", cmd_options},
+    {"keys", cmd_keys},       {"options", cmd_options}, {"lesson", cmd_lesson},
 };
 
 int main(int argc, char **argv)

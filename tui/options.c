@@ -15,7 +15,8 @@ static const struct options_entry options[] = {
     {OPT_SPEED, "--speed", NULL, "X", OPT_VIEW | OPT_PLAY,
      "simulated seconds a second, at most 86400 (play keeps it)"},
     {OPT_THEME, "--theme", NULL, "NAME", OPT_VIEW | OPT_PLAY,
-     "default, basic, contrast (projectors) or mono"},
+     "default, light (light backgrounds; automatic from COLORFGBG), basic, contrast "
+     "(projectors) or mono"},
     {OPT_MONO, "--mono", "--no-color", NULL, OPT_VIEW | OPT_PLAY,
      "no colour; also automatic when NO_COLOR is set"},
     {OPT_ASCII, "--ascii", NULL, NULL, OPT_VIEW | OPT_PLAY,

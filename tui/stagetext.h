@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum { STAGETEXT_STAGES = 5, STAGETEXT_SHORT = 160, STAGETEXT_LONG = 2400 };
+enum { STAGETEXT_STAGES = 5, STAGETEXT_SHORT = 160, STAGETEXT_LONG = 4096 };
 
 struct stage_text {
     char id[32];                    /* "data", "cpus", ... in stage order */

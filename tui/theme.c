@@ -4,7 +4,7 @@
 #include <curses.h>
 #include <string.h>
 
-const char *const theme_names[] = {"default", "basic", "mono", "contrast", NULL};
+const char *const theme_names[] = {"default", "basic", "mono", "contrast", "light", NULL};
 const char *const theme_role_names[] = {
     "text", "dim", "title", "heading", "border", "border-selected", "stage-idle",
     "stage-mid", "stage-busy", "bottleneck", "queue", "flow", "ok", "warning", "failed",
@@ -181,6 +181,57 @@ static const struct theme_style contrast_theme[ROLE_COUNT] = {
     [ROLE_MEM_FREE] = S(COLOR_WHITE, DEF, 0),
 };
 
+/* For light backgrounds: dark inks on the terminal's own paper (the
+ * default theme's near-white values would vanish there). */
+enum {
+    L256_GREY = 242,
+    L256_LIGHTGREY = 250,
+    L256_BORDER = 246,
+    L256_NAVY = 25,
+    L256_BLUE = 26,
+    L256_TEAL = 30,
+    L256_ORANGE = 166,
+    L256_MAGENTA = 163,
+    L256_PURPLE = 91,
+    L256_OCHRE = 136,
+    L256_GREEN = 28,
+    L256_WHITE = 231,
+};
+static const struct theme_style light_theme[ROLE_COUNT] = {
+    [ROLE_TEXT] = S(DEF, DEF, 0),
+    [ROLE_DIM] = S(L256_GREY, DEF, 0),
+    [ROLE_TITLE] = S(L256_WHITE, L256_NAVY, B),
+    [ROLE_HEADING] = S(L256_NAVY, DEF, B),
+    [ROLE_BORDER] = S(L256_BORDER, DEF, 0),
+    [ROLE_BORDER_SEL] = S(DEF, DEF, B),
+    [ROLE_STAGE_IDLE] = S(L256_BLUE, DEF, 0),
+    [ROLE_STAGE_MID] = S(L256_TEAL, DEF, 0),
+    [ROLE_STAGE_BUSY] = S(L256_ORANGE, DEF, B),
+    [ROLE_BOTTLENECK] = S(L256_MAGENTA, DEF, B),
+    [ROLE_QUEUE] = S(L256_BLUE, DEF, 0),
+    [ROLE_FLOW] = S(L256_ORANGE, DEF, B),
+    [ROLE_OK] = S(L256_GREEN, DEF, 0),
+    [ROLE_WARN] = S(L256_ORANGE, DEF, B),
+    [ROLE_FAILED] = S(L256_MAGENTA, DEF, B | R),
+    [ROLE_PAUSED] = S(L256_WHITE, L256_ORANGE, B),
+    [ROLE_KEY] = S(L256_NAVY, DEF, B),
+    [ROLE_KNOB_SEL] = S(L256_WHITE, L256_NAVY, B),
+    [ROLE_VALUE] = S(DEF, DEF, B),
+    [ROLE_CAPTION] = S(L256_WHITE, L256_NAVY, B),
+    [ROLE_SPARK_TPUT] = S(L256_TEAL, DEF, 0),
+    [ROLE_SPARK_POWER] = S(L256_ORANGE, DEF, 0),
+    [ROLE_PART_COMPUTE] = S(L256_BLUE, DEF, 0),
+    [ROLE_PART_COMM] = S(L256_ORANGE, DEF, 0),
+    [ROLE_PART_BUBBLE] = S(L256_PURPLE, DEF, 0),
+    [ROLE_PART_DATA] = S(L256_OCHRE, DEF, 0),
+    [ROLE_PART_OTHER] = S(L256_GREY, DEF, 0),
+    [ROLE_MEM_WEIGHTS] = S(L256_BLUE, DEF, 0),
+    [ROLE_MEM_GRADS] = S(L256_TEAL, DEF, 0),
+    [ROLE_MEM_OPTIM] = S(L256_PURPLE, DEF, 0),
+    [ROLE_MEM_ACT] = S(L256_ORANGE, DEF, 0),
+    [ROLE_MEM_FREE] = S(L256_LIGHTGREY, DEF, 0),
+};
+
 #undef S
 #undef B
 #undef R
@@ -192,6 +243,7 @@ static const struct theme_style *const themes[THEME_COUNT] = {
     [THEME_BASIC] = basic_theme,
     [THEME_MONO] = mono_theme,
     [THEME_CONTRAST] = contrast_theme,
+    [THEME_LIGHT] = light_theme,
 };
 
 enum { COLORS_256 = 256, COLORS_BASIC = 8 };
@@ -221,7 +273,7 @@ enum theme_id theme_choose(enum theme_id wanted, int colors, bool no_color)
 {
     if (no_color || wanted == THEME_MONO || colors < COLORS_BASIC)
         return THEME_MONO;
-    if (wanted == THEME_DEFAULT && colors < COLORS_256)
+    if ((wanted == THEME_DEFAULT || wanted == THEME_LIGHT) && colors < COLORS_256)
         return THEME_BASIC;
     return wanted;
 }

@@ -44,8 +44,8 @@ enum theme_role {
     ROLE_COUNT
 };
 
-enum theme_id { THEME_DEFAULT, THEME_BASIC, THEME_MONO, THEME_CONTRAST, THEME_COUNT };
-extern const char *const theme_names[]; /* "default", "basic", "mono", "contrast", NULL */
+enum theme_id { THEME_DEFAULT, THEME_BASIC, THEME_MONO, THEME_CONTRAST, THEME_LIGHT, THEME_COUNT };
+extern const char *const theme_names[]; /* "default", "basic", "mono", "contrast", "light", NULL */
 extern const char *const theme_role_names[]; /* "text", "dim", ... */
 
 enum theme_attr_flags {

@@ -15,13 +15,19 @@
 #include "sim.h"
 #include "stagetext.h"
 
-enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_LOG_LINES = 4, UI_SERIES_MAX = 512,
+enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_UNDO_MAX = 32, UI_TRANSCRIPT_MAX = 256, UI_SERIES_MAX = 512,
        UI_MAX_PARAMS = 16 };
 
 enum ui_view { VIEW_OVERVIEW, VIEW_STAGE };
 
 /* The tour: an intro stop, one per stage, an outro. */
 enum { TOUR_STOPS = STAGE_COUNT + 2 };
+
+/* One entry of a played scenario's transcript: a say() or a printed line. */
+struct ui_said {
+    char text[UI_MSG_LEN * 2];
+    bool printed;
+};
 
 struct ui_knobs {
     const struct field *field[UI_MAX_KNOBS];
@@ -33,6 +39,8 @@ struct ui {
     struct catalog *cat;
     struct setup setup;       /* the current setup (knobs edit it) */
     struct setup setup0;      /* as loaded, for reset */
+    struct setup undo[UI_UNDO_MAX]; /* setups before the latest knob changes (u) */
+    int undo_count;
     struct resolved res;
     struct model_report report; /* model_eval of `setup` */
     struct sim *sim;          /* NULL when the setup cannot run */
@@ -58,6 +66,9 @@ struct ui {
     struct ui_knobs knobs[STAGE_COUNT];
     bool help;
     int help_scroll;          /* first help line shown */
+    int text_scroll;          /* first explanation line shown (stage view) */
+    int text_stage;           /* the stage text_scroll belongs to */
+    bool text_full;           /* the explanation fills the screen */
     bool mouse;
     int colors;               /* colours in use (0: none, NO_COLOR or --mono) */
     struct layout lay;
@@ -69,13 +80,19 @@ struct ui {
     /* tour and narration */
     bool tour;
     int tour_stop;
+    struct setup tour_saved;  /* the setup before the tour loaded its own */
+    bool tour_swapped;        /* a stop shows its own setup (assets/tour/) */
     double tour_next_s;       /* wall time of the automatic advance */
-    char caption[UI_MSG_LEN * 2]; /* narration (mlviz play) */
-    char log[UI_LOG_LINES][UI_MSG_LEN];
-    int log_count;
+    char caption[UI_MSG_LEN * 2]; /* what plays (mlviz play), above the transcript */
+    struct ui_said transcript[UI_TRANSCRIPT_MAX]; /* narration and output, oldest first */
+    int transcript_count;
+    int caption_scroll;       /* transcript lines scrolled back from the newest */
     bool playing;             /* mlviz play */
     bool play_waiting;        /* the script paused for the presenter */
     bool play_done;
+    int pauses_reached;       /* pause() calls met in this run of the script */
+    int back_to_pause;        /* b: re-running up to this pause (0: not re-running) */
+    bool play_restart;        /* r, b: start the script again at the next frame */
 
     /* the played scenario's parameters, as knobs (key o) */
     bool params_open;
@@ -94,6 +111,17 @@ struct ui {
 /* The report everything on screen shows: the sim's when running. */
 const struct model_report *ui_report(const struct ui *u);
 const struct setup *ui_setup(const struct ui *u);
+/* The stage that limits the run now (enum stage_id), or -1 when the setup
+ * cannot run. The steady-state report decides unless the step loop's live
+ * state says otherwise (racks throttled below the steady state, devices
+ * down): then *live is true and why says what happens now and what the
+ * steady state would be. Otherwise why is the report's reason. */
+int ui_bottleneck(const struct ui *u, char *why, size_t why_len, bool *live);
+/* Live figures: from the step loop where one runs (a utilization scaled
+ * by the clocks the racks allow now against the steady state's; IT power
+ * from the newest sample), else the steady-state report's. */
+double ui_live_util(const struct ui *u, double steady);
+double ui_live_it_kw(const struct ui *u);
 /* Newest n samples of a series into u->series; returns how many. */
 size_t ui_series(struct ui *u, enum sim_series_id id, size_t n);
 /* Throughput (tokens/s) averaged over about one training step, newest n
@@ -120,6 +148,10 @@ void knobs_build(struct ui *u);
 bool knobs_step(struct ui *u, int stage, int i, int dir);
 /* Human label of a knob ("loader workers per device"). */
 void knobs_label(const struct field *f, char *buf, size_t len);
+/* u: back to the setup before the last knob change. */
+void knobs_undo(struct ui *u);
+/* w: the current setup as YAML in a new file in the current directory. */
+void knobs_write(struct ui *u);
 /* Re-evaluate the model and carry the sim over to a new setup. */
 bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len);
 

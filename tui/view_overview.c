@@ -51,7 +51,18 @@ void view_draw_title(struct ui *u, const char *where)
     char clock[32], left[256];
     fmt_clock(clock, sizeof clock, u->counters.time_s);
     /* Where you are first: the setup name is what gets cut on narrow screens. */
-    snprintf(left, sizeof left, " mlviz %s %s %s %s", g->v, where, g->v, ui_setup(u)->name);
+    const struct setup *s = ui_setup(u);
+    char now[160] = "";
+    /* Knobs changed the cluster: the loaded name no longer says what runs. */
+    if (s->cluster.nodes != u->setup0.cluster.nodes ||
+        s->cluster.node.accelerators_per_node != u->setup0.cluster.node.accelerators_per_node ||
+        strcmp(s->cluster.node.accelerator, u->setup0.cluster.node.accelerator) != 0) {
+        char acc[64];
+        snprintf(now, sizeof now, ", now %d x %d %s", s->cluster.nodes,
+                 s->cluster.node.accelerators_per_node,
+                 ui_short_name(s->cluster.node.accelerator, acc, sizeof acc));
+    }
+    snprintf(left, sizeof left, " mlviz %s %s %s %s%s", g->v, where, g->v, s->name, now);
     char right[160];
     char speed[32];
     if (u->speed < 1)
@@ -62,6 +73,14 @@ void view_draw_title(struct ui *u, const char *where)
                                                                              : "running";
     snprintf(right, sizeof right, "sim %s  %s  ", clock, speed);
     int rw = draw_width(right) + (state ? draw_width(state) + 2 : 11) + 8;
+    /* The setup's name must show (it is what a class is looking at): on a
+     * narrow screen the clock and the state word give way first. */
+    if (draw_width(left) + rw + 1 > r.w) {
+        snprintf(right, sizeof right, "%s ", speed);
+        if (state)
+            state = "";
+        rw = draw_width(right) + (state ? 2 : 11) + 8;
+    }
     int rx = r.w - rw;
     if (rx < 0)
         rx = 0;
@@ -106,6 +125,54 @@ void view_draw_footer(struct ui *u, unsigned context)
     }
 }
 
+/* Rows one transcript entry takes when wrapped to w columns. */
+static int said_rows(const struct ui_said *e, int w)
+{
+    struct rect none = {0, 0, 0, w};
+    int n = draw_wrap(&none, ROLE_TEXT, e->text, 0);
+    return n > 0 ? n : 1;
+}
+
+/* mlviz play: the transcript (narration and printed lines, newest at the
+ * bottom, scrolled back by caption_scroll rows) above one prompt row. */
+static void draw_transcript(struct ui *u, struct rect in)
+{
+    int rows = in.h - 1;
+    int total = 0;
+    for (int i = 0; i < u->transcript_count; i++)
+        total += said_rows(&u->transcript[i], in.w);
+    int max_scroll = total > rows ? total - rows : 0;
+    if (u->caption_scroll > max_scroll)
+        u->caption_scroll = max_scroll;
+    int first = total - rows - u->caption_scroll;
+    if (first < 0)
+        first = 0;
+    int row = 0, y = in.y;
+    for (int i = 0; i < u->transcript_count && y < in.y + rows; i++) {
+        const struct ui_said *e = &u->transcript[i];
+        int n = said_rows(e, in.w);
+        if (row + n > first) {
+            int skip = first > row ? first - row : 0;
+            struct rect r = {y, in.x, in.y + rows - y, in.w};
+            draw_wrap(&r, e->printed ? ROLE_DIM : ROLE_CAPTION, e->text, skip);
+            y += n - skip;
+        }
+        row += n;
+    }
+    char prompt[160];
+    const char *what = u->play_waiting ? "space: continue  b: back  r: restart"
+                       : u->play_done  ? "The end.  r: restart  b: back  q: quit"
+                                       : "playing...  b: back  r: restart";
+    if (max_scroll > 0)
+        snprintf(prompt, sizeof prompt, "%s  PgUp/PgDn: narration %d/%d", what,
+                 total - u->caption_scroll, total);
+    else
+        snprintf(prompt, sizeof prompt, "%s", what);
+    draw_text(in.y + rows, in.x, in.w, u->play_waiting || u->play_done ? ROLE_KEY : ROLE_DIM,
+              prompt);
+    hit_add_wheel(&u->hits, in.y, in.x, in.h, in.w, ACT_NONE, 2, ACT_CAPTION_BACK, ACT_CAPTION_ON);
+}
+
 void view_draw_caption(struct ui *u)
 {
     struct rect r = u->lay.caption;
@@ -116,18 +183,7 @@ void view_draw_caption(struct ui *u)
     char text[STAGETEXT_LONG + UI_MSG_LEN * 4];
     struct rect in = {r.y, r.x + 1, r.h, r.w - 2};
     if (u->playing) {
-        const char *tail = u->play_waiting ? "   [n or space: continue]"
-                           : u->play_done  ? "   [the end: q quits]"
-                                           : "";
-        snprintf(text, sizeof text, "%s%s", u->caption, tail);
-        /* Narration first; the script's latest printed lines below it, as
-         * many as fit (the newest last). */
-        int narr_h = in.h > 2 ? 2 : u->log_count > 0 ? 1 : in.h;
-        int used = draw_wrap(&(struct rect){in.y, in.x, narr_h, in.w}, ROLE_CAPTION, text, 0);
-        int room = in.h - used;
-        int first = u->log_count - room;
-        for (int i = first < 0 ? 0 : first, y = in.y + used; i < u->log_count; i++, y++)
-            draw_text(y, in.x, in.w, ROLE_DIM, u->log[i]);
+        draw_transcript(u, in);
         return;
     }
     const char *body;
@@ -144,12 +200,19 @@ void view_draw_caption(struct ui *u)
 
 /* ---- stage boxes ---- */
 
+static int live_bottleneck(const struct ui *u)
+{
+    char why[8];
+    bool live;
+    return ui_bottleneck(u, why, sizeof why, &live);
+}
+
 static enum theme_role box_role(const struct ui *u, int s)
 {
-    const struct model_report *r = ui_report(u);
-    if (!r->runnable)
+    int b = live_bottleneck(u);
+    if (b < 0)
         return ROLE_BORDER;
-    if (r->bottleneck == s)
+    if (b == s)
         return ROLE_BOTTLENECK;
     return theme_role_for_util(u->live.stage_util[s]);
 }
@@ -157,9 +220,8 @@ static enum theme_role box_role(const struct ui *u, int s)
 static struct rect box_frame(struct ui *u, int s)
 {
     const struct glyphs *g = glyphs_active();
-    const struct model_report *r = ui_report(u);
     struct rect b = u->lay.box[s];
-    bool bottleneck = r->runnable && r->bottleneck == s;
+    bool bottleneck = live_bottleneck(u) == s;
     enum theme_role role = box_role(u, s);
     char title[96];
     snprintf(title, sizeof title, "%s%d %s%s%s", u->selected_box == s ? g->selector : "", s + 1,
@@ -256,7 +318,7 @@ static void draw_accel_box(struct ui *u)
     util_line(in.y + 1, in.x, in.w, u->live.stage_util[STAGE_ACCELERATORS],
               theme_role_for_util(u->live.stage_util[STAGE_ACCELERATORS]));
     char mfu[16];
-    fmt_pct(mfu, sizeof mfu, r->mfu);
+    fmt_pct(mfu, sizeof mfu, ui_live_util(u, r->mfu));
     int ph = u->live.phase;
     const char *pw = u->sim && ph >= 0 && ph < (int)(sizeof phase_words / sizeof phase_words[0])
                          ? phase_words[ph]
@@ -315,7 +377,7 @@ static void draw_infra_box(struct ui *u)
     const struct setup *s = ui_setup(u);
     struct rect in = box_frame(u, STAGE_INFRASTRUCTURE);
     char it[32], fac[32], cost[32];
-    fmt_si(it, sizeof it, r->power.it_kw * 1e3, "W");
+    fmt_si(it, sizeof it, ui_live_it_kw(u) * 1e3, "W");
     fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f", it, fac,
                isfinite(r->power.pue) ? r->power.pue : 0);
@@ -447,16 +509,17 @@ static void draw_support_lane(struct ui *u)
 static void draw_verdict(struct ui *u)
 {
     const struct glyphs *g = glyphs_active();
-    const struct model_report *r = ui_report(u);
     struct rect v = u->lay.verdict;
-    if (!r->runnable) {
-        draw_textf(v.y, v.x + 1, v.w - 2, ROLE_FAILED, " %s CANNOT RUN: %s ", g->fail, r->why_not);
+    char why[UI_MSG_LEN];
+    bool live;
+    int b = ui_bottleneck(u, why, sizeof why, &live);
+    if (b < 0) {
+        draw_textf(v.y, v.x + 1, v.w - 2, ROLE_FAILED, " %s CANNOT RUN: %s ", g->fail, why);
         return;
     }
-    int b = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
     int used = draw_textf(v.y, v.x + 1, v.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
                           g->bottleneck, g->arrow_right, stage_caps[b]);
-    draw_textf(v.y, v.x + 1 + used, v.w - 2 - used, ROLE_TEXT, " - %s", r->bottleneck_reason);
+    draw_textf(v.y, v.x + 1 + used, v.w - 2 - used, ROLE_TEXT, " - %s", why);
 }
 
 enum { PART_COMPUTE, PART_COMM, PART_BUBBLE, PART_DATA, PART_OTHER, PART_COUNT };
@@ -477,7 +540,6 @@ static void group_breakdown(const struct step_breakdown *b, double *parts)
 static void draw_breakdown(int y, int x, int w, const struct model_report *r, bool legend_row,
                            int ly)
 {
-    const struct glyphs *g = glyphs_active();
     double parts[PART_COUNT];
     group_breakdown(&r->breakdown, parts);
     char st[32];
@@ -491,7 +553,7 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     for (int i = 0; i < PART_COUNT; i++) {
         char pct[16];
         fmt_pct(pct, sizeof pct, r->step_time_s > 0 ? parts[i] / r->step_time_s : 0);
-        lx += draw_text(ly, lx, x + w - lx, part_roles[i], g->legend);
+        lx += draw_text(ly, lx, x + w - lx, part_roles[i], draw_part_fill((size_t)i, true));
         lx += draw_textf(ly, lx, x + w - lx, ROLE_DIM, " %s %s  ", part_names[i], pct);
     }
 }
@@ -549,8 +611,8 @@ static void draw_metrics(struct ui *u)
         draw_textf(y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, u->status);
     /* Compute and memory. */
     char mfu[16], hfu[16];
-    fmt_pct(mfu, sizeof mfu, r->mfu);
-    fmt_pct(hfu, sizeof hfu, r->hfu);
+    fmt_pct(mfu, sizeof mfu, ui_live_util(u, r->mfu));
+    fmt_pct(hfu, sizeof hfu, ui_live_util(u, r->hfu));
     int used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
     used += draw_textf(y + 2, x + used, w - used, ROLE_DIM, "  HFU %s  %.0f TFLOP/s/device  ", hfu,
                        r->tflops_per_device);
@@ -566,7 +628,7 @@ static void draw_metrics(struct ui *u)
                r->memory.fits ? g->pass : g->fail, r->memory.fits ? "fits" : "too big");
     /* Power, heat, cost. */
     char it[32], fac[32], cost[32];
-    fmt_si(it, sizeof it, r->power.it_kw * 1e3, "W");
+    fmt_si(it, sizeof it, ui_live_it_kw(u) * 1e3, "W");
     fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
     used = draw_textf(y + 3, x, w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ",

@@ -23,8 +23,8 @@ enum {
 };
 
 static const char *const stage_caps[STAGE_COUNT] = {
-    "1 DATA", "2 CPUs", "3 ACCELERATORS", "4 INTERCONNECTS & NETWORKING",
-    "5 SUPPORTING INFRASTRUCTURE"};
+    "1 DATA", "2 CPUs", "3 ACCELERATORS", "4 NETWORK",
+    "5 INFRASTRUCTURE"}; /* short: the setup name shares the title line */
 static const enum sim_series_id util_series[STAGE_COUNT] = {
     SERIES_UTIL_DATA, SERIES_UTIL_CPUS, SERIES_UTIL_ACCEL, SERIES_UTIL_NET, SERIES_UTIL_INFRA};
 
@@ -36,11 +36,18 @@ static struct rect inner(const struct rect *r)
 
 /* ---- explanation ---- */
 
-static void draw_text_panel(struct ui *u)
+/* The explanation in r (its panel, or the whole body with `e`), scrolled
+ * by text_scroll, with where it is on the bottom border ("2/5"). */
+static void draw_text_panel(struct ui *u, struct rect r)
 {
     const struct glyphs *g = glyphs_active();
     const struct stage_text *t = &u->texts->stage[u->stage];
-    struct rect r = u->lay.text;
+    if (u->text_stage != u->stage) {
+        u->text_stage = u->stage;
+        u->text_scroll = 0;
+    }
+    for (int y = r.y; y < r.y + r.h; y++)
+        draw_repeat(y, r.x, r.w, ROLE_TEXT, " ");
     draw_box(&r, ROLE_BORDER, false, t->title, ROLE_HEADING);
     char back[32];
     snprintf(back, sizeof back, " %s back ", g->arrow_left);
@@ -55,8 +62,24 @@ static void draw_text_panel(struct ui *u)
         used++;
     }
     struct rect body = {in.y + used, in.x, in.h - used, in.w};
-    if (body.h > 0)
-        draw_wrap(&body, ROLE_TEXT, t->text, 0);
+    if (body.h <= 0)
+        return;
+    struct rect none = {0, 0, 0, body.w};
+    int total = draw_wrap(&none, ROLE_TEXT, t->text, 0);
+    int max_scroll = total > body.h ? total - body.h : 0;
+    if (u->text_scroll > max_scroll)
+        u->text_scroll = max_scroll;
+    draw_wrap(&body, ROLE_TEXT, t->text, u->text_scroll);
+    hit_add_wheel(&u->hits, body.y, body.x, body.h, body.w, ACT_NONE, 2, ACT_TEXT_UP,
+                  ACT_TEXT_DOWN);
+    if (max_scroll > 0) {
+        int pages = (total + body.h - 1) / body.h;
+        int page = u->text_scroll >= max_scroll ? pages : u->text_scroll / body.h + 1;
+        char where[48];
+        snprintf(where, sizeof where, " PgDn %d/%d ", page, pages);
+        int ww = draw_width(where);
+        draw_text(r.y + r.h - 1, r.x + r.w - ww - 1, ww, ROLE_KEY, where);
+    }
 }
 
 /* ---- knobs ---- */
@@ -336,7 +359,7 @@ static void picture_accel(struct ui *u, struct rect in)
     y++;
     int x = in.x;
     for (int i = 0; i < 5 && y < in.y + in.h; i++) {
-        x += draw_text(y, x, in.x + in.w - x, roles[i], g->legend);
+        x += draw_text(y, x, in.x + in.w - x, roles[i], draw_part_fill((size_t)i, true));
         x += draw_textf(y, x, in.x + in.w - x, ROLE_DIM, "%s %.1f ", names[i], parts[i]);
     }
     y++;
@@ -726,7 +749,7 @@ static void draw_live(struct ui *u)
     case STAGE_ACCELERATORS:
         fmt_pct(a, sizeof a, r->achieved_fraction);
         fmt_dur(b, sizeof b, r->breakdown.compute);
-        fmt_pct(c, sizeof c, r->mfu);
+        fmt_pct(c, sizeof c, ui_live_util(u, r->mfu));
         draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT,
                    "achieved %.0f TFLOP/s per device (%s of %.0f peak)   MFU %s   compute %s per step",
                    r->tflops_per_device, a, r->peak_tflops, c, b);
@@ -740,7 +763,7 @@ static void draw_live(struct ui *u)
         break;
     default: {
         char it[32], fac[32];
-        fmt_si(it, sizeof it, r->power.it_kw * 1e3, "W");
+        fmt_si(it, sizeof it, ui_live_it_kw(u) * 1e3, "W");
         fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
         fmt_usd(a, sizeof a, r->cost.usd_per_hour);
         fmt_pct(b, sizeof b, r->reliability.goodput);
@@ -752,20 +775,31 @@ static void draw_live(struct ui *u)
     /* Status or the verdict. */
     if (u->status[0]) {
         draw_textf(l.y + 2, x, l.w - 2, ROLE_WARN, "%s %s", g->bullet, u->status);
-    } else if (!r->runnable) {
-        draw_textf(l.y + 2, x, l.w - 2, ROLE_FAILED, "%s CANNOT RUN: %s", g->fail, r->why_not);
     } else {
-        int b_ = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
-        int used = draw_textf(l.y + 2, x, l.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
-                              g->bottleneck, g->arrow_right, stage_titles[b_]);
-        draw_textf(l.y + 2, x + used, l.w - 2 - used, ROLE_DIM, " - %s", r->bottleneck_reason);
+        char why[UI_MSG_LEN];
+        bool live;
+        int b_ = ui_bottleneck(u, why, sizeof why, &live);
+        if (b_ < 0) {
+            draw_textf(l.y + 2, x, l.w - 2, ROLE_FAILED, "%s CANNOT RUN: %s", g->fail, why);
+        } else {
+            int used = draw_textf(l.y + 2, x, l.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
+                                  g->bottleneck, g->arrow_right, stage_titles[b_]);
+            draw_textf(l.y + 2, x + used, l.w - 2 - used, ROLE_DIM, " - %s", why);
+        }
     }
 }
 
 void view_stage_draw(struct ui *u)
 {
     view_draw_title(u, stage_caps[u->stage]);
-    draw_text_panel(u);
+    if (u->text_full) {
+        /* Everything between the title and the caption or footer. */
+        int bottom = u->lay.caption.h > 0 ? u->lay.caption.y : u->lay.footer.y;
+        draw_text_panel(u, (struct rect){1, 0, bottom - 1, u->lay.cols});
+        view_draw_footer(u, u->tour ? KEYCTX_TOUR : KEYCTX_STAGE);
+        return;
+    }
+    draw_text_panel(u, u->lay.text);
     draw_knobs(u);
     draw_picture(u);
     draw_compare(u);

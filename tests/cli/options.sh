@@ -46,6 +46,14 @@ if grep -qF "needs a terminal" "$tmp/out"; then
 else
     fail "mlviz play accepts --no-color, --setup and --speed" "$(head -n 2 "$tmp/out")"
 fi
+# The message keeps its own line breaks (escaping turns only control
+# characters from input into \xNN, not the message's newlines).
+"$MLVIZ_BIN" </dev/null >/dev/null 2>"$tmp/out"
+if [ "$(wc -l <"$tmp/out")" -ge 2 ] && ! grep -qF '\x0a' "$tmp/out"; then
+    pass "the no-terminal message keeps its line breaks"
+else
+    fail "the no-terminal message keeps its line breaks" "$(head -c 200 "$tmp/out")"
+fi
 "$MLVIZ_BIN" play cooling-failure --tour </dev/null >"$tmp/out" 2>&1
 if [ $? = 2 ] && grep -qF -- "--tour does not apply to mlviz play" "$tmp/out"; then
     pass "mlviz play refuses --tour by name"

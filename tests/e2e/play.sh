@@ -11,7 +11,7 @@ play_through() {
     while [ $n -lt 300 ]; do
         s=$(screen "$1")
         echo "$s" | grep -qF "the scenario has finished" && return 0
-        echo "$s" | grep -qF "continue]" && keys "$1" n
+        echo "$s" | grep -qF "space: continue" && keys "$1" n
         sleep 0.2
         n=$((n + 1))
     done
@@ -49,10 +49,10 @@ if wait_title starve "1 DATA"; then
 else
     fail "focus opens the stage view the narration is about" "$(screen starve | head -1)"
 fi
-if wait_for starve "continue]" 60; then
+if wait_for starve "space: continue" 60; then
     sleep 1
     # pause() holds the story until the presenter presses a key.
-    if screen starve | grep -qF "sit idle" && screen starve | grep -qF "continue]"; then
+    if screen starve | grep -qF "sit idle" && screen starve | grep -qF "space: continue"; then
         pass "pause waits for the presenter"
     else
         fail "pause waits for the presenter" "moved on by itself"
@@ -73,7 +73,7 @@ fi
 
 # --- the scenario's parameters are knobs: change one and restart ---------------
 start knobs 100 30 -- play data-starvation --speed 3600 --workers=12
-wait_for knobs "continue]" 60
+wait_for knobs "space: continue" 60
 keys knobs o
 if wait_for knobs "scenario parameters" 20 && screen knobs | grep -q "workers .* 12 "; then
     pass "o shows the scenario's parameters as knobs"
@@ -106,7 +106,7 @@ wait_rc knobs && [ "$(cat "$T/knobs.rc")" = 0 ] && pass "quit after a restart ex
 start gens 140 45 -- play gpu-generations --speed 3600
 n=0
 while [ $n -lt 100 ] && ! screen gens | grep -Eq "h200-sxm +[0-9]{5,} +0\.[0-9]+"; do
-    screen gens | grep -qF "continue]" && keys gens n
+    screen gens | grep -qF "space: continue" && keys gens n
     sleep 0.2
     n=$((n + 1))
 done

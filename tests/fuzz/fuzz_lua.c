@@ -286,6 +286,11 @@ static void sink_stage(void *ctx, int stage)
     (void)ctx, (void)stage;
 }
 
+static void sink_setup(void *ctx, const struct setup *s)
+{
+    (void)ctx, (void)s;
+}
+
 static void check_message(const char *err)
 {
     if (!err[0]) {
@@ -305,7 +310,7 @@ static void run_program(const char *path, bool played)
     o.time_limit_s = 0.5;
     o.output_dir = "/nonexistent-fuzz-output";
     o.played = played;
-    o.hooks = (struct luahost_hooks){NULL, sink_text, sink_text, sink_stage, sink_text};
+    o.hooks = (struct luahost_hooks){NULL, sink_text, sink_text, sink_stage, sink_text, sink_setup};
     char err[4096] = "";
     struct luahost *h = luahost_new(&o, err, sizeof err);
     if (!h)

@@ -49,6 +49,8 @@ static const char *script(const char *text)
 struct captured {
     char text[4096];
     int says, focus, marks;
+    int shows;
+    char shown[FIELD_STR_LEN]; /* name of the setup shown last */
 };
 
 static void cap_print(void *ctx, const char *t)
@@ -75,6 +77,13 @@ static void cap_mark(void *ctx, const char *l)
     c->marks++;
 }
 
+static void cap_show(void *ctx, const struct setup *s)
+{
+    struct captured *c = ctx;
+    c->shows++;
+    snprintf(c->shown, sizeof c->shown, "%s", s->name);
+}
+
 static struct luahost *host(struct captured *c, bool played, uint64_t budget)
 {
     struct luahost_options o;
@@ -85,7 +94,7 @@ static struct luahost *host(struct captured *c, bool played, uint64_t budget)
     o.played = played;
     o.instruction_budget = budget;
     o.memory_cap_bytes = (size_t)64 << 20;
-    o.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark};
+    o.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark, cap_show};
     struct luahost *h = luahost_new(&o, err, sizeof err);
     assert_non_null(h);
     return h;
@@ -221,6 +230,66 @@ static void test_played_yields(void **state)
     remove(p);
 }
 
+/* show(setup) reaches the front end at once; show(sim) hands the sim over
+ * like a run of no time; without show, each pause shows the setup made or
+ * evaluated last; headless, show only checks its argument. */
+static void test_played_show_and_follow(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = host(&c, true, 0);
+    char err[4096];
+    const char *p = script("local a = mlviz.load('default'):set('name', 'first')\n"
+                           "local b = a:copy{ name = 'second' }\n"
+                           "pause()\n"                 /* follows b, the last made */
+                           "a:eval()\n"
+                           "pause()\n"                 /* follows a, evaluated last */
+                           "pause()\n"                 /* nothing new: no show */
+                           "show(b, { focus = 'cpus' })\n"
+                           "local sim = mlviz.sim(a)\n"
+                           "show(sim)\n"
+                           "sim:close(); sim = nil; collectgarbage()\n"
+                           "pause()\n"                 /* the sim was shown after a */
+                           "print(pcall(show, 42))\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    struct luahost_request req;
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
+    assert_int_equal(c.shows, 1);
+    assert_string_equal(c.shown, "second");
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
+    assert_int_equal(c.shows, 2);
+    assert_string_equal(c.shown, "first");
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
+    assert_int_equal(c.shows, 2);
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_RUN);
+    assert_int_equal(c.shows, 3);
+    assert_string_equal(c.shown, "second");
+    assert_int_equal(c.focus, 1);
+    assert_non_null(req.sim);
+    assert_true(req.duration_s == 0.0);
+    assert_string_equal(sim_setup(req.sim)->name, "first");
+    struct sim *shown = req.sim;
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_PAUSE);
+    assert_int_equal(c.shows, 3);
+    /* Closed and dropped by the script, the shown sim lives while drawn. */
+    assert_true(sim_run(shown, 1.0, err, sizeof err));
+    assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_DONE);
+    assert_non_null(strstr(c.text, "false\tshow: expected a setup or a sim (got number)"));
+    luahost_free(h);
+    remove(p);
+
+    /* Headless: no hook calls, but a wrong argument is still an error. */
+    struct captured d = {0};
+    h = host(&d, false, 0);
+    p = script("show(mlviz.load('default'))\nshow(mlviz.sim(mlviz.load('default')))\nshow('x')\n");
+    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_false(luahost_run(h, err, sizeof err));
+    assert_non_null(strstr(err, ":3: show: expected a setup or a sim (got string)"));
+    assert_int_equal(d.shows, 0);
+    luahost_free(h);
+    remove(p);
+}
+
 static void test_played_callback_error(void **state)
 {
     (void)state;
@@ -286,7 +355,7 @@ static struct luahost *io_host(struct captured *c, bool played, bool trusted, co
     o.trusted = trusted;
     o.output_dir = out;
     o.memory_cap_bytes = (size_t)64 << 20;
-    o.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark};
+    o.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark, cap_show};
     struct luahost *h = luahost_new(&o, err, sizeof err);
     assert_non_null(h);
     return h;
@@ -474,7 +543,7 @@ static struct luahost *limited_host(struct captured *c, bool played, uint64_t bu
     o.instruction_budget = budget;
     o.time_limit_s = time_limit_s;
     o.memory_cap_bytes = (size_t)64 << 20;
-    o.hooks = (struct luahost_hooks){c, print_maybe_interrupt, cap_say, cap_focus, cap_mark};
+    o.hooks = (struct luahost_hooks){c, print_maybe_interrupt, cap_say, cap_focus, cap_mark, cap_show};
     struct luahost *h = luahost_new(&o, err, sizeof err);
     assert_non_null(h);
     return h;
@@ -733,6 +802,7 @@ int main(void)
         cmocka_unit_test(test_memory_cap),
         cmocka_unit_test(test_params_and_describe),
         cmocka_unit_test(test_played_yields),
+        cmocka_unit_test(test_played_show_and_follow),
         cmocka_unit_test(test_played_callback_error),
         cmocka_unit_test(test_played_error_has_traceback),
         cmocka_unit_test(test_syntax_error),

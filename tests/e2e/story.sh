@@ -1,0 +1,149 @@
+#!/bin/sh
+# The picture follows the story: every shipped scenario is played in tmux as
+# a presenter would. At every pause the title names the setup the narration
+# is about and the bottleneck marked on screen is the one the narration
+# names. Also: b goes back a pause, PgUp scrolls the narration, the end says
+# so, and what the script printed is on stdout after quitting.
+# Prints "PASS name" or "FAIL name: why" per check.
+. "$(dirname "$0")/tmux-lib"
+
+# What each pause must show, written from the scripts' narration:
+#   scenario|title at pause 1|marked at pause 1|title at pause 2|...
+# "marked" is a stage name as the narration says it, or "cannot-run".
+# A scenario without pauses lists the title its end shows.
+EXPECT='allreduce-scaling|Llama-8B, data parallel on 16384 GPUs|accelerators
+cooling|4 DGX H100 per rack, air-cooled|infrastructure
+cooling-failure|4 DGX H100 in a rear-door rack
+cpu-vs-gpu|GPT-2 small on one H100|accelerators
+data-starvation|ResNet-152 on 8 x H100 |cpus|ResNet-152 on 8 x H100, fed|accelerators
+failures-16k|Llama-8B on 2048 DGX H100|accelerators
+fit-70b|Llama-2-70B on 8 DGX H100|cannot-run
+gpt3-energy|GPT-3 175B on 1024 A100|accelerators
+gpu-generations|Llama-8B on 4 x 8 v100-sxm2-32gb|accelerators
+host-ram|Llama-8B on one 8 x h200-sxm server|accelerators
+links|34B-class model on 16 DGX H100|interconnect
+parallelism|30B model on 8 DGX H100|accelerators
+precision|Llama-8B on 1x DGX H100|cannot-run
+spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators'
+
+# Every shipped scenario has a line (a new one must say what it shows).
+for f in "$MLVIZ_DATA"/scenarios/*.lua; do
+    n=$(basename "$f" .lua)
+    echo "$EXPECT" | grep -q "^$n|" || fail "scenario $n is listed" "add it to EXPECT in $0"
+done
+
+# joined SESSION: the screen as one line, runs of spaces squeezed (narration
+# wraps over several rows).
+joined() { screen "$1" | tr '\n' ' ' | tr -s ' '; }
+
+# at_pause SESSION TITLE: poll until the prompt is up and the title names TITLE.
+at_pause() {
+    i=0
+    while [ $i -lt 300 ]; do
+        s=$(screen "$1")
+        if echo "$s" | grep -qF "space: continue" && echo "$s" | head -1 | grep -qF -- "$2"; then
+            return 0
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# marked_ok SESSION STAGE: the screen marks STAGE (or cannot run) and the
+# narration says the same.
+marked_ok() {
+    s=$(screen "$1")
+    j=$(joined "$1")
+    if [ "$2" = cannot-run ]; then
+        echo "$s" | grep -qF "CANNOT RUN" && echo "$j" | grep -qF "it cannot run"
+        return
+    fi
+    echo "$s" | grep -i "BOTTLENECK" | head -1 | grep -qi "BOTTLENECK [^ ]* [^-]*$2" &&
+        echo "$j" | grep -qF "the bottleneck is $2"
+}
+
+while IFS='|' read -r scen rest; do
+    sess=$(echo "$scen" | tr -c 'a-z0-9\n' '_')
+    start "$sess" 100 30 -- play "$scen" --speed 86400
+    ok=1 why="" k=0
+    set -f
+    IFS='|'
+    set -- $rest
+    unset IFS
+    set +f
+    if [ $# -eq 1 ]; then
+        wait_for "$sess" "The end." 300 && screen "$sess" | head -1 | grep -qF -- "$1" ||
+            { ok=0; why="end: $(screen "$sess" | head -1)"; }
+    fi
+    while [ $# -ge 2 ]; do
+        k=$((k + 1))
+        if ! at_pause "$sess" "$1"; then
+            ok=0 why="$why pause $k: title '$(screen "$sess" | head -1)' (want '$1')"
+            break
+        fi
+        if ! marked_ok "$sess" "$2"; then
+            ok=0 why="$why pause $k: marked '$(screen "$sess" | grep -i -m1 "BOTTLENECK\|CANNOT RUN")' narration '$(joined "$sess" | grep -o "On screen: [^;]*; [a-z ]*" | tail -1)' (want $2)"
+            break
+        fi
+        shift 2
+        keys "$sess" Space
+    done
+    [ $ok = 1 ] && pass "$scen: each pause shows the setup and bottleneck it narrates" ||
+        fail "$scen: each pause shows the setup and bottleneck it narrates" "$why"
+    keys "$sess" q
+done <<EOF
+$EXPECT
+EOF
+
+# --- b goes back a pause; the end offers restart; stdout after quitting -------------
+start back 100 30 -- play data-starvation --speed 86400
+at_pause back "ResNet-152 on 8 x H100" && keys back Space
+if at_pause back "8 x H100, fed"; then
+    keys back b
+    if at_pause back "ResNet-152 on 8 x H100 " && marked_ok back cpus; then
+        pass "b goes back to the previous pause (same picture and narration)"
+    else
+        fail "b goes back to the previous pause (same picture and narration)" "$(screen back | head -1)"
+    fi
+else
+    fail "b goes back to the previous pause (same picture and narration)" "no second pause"
+fi
+keys back Space
+at_pause back "8 x H100, fed" && keys back Space
+if wait_for back "The end." 100 && wait_for back "r: restart" 10; then
+    pass "the end of a scenario says so and offers restart or quit"
+else
+    fail "the end of a scenario says so and offers restart or quit" "$(screen back | tail -3)"
+fi
+keys back q
+if wait_rc back && wait_for back "Feeding the GPUs, one cure at a time" 20 &&
+    screen back | grep -q "samples/s"; then
+    pass "printed tables are on stdout after quitting, header included"
+else
+    fail "printed tables are on stdout after quitting, header included" "$(screen back | tail -4)"
+fi
+
+# --- the narration scrolls at 80x24 -----------------------------------------------
+start scroll 80 24 -- play data-starvation --speed 86400
+if at_pause scroll "ResNet"; then
+    a=$(screen scroll | grep -o "narration [0-9]*/[0-9]*")
+    # A page at a time back to the first narration.
+    press_until scroll PPage "An image classifier"
+    b=$(screen scroll | grep -o "narration [0-9]*/[0-9]*")
+    if [ -n "$a" ] && [ "$a" != "$b" ] && screen scroll | grep -qF "An image classifier"; then
+        pass "PgUp scrolls the narration back at 80x24"
+    else
+        fail "PgUp scrolls the narration back at 80x24" "'$a' then '$b'"
+    fi
+    if screen scroll | grep "space: continue" | awk '{ exit length($0) > 80 }'; then
+        pass "the pause prompt fits on one line at 80 columns"
+    else
+        fail "the pause prompt fits on one line at 80 columns" "$(screen scroll | grep "continue")"
+    fi
+else
+    fail "PgUp scrolls the narration back at 80x24" "no pause: $(screen scroll | head -1)"
+fi
+keys scroll q
+
+[ "$FAILS" -eq 0 ]
