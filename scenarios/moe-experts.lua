@@ -17,6 +17,7 @@ local res = story.evaluate{
 }
 story.table(res, { { "tokens_per_s", "tokens/s" }, { "breakdown_s.ep_comm", "all-to-all s" },
                    { "memory.experts_gb", "expert GB" }, { "bottleneck" } }, "Where the expert ranks sit")
+story.show("EP 8 across nodes with 2 NICs per node", res[3].setup, res[3].r)
 pause()
 local inside, across, thin = res[1].r, res[2].r, res[3].r
 story.conclude("the expert all-to-alls take %.2f s per step inside one NVLink node, %.2f s when the expert group crosses the network (%s) and %.2f s with 2 NICs per node",

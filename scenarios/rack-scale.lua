@@ -11,14 +11,17 @@ local moe = {
                software = "megatron-core" },
 }
 local hgx = mlviz.load("default"):set(moe):set{
+  name = "72 B200 in 9 HGX servers",
   cluster = { nodes = 9, node = { accelerator = "b200", accelerators_per_node = 8 } } }
 local nvl = mlviz.load("default"):set(moe):set{
+  name = "72 GB200 in one NVL72 rack",
   cluster = { nodes = 18, scaleup_domain = 72,
               node = { accelerator = "gb200", accelerators_per_node = 4, nics_per_node = 4, cpu = "grace",
                        cpu_sockets = 2 } } }
 local res = story.evaluate{ { "9 x HGX B200 (8 per domain)", hgx }, { "GB200 NVL72 (72 per domain)", nvl } }
 story.table(res, { { "tokens_per_s", "tokens/s" }, { "breakdown_s.ep_comm", "all-to-all s" },
                    { "breakdown_s.dp_comm_exposed", "grad sync s" }, { "bottleneck" } }, "72 Blackwell GPUs, EP 36 x TP 2")
+story.show("9 x HGX B200", res[1].setup, res[1].r)
 pause()
 local a, b = res[1].r, res[2].r
 story.conclude("with expert parallelism 36 the all-to-alls take %.2f s per step across 8-GPU servers and %.2f s inside the NVL72 domain; the rack trains %s faster",
