@@ -59,7 +59,10 @@ static const struct field accel_fields[] = {
     HEAD(struct accelerator),
     {"kind", FIELD_ENUM, offsetof(struct accelerator, kind), 0, 0, 0, NULL, accel_kinds, 0, "",
      "gpu, tpu, npu, asic or cpu", FIELD_REQUIRED, 0},
-    NUM(struct accelerator, "mem_gb", mem_gb, MIN_GB, 1e5, 0, "GB", "device memory", FIELD_REQUIRED),
+    NUM(struct accelerator, "mem_gib", mem_gib, MIN_GB, 1e5, 0, "GiB",
+        "device memory in GiB (2^30 bytes), the unit datasheets mean by GB; or give mem_gb", 0),
+    NUM(struct accelerator, "mem_gb", mem_gb, MIN_GB, 1e5, 0, "GB",
+        "device memory in GB (1e9 bytes); derived from mem_gib when that is given", 0),
     NUM(struct accelerator, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e8, 0, "GB/s", "device memory bandwidth",
         FIELD_REQUIRED),
     PEAK("fp32_tflops", PREC_FP32, "dense FP32 (vector units)"),
@@ -68,6 +71,10 @@ static const struct field accel_fields[] = {
     PEAK("fp16_tflops", PREC_FP16, "dense FP16 on matrix units"),
     PEAK("fp8_tflops", PREC_FP8, "dense FP8 on matrix units"),
     PEAK("int8_tops", PREC_INT8, "dense INT8 tera-operations per second"),
+    NUM(struct accelerator, "fp4_tflops", fp4_tflops, 0, 1e6, 0, "TFLOP/s",
+        "dense FP4 (NVFP4/MXFP4) on matrix units; 0 or absent = no FP4 path", 0),
+    {"unified_memory", FIELD_BOOL, offsetof(struct accelerator, unified_memory), 0, 1, 0, NULL, NULL,
+     0, "", "device memory is the host's own RAM (Apple silicon, CPUs): no separate host copy", 0, 0},
     SPARSE("sparse_tf32_tflops", PREC_TF32),
     SPARSE("sparse_bf16_tflops", PREC_BF16),
     SPARSE("sparse_fp16_tflops", PREC_FP16),
@@ -135,6 +142,12 @@ static const struct field link_fields[] = {
     NUM(struct link, "nccl_efficiency", nccl_efficiency, MIN_SHARE, 1, 0.8, "",
         "share of line rate that collectives reach (nccl-tests busbw)", 0),
     NUM(struct link, "power_w", power_w, 0, 1e4, 0, "W", "power per port or device end", 0),
+    INT(struct link, "domain_max_devices", domain_max_devices, 0, 1e6, 0, "",
+        "most devices one scale-up domain of this fabric joins (0 = not a switched domain)", 0),
+    NUM(struct link, "nvls_bw_gbs", nvls_bw_gbs, 0, 1e6, 0, "GB/s",
+        "all-reduce algorithm bandwidth with reduction in the switch (NVLink SHARP); 0 = none", 0),
+    NUM(struct link, "nvls_setup_us", nvls_setup_us, 0, 1e6, 0, "us",
+        "fixed cost of one in-switch all-reduce (pipeline fill)", 0),
 };
 
 static const struct field cooling_fields[] = {
@@ -173,6 +186,30 @@ static const struct field software_fields[] = {
         "fixed per-step cost (logging, scheduling, host sync)", 0),
     NUM(struct software, "loader_reserved_cores", loader_reserved_cores, 0, 64, 1, "",
         "cores per device kept by the training process itself", 0),
+    NUM(struct software, "weight_bytes", weight_bytes, 0, 16, 2, "bytes",
+        "mixed precision: bytes per parameter of the weights the GEMMs read", 0),
+    NUM(struct software, "grad_bytes", grad_bytes, 0, 16, 2, "bytes",
+        "mixed precision: bytes per gradient as accumulated and reduced", 0),
+    NUM(struct software, "master_bytes", master_bytes, 0, 16, 4, "bytes",
+        "mixed precision: bytes per parameter of the fp32 master copy", 0),
+    NUM(struct software, "fp8_weight_bytes", fp8_weight_bytes, 0, 16, 0, "bytes",
+        "FP8 training: bytes per parameter of cached FP8 weight copies", 0),
+    {"reduce_per_microbatch", FIELD_BOOL, offsetof(struct software, reduce_per_microbatch), 0, 1,
+     1, NULL, NULL, 0, "", "ZeRO stage 2-3 reduce-scatters gradients every micro-batch", 0, 0},
+    INT(struct software, "max_zero_stage", max_zero_stage, 0, 3, 3, "",
+        "highest ZeRO stage the stack implements", 0),
+    NUM(struct software, "tp_comm_overlap", tp_comm_overlap, 0, 1, 0, "",
+        "share of tensor-parallel communication hidden behind GEMMs", 0),
+    NUM(struct software, "param_gather_overlap", param_gather_overlap, 0, 1, 0, "",
+        "share of the updated-weight all-gather hidden behind the next forward", 0),
+    {"context_parallel", FIELD_BOOL, offsetof(struct software, context_parallel), 0, 1, 0, NULL,
+     NULL, 0, "", "implements ring-attention context parallelism", 0, 0},
+    {"expert_parallel", FIELD_BOOL, offsetof(struct software, expert_parallel), 0, 1, 0, NULL,
+     NULL, 0, "", "implements mixture-of-experts expert parallelism", 0, 0},
+    {"fp8", FIELD_BOOL, offsetof(struct software, fp8), 0, 1, 0, NULL, NULL, 0, "",
+     "trains with FP8 GEMMs", 0, 0},
+    {"microscaling", FIELD_BOOL, offsetof(struct software, microscaling), 0, 1, 0, NULL, NULL, 0,
+     "", "trains with block-scaled MXFP8, FP4 or NVFP4 GEMMs", 0, 0},
 };
 
 #define TABLE(what, arr) {what, arr, sizeof arr / sizeof arr[0]}
@@ -369,6 +406,24 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
     }
     if (kind == CATALOG_ACCELERATOR) {
         struct accelerator *a = (struct accelerator *)buf;
+        /* Exactly one capacity is written; the other is derived (1 GiB = 2^30 bytes). */
+        if ((a->mem_gib > 0) == (a->mem_gb > 0)) {
+            snprintf(err, err_len,
+                     "%s:%d:%d: %s: give device memory as mem_gib (GiB, as datasheets mean it) or "
+                     "mem_gb (1e9 bytes), exactly one",
+                     file, node->line, node->col, h->id);
+            return false;
+        }
+        if (a->mem_gib > 0)
+            a->mem_gb = a->mem_gib * 1.073741824;
+        else
+            a->mem_gib = a->mem_gb / 1.073741824;
+        if (a->fp4_tflops > 0 && a->fp4_tflops < MIN_TFLOPS) {
+            snprintf(err, err_len,
+                     "%s:%d:%d: %s: fp4_tflops (%g) must be 0 (no FP4 path) or at least %g", file,
+                     node->line, node->col, h->id, a->fp4_tflops, MIN_TFLOPS);
+            return false;
+        }
         bool any = false;
         for (int p = 0; p < PREC_COUNT; p++)
             any = any || a->peak_tflops[p] > 0;

@@ -46,10 +46,13 @@ enum accel_kind { ACCEL_GPU, ACCEL_TPU, ACCEL_NPU, ACCEL_ASIC, ACCEL_CPU };
 struct accelerator {
     struct catalog_head head;
     int kind;                 /* enum accel_kind */
-    double mem_gb;            /* device memory, 1e9 bytes */
+    double mem_gb;            /* device memory, 1e9 bytes (derived from mem_gib when given) */
+    double mem_gib;           /* device memory, 2^30 bytes: what "80GB" on a datasheet means */
     double mem_bw_gbs;        /* device memory bandwidth */
     double peak_tflops[PREC_COUNT];        /* dense; FIELD_ABSENT when unsupported */
     double sparse_tflops[PREC_COUNT];      /* 2:4 sparsity figures, display only */
+    double fp4_tflops;        /* dense FP4 (NVFP4/MXFP4) on matrix units; 0 = no FP4 path */
+    bool unified_memory;      /* device memory is the host's RAM (Apple silicon, CPUs) */
     double tdp_w;
     double idle_w;
     char link[FIELD_STR_LEN];  /* default device-to-device link id */
@@ -94,6 +97,9 @@ struct link {
     double latency_us;        /* small-message end-to-end */
     double nccl_efficiency;   /* busbw reached by collectives / line rate */
     double power_w;           /* per port or per device end */
+    int domain_max_devices;   /* most devices one switched domain joins (NVL72: 72); 0 = none */
+    double nvls_bw_gbs;       /* all-reduce algbw with in-switch reduction (NVLS); 0 = none */
+    double nvls_setup_us;     /* its fixed cost per call (pipeline fill) */
 };
 
 struct cooling {
@@ -120,6 +126,21 @@ struct software {
     double dp_overlap_window;      /* share of the last backward that can hide grad sync */
     double step_overhead_s;        /* per-step fixed cost: logging, scheduler, sync */
     double loader_reserved_cores;  /* cores per device kept by the training process */
+    /* Mixed-precision bytes per parameter before sharding (fp32 training
+     * keeps 4 + 4 + 0 whatever the stack): the compute copy of the weights,
+     * the gradient as accumulated and reduced, the master copy. */
+    double weight_bytes;
+    double grad_bytes;
+    double master_bytes;
+    double fp8_weight_bytes;       /* extra low-precision weight copies (FP8 and transpose) */
+    bool reduce_per_microbatch;    /* ZeRO 2-3: gradients reduce-scattered every micro-batch */
+    int max_zero_stage;            /* highest ZeRO stage the stack implements */
+    double tp_comm_overlap;        /* share of tensor-parallel communication hidden by GEMMs */
+    double param_gather_overlap;   /* share of the ZeRO weight all-gather hidden by compute */
+    bool context_parallel;         /* ring-attention context parallelism */
+    bool expert_parallel;          /* mixture-of-experts expert parallelism */
+    bool fp8;                      /* FP8 GEMMs (Transformer Engine, torchao...) */
+    bool microscaling;             /* MXFP8 / FP4 / NVFP4 recipes */
 };
 
 struct catalog {

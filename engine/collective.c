@@ -6,7 +6,7 @@
 #include "setup.h"
 
 const char *const collective_op_names[] = {"all-reduce", "all-gather", "reduce-scatter",
-                                           "broadcast", NULL};
+                                           "broadcast",  "all-to-all",     NULL};
 
 /* Volume factor of a ring: the share of the buffer each device sends.
  * All-reduce = reduce-scatter + all-gather, 2(n-1)/n (Patarasuk & Yuan 2009);
@@ -85,6 +85,14 @@ static double tree_time(enum collective_op op, double bytes, const struct collec
     double depth = ceil(log2((double)n));
     int per_node = net->per_node > 0 ? net->per_node : 1;
     int nodes = (int)(((long long)n + per_node - 1) / per_node);
+    if (nodes == 1) {
+        /* NCCL's trees span nodes; inside one node the tree is a chain
+         * through every device (NCCL 2.4 release notes, "tree within a node
+         * is a chain"), so its latency is that of a ring. */
+        double phases1 = op == COLL_ALL_REDUCE ? 2.0 : 1.0;
+        double move = bw > 0 ? phases1 * bytes / bw : COLLECTIVE_TIME_CEILING_S;
+        return capped(phases1 * ((n - 1) * lat) + capped(move));
+    }
     double chain = net->per_node > 1 && nodes > 1 ? (net->per_node - 1) * net->intra_lat_s : 0.0;
     if (nodes > 1)
         depth = ceil(log2((double)nodes));
@@ -122,6 +130,37 @@ static double hierarchical_time(enum collective_op op, double bytes,
     }
 }
 
+/* All-to-all (nccl-tests alltoall_perf: every rank sends bytes/n to each
+ * rank, busbw = algbw (n-1)/n): all pairwise sends run at once, so the time
+ * is that of the busier path out of a device: the share bound for ranks on
+ * its own fabric over the intra link, the rest over its share of the NICs,
+ * plus one latency of the slowest path (Thakur et al. 2005, pairwise
+ * exchange posted at once). */
+static double alltoall_time(double bytes, const struct collective_net *net)
+{
+    int n = net->devices, g = net->per_node > 0 ? net->per_node : 1;
+    double intra_bw = net->intra_bw_gbs * 1e9, inter_bw = net->inter_bw_gbs * 1e9;
+    double intra = g > 1 ? (intra_bw > 0 ? (double)(g - 1) / n * bytes / intra_bw
+                                         : COLLECTIVE_TIME_CEILING_S)
+                         : 0.0;
+    double inter = g < n ? (inter_bw > 0 ? (double)(n - g) / n * bytes / inter_bw
+                                         : COLLECTIVE_TIME_CEILING_S)
+                         : 0.0;
+    double lat = g < n ? net->inter_lat_s : net->intra_lat_s;
+    return capped(capped(intra > inter ? intra : inter) + (n - 1) * lat);
+}
+
+/* NVLink SHARP (NVLS): the switch reduces, so each device sends its buffer
+ * once and receives the result once, at the in-switch algorithm bandwidth,
+ * after a fixed pipeline fill; only inside one switched domain. Both figures
+ * come from the link's nccl-tests microbenchmark. */
+static double nvls_time(double bytes, const struct collective_net *net)
+{
+    if (!(net->nvls_bw_gbs > 0) || net->per_node < net->devices)
+        return -1.0;
+    return capped(net->nvls_setup_s + bytes / (net->nvls_bw_gbs * 1e9));
+}
+
 double collective_time(enum collective_op op, int algo, double bytes,
                        const struct collective_net *net, int *used)
 {
@@ -129,6 +168,11 @@ double collective_time(enum collective_op op, int algo, double bytes,
         if (used)
             *used = algo == ALLREDUCE_AUTO ? ALLREDUCE_RING : algo;
         return 0.0;
+    }
+    if (op == COLL_ALL_TO_ALL) {
+        if (used)
+            *used = algo == ALLREDUCE_AUTO ? ALLREDUCE_RING : algo;
+        return alltoall_time(bytes, net);
     }
     double bw, lat;
     flat_link(net, &bw, &lat);
@@ -150,6 +194,12 @@ double collective_time(enum collective_op op, int algo, double bytes,
             *used = ALLREDUCE_HIERARCHICAL;
         return t_hier;
     }
+    double t_nvls = op == COLL_ALL_REDUCE ? nvls_time(bytes, net) : -1.0;
+    if (algo == ALLREDUCE_NVLS) {
+        if (used)
+            *used = t_nvls >= 0 ? ALLREDUCE_NVLS : ALLREDUCE_RING;
+        return t_nvls >= 0 ? t_nvls : t_ring; /* no NVLS here: NCCL falls back to a ring */
+    }
     int best = ALLREDUCE_RING;
     double t = t_ring;
     if (t_tree < t) {
@@ -159,6 +209,10 @@ double collective_time(enum collective_op op, int algo, double bytes,
     if (t_hier < t) {
         t = t_hier;
         best = ALLREDUCE_HIERARCHICAL;
+    }
+    if (t_nvls >= 0 && t_nvls < t) {
+        t = t_nvls;
+        best = ALLREDUCE_NVLS;
     }
     if (used)
         *used = best;

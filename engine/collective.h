@@ -11,7 +11,13 @@
 #ifndef MLVIZ_COLLECTIVE_H
 #define MLVIZ_COLLECTIVE_H
 
-enum collective_op { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_BROADCAST };
+enum collective_op {
+    COLL_ALL_REDUCE,
+    COLL_ALL_GATHER,
+    COLL_REDUCE_SCATTER,
+    COLL_BROADCAST,
+    COLL_ALL_TO_ALL
+};
 extern const char *const collective_op_names[]; /* "all-reduce", ... */
 
 struct collective_net {
@@ -21,6 +27,8 @@ struct collective_net {
     double intra_lat_s;
     double inter_bw_gbs;   /* effective per-participant bandwidth between nodes */
     double inter_lat_s;
+    double nvls_bw_gbs;    /* in-switch all-reduce algbw inside one domain; 0 = none */
+    double nvls_setup_s;
 };
 
 /* Longest time a collective reports: with a bandwidth of zero (or one so

@@ -2568,7 +2568,7 @@ static int l_collective(lua_State *L)
     if (!(bytes >= 0) || !isfinite(bytes))
         return luaL_error(L, "collective: bytes must be a finite number >= 0");
     check_known_keys(L, 4, collective_keys, "collective");
-    struct collective_net net;
+    struct collective_net net = {0};
     net.devices = (int)opt_num(L, 4, "devices", 8, 1, 1e8);
     net.per_node = (int)opt_num(L, 4, "per_node", net.devices < 8 ? net.devices : 8, 1, 1e8);
     if (net.per_node > net.devices)

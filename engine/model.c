@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model_internal.h"
 #include "report.h"
 
 const char *const stage_names[] = {"data", "cpus", "accelerators", "interconnect",
@@ -16,26 +17,71 @@ const char *const stage_names[] = {"data", "cpus", "accelerators", "interconnect
 const char *const stage_titles[] = {"Data", "CPUs", "Accelerators", "Interconnects & networking",
                                     "Supporting infrastructure", NULL};
 
+/* Upper-tail quantile of the standard normal: z with P(Z > z) = q, for q in
+ * (0, 1). Acklam's rational approximation (relative error < 1.2e-9), taken
+ * on whichever tail keeps precision. */
+double model_normal_upper_quantile(double q)
+{
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                               -2.759285104469687e+02, 1.383577518672690e+02,
+                               -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                               -1.556989798598866e+02, 6.680131188771972e+01,
+                               -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                               -2.400758277161838e+00, -2.549671010229583e+00,
+                               4.374664141464968e+00,  2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                               2.445134137142996e+00, 3.754408661907416e+00};
+    const double p_low = 0.02425;
+    if (!(q > 0))
+        q = 1e-300;
+    if (!(q < 1))
+        q = 1 - 1e-16;
+    /* lower-tail quantile of p = 1 - q is -upper(q); compute x = Phi^-1(p). */
+    double x;
+    if (q < p_low) { /* upper tail: p close to 1 */
+        double r = sqrt(-2 * log(q));
+        x = -(((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
+            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1);
+    } else if (q > 1 - p_low) { /* lower tail */
+        double r = sqrt(-2 * log1p(-q));
+        x = (((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
+            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1);
+    } else {
+        double p = 1 - q - 0.5;
+        double r = p * p;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * p /
+            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    return x;
+}
+
+/* Blom's (1958) plotting position puts the expected maximum of n normals at
+ * the upper quantile 0.625 / (n + 0.25): within 0.3% of the tabulated order
+ * statistics from n = 3 (Harter 1961: 1.4236 for 8, 3.2414 for 1024); n = 2
+ * is exact. */
+double model_expected_max_normal(double n)
+{
+    if (n < 2)
+        return 0.0;
+    if (n < 3)
+        return 1.0 / sqrt(M_PI); /* E max of two standard normals */
+    return model_normal_upper_quantile(0.625 / (n + 0.25));
+}
+
+
 enum { GB = 1000000000 };
+
+/* Share of its dynamic power (TDP - idle) a device draws while it waits on
+ * communication or sits in a pipeline bubble at full clocks. An estimate,
+ * checked against the measured node power of GPT-3 175B FP8 training on
+ * 8 x H100 nodes (MLPerf power logs, Latif et al., arXiv 2412.08602: ~7.0 kW
+ * median, 8.4 kW peak): with it the NeMo GPT-3 175B FP8 setup draws
+ * ~7.2 kW per node and a fully busy node stays below 8.4 kW. */
+#define DEVICE_WAIT_DYNAMIC_SHARE 0.5
 #define SECONDS_PER_DAY 86400.0
 #define SECONDS_PER_HOUR 3600.0
-
-/* Everything the parts of the model share, derived once per evaluation. */
-struct ctx {
-    const struct setup *s;
-    const struct resolved *r;
-    /* Counts in 64 bits: devices x micro-batch overflows an int within
-     * the accepted ranges. All at least 1. */
-    int64_t devices, per_node, nodes, tp, pp, dp, mb, m;
-    double peak_flops;  /* dense, chosen precision, one device */
-    double gemm_eff;
-    double mem_bw;      /* achievable bytes/s */
-    double kernel_s;
-    double act_bytes;   /* bytes per activation element */
-    double w_bytes;     /* bytes per weight / gradient */
-    double opt_bytes;   /* optimizer bytes per parameter (incl. fp32 master) */
-    double throttle;    /* clock share kept */
-};
 
 static double maxd(double a, double b)
 {
@@ -57,6 +103,11 @@ static double time_for(double amount, double rate)
     return rate > 0 && t < MODEL_TIME_CEILING_S ? t : MODEL_TIME_CEILING_S;
 }
 
+double model_time_for(double amount, double rate)
+{
+    return time_for(amount, rate);
+}
+
 /* A rate or share a / b that is 0 when b is 0 (nothing happened in no time)
  * and never non-finite. */
 static double ratio(double a, double b)
@@ -76,23 +127,37 @@ static int report_int(int64_t n)
     return n > INT_MAX ? INT_MAX : n < INT_MIN ? INT_MIN : (int)n;
 }
 
-static bool is_16bit(int precision)
+/* Mixed precision: every format but fp32/tf32 keeps 16-bit activations and
+ * an fp32 master copy. */
+static bool is_mixed(int precision)
 {
-    return precision == PREC_BF16 || precision == PREC_FP16 || precision == PREC_FP8 ||
-           precision == PREC_INT8;
+    return precision != TRAIN_FP32 && precision != TRAIN_TF32;
+}
+
+/* FP8 and FP4 recipes (Transformer Engine): low-precision GEMM inputs, BF16
+ * for everything else. */
+static bool is_low_precision(int precision)
+{
+    return precision == TRAIN_FP8 || precision == TRAIN_MXFP8 || precision == TRAIN_FP4 ||
+           precision == TRAIN_NVFP4;
 }
 
 /* ---- parameters ----------------------------------------------------------- */
 
-/* Parameters of one transformer layer: Q and O projections h x h, K and V
- * h x kv_dim (grouped-query attention, Ainslie et al. 2023), the MLP (two
- * matrices for GeLU, three for SwiGLU, Shazeer 2020) and two layer norms. */
-static double layer_params(const struct setup *s)
+/* Parameters of a run of layers starting at `first`: dense layers and MoE
+ * layers (the first dense_layers are dense). */
+static void stack_params(const struct setup *s, int first, int n, struct layer_params_split *sum)
 {
-    double h = s->model.hidden, f = setup_ffn_hidden(s);
-    double kv_dim = h * setup_kv_heads(s) / s->model.heads;
-    double mlp_mats = s->model.mlp == MLP_SWIGLU ? 3.0 : 2.0;
-    return 2.0 * h * h + 2.0 * h * kv_dim + mlp_mats * h * f + 4.0 * h;
+    struct layer_params_split dense, moe;
+    model_layer_params(s, false, &dense);
+    int n_moe = model_moe_layers_in(s, first, n);
+    sum->dense = (n - n_moe) * dense.dense;
+    sum->experts = 0.0;
+    if (n_moe > 0) {
+        model_layer_params(s, true, &moe);
+        sum->dense += n_moe * moe.dense;
+        sum->experts = n_moe * moe.experts;
+    }
 }
 
 double model_params(const struct setup *s)
@@ -100,28 +165,26 @@ double model_params(const struct setup *s)
     if (s->model.kind == MODEL_GENERIC)
         return s->model.params;
     /* Embedding V x h shared with the output layer (Megatron ties them). */
-    return s->model.layers * layer_params(s) + (double)s->model.vocab * s->model.hidden;
+    struct layer_params_split p;
+    stack_params(s, 0, s->model.layers, &p);
+    return p.dense + p.experts + (double)s->model.vocab * s->model.hidden;
 }
 
 /* ---- FLOPs ---------------------------------------------------------------- */
 
-/* Forward FLOPs of one layer for T tokens of sequence s: 2 FLOPs per
- * multiply-add over every GEMM. With kv = heads, f = 4h and GeLU this is
- * 24Th^2 + 4Tsh, the per-layer term of Narayanan et al. 2021 (eq. 3). */
-static double layer_fwd_flops(const struct setup *s, double tokens)
-{
-    double h = s->model.hidden, f = setup_ffn_hidden(s), seq = s->model.seq_len;
-    double kv_dim = h * setup_kv_heads(s) / s->model.heads;
-    double mlp_mats = s->model.mlp == MLP_SWIGLU ? 3.0 : 2.0;
-    double proj = 2.0 * tokens * h * (h + 2.0 * kv_dim) + 2.0 * tokens * h * h;
-    double attn = 4.0 * tokens * seq * h; /* QK^T and attention x V, full s x s */
-    double mlp = 2.0 * tokens * h * f * mlp_mats;
-    return proj + attn + mlp;
-}
-
 static double logits_fwd_flops(const struct setup *s, double tokens)
 {
     return 2.0 * tokens * s->model.hidden * s->model.vocab;
+}
+
+/* Forward FLOPs of the whole layer stack for `tokens` tokens. */
+static double stack_fwd_flops(const struct setup *s, double tokens)
+{
+    int n_moe = model_moe_layers_in(s, 0, s->model.layers);
+    double f = (s->model.layers - n_moe) * model_layer_fwd_flops(s, false, tokens);
+    if (n_moe > 0)
+        f += n_moe * model_layer_fwd_flops(s, true, tokens);
+    return f;
 }
 
 /* ---- roofline of one GEMM -------------------------------------------------- */
@@ -132,7 +195,7 @@ static double logits_fwd_flops(const struct setup *s, double tokens)
  * fixed cost. Wave quantization: output tiles are spread over the compute
  * units in waves and the last wave runs partly empty (NVIDIA, "Matrix
  * Multiplication Background User's Guide", 2023). */
-static double gemm_time(const struct ctx *c, double batch, double M, double N, double K)
+double model_gemm_time(const struct ctx *c, double batch, double M, double N, double K)
 {
     if (M <= 0 || N <= 0 || K <= 0 || batch <= 0)
         return 0.0;
@@ -144,55 +207,69 @@ static double gemm_time(const struct ctx *c, double batch, double M, double N, d
     double wave_eff = tiles / (waves * units);
     double flops = 2.0 * batch * M * N * K;
     double t_compute = time_for(flops, c->peak_flops * c->gemm_eff * wave_eff * c->throttle);
-    double elem = c->act_bytes;
-    double bytes = batch * (M * K + K * N + M * N) * elem;
+    /* Inputs in the GEMM format (1 byte in FP8), output in 16 bits. */
+    double bytes = batch * ((M * K + K * N) * c->gemm_in_bytes + M * N * c->act_bytes);
     double t_memory = time_for(bytes, c->mem_bw);
     return maxd(t_compute, t_memory) + c->kernel_s;
 }
 
 /* Per-device times of one micro-batch through one layer. */
 struct layer_times {
-    double fwd;        /* forward: GEMMs + element-wise */
+    double fwd;        /* forward: GEMMs + element-wise (+ experts) */
     double bwd;        /* backward: two GEMMs per forward GEMM + element-wise */
     double attn_core;  /* QK^T, softmax, attention x V (selective recompute) */
-    double tp_comm;    /* one all-reduce of the layer output */
+    double attn_fwd;   /* attention core forward, and its backward */
+    double attn_bwd;
+    double tp_comm;    /* one exposed all-reduce of the layer output */
+    double cp_fwd;     /* exposed ring-attention exchange, forward and backward */
+    double cp_bwd;
+    double ep_fwd;     /* exposed all-to-all dispatch + combine, forward */
 };
 
 static double tp_allreduce_time(const struct ctx *c, double bytes);
 
-static void layer_times(const struct ctx *c, struct layer_times *lt)
+static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
 {
     const struct setup *s = c->s;
+    memset(lt, 0, sizeof *lt);
     double t = c->tp, b = c->mb, seq = s->model.seq_len, h = s->model.hidden;
     double heads = s->model.heads, d = h / heads, f = setup_ffn_hidden(s);
     double kv_dim = d * setup_kv_heads(s);
-    double M = seq * b;
+    double local_seq = seq / c->cp; /* context parallelism splits the sequence */
+    double M = local_seq * b;
     double mlp_up = (s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 
-    double qkv = gemm_time(c, 1, M, (h + 2.0 * kv_dim) / t, h);
-    double out = gemm_time(c, 1, M, h, h / t);
-    double up = gemm_time(c, 1, M, mlp_up, h);
-    double down = gemm_time(c, 1, M, h, f / t);
+    double qkv = model_gemm_time(c, 1, M, (h + 2.0 * kv_dim) / t, h);
+    double out = model_gemm_time(c, 1, M, h, h / t);
+    double up = 0.0, down = 0.0;
+    if (!moe) {
+        up = model_gemm_time(c, 1, M, mlp_up, h);
+        down = model_gemm_time(c, 1, M, h, f / t);
+    }
     double heads_local = b * heads / t;
-    double scores, attn_v, softmax_s;
+    double scores, attn_v, softmax_s, attn_bwd;
     const struct software *sw = c->r->software;
     if (s->training.flash_attention) {
         /* Fused attention (Dao et al. 2022) never writes the s x s scores:
-         * compute-bound at the software's attention efficiency, no softmax
-         * traffic; with a causal mask it skips the blocks above the
-         * diagonal, half the work. */
-        double flops = 4.0 * heads_local * seq * seq * d * (s->model.causal ? 0.5 : 1.0);
-        scores = time_for(flops, c->peak_flops * c->gemm_eff * sw->attention_efficiency *
+         * compute-bound at the software's attention efficiency on the 16-bit
+         * path (FP8 recipes keep attention in BF16), no softmax traffic; with
+         * a causal mask it skips the blocks above the diagonal, half the
+         * work (context parallelism balances that half over the ranks). Its
+         * backward recomputes the scores: 5 matrix products against 2
+         * forward, 2.5x (Dao 2023, FlashAttention-2, section 3.2). */
+        double flops = 4.0 * heads_local * local_seq * seq * d * (s->model.causal ? 0.5 : 1.0);
+        scores = time_for(flops, c->vector_peak_flops * c->gemm_eff * sw->attention_efficiency *
                                      c->throttle) +
                  c->kernel_s;
         attn_v = 0.0;
         softmax_s = 0.0;
+        attn_bwd = 2.5 * (scores - c->kernel_s) + 2.0 * c->kernel_s;
     } else {
-        scores = gemm_time(c, heads_local, seq, seq, d);
-        attn_v = gemm_time(c, heads_local, seq, d, seq);
-        softmax_s = time_for(sw->softmax_bytes_as2b * heads_local * seq * seq *
-                                 (c->act_bytes / 2.0),
-                             c->mem_bw);
+        scores = model_gemm_time(c, heads_local, local_seq, seq, d);
+        attn_v = model_gemm_time(c, heads_local, local_seq, d, seq);
+        softmax_s = sw->softmax_bytes_as2b * heads_local * local_seq * seq * (c->act_bytes / 2.0) /
+                    c->mem_bw;
+        attn_bwd = 2.0 * (scores + attn_v + softmax_s);
     }
     /* Element-wise traffic (layer norms, residuals, dropout, activation
      * function) splits across tensor-parallel ranks the way Korthikanti et
@@ -202,163 +279,304 @@ static void layer_times(const struct ctx *c, struct layer_times *lt)
     /* The MLP activation function reads and writes the inner activations:
      * GeLU one 2-byte read and write per element (4 bytes), SwiGLU reads
      * gate and up and writes their product (6 bytes). */
-    double act_fn_bytes = (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0) * M * f / t;
-    double ew = time_for((sw->elementwise_bytes_sbh * M * h * split + act_fn_bytes) *
-                             (c->act_bytes / 2.0),
-                         c->mem_bw);
+    double act_fn_bytes = moe ? 0.0 : (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0) * M * f / t;
+    double ew_bytes = sw->elementwise_bytes_sbh * M * h * split + act_fn_bytes;
+    if (is_low_precision(s->training.precision)) {
+        /* Transformer Engine casts each GEMM input to FP8 (read 2 bytes,
+         * write 1, plus the amax reduction's read): the layer inputs of QKV
+         * and fc1 and the inputs of the output projection and fc2. */
+        ew_bytes += 4.0 * M * (2.0 * h + h / t + f / t);
+    }
+    double ew = time_for(ew_bytes * (c->act_bytes / 2.0), c->mem_bw);
     double kernels = sw->kernels_per_layer_fwd * c->kernel_s;
-    double gemms = qkv + out + up + down + scores + attn_v;
-    lt->fwd = gemms + ew + softmax_s + kernels;
-    lt->bwd = 2.0 * gemms + 2.0 * (ew + softmax_s) + 2.0 * kernels;
-    lt->attn_core = scores + attn_v + softmax_s;
-    lt->tp_comm = c->tp > 1 ? tp_allreduce_time(c, M * h * c->act_bytes) : 0.0;
+    double gemms = qkv + out + up + down;
+    double attn = scores + attn_v + softmax_s;
+    lt->fwd = gemms + attn + ew + kernels;
+    lt->bwd = 2.0 * gemms + attn_bwd + 2.0 * ew + 2.0 * kernels;
+    lt->attn_core = attn;
+    lt->attn_fwd = attn;
+    lt->attn_bwd = attn_bwd;
+    if (moe) {
+        struct moe_times mt;
+        model_moe_layer(c, &mt);
+        lt->fwd += mt.fwd;
+        lt->bwd += 2.0 * mt.fwd;
+        lt->ep_fwd = mt.a2a_fwd;
+    }
+    if (c->tp > 1) {
+        /* Megatron-Core --tp-comm-overlap (userbuffers) splits each
+         * all-gather/reduce-scatter into t chunks pipelined with the GEMM
+         * chunks: all but the first chunk can hide, at most behind the GEMM
+         * time of the layer (Wang et al. 2022, "Overlap communication with
+         * dependent computation via decomposition"). */
+        double comm = tp_allreduce_time(c, M * h * c->act_bytes);
+        double hidden = sw->tp_comm_overlap * (1.0 - 1.0 / t) * comm;
+        double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
+        lt->tp_comm = comm - mind(hidden, gemm_share);
+    }
+    if (c->cp > 1) {
+        /* Ring attention overlaps each block's K/V transfer with the
+         * attention of the block before (Liu et al. 2023); backward sends
+         * K, V and their gradients (twice the bytes) under the backward
+         * attention. */
+        double ring = model_cp_ring_fwd(c);
+        lt->cp_fwd = maxd(0.0, ring - attn);
+        lt->cp_bwd = maxd(0.0, 2.0 * ring - attn_bwd);
+    }
 }
 
 /* ---- networks ---------------------------------------------------------------- */
 
-static double link_bw(const struct link *l)
+double model_link_bw(const struct link *l)
 {
     return l ? l->bw_gbs * l->nccl_efficiency : 0.0;
 }
 
 /* Per-device share of the node's NICs (GB/s, effective). */
-static double nic_share_gbs(const struct ctx *c)
+double model_nic_share_gbs(const struct ctx *c)
 {
     const struct setup *s = c->s;
     if (!c->r->nic || s->cluster.node.nics_per_node < 1)
-        return link_bw(c->r->intra_link);
-    return link_bw(c->r->nic) * s->cluster.node.nics_per_node / c->per_node;
+        return model_link_bw(c->r->intra_link);
+    return model_link_bw(c->r->nic) * s->cluster.node.nics_per_node / c->per_node;
 }
 
-static void make_net(const struct ctx *c, int64_t devices, int64_t per_node,
-                     struct collective_net *net)
+void model_make_net(const struct ctx *c, int64_t devices, int64_t per_domain,
+                    struct collective_net *net)
 {
     net->devices = report_int(devices);
-    net->per_node = report_int(per_node < 1 ? 1 : (per_node > devices ? devices : per_node));
-    net->intra_bw_gbs = link_bw(c->r->intra_link);
+    net->per_node = report_int(per_domain < 1 ? 1 : (per_domain > devices ? devices : per_domain));
+    net->intra_bw_gbs = model_link_bw(c->r->intra_link);
     net->intra_lat_s = c->r->intra_link->latency_us * 1e-6;
-    net->inter_bw_gbs = nic_share_gbs(c);
+    net->inter_bw_gbs = model_nic_share_gbs(c);
     net->inter_lat_s = (c->r->nic ? c->r->nic->latency_us : c->r->intra_link->latency_us) * 1e-6;
+    net->nvls_bw_gbs = c->r->intra_link->nvls_bw_gbs;
+    net->nvls_setup_s = c->r->intra_link->nvls_setup_us * 1e-6;
 }
 
 /* Tensor-parallel groups are consecutive ranks (Megatron's ordering), so a
- * group stays inside a node when it fits. */
+ * group stays on one scale-up fabric when it fits. */
 static double tp_allreduce_time(const struct ctx *c, double bytes)
 {
     struct collective_net net;
-    make_net(c, c->tp, c->tp <= c->per_node ? c->tp : c->per_node, &net);
-    return collective_time(COLL_ALL_REDUCE, ALLREDUCE_RING, bytes, &net, NULL);
+    model_make_net(c, c->tp, model_group_in_domain(c, c->tp, 1), &net);
+    /* Inside a node NCCL's tree is a chain, no faster than the ring: only
+     * NVLink SHARP can beat the ring there. */
+    int algo = net.nvls_bw_gbs > 0 ? ALLREDUCE_AUTO : ALLREDUCE_RING;
+    return collective_time(COLL_ALL_REDUCE, algo, bytes, &net, NULL);
 }
 
-/* Data-parallel members per node: tensor-parallel groups fill a node first,
- * then data-parallel ranks. */
-static int64_t dp_per_node(const struct ctx *c)
+/* ---- pipeline stages ------------------------------------------------------------ */
+
+/* One pipeline stage: its layers and what it holds and runs besides them.
+ * The first stage holds the embedding, the last the output layer and the
+ * loss (Megatron-Core; Llama 3 paper section 3.3.2). */
+struct stage {
+    int index, first_layer, layers, moe_layers;
+    bool first, last;
+    struct layer_params_split params; /* per device (after TP and EP) */
+};
+
+static void make_stage(const struct ctx *c, int index, int first_layer, struct stage *st)
 {
-    int64_t groups = c->per_node / c->tp;
-    if (groups < 1)
-        groups = 1;
-    return groups < c->dp ? groups : c->dp;
+    const struct setup *s = c->s;
+    memset(st, 0, sizeof *st);
+    st->index = index;
+    st->first = index == 0;
+    st->last = index == c->pp - 1;
+    st->first_layer = first_layer;
+    if (s->model.kind == MODEL_GENERIC) {
+        st->params.dense = s->model.params;
+        return;
+    }
+    st->layers = setup_stage_layers(s, index);
+    st->moe_layers = model_moe_layers_in(s, first_layer, st->layers);
+    int n_dense = st->layers - st->moe_layers;
+    struct layer_params_split p = {
+        n_dense * c->lp.dense_dense + st->moe_layers * c->lp.moe_dense,
+        st->moe_layers * c->lp.moe_experts};
+    double vh = (double)s->model.vocab * s->model.hidden;
+    /* One embedding copy per stage that holds it; with a single stage it is
+     * tied to the output layer. */
+    double emb = (st->first ? vh : 0.0) + (st->last && c->pp > 1 ? vh : 0.0);
+    st->params.dense = (p.dense + emb) / c->tp;
+    st->params.experts = p.experts / ((double)c->tp * c->ep);
+}
+
+/* The stages worth looking at: the first, the second (the first middle one
+ * gets the extra layers), the one before the last, and the last. Their
+ * maximum is the slowest or most loaded stage without a walk over all p. */
+static int candidate_stages(const struct ctx *c, struct stage out[4])
+{
+    int p = c->pp, n = 0;
+    int idx[4] = {0, 1, p - 2, p - 1};
+    int last_first = c->s->model.kind == MODEL_TRANSFORMER ? c->s->model.layers : 0;
+    for (int i = 0; i < 4; i++) {
+        if (idx[i] < 0 || idx[i] >= p)
+            continue;
+        bool seen = false;
+        for (int j = 0; j < n; j++)
+            seen = seen || out[j].index == idx[i];
+        if (seen)
+            continue;
+        int first_layer = 0;
+        if (idx[i] == 1)
+            first_layer = setup_stage_layers(c->s, 0);
+        else if (idx[i] == p - 1 && p > 1)
+            first_layer = last_first - setup_stage_layers(c->s, p - 1);
+        else if (idx[i] == p - 2 && p > 2)
+            first_layer = last_first - setup_stage_layers(c->s, p - 1) -
+                          setup_stage_layers(c->s, p - 2);
+        make_stage(c, idx[i], first_layer, &out[n++]);
+    }
+    return n;
 }
 
 /* ---- memory ------------------------------------------------------------------ */
 
 /* Activation bytes of one layer for one micro-batch on one device,
  * Korthikanti et al. 2022 (Table 2), generalised to grouped-query attention
- * and SwiGLU by counting the same stored tensors. */
-static double layer_activation_bytes(const struct ctx *c)
+ * and SwiGLU by counting the same stored tensors; context parallelism
+ * divides the sequence (Megatron-Core). An MoE layer stores, instead of the
+ * dense MLP, its routed tokens' inner activations (top_k per token, times
+ * the load factor of the busiest rank), the shared experts' and the
+ * permuted token copies for dispatch and combine. */
+static double layer_activation_bytes(const struct ctx *c, bool moe, int recompute)
 {
     const struct setup *s = c->s;
-    double t = c->tp, seq = s->model.seq_len, b = c->mb, h = s->model.hidden;
+    double t = c->tp, seq = (double)s->model.seq_len / c->cp, b = c->mb, h = s->model.hidden;
     double a = s->model.heads, g = (double)setup_kv_heads(s) / a;
     double f = setup_ffn_hidden(s);
     double sbh = seq * b * h;
     double scale = c->act_bytes / 2.0; /* the paper counts 16-bit activations */
     bool sp = s->training.sequence_parallel;
-    if (s->training.recompute == RECOMPUTE_FULL)
+    if (recompute == RECOMPUTE_FULL)
         return 2.0 * sbh / (sp ? t : 1.0) * scale; /* only each layer's input is kept */
     double whole = 10.0 * sbh; /* layer-norm inputs, QKV and MLP inputs, dropout masks */
-    double mlp = (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0) * seq * b * f;
+    double inner = s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0;
+    double mlp = inner * seq * b * f;
+    if (moe) {
+        double fe = setup_expert_ffn_hidden(s);
+        double routed = s->model.top_k * maxd(1.0, s->training.capacity_factor);
+        /* The permuted tokens each expert GEMM reads are saved for its
+         * weight gradient: one 16-bit copy of k h-vectors per token. */
+        mlp = inner * seq * b * fe * (routed + s->model.shared_experts) +
+              2.0 * seq * b * s->model.top_k * h;
+    }
     double split = (4.0 + 4.0 * g) * sbh + mlp; /* Q, K, V, attention output, MLP inner */
-    double scores = 5.0 * a * seq * seq * b;  /* softmax output, mask, dropout output */
-    if (s->training.recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
+    double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
+    if (recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
         scores = 0.0;
+    if (is_low_precision(s->training.precision)) {
+        /* Transformer Engine saves the FP8 casts of the GEMM inputs for the
+         * weight gradients: the QKV and fc1 inputs (whole) and the fc2 input
+         * (inner) take 1 byte instead of 2. */
+        whole -= 2.0 * sbh;
+        split -= (moe ? 0.0 : seq * b * f);
+    }
     return ((sp ? whole / t : whole) + (split + scores) / t) * scale;
 }
 
-/* Full activations of one layer (what a fully recomputed layer rebuilds
- * during its backward pass). */
-static double layer_activation_bytes_full(const struct ctx *c)
-{
-    struct setup tmp = *c->s;
-    tmp.training.recompute = RECOMPUTE_NONE;
-    struct ctx c2 = *c;
-    c2.s = &tmp;
-    return layer_activation_bytes(&c2);
-}
+/* Model states of one stage on one device. The software entry says what a
+ * parameter costs in mixed precision before sharding (Megatron-Core: bf16
+ * weight 2, fp32 main gradient 4, fp32 master 4, Adam 8 = 18 bytes; ZeRO
+ * paper: 16); ZeRO stage 1 (the distributed optimizer) shards the master
+ * copy and optimizer state, stage 2 also the gradients, stage 3 also the
+ * weights (Rajbhandari et al. 2020) over the data-parallel group (x CP,
+ * whose ranks hold the same weights); expert parameters over the
+ * expert-data-parallel group, DP x CP / EP. FP8 recipes that cache FP8
+ * weight copies (Transformer Engine keeps the weight and its transpose) add
+ * fp8_weight_bytes. */
+struct states {
+    double params, grads, optim, experts;
+};
 
-/* Parameters held by one device of the first (heaviest) pipeline stage. */
-static double device_params(const struct ctx *c)
+static void stage_states(const struct ctx *c, const struct stage *st, struct states *o)
 {
     const struct setup *s = c->s;
+    int zero = s->training.zero_stage;
+    double nd = (double)c->dp * c->cp, ne = nd / c->ep;
+    double pd = st->params.dense, pe = st->params.experts;
+    double w = c->w_bytes;
+    if (is_low_precision(s->training.precision))
+        w += c->r->software->fp8_weight_bytes;
+    double params_d = pd * w / (zero >= 3 ? nd : 1.0), params_e = pe * w / (zero >= 3 ? ne : 1.0);
+    double grads_d = pd * c->grad_bytes / (zero >= 2 ? nd : 1.0);
+    double grads_e = pe * c->grad_bytes / (zero >= 2 ? ne : 1.0);
+    double optim_d = pd * c->opt_bytes / (zero >= 1 ? nd : 1.0);
+    double optim_e = pe * c->opt_bytes / (zero >= 1 ? ne : 1.0);
+    o->params = params_d + params_e;
+    o->grads = grads_d + grads_e;
+    o->optim = optim_d + optim_e;
+    o->experts = params_e + grads_e + optim_e;
+    if (zero >= 3 && st->layers > 0) {
+        /* ZeRO-3/FSDP gathers one layer at a time and prefetches the next:
+         * two layers' weights are whole at once. */
+        o->params += 2.0 * (pd + pe * c->ep) / (double)st->layers * c->w_bytes;
+    }
+}
+
+/* Activations of a stage. 1F1B keeps min(p - i, m) micro-batches in flight
+ * on stage i (Narayanan et al. 2021). The interleaved schedule with v chunks
+ * runs 2(p - i - 1) + (v - 1) p warm-up chunk forwards before the first
+ * backward, at most all m v chunks (Megatron-Core
+ * get_num_warmup_microbatches), so stage i holds that many plus one chunks
+ * of L_i / v layers; for the first stage this is Korthikanti et al.'s
+ * (1 + (p-1)/(p v)) x p micro-batches (2022, section 4.2.3). */
+static double stage_activations(const struct ctx *c, const struct stage *st, double *logits)
+{
+    const struct setup *s = c->s;
+    *logits = 0.0;
     if (s->model.kind == MODEL_GENERIC)
-        return s->model.params;
-    double layers = ceil((double)s->model.layers / c->pp);
-    return (layers * layer_params(s) + (double)s->model.vocab * s->model.hidden) / c->tp;
+        return s->model.activation_bytes_per_sample * c->mb;
+    int rc = s->training.recompute;
+    double v = s->training.virtual_stages;
+    double inflight = mind(c->pp - st->index, c->m); /* in micro-batches of L_i layers */
+    if (v > 1) {
+        double warmup = 2.0 * (c->pp - st->index - 1) + (v - 1.0) * c->pp;
+        inflight = mind(warmup + 1.0, (double)c->m * v) / v;
+    }
+    int dense = st->layers - st->moe_layers;
+    double per_mb = dense * c->act_dense + st->moe_layers * c->act_moe;
+    double acts = per_mb * inflight;
+    if (rc == RECOMPUTE_FULL) /* the layer being recomputed, whole */
+        acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
+    if (st->last) {
+        /* Logits: 16-bit output plus an fp32 copy for the vocabulary-parallel
+         * cross entropy, per token and vocabulary entry. */
+        *logits = (double)s->model.seq_len / c->cp * c->mb * s->model.vocab / c->tp *
+                  (c->act_bytes + 4.0);
+    }
+    return acts;
 }
 
 static void memory_model(const struct ctx *c, struct memory_report *m)
 {
-    const struct setup *s = c->s;
     const struct software *sw = c->r->software;
-    double psi = device_params(c);
-    double nd = c->dp;
-    int zero = s->training.zero_stage;
-    /* ZeRO (Rajbhandari et al. 2020): stage 1 shards optimizer states,
-     * stage 2 also gradients, stage 3 also parameters, over Nd ranks. */
-    double params = psi * c->w_bytes / (zero >= 3 ? nd : 1.0);
-    double grads = psi * c->w_bytes / (zero >= 2 ? nd : 1.0);
-    double optim = psi * c->opt_bytes / (zero >= 1 ? nd : 1.0);
-    double acts, logits = 0.0;
-    if (s->model.kind == MODEL_GENERIC) {
-        acts = s->model.activation_bytes_per_sample * c->mb;
-    } else {
-        double layers = ceil((double)s->model.layers / c->pp);
-        /* 1F1B keeps up to p micro-batches in flight on the first stage
-         * (Narayanan et al. 2021), so it holds l/p layers x p micro-batches. */
-        double inflight = mind(c->pp, c->m);
-        /* Interleaving keeps (1 + (p-1)/(p v)) times more in flight
-         * (Korthikanti et al. 2022, section 4.2.3). */
-        double v = s->training.virtual_stages;
-        if (v > 1)
-            inflight *= 1.0 + (c->pp - 1.0) / (c->pp * v);
-        double first = layers * layer_activation_bytes(c) * inflight;
-        if (s->training.recompute == RECOMPUTE_FULL)
-            first += layer_activation_bytes_full(c); /* the layer being recomputed */
-        /* Logits of the last stage: 16-bit output plus an fp32 copy for the
-         * vocabulary-parallel cross entropy, per token and vocabulary entry. */
-        logits = (double)s->model.seq_len * c->mb * s->model.vocab / c->tp * (c->act_bytes + 4.0);
-        double last = layers * layer_activation_bytes(c) + logits;
-        if (c->pp > 1) {
-            /* Report the heavier of the first and last stage. */
-            if (first + 0.0 >= last) {
-                logits = 0.0;
-                acts = first;
-            } else {
-                acts = layers * layer_activation_bytes(c);
-            }
-        } else {
-            acts = first;
-        }
+    struct stage stages[4];
+    int n = c->s->model.kind == MODEL_GENERIC ? 1 : candidate_stages(c, stages);
+    if (c->s->model.kind == MODEL_GENERIC)
+        make_stage(c, 0, 0, &stages[0]);
+    double best = -1.0;
+    for (int i = 0; i < n; i++) {
+        struct states st;
+        stage_states(c, &stages[i], &st);
+        double logits;
+        double acts = stage_activations(c, &stages[i], &logits);
+        double used = st.params + st.grads + st.optim + acts + logits;
+        double reserved = sw->runtime_reserved_gb * GB + sw->fragmentation * used;
+        if (used + reserved <= best)
+            continue;
+        best = used + reserved;
+        m->params_gb = st.params / GB;
+        m->grads_gb = st.grads / GB;
+        m->optimizer_gb = st.optim / GB;
+        m->experts_gb = st.experts / GB;
+        m->activations_gb = acts / GB;
+        m->logits_gb = logits / GB;
+        m->reserved_gb = reserved / GB;
+        m->per_device_gb = (used + reserved) / GB;
     }
-    double used = params + grads + optim + acts + logits;
-    double reserved = sw->runtime_reserved_gb * GB + sw->fragmentation * used;
-    m->params_gb = params / GB;
-    m->grads_gb = grads / GB;
-    m->optimizer_gb = optim / GB;
-    m->activations_gb = acts / GB;
-    m->logits_gb = logits / GB;
-    m->reserved_gb = reserved / GB;
-    m->per_device_gb = (used + reserved) / GB;
     m->capacity_gb = c->r->accel->mem_gb;
     m->fits = m->per_device_gb <= m->capacity_gb;
 }
@@ -373,39 +591,169 @@ static void make_ctx(const struct setup *s, const struct resolved *r, struct ctx
     c->per_node = at_least_one(s->cluster.node.accelerators_per_node);
     c->nodes = at_least_one(s->cluster.nodes);
     c->devices = c->per_node * c->nodes;
+    c->domain = at_least_one(setup_scaleup_domain(s));
     c->tp = at_least_one(s->training.tensor_parallel);
     c->pp = at_least_one(s->training.pipeline_parallel);
-    c->dp = at_least_one(c->devices / (c->tp * c->pp));
+    c->cp = at_least_one(s->training.context_parallel);
+    c->ep = at_least_one(s->training.expert_parallel);
+    c->dp = at_least_one(c->devices / (c->tp * c->pp * c->cp));
     c->mb = at_least_one(s->training.micro_batch);
     c->m = at_least_one(s->training.global_batch / (c->dp * c->mb));
     const struct accelerator *a = r->accel;
-    double peak = a->peak_tflops[s->training.precision];
+    double peak = setup_gemm_peak_tflops(s, a);
     c->peak_flops = (peak > 0 ? peak : 1e-3) * 1e12;
+    double vector = setup_vector_peak_tflops(s, a);
+    c->vector_peak_flops = (vector > 0 ? vector : 1e-3) * 1e12;
     c->gemm_eff = a->gemm_efficiency;
     c->mem_bw = a->mem_bw_gbs * a->mem_bw_efficiency * 1e9;
     c->kernel_s = a->kernel_overhead_us * 1e-6;
-    bool half = is_16bit(s->training.precision);
-    c->act_bytes = half ? 2.0 : 4.0;
-    c->w_bytes = half ? 2.0 : 4.0;
-    /* Optimizer bytes per parameter: a 4-byte fp32 master copy in mixed
-     * precision, plus the optimizer's own state: Adam m and v (8), SGD
-     * momentum (4), Adafactor's factored moments (~0). Mixed-precision Adam
-     * is the K = 12 of the ZeRO paper. */
+    bool mixed = is_mixed(s->training.precision);
+    const struct software *sw = r->software;
+    c->act_bytes = mixed ? 2.0 : 4.0;
+    c->gemm_in_bytes = s->training.precision == TRAIN_FP4 || s->training.precision == TRAIN_NVFP4
+                           ? 0.5
+                       : is_low_precision(s->training.precision) ? 1.0
+                                                                 : c->act_bytes;
+    /* Bytes per parameter from the software entry in mixed precision
+     * (weights, gradients, fp32 master); fp32 training keeps 4 + 4 and no
+     * separate master. Optimizer state: Adam m and v (8), SGD momentum (4),
+     * Adafactor's factored moments (~0). Mixed-precision Adam in the ZeRO
+     * paper's convention is 2 + 2 + 12. */
+    c->w_bytes = mixed ? sw->weight_bytes : 4.0;
+    c->grad_bytes = mixed ? sw->grad_bytes : 4.0;
     double state = s->training.optimizer == OPT_ADAM ? 8.0
                    : s->training.optimizer == OPT_SGD ? 4.0 : 0.0;
-    c->opt_bytes = (half ? 4.0 : 0.0) + state;
+    c->opt_bytes = (mixed ? sw->master_bytes : 0.0) + state;
     c->throttle = 1.0;
+    if (s->model.kind == MODEL_TRANSFORMER) {
+        struct layer_params_split d, m;
+        model_layer_params(s, false, &d);
+        c->lp.dense_dense = d.dense;
+        bool full = s->training.recompute == RECOMPUTE_FULL;
+        c->act_dense = layer_activation_bytes(c, false, s->training.recompute);
+        c->act_full_dense = full ? layer_activation_bytes(c, false, RECOMPUTE_NONE) : 0.0;
+        if (s->model.experts > 0) {
+            model_layer_params(s, true, &m);
+            c->lp.moe_dense = m.dense;
+            c->lp.moe_experts = m.experts;
+            c->act_moe = layer_activation_bytes(c, true, s->training.recompute);
+            c->act_full_moe = full ? layer_activation_bytes(c, true, RECOMPUTE_NONE) : 0.0;
+        }
+    }
 }
 
 /* ---- the device step ------------------------------------------------------ */
 
 struct device_step {
-    double compute, recompute, tp_comm, bubble, p2p, dp_exposed, dp_total, optimizer, overhead;
+    double compute, recompute, tp_comm, cp_comm, ep_comm, bubble, p2p, dp_exposed, dp_total;
+    double optimizer, straggler, overhead;
     double forward, backward;
     double total;
     double executed_flops, model_flops; /* whole cluster, per step */
+    double hardware_flops;              /* model + recomputation, model's convention */
+    double params_device;               /* parameters of the busiest stage, per device */
     int dp_algo;
 };
+
+/* One stage's times per micro-batch. */
+struct stage_time {
+    double fwd, bwd, re, tp, cp, ep;
+};
+
+static void stage_time(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                       const struct layer_times *lm, struct stage_time *o)
+{
+    const struct setup *s = c->s;
+    int rc = s->training.recompute;
+    double nd = st->layers - st->moe_layers, nm = st->moe_layers;
+    double tokens_mb = (double)s->model.seq_len / c->cp * c->mb;
+    o->fwd = nd * ld->fwd + nm * lm->fwd;
+    o->bwd = nd * ld->bwd + nm * lm->bwd;
+    if (st->last) {
+        /* The output layer (logits GEMM) and the cross entropy, which reads
+         * the 16-bit logits, writes and reads an fp32 copy and writes the
+         * 16-bit gradient (memory-bound, 12 bytes per logit over forward and
+         * backward). */
+        double logits_f = model_gemm_time(c, 1, tokens_mb, (double)s->model.vocab / c->tp,
+                                          s->model.hidden);
+        double loss = time_for(12.0 * tokens_mb * s->model.vocab / c->tp, c->mem_bw);
+        o->fwd += logits_f + loss / 2.0;
+        o->bwd += 2.0 * logits_f + loss / 2.0;
+    }
+    if (st->first) /* embedding lookup: gather and scatter-add of s b h */
+        o->fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
+    o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
+            : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
+                                        : 0.0;
+    /* Tensor parallelism: two all-reduces per layer forward and two
+     * backward (Shoeybi et al. 2019), two more when the forward is
+     * recomputed. */
+    double per_layer = rc == RECOMPUTE_FULL ? 6.0 : 4.0;
+    o->tp = per_layer * (nd * ld->tp_comm + nm * lm->tp_comm);
+    double again = rc == RECOMPUTE_FULL ? 1.0 : 0.0;
+    o->cp = nd * ((1.0 + again) * ld->cp_fwd + ld->cp_bwd) +
+            nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
+    /* Expert parallelism: dispatch and combine forward, their transposes
+     * backward, again when the forward is recomputed. */
+    o->ep = nm * (2.0 + again) * lm->ep_fwd;
+}
+
+static double stage_total(const struct stage_time *t)
+{
+    return t->fwd + t->bwd + t->re + t->tp + t->cp + t->ep;
+}
+
+/* Data-parallel gradient sync of `params` parameters per device over a group
+ * of `n` ranks spaced `stride` apart. Stages 0: one all-reduce after the
+ * last micro-batch, hidden under its backward when overlap is on (Li et al.
+ * 2020, PyTorch DDP buckets). Stage 1 (Megatron-Core's distributed
+ * optimizer): one reduce-scatter of the gradients under the last backward
+ * (--overlap-grad-reduce) and one all-gather of the updated weights, hidden
+ * behind the next step's forward as far as the stack overlaps it
+ * (--overlap-param-gather). Stages 2-3 (Rajbhandari et al. 2020): stacks that
+ * reduce every micro-batch (DeepSpeed, FSDP) reduce-scatter during each
+ * backward; stage 3 also gathers the weights for every forward and backward,
+ * prefetched under compute. */
+static void dp_sync(const struct ctx *c, double params, int n, int stride, double t_f, double t_b,
+                    struct device_step *d)
+{
+    const struct setup *s = c->s;
+    const struct software *sw = c->r->software;
+    if (n <= 1 || params <= 0)
+        return;
+    struct collective_net net;
+    model_make_net(c, n, model_group_in_domain(c, n, stride), &net);
+    double grads = params * c->grad_bytes, weights = params * c->w_bytes;
+    int algo = s->training.allreduce, m = c->m;
+    double hide_b = s->training.overlap_grad_sync ? sw->dp_overlap_window * t_b : 0.0;
+    double hide_fb = s->training.overlap_grad_sync ? sw->dp_overlap_window * (t_f + t_b) : 0.0;
+    /* A reduce-scatter issued after one micro-batch's backward runs on its
+     * own stream while the next micro-batch computes (forward and backward);
+     * only the last one has just its own backward to hide behind. */
+    double hide_gather = sw->param_gather_overlap * t_f;
+    int zero = s->training.zero_stage;
+    int used = ALLREDUCE_RING;
+    if (zero == 0) {
+        double ar = collective_time(COLL_ALL_REDUCE, algo, grads, &net, &used);
+        d->dp_total += ar;
+        d->dp_exposed += maxd(0.0, ar - hide_b);
+    } else {
+        double rs = collective_time(COLL_REDUCE_SCATTER, algo, grads, &net, &used);
+        double ag = collective_time(COLL_ALL_GATHER, algo, weights, &net, NULL);
+        if (zero == 3) {
+            d->dp_total += m * (rs + 2.0 * ag);
+            d->dp_exposed += m * maxd(0.0, rs + 2.0 * ag - hide_fb);
+        } else if (zero == 2 && sw->reduce_per_microbatch) {
+            d->dp_total += m * rs + ag;
+            d->dp_exposed += (m - 1) * maxd(0.0, rs - hide_fb) + maxd(0.0, rs - hide_b) +
+                             maxd(0.0, ag - hide_gather);
+        } else {
+            d->dp_total += rs + ag;
+            d->dp_exposed += maxd(0.0, rs - hide_b) + maxd(0.0, ag - hide_gather);
+        }
+    }
+    d->dp_algo = used;
+}
 
 static void device_step_model(const struct ctx *c, struct device_step *d)
 {
@@ -413,120 +761,123 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
     const struct software *sw = c->r->software;
     memset(d, 0, sizeof *d);
     double samples = s->training.global_batch;
-    double psi = device_params(c);
-    double m = (double)c->m;
-    double t_f, t_b, t_re, t_tp;
+    int m = c->m;
+    struct stage stages[4];
+    int n_stages = 1;
+    struct stage_time slow;
+    memset(&slow, 0, sizeof slow);
+    const struct stage *busy = &stages[0];
     if (s->model.kind == MODEL_GENERIC) {
         /* Generic model: FLOPs per sample from the user, two thirds in the
          * backward pass (Kaplan et al. 2020: 6N per token = 2N + 4N), as a
          * roofline against the stated memory traffic per FLOP. */
+        make_stage(c, 0, 0, &stages[0]);
         double flops_mb = s->model.flops_per_sample * c->mb;
         double t_c = time_for(flops_mb, c->peak_flops * c->gemm_eff * c->throttle);
         double t_m = time_for(flops_mb * s->model.bytes_per_flop, c->mem_bw);
         double t = maxd(t_c, t_m) + c->kernel_s;
-        t_f = t / 3.0;
-        t_b = 2.0 * t / 3.0;
-        t_re = s->training.recompute == RECOMPUTE_FULL ? t_f : 0.0;
-        t_tp = 0.0;
+        slow.fwd = t / 3.0;
+        slow.bwd = 2.0 * t / 3.0;
+        slow.re = s->training.recompute == RECOMPUTE_FULL ? slow.fwd : 0.0;
         d->model_flops = s->model.flops_per_sample * samples;
-        d->executed_flops = d->model_flops * (t_re > 0 ? 4.0 / 3.0 : 1.0);
+        d->executed_flops = d->model_flops * (slow.re > 0 ? 4.0 / 3.0 : 1.0);
+        d->hardware_flops = d->executed_flops;
     } else {
-        struct layer_times lt;
-        layer_times(c, &lt);
-        double layers = ceil((double)s->model.layers / c->pp);
-        double tokens_mb = (double)s->model.seq_len * c->mb;
-        /* The last stage also runs the output layer (logits GEMM). */
-        double logits_f = gemm_time(c, 1, tokens_mb, (double)s->model.vocab / c->tp,
-                                    s->model.hidden);
-        t_f = layers * lt.fwd + logits_f;
-        t_b = layers * lt.bwd + 2.0 * logits_f;
-        t_re = s->training.recompute == RECOMPUTE_FULL        ? layers * lt.fwd
-               : s->training.recompute == RECOMPUTE_SELECTIVE ? layers * lt.attn_core
-                                                              : 0.0;
-        /* Tensor parallelism: two all-reduces per layer forward and two
-         * backward (Shoeybi et al. 2019), two more when the forward is
-         * recomputed. They sit on the critical path. */
-        double per_layer = s->training.recompute == RECOMPUTE_FULL ? 6.0 : 4.0;
-        t_tp = layers * per_layer * lt.tp_comm;
+        struct layer_times ld, lm;
+        layer_times(c, false, &ld);
+        lm = ld;
+        if (s->model.experts > 0)
+            layer_times(c, true, &lm);
+        n_stages = candidate_stages(c, stages);
+        /* The slowest stage sets the pace of the pipeline. */
+        double worst = -1.0;
+        for (int i = 0; i < n_stages; i++) {
+            struct stage_time st;
+            stage_time(c, &stages[i], &ld, &lm, &st);
+            if (stage_total(&st) > worst) {
+                worst = stage_total(&st);
+                slow = st;
+                busy = &stages[i];
+            }
+        }
         double tokens = (double)s->model.seq_len * samples;
-        double layers_all = s->model.layers;
-        double fwd = layers_all * layer_fwd_flops(s, tokens) + logits_fwd_flops(s, tokens);
+        double fwd = stack_fwd_flops(s, tokens) + logits_fwd_flops(s, tokens);
         d->model_flops = 3.0 * fwd;
-        double re = s->training.recompute == RECOMPUTE_FULL
-                        ? layers_all * layer_fwd_flops(s, tokens)
-                    : s->training.recompute == RECOMPUTE_SELECTIVE
-                        ? layers_all * 4.0 * tokens * s->model.seq_len * s->model.hidden
-                        : 0.0;
-        d->executed_flops = d->model_flops + re;
+        /* Executed FLOPs: a causal fused-attention kernel skips the masked
+         * half, and its backward recomputes the scores (2.5x the forward,
+         * not 2x); recomputation adds forward work. MFU keeps the published
+         * convention (Megatron-LM: full s x s, forward + 2 x backward). */
+        double attn_model = 3.0 * 4.0 * tokens * s->model.seq_len * s->model.hidden * s->model.layers;
+        double attn_exec = attn_model;
+        if (s->training.flash_attention)
+            attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;
+        double attn_fwd_exec = s->training.flash_attention ? attn_exec / 3.5 : attn_model / 3.0;
+        double re = s->training.recompute == RECOMPUTE_FULL        ? stack_fwd_flops(s, tokens)
+                    : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_fwd_exec
+                                                                   : 0.0;
+        d->executed_flops = d->model_flops - attn_model + attn_exec + re;
+        /* HFU in the MFU convention (full s^2), recomputation added
+         * (Korthikanti et al. 2022), so that MFU <= HFU always. */
+        d->hardware_flops = d->model_flops + (s->training.recompute == RECOMPUTE_FULL
+                                                  ? stack_fwd_flops(s, tokens)
+                                              : s->training.recompute == RECOMPUTE_SELECTIVE
+                                                  ? attn_model / 3.0
+                                                  : 0.0);
     }
+    double psi = busy->params.dense + busy->params.experts;
+    d->params_device = psi;
     /* Mixed precision accumulates each micro-batch's weight gradients into
      * fp32 buffers (Megatron-LM main_grad): a 4-byte read and write per
      * parameter held, once per micro-batch. With ZeRO stage 2 and above only
      * this rank's shard is kept. */
-    double accum_bytes = is_16bit(s->training.precision) ? 8.0 : 2.0 * c->w_bytes;
-    double accum_params = s->training.zero_stage >= 2 ? psi / c->dp : psi;
-    double accum = time_for(accum_params * accum_bytes, c->mem_bw);
-    t_b += accum;
-    double per_mb = t_f + t_b + t_re + t_tp;
-    d->forward = m * t_f;
-    d->backward = m * t_b;
-    d->compute = m * (t_f + t_b);
-    d->recompute = m * t_re;
-    d->tp_comm = m * t_tp;
-    /* 1F1B pipeline bubble: (p-1) micro-batch slots, i.e. (p-1)/(m+p-1) of
-     * the step (Narayanan et al. 2021); the interleaved schedule with v model
-     * chunks per stage divides it by v and multiplies the sends by v. */
+    double accum_bytes = is_mixed(s->training.precision) ? 8.0 : 2.0 * c->w_bytes;
+    double accum_params = s->training.zero_stage >= 2 ? psi / ((double)c->dp * c->cp) : psi;
+    slow.bwd += time_for(accum_params * accum_bytes, c->mem_bw);
+    double per_mb = stage_total(&slow);
+    d->forward = m * slow.fwd;
+    d->backward = m * slow.bwd;
+    d->compute = m * (slow.fwd + slow.bwd);
+    d->recompute = m * slow.re;
+    d->tp_comm = m * slow.tp;
+    d->cp_comm = m * slow.cp;
+    d->ep_comm = m * slow.ep;
+    /* 1F1B pipeline bubble: (p-1) micro-batch slots of the slowest stage,
+     * i.e. (p-1)/(m+p-1) of the step (Narayanan et al. 2021); the
+     * interleaved schedule with v model chunks per stage divides it by v and
+     * multiplies the sends by v. */
     double v = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
     d->bubble = (c->pp - 1) * per_mb / v;
     if (c->pp > 1) {
         /* Activations cross each stage boundary forward and gradients come
          * back, sharded over the tensor-parallel ranks (scatter/gather). */
-        double bytes = (double)s->model.seq_len * c->mb * s->model.hidden * c->act_bytes / c->tp;
-        bool inter = c->tp * c->dp >= c->per_node && c->nodes > 1;
-        double bw = (inter ? nic_share_gbs(c) : link_bw(c->r->intra_link)) * 1e9;
+        double bytes = (double)s->model.seq_len / c->cp * c->mb * s->model.hidden * c->act_bytes /
+                       c->tp;
+        int stage_span = c->tp * c->cp * c->dp; /* ranks between neighbouring stages */
+        bool inter = stage_span >= c->domain && c->devices > c->domain;
+        double bw = (inter ? model_nic_share_gbs(c) : model_link_bw(c->r->intra_link)) * 1e9;
         double lat = (inter && c->r->nic ? c->r->nic->latency_us : c->r->intra_link->latency_us) *
                      1e-6;
         double one = lat + time_for(bytes, bw);
         d->p2p = (1.0 - sw->pp_p2p_overlap) * 2.0 * (m + c->pp - 1) * v * one;
     }
-    /* Data-parallel gradient sync. Stages 0-1: one all-reduce (with ZeRO-1
-     * a reduce-scatter plus an all-gather of the same volume) of this
-     * device's gradients after the last micro-batch, hidden under its
-     * backward when overlap is on (Li et al. 2020, PyTorch DDP buckets).
-     * Stages 2-3 (Rajbhandari et al. 2020) reduce-scatter during every
-     * micro-batch's backward and all-gather the updated weights after the
-     * optimizer; stage 3 also gathers the weights for every forward and
-     * backward, prefetched under compute. */
-    if (c->dp > 1) {
-        struct collective_net net;
-        make_net(c, c->dp, dp_per_node(c), &net);
-        double bytes = psi * c->w_bytes;
-        int algo = s->training.allreduce;
-        double hide_b = s->training.overlap_grad_sync ? sw->dp_overlap_window * t_b : 0.0;
-        double hide_fb =
-            s->training.overlap_grad_sync ? sw->dp_overlap_window * (t_f + t_b) : 0.0;
-        if (s->training.zero_stage <= 1) {
-            d->dp_total = collective_time(COLL_ALL_REDUCE, algo, bytes, &net, &d->dp_algo);
-            d->dp_exposed = maxd(0.0, d->dp_total - hide_b);
-        } else {
-            double rs = collective_time(COLL_REDUCE_SCATTER, algo, bytes, &net, &d->dp_algo);
-            double ag = collective_time(COLL_ALL_GATHER, algo, bytes, &net, NULL);
-            if (s->training.zero_stage == 2) {
-                d->dp_total = m * rs + ag;
-                d->dp_exposed = m * maxd(0.0, rs - hide_b) + ag;
-            } else {
-                d->dp_total = m * (rs + 2.0 * ag);
-                d->dp_exposed = m * maxd(0.0, rs + 2.0 * ag - hide_fb);
-            }
-        }
-    }
+    /* Gradient sync: non-expert parameters over DP x CP (ranks tp apart),
+     * expert parameters over DP x CP / EP (ranks tp x cp x ep apart). */
+    dp_sync(c, busy->params.dense, c->dp * c->cp, c->tp, slow.fwd, slow.bwd, d);
+    dp_sync(c, busy->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, slow.fwd,
+            slow.bwd, d);
     /* Optimizer: memory-bound; reads and writes the optimizer state, reads
      * the gradient, writes the new weights, for this device's shard. */
-    double shard = psi / (s->training.zero_stage >= 1 ? c->dp : 1);
-    d->optimizer = time_for(shard * (2.0 * c->opt_bytes + 2.0 * c->w_bytes), c->mem_bw);
+    double nd = s->training.zero_stage >= 1 ? (double)c->dp * c->cp : 1.0;
+    double shard = busy->params.dense / nd + busy->params.experts / maxd(1.0, nd / c->ep);
+    d->optimizer = time_for(shard * (2.0 * c->opt_bytes + c->grad_bytes + c->w_bytes), c->mem_bw);
     d->overhead = sw->step_overhead_s;
-    d->total = d->compute + d->recompute + d->tp_comm + d->bubble + d->p2p + d->dp_exposed +
-               d->optimizer + d->overhead;
+    /* Every synchronous step waits for the slowest device: the compute of
+     * each varies by MODEL_COMPUTE_JITTER_CV, and the expected maximum of N
+     * normals grows as sqrt(2 ln N), one of the losses that grow with scale. */
+    d->straggler = (d->compute + d->recompute) * MODEL_COMPUTE_JITTER_CV *
+                   model_expected_max_normal(c->devices);
+    d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
+               d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;
 }
 
 /* ---- data path ------------------------------------------------------------------ */
@@ -568,10 +919,17 @@ static void data_path_model(const struct ctx *c, double device_step_s, struct da
      * share of the batch over its own host link. When the CPUs have fewer
      * PCIe lanes than the devices and NICs need, the links are shared. */
     double per_device = samples / c->dp * s->data.sample_bytes;
-    p->lanes_need = 16.0 * (c->per_node + s->cluster.node.nics_per_node);
+    /* With PCIe switches the CPUs see one x16 uplink per switch, and the
+     * devices behind a switch share it (GPUDirect traffic to the NICs stays
+     * under the switch); without, every device and NIC needs its own x16. */
+    double endpoints = c->per_node + s->cluster.node.nics_per_node;
+    int switches = s->cluster.node.pcie_switches;
+    p->lanes_need = 16.0 * (switches > 0 ? mind(switches, endpoints) : endpoints);
     p->lanes_have = (double)r->cpu->pcie_lanes * s->cluster.node.cpu_sockets;
     double share = mind(1.0, ratio(p->lanes_have, p->lanes_need));
-    p->h2d_s = time_for(per_device, link_bw(r->host_link) * share * 1e9) +
+    if (switches > 0 && switches < c->per_node)
+        share *= 1.0 / ceil((double)c->per_node / switches);
+    p->h2d_s = time_for(per_device, model_link_bw(r->host_link) * share * 1e9) +
                r->host_link->latency_us * 1e-6;
     p->serial = s->data.prefetch_batches == 0 || s->data.loader_workers_per_device == 0;
 }
@@ -787,8 +1145,13 @@ static void stage_reason(const struct ctx *c, const struct model_report *o, int 
             biggest = "the pipeline bubble", top = k->pp_bubble;
         if (k->pp_p2p > top)
             biggest = "pipeline sends", top = k->pp_p2p;
+        if (k->cp_comm > top)
+            biggest = "the context-parallel ring exchange", top = k->cp_comm;
+        if (k->ep_comm > top)
+            biggest = "expert all-to-alls", top = k->ep_comm;
         put(&t, "communication takes ");
-        put_num(&t, k->tp_comm + k->pp_bubble + k->pp_p2p + k->dp_comm_exposed);
+        put_num(&t, k->tp_comm + k->cp_comm + k->ep_comm + k->pp_bubble + k->pp_p2p +
+                        k->dp_comm_exposed);
         put(&t, " s of the ");
         put_num(&t, o->step_time_s);
         put(&t, " s step, most of it ");
@@ -826,7 +1189,8 @@ static void stage_pressure(const struct model_report *o, double out[STAGE_COUNT]
     out[STAGE_DATA] = st->read_s;
     out[STAGE_CPUS] = maxd(st->preprocess_s, st->h2d_s);
     out[STAGE_ACCELERATORS] = k->compute + k->recompute + k->optimizer;
-    out[STAGE_INTERCONNECT] = k->tp_comm + k->pp_bubble + k->pp_p2p + k->dp_comm_exposed;
+    out[STAGE_INTERCONNECT] =
+        k->tp_comm + k->cp_comm + k->ep_comm + k->pp_bubble + k->pp_p2p + k->dp_comm_exposed;
     /* Throttling costs the compute time it adds. */
     double f = o->power.throttle_factor;
     out[STAGE_INFRASTRUCTURE] = f > 0 && f < 1 ? (k->compute + k->recompute) * (1.0 - f) : 0.0;
@@ -874,8 +1238,8 @@ static double memory_of(const struct setup *s, const struct resolved *r)
 static bool shape_ok(const struct setup *s)
 {
     int64_t dev = setup_devices(s), tp = s->training.tensor_parallel,
-            pp = s->training.pipeline_parallel;
-    if (tp < 1 || pp < 1 || dev % (tp * pp) != 0)
+            pp = s->training.pipeline_parallel, cp = s->training.context_parallel;
+    if (tp < 1 || pp < 1 || cp < 1 || dev % (tp * pp * cp) != 0)
         return false;
     if (s->model.kind == MODEL_TRANSFORMER && (s->model.heads < 1 || setup_kv_heads(s) < 1))
         return false;
@@ -886,14 +1250,14 @@ static bool shape_ok(const struct setup *s)
     return true;
 }
 
-static void add_suggestion(struct model_report *o, const struct setup *base,
+static void add_suggestion(struct model_report *o, double base_gb,
                            const struct setup *changed, const struct resolved *r,
                            const char *text, const char *changes)
 {
     if (o->n_suggestions >= SUGGESTION_MAX || !shape_ok(changed))
         return;
     double after = memory_of(changed, r);
-    double saves = memory_of(base, r) - after;
+    double saves = base_gb - after;
     if (saves <= 0.001)
         return;
     struct suggestion *g = &o->suggestions[o->n_suggestions++];
@@ -912,18 +1276,18 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
     if (dp > 1 && s->training.zero_stage < 3) {
         t = *s;
         t.training.zero_stage = 3;
-        add_suggestion(o, s, &t, r, "ZeRO stage 3: shard weights, gradients and optimizer state",
+        add_suggestion(o, o->memory.per_device_gb, &t, r, "ZeRO stage 3: shard weights, gradients and optimizer state",
                        "training.zero_stage=3");
     }
     if (s->model.kind == MODEL_TRANSFORMER && s->training.recompute != RECOMPUTE_FULL) {
         t = *s;
         t.training.recompute = RECOMPUTE_FULL;
-        add_suggestion(o, s, &t, r, "full activation recomputation", "training.recompute=full");
+        add_suggestion(o, o->memory.per_device_gb, &t, r, "full activation recomputation", "training.recompute=full");
     }
     if (s->training.tensor_parallel > 1 && !s->training.sequence_parallel) {
         t = *s;
         t.training.sequence_parallel = true;
-        add_suggestion(o, s, &t, r, "sequence parallelism", "training.sequence_parallel=true");
+        add_suggestion(o, o->memory.per_device_gb, &t, r, "sequence parallelism", "training.sequence_parallel=true");
     }
     int64_t tp2 = (int64_t)s->training.tensor_parallel * 2;
     if (s->model.kind == MODEL_TRANSFORMER && tp2 <= s->cluster.node.accelerators_per_node) {
@@ -931,12 +1295,12 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
         t.training.tensor_parallel = (int)tp2;
         snprintf(text, sizeof text, "tensor parallelism %lld", (long long)tp2);
         snprintf(changes, sizeof changes, "training.tensor_parallel=%lld", (long long)tp2);
-        add_suggestion(o, s, &t, r, text, changes);
+        add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
     }
     if (s->training.micro_batch > 1) {
         t = *s;
         t.training.micro_batch = 1;
-        add_suggestion(o, s, &t, r, "micro-batch 1", "training.micro_batch=1");
+        add_suggestion(o, o->memory.per_device_gb, &t, r, "micro-batch 1", "training.micro_batch=1");
     }
     /* Scale out when no single change fits: the smallest device count
      * (whole nodes, ZeRO-3 and full recomputation) at which the model fits. */
@@ -969,7 +1333,7 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
                          "training.pipeline_parallel=1 training.global_batch=%d%s",
                          (long long)nodes, t.training.global_batch,
                          t.model.kind == MODEL_TRANSFORMER ? " training.recompute=full" : "");
-                add_suggestion(o, s, &t, r, text, changes);
+                add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
                 break;
             }
         }
@@ -986,7 +1350,8 @@ static const char *stalled_part(const struct model_report *o)
         return "loader workers (CPU cores, preprocessing time)";
     if (st->h2d_s >= MODEL_TIME_CEILING_S)
         return "host-to-device copies (host link, PCIe lanes)";
-    if (o->breakdown.tp_comm + o->breakdown.pp_p2p + o->breakdown.dp_comm_exposed >=
+    if (o->breakdown.tp_comm + o->breakdown.cp_comm + o->breakdown.ep_comm + o->breakdown.pp_p2p +
+            o->breakdown.dp_comm_exposed >=
         MODEL_TIME_CEILING_S)
         return "communication (link or network bandwidth)";
     return "the device step (compute, memory bandwidth, efficiencies)";
@@ -1007,6 +1372,17 @@ static void cannot_run(struct model_report *o, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Copies a string into a fixed buffer, truncating (no printf: every
+ * evaluation does this). */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 /* ---- the whole report ------------------------------------------------------------- */
 
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *o)
@@ -1020,7 +1396,15 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     o->dp = report_int(c.dp);
     o->tp = report_int(c.tp);
     o->pp = report_int(c.pp);
+    o->cp = report_int(c.cp);
+    o->ep = report_int(c.ep);
     o->micro_batches = report_int(c.m);
+    /* The resolved layout, echoed (eval text and JSON). */
+    o->vp = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
+    o->zero_stage = s->training.zero_stage;
+    copy_text(o->recompute, sizeof o->recompute, recompute_names[s->training.recompute]);
+    copy_text(o->precision, sizeof o->precision, train_precision_names[s->training.precision]);
+    copy_text(o->software, sizeof o->software, r->software->head.id);
     o->params = model_params(s);
     o->peak_tflops = c.peak_flops / 1e12;
     o->runnable = true;
@@ -1034,6 +1418,10 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     struct data_path dpth;
     data_path_model(&c, d.total, &dpth);
     double busy = ratio(d.compute + d.recompute + d.optimizer, maxd(d.total, 1e-12));
+    /* A device waiting on communication or in a pipeline bubble keeps its
+     * clocks up and runs NCCL kernels: it draws DEVICE_WAIT_DYNAMIC_SHARE of
+     * its dynamic power, not idle. */
+    busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
     double cpu_util = mind(1.0, ratio(dpth.cores_busy, maxd(dpth.cores_total, 1.0)));
     power_model(&c, mind(1.0, busy), cpu_util, &o->power);
     double f = throttle_for_cooling(&c, &o->power);
@@ -1077,10 +1465,13 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     k->compute = d.compute;
     k->recompute = d.recompute;
     k->tp_comm = d.tp_comm;
+    k->cp_comm = d.cp_comm;
+    k->ep_comm = d.ep_comm;
     k->pp_bubble = d.bubble;
     k->pp_p2p = d.p2p;
     k->dp_comm_exposed = d.dp_exposed;
     k->optimizer = d.optimizer;
+    k->straggler = d.straggler;
     k->overhead = d.overhead;
     o->device_step_s = d.total;
     if (dpth.serial) {
@@ -1131,7 +1522,7 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     double peak_all = c.peak_flops * c.devices;
     o->tflops_per_device = ratio(d.executed_flops, o->step_time_s * c.devices) / 1e12;
     o->mfu = ratio(d.model_flops, o->step_time_s * peak_all);
-    o->hfu = ratio(d.executed_flops, o->step_time_s * peak_all);
+    o->hfu = ratio(d.hardware_flops, o->step_time_s * peak_all);
     double compute_time = d.compute + d.recompute;
     o->achieved_fraction = compute_time > 0
                                ? ratio(d.executed_flops, c.devices * compute_time * c.peak_flops)
@@ -1143,7 +1534,7 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     o->utilization[STAGE_ACCELERATORS] =
         mind(1.0, ratio(d.compute + d.recompute + d.optimizer, o->step_time_s));
     o->utilization[STAGE_INTERCONNECT] =
-        mind(1.0, ratio(d.tp_comm + d.p2p + d.dp_total, o->step_time_s));
+        mind(1.0, ratio(d.tp_comm + d.cp_comm + d.ep_comm + d.p2p + d.dp_total, o->step_time_s));
     o->utilization[STAGE_INFRASTRUCTURE] = mind(1.0, rack_load(&o->power));
 
     /* Energy, reliability, cost. */
@@ -1174,8 +1565,18 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     cost->usd_total = cost->usd_energy + cost->usd_devices;
 
     if (!o->memory.fits) {
-        cannot_run(o, "needs %.1f GB per device but %s has %.0f GB", o->memory.per_device_gb,
-                   r->accel->head.id, o->memory.capacity_gb);
+        /* Built without printf: this runs on every evaluation that does
+         * not fit, which sweeps do by the thousand. */
+        char msg[160];
+        struct text m = {msg, sizeof msg};
+        put(&m, "needs ");
+        put_num(&m, o->memory.per_device_gb);
+        put(&m, " GB per device but ");
+        put(&m, r->accel->head.id);
+        put(&m, " has ");
+        put_num(&m, o->memory.capacity_gb);
+        put(&m, " GB");
+        cannot_run(o, "%s", msg);
         suggest_fits(s, r, o);
     }
     name_bottleneck(&c, o);

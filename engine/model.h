@@ -35,11 +35,14 @@ struct step_breakdown {
     double compute;
     double recompute;
     double tp_comm;
+    double cp_comm; /* exposed ring-attention K/V exchange */
+    double ep_comm; /* exposed expert all-to-all (dispatch + combine) */
     double pp_bubble;
     double pp_p2p;
     double dp_comm_exposed;
     double optimizer;
-    double overhead; /* fixed per-step software cost */
+    double straggler; /* the synchronous step waits for the slowest of N devices */
+    double overhead;  /* fixed per-step software cost */
 };
 
 struct memory_report {
@@ -51,6 +54,7 @@ struct memory_report {
     double reserved_gb; /* runtime workspaces + fragmentation */
     double per_device_gb;
     double capacity_gb;
+    double experts_gb;  /* of params + grads + optimizer: the routed experts' share */
     bool fits;
 };
 
@@ -149,7 +153,12 @@ struct model_report {
     double pcie_lanes_needed;
     double pcie_lanes_have;
     double params;           /* total model parameters */
-    int devices, nodes, racks, dp, tp, pp, micro_batches;
+    int devices, nodes, racks, dp, tp, pp, cp, ep, micro_batches;
+    /* The resolved layout, echoed. */
+    int vp, zero_stage;
+    char recompute[16];
+    char precision[16];
+    char software[64];
 };
 
 /* The longest time the model reports, about 32 million years. A capacity
@@ -160,6 +169,20 @@ struct model_report {
 /* Evaluate a resolved setup. Never allocates; always fills every field with
  * finite numbers. */
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *out);
+
+/* Coefficient of variation of one device's compute time per step. Measured
+ * step-to-step and device-to-device variation of large GEMM workloads is a
+ * few percent (clock boosting, memory refresh, OS noise; Sinha et al., "Not
+ * All GPUs Are Created Equal", SC 2022, report ~2-8% across nominally
+ * identical GPUs). The analytic model charges its expected maximum over the
+ * devices; the step loop draws it. */
+#define MODEL_COMPUTE_JITTER_CV 0.02
+
+/* Expected maximum of n independent standard normals (Blom's
+ * approximation; exact for n = 1 and 2), and the standard normal quantile
+ * with upper-tail probability q (the step loop draws with it). */
+double model_expected_max_normal(double n);
+double model_normal_upper_quantile(double q);
 
 /* Parameter count of the model in the setup. */
 double model_params(const struct setup *s);

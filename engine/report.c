@@ -520,7 +520,7 @@ void format_duration(char *buf, size_t len, double t)
 }
 
 /* Letters of the breakdown bar, one per part, in table order. */
-static const char breakdown_letters[] = "RPHCrTBpDOo";
+static const char breakdown_letters[] = "RPHCrTXEBpDOSo";
 static const char breakdown_group[] = "breakdown_s.";
 
 /* The breakdown rows of report_fields[], in order; returns how many. */
@@ -570,7 +570,7 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
     warnings += !o->host_ram_ok;
     format_fixed(a, sizeof a, o->pcie_lanes_have, 0);
     format_fixed(b, sizeof b, o->pcie_lanes_needed, 0);
-    fprintf(out, "  %-5s PCIe lanes %s available, %s needed (x16 per device and per NIC)%s\n",
+    fprintf(out, "  %-5s PCIe lanes %s available, %s needed (x16 per device and NIC, or per PCIe switch)%s\n",
             o->pcie_lanes_ok ? "ok" : "WARN", a, b,
             o->pcie_lanes_ok ? "" : ": devices share lanes, host copies slow down");
     warnings += !o->pcie_lanes_ok;
@@ -598,8 +598,13 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
     format_printable(text, sizeof text, s->name);
     fprintf(out, "%s\n", text);
     format_printable(text, sizeof text, r->accel->head.name);
-    fprintf(out, "  %d x %s (%d nodes, %d racks)  TP %d  PP %d  DP %d  micro-batches %d\n",
-            o->devices, text, o->nodes, o->racks, o->tp, o->pp, o->dp, o->micro_batches);
+    fprintf(out, "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
+                 "micro-batches %d\n",
+            o->devices, text, o->nodes, o->racks, o->tp, o->cp, o->pp, o->vp, o->ep, o->dp,
+            o->micro_batches);
+    format_printable(text, sizeof text, o->software);
+    fprintf(out, "  ZeRO %d  recompute %s  %s  %s\n", o->zero_stage, o->recompute, o->precision,
+            text);
     if (!o->runnable) {
         format_printable(text, sizeof text, o->why_not);
         fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
@@ -648,6 +653,10 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         fprintf(out, " %s%s %s", i ? " " : "", part_names[i], a);
     }
     fputs(" GB\n", out);
+    if (m->experts_gb > 0) {
+        format_fixed(a, sizeof a, m->experts_gb, 1);
+        fprintf(out, "  of which expert weights, grads and optimizer state %s GB\n", a);
+    }
     for (int i = 0; i < o->n_suggestions && i < SUGGESTION_MAX; i++) {
         const struct suggestion *g = &o->suggestions[i];
         format_fixed(a, sizeof a, g->per_device_gb, 1);

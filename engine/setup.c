@@ -11,8 +11,10 @@ const char *const model_kind_names[] = {"transformer", "generic", NULL};
 const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 const char *const optimizer_names[] = {"adam", "sgd", "adafactor", NULL};
 const char *const recompute_names[] = {"none", "selective", "full", NULL};
-const char *const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", NULL};
+const char *const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", "nvls", NULL};
 static const char *const data_source_names[] = {"shared", "local", NULL};
+const char *const train_precision_names[] = {"fp32", "tf32", "bf16", "fp16",  "fp8",
+                                             "int8", "fp4",  "mxfp8", "nvfp4", NULL};
 
 #define OFF(member) offsetof(struct setup, member)
 #define REF(path, member, kind, dflt, help, flags, stage)                                         \
@@ -77,6 +79,13 @@ static const struct field setup_field_list[] = {
         FIELD_KNOB | FIELD_OPTIONAL, 4),
     INT("cluster.node.nics_per_node", cluster.node.nics_per_node, 0, 256, 8, "",
         "network ports per node", FIELD_KNOB, 4),
+    /* DGX/HGX H100 and DGX A100 put each pair of GPUs and their NICs behind
+     * one of 4 PCIe switches with an x16 uplink to the CPUs (NVIDIA DGX H100
+     * and DGX A100 user guides, system topology). */
+    INT("cluster.node.pcie_switches", cluster.node.pcie_switches, 0, 256, 4, "",
+        "PCIe switches in the node; devices and NICs behind one share its x16 uplink to the "
+        "CPUs (0: attached to the CPUs directly)",
+        FIELD_KNOB, 2),
     REF("cluster.node.local_storage", cluster.node.local_storage, CATALOG_STORAGE, "nvme-gen4",
         "storage inside each node", FIELD_OPTIONAL, 1),
     /* DGX H100 peaks at 10.2 kW (NVIDIA user guide); 8 x 700 W GPUs, 2 x 350 W
@@ -84,6 +93,10 @@ static const struct field setup_field_list[] = {
      * full speed; about 1.5 kW is typical under a steady training load. */
     NUM("cluster.node.other_w", cluster.node.other_w, 0, 1e6, 1500, "W",
         "power of the rest of the node: switches, memory, drives, fans", 0, 5),
+    INT("cluster.scaleup_domain", cluster.scaleup_domain, 0, 1e6, 0, "",
+        "devices sharing the intra-node link fabric, e.g. 72 for GB200 NVL72 or every chip of a "
+        "TPU slice (0: accelerators_per_node)",
+        FIELD_KNOB, 4),
     REF("cluster.storage", cluster.storage, CATALOG_STORAGE, "lustre",
         "shared storage tier that training data is read from", FIELD_KNOB, 1),
     AUTO("cluster.storage_bw_gbs", cluster.storage_bw_gbs, 1e-6, 1e7, "GB/s",
@@ -109,6 +122,15 @@ static const struct field setup_field_list[] = {
     INT("model.kv_heads", model.kv_heads, 0, MAX_HEADS, 0, "",
         "key/value heads for grouped-query attention (0: heads)", 0, 3),
     ENUM("model.mlp", model.mlp, mlp_names, MLP_GELU, "gelu (2 matrices) or swiglu (3)", 0, 3),
+    INT("model.experts", model.experts, 0, 1e5, 0, "",
+        "routed experts per mixture-of-experts layer (0: dense model)", 0, 3),
+    INT("model.top_k", model.top_k, 0, 1e5, 0, "", "routed experts each token goes to", 0, 3),
+    INT("model.expert_ffn_hidden", model.expert_ffn_hidden, 0, 1e7, 0, "",
+        "inner size of one expert (0: ffn_hidden)", 0, 3),
+    INT("model.shared_experts", model.shared_experts, 0, 1e4, 0, "",
+        "always-active experts per mixture-of-experts layer", 0, 3),
+    INT("model.dense_layers", model.dense_layers, 0, 1e5, 0, "",
+        "the first N layers use the dense MLP (ffn_hidden) instead of experts", 0, 3),
     BOOL("model.causal", model.causal, 1,
          "causal (decoder) attention; fused attention skips the masked half", 0, 3),
     NUM("model.params", model.params, 0, 1e15, 0, "", "generic models: parameter count", 0, 3),
@@ -122,8 +144,10 @@ static const struct field setup_field_list[] = {
         "samples per optimizer step", FIELD_KNOB, 3),
     INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",
         "samples per device per forward pass", FIELD_KNOB, 3),
-    ENUM("training.precision", training.precision, precision_names, PREC_BF16,
-         "number format of the matrix math", FIELD_KNOB, 3),
+    ENUM("training.precision", training.precision, train_precision_names, TRAIN_BF16,
+         "number format of the matrix math (fp8, mxfp8, fp4, nvfp4: low-precision GEMMs, "
+         "bf16 elsewhere, as Transformer Engine)",
+         FIELD_KNOB, 3),
     ENUM("training.optimizer", training.optimizer, optimizer_names, OPT_ADAM,
          "optimizer (sets the bytes of optimizer state)", 0, 3),
     INT("training.tensor_parallel", training.tensor_parallel, 1, 4096, 1, "",
@@ -132,6 +156,18 @@ static const struct field setup_field_list[] = {
         "pipeline stages", FIELD_KNOB, 4),
     INT("training.virtual_stages", training.virtual_stages, 1, 64, 1, "",
         "model chunks per pipeline stage (interleaved 1F1B schedule)", FIELD_KNOB, 4),
+    INT("training.context_parallel", training.context_parallel, 1, 4096, 1, "",
+        "context-parallel size: the sequence split over ranks, attention as a ring", FIELD_KNOB, 4),
+    INT("training.expert_parallel", training.expert_parallel, 1, 65536, 1, "",
+        "expert-parallel size: experts sharded over ranks carved out of data parallelism",
+        FIELD_KNOB, 4),
+    NUM("training.capacity_factor", training.capacity_factor, 0, 1000, 0, "",
+        "expert capacity over the mean load; tokens above it are dropped (0: dropless)",
+        FIELD_KNOB, 4),
+    INT("training.first_stage_layers", training.first_stage_layers, 0, 1e5, 0, "",
+        "layers on the first pipeline stage (0: as even as possible)", 0, 4),
+    INT("training.last_stage_layers", training.last_stage_layers, 0, 1e5, 0, "",
+        "layers on the last pipeline stage (0: as even as possible)", 0, 4),
     INT("training.zero_stage", training.zero_stage, 0, 3, 1, "", "ZeRO stage (0-3)", FIELD_KNOB, 3),
     ENUM("training.recompute", training.recompute, recompute_names, RECOMPUTE_SELECTIVE,
          "activation recomputation", FIELD_KNOB, 3),
@@ -190,10 +226,91 @@ int64_t setup_devices(const struct setup *s)
     return (int64_t)s->cluster.nodes * s->cluster.node.accelerators_per_node;
 }
 
+/* Device count = TP x CP x PP x DP (Megatron-Core's rank order). */
 int64_t setup_data_parallel(const struct setup *s)
 {
-    int64_t mp = (int64_t)s->training.tensor_parallel * s->training.pipeline_parallel;
+    int64_t mp = (int64_t)s->training.tensor_parallel * s->training.pipeline_parallel *
+                 s->training.context_parallel;
     return mp > 0 ? setup_devices(s) / mp : 0;
+}
+
+int setup_scaleup_domain(const struct setup *s)
+{
+    int domain = s->cluster.scaleup_domain > 0 ? s->cluster.scaleup_domain
+                                               : s->cluster.node.accelerators_per_node;
+    int64_t devices = setup_devices(s);
+    return domain < devices ? domain : (int)devices;
+}
+
+int64_t setup_expert_ffn_hidden(const struct setup *s)
+{
+    return s->model.expert_ffn_hidden > 0 ? s->model.expert_ffn_hidden : setup_ffn_hidden(s);
+}
+
+int setup_stage_layers(const struct setup *s, int stage)
+{
+    int p = s->training.pipeline_parallel, layers = s->model.layers;
+    if (p <= 1)
+        return layers;
+    int first = s->training.first_stage_layers, last = s->training.last_stage_layers;
+    if (stage == 0 && first > 0)
+        return first;
+    if (stage == p - 1 && last > 0)
+        return last;
+    int free_stages = p - (first > 0) - (last > 0);
+    int rest = layers - first - last;
+    if (free_stages <= 0 || rest <= 0)
+        return 0;
+    /* As even as possible; the remainder goes to the middle stages first,
+     * then to the first stage, then to the last: the first stage also holds
+     * the embedding, the last the output layer and the loss (Llama 3 paper,
+     * section 3.3.2, balances stages the same way). */
+    int base = rest / free_stages, extra = rest % free_stages;
+    int rank;
+    if (stage > 0 && stage < p - 1)
+        rank = stage - 1;
+    else if (stage == 0)
+        rank = p - 2;
+    else
+        rank = p - 2 + (first > 0 ? 0 : 1);
+    return base + (rank < extra ? 1 : 0);
+}
+
+double setup_gemm_peak_tflops(const struct setup *s, const struct accelerator *a)
+{
+    double peak;
+    switch (s->training.precision) {
+    case TRAIN_MXFP8:
+        /* MX block scaling runs at the FP8 rate on the devices that have it
+         * (NVIDIA Blackwell, AMD CDNA 4); those are the FP4-capable ones. */
+        peak = a->fp4_tflops > 0 ? a->peak_tflops[PREC_FP8] : 0.0;
+        break;
+    case TRAIN_FP4:
+        peak = a->fp4_tflops;
+        break;
+    case TRAIN_NVFP4:
+        peak = strcmp(a->head.vendor, "NVIDIA") == 0 ? a->fp4_tflops : 0.0;
+        break;
+    default:
+        peak = a->peak_tflops[s->training.precision];
+        break;
+    }
+    return peak > 0 ? peak : 0.0;
+}
+
+double setup_vector_peak_tflops(const struct setup *s, const struct accelerator *a)
+{
+    switch (s->training.precision) {
+    case TRAIN_FP8:
+    case TRAIN_MXFP8:
+    case TRAIN_FP4:
+    case TRAIN_NVFP4:
+        /* Transformer Engine keeps attention, norms and element-wise work in
+         * BF16 when the GEMMs run in FP8/FP4. */
+        return a->peak_tflops[PREC_BF16] > 0 ? a->peak_tflops[PREC_BF16] : setup_gemm_peak_tflops(s, a);
+    default:
+        return setup_gemm_peak_tflops(s, a);
+    }
 }
 
 int64_t setup_ffn_hidden(const struct setup *s)
@@ -298,21 +415,42 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
 
     long long devices = setup_devices(s);
     int tp = s->training.tensor_parallel, pp = s->training.pipeline_parallel;
+    int cp = s->training.context_parallel, ep = s->training.expert_parallel;
+    const struct software *sw = r->software;
     if (tp > devices)
         FAIL("training.tensor_parallel", "training.tensor_parallel %d exceeds the %lld devices",
              tp, devices);
-    if (devices % (tp * pp) != 0)
+    if (cp == 1 && devices % (tp * pp) != 0)
         FAIL("training.pipeline_parallel",
              "tensor_parallel %d x pipeline_parallel %d = %d does not divide the %lld devices "
              "(%d node%s x %d)",
              tp, pp, tp * pp, devices, s->cluster.nodes, s->cluster.nodes == 1 ? "" : "s",
              s->cluster.node.accelerators_per_node);
-    long long dp = devices / (tp * pp);
+    long long model_ranks = (long long)tp * cp * pp; /* up to 4096^3: not an int */
+    if (cp > 1 && devices % model_ranks != 0)
+        FAIL("training.context_parallel",
+             "tensor_parallel %d x context_parallel %d x pipeline_parallel %d = %lld does not "
+             "divide the %lld devices (%d node%s x %d)",
+             tp, cp, pp, model_ranks, devices, s->cluster.nodes,
+             s->cluster.nodes == 1 ? "" : "s", s->cluster.node.accelerators_per_node);
+    long long dp = devices / model_ranks;
     if (s->training.global_batch % (dp * s->training.micro_batch) != 0)
         FAIL("training.global_batch",
              "training.global_batch %d is not a multiple of data-parallel size %lld x "
              "micro_batch %d",
              s->training.global_batch, dp, s->training.micro_batch);
+    int domain = s->cluster.scaleup_domain, per_node = s->cluster.node.accelerators_per_node;
+    if (domain > 0 && domain % per_node != 0 && per_node % domain != 0)
+        FAIL("cluster.scaleup_domain",
+             "cluster.scaleup_domain %d must be a multiple or a divisor of "
+             "accelerators_per_node %d (a fabric spans whole nodes or splits one evenly)",
+             domain, per_node);
+    int fabric_max = r->intra_link->domain_max_devices;
+    if (domain > 0 && fabric_max > 0 && domain > fabric_max)
+        FAIL("cluster.scaleup_domain",
+             "cluster.scaleup_domain %d: %s joins at most %d devices in one domain (see: mlviz "
+             "catalog links)",
+             domain, r->intra_link->head.id, fabric_max);
     if (s->model.kind == MODEL_TRANSFORMER) {
         int kv = setup_kv_heads(s);
         if (s->model.hidden % s->model.heads != 0)
@@ -331,12 +469,78 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
         if (pp > s->model.layers)
             FAIL("training.pipeline_parallel",
                  "training.pipeline_parallel %d exceeds model.layers %d", pp, s->model.layers);
+        int first = s->training.first_stage_layers, last = s->training.last_stage_layers;
+        if ((first > 0 || last > 0) && pp == 1)
+            FAIL(first > 0 ? "training.first_stage_layers" : "training.last_stage_layers",
+                 "training.%s_stage_layers needs pipeline_parallel > 1",
+                 first > 0 ? "first" : "last");
+        int others = pp - (first > 0) - (last > 0);
+        if (pp > 1 && (first + last + others > s->model.layers ||
+                       (others == 0 && first + last != s->model.layers)))
+            FAIL(first > 0 ? "training.first_stage_layers" : "training.last_stage_layers",
+                 "first_stage_layers %d + last_stage_layers %d leave %d layer%s for %d other "
+                 "stage%s (model.layers %d): every stage needs at least one",
+                 first, last, s->model.layers - first - last,
+                 s->model.layers - first - last == 1 ? "" : "s", others, others == 1 ? "" : "s",
+                 s->model.layers);
         int v = s->training.virtual_stages;
-        if (v > 1 && (pp == 1 || s->model.layers % (pp * v) != 0))
+        if (v > 1 && pp == 1)
             FAIL("training.virtual_stages",
-                 "training.virtual_stages %d needs pipeline_parallel > 1 and model.layers (%d) "
-                 "divisible by pipeline_parallel x virtual_stages (%d)",
-                 v, s->model.layers, pp * v);
+                 "training.virtual_stages %d needs pipeline_parallel > 1", v);
+        for (int stage = 0; v > 1 && stage < pp; stage++)
+            if (setup_stage_layers(s, stage) < v)
+                FAIL("training.virtual_stages",
+                     "training.virtual_stages %d: pipeline stage %d holds %d layer%s, fewer "
+                     "than its %d model chunks (model.layers %d over %d stages)",
+                     v, stage, setup_stage_layers(s, stage),
+                     setup_stage_layers(s, stage) == 1 ? "" : "s", v, s->model.layers, pp);
+        if (cp > 1 && s->model.seq_len % (2 * cp) != 0)
+            FAIL("training.context_parallel",
+                 "model.seq_len %d must split into 2 x context_parallel = %d equal chunks "
+                 "(causal load balancing, Megatron-Core)",
+                 s->model.seq_len, 2 * cp);
+        int experts = s->model.experts;
+        if (experts == 0 && (s->model.top_k > 0 || s->model.shared_experts > 0 ||
+                             s->model.expert_ffn_hidden > 0 || s->model.dense_layers > 0))
+            FAIL(s->model.top_k > 0            ? "model.top_k"
+                 : s->model.shared_experts > 0 ? "model.shared_experts"
+                 : s->model.expert_ffn_hidden > 0 ? "model.expert_ffn_hidden"
+                                                   : "model.dense_layers",
+                 "mixture-of-experts fields need model.experts > 0");
+        if (experts > 0 && (s->model.top_k < 1 || s->model.top_k > experts))
+            FAIL_AT("model.top_k", "model.experts",
+                    "model.top_k %d must be between 1 and model.experts %d", s->model.top_k,
+                    experts);
+        if (experts > 0 && s->model.dense_layers >= s->model.layers)
+            FAIL("model.dense_layers",
+                 "model.dense_layers %d leaves no mixture-of-experts layer of model.layers %d",
+                 s->model.dense_layers, s->model.layers);
+        if (experts > 0 && !sw->expert_parallel)
+            FAIL_AT("training.software", "model.experts",
+                    "%s does not implement mixture-of-experts layers (see: mlviz catalog "
+                    "software)",
+                    sw->head.id);
+        if (ep > 1 && experts == 0)
+            FAIL("training.expert_parallel",
+                 "training.expert_parallel %d needs a mixture-of-experts model (model.experts)",
+                 ep);
+        if (ep > 1 && experts % ep != 0)
+            FAIL("training.expert_parallel",
+                 "training.expert_parallel %d must divide model.experts %d", ep, experts);
+        if (ep > 1 && (dp * cp) % ep != 0)
+            FAIL("training.expert_parallel",
+                 "training.expert_parallel %d must divide data_parallel %lld x context_parallel "
+                 "%d (expert ranks are carved out of them, Megatron-Core)",
+                 ep, dp, cp);
+        if (s->training.capacity_factor > 0 && experts == 0)
+            FAIL("training.capacity_factor",
+                 "training.capacity_factor applies to mixture-of-experts models "
+                 "(model.experts > 0)");
+        if (cp > 1 && !sw->context_parallel)
+            FAIL_AT("training.context_parallel", "training.software",
+                    "%s does not implement ring-attention context parallelism; use "
+                    "megatron-core, nemo, fsdp or maxtext",
+                    sw->head.id);
     } else {
         /* Counts of parameters and FLOPs: below 1 is unset or meaningless. */
         if (s->model.params < 1)
@@ -344,28 +548,48 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
         if (s->model.flops_per_sample < 1)
             FAIL("model.flops_per_sample",
                  "model.flops_per_sample must be set (at least 1) for a generic model");
-        if (tp > 1 || pp > 1)
-            FAIL(tp > 1 ? "training.tensor_parallel" : "training.pipeline_parallel",
-                 "a generic model supports data parallelism only (tensor_parallel and "
-                 "pipeline_parallel must be 1)");
+        if (tp > 1 || pp > 1 || cp > 1 || ep > 1)
+            FAIL(tp > 1   ? "training.tensor_parallel"
+                 : pp > 1 ? "training.pipeline_parallel"
+                 : cp > 1 ? "training.context_parallel"
+                          : "training.expert_parallel",
+                 "a generic model supports data parallelism only (tensor_parallel, "
+                 "pipeline_parallel, context_parallel and expert_parallel must be 1)");
+        if (s->model.experts > 0)
+            FAIL("model.experts", "model.experts needs model.kind transformer");
     }
-    double peak = r->accel->peak_tflops[s->training.precision];
-    if (!(peak > 0)) {
-        char have[128] = "";
+    int prec = s->training.precision;
+    if (!(setup_gemm_peak_tflops(s, r->accel) > 0)) {
+        char have[160] = "";
         size_t used = 0;
-        for (int i = 0; i < PREC_COUNT; i++)
-            if (r->accel->peak_tflops[i] > 0)
+        struct setup probe = *s;
+        for (int i = 0; i < TRAIN_PRECISION_COUNT; i++) {
+            probe.training.precision = i;
+            if (setup_gemm_peak_tflops(&probe, r->accel) > 0)
                 used += (size_t)snprintf(have + used, sizeof have - used, "%s%s", used ? ", " : "",
-                                         precision_names[i]);
+                                         train_precision_names[i]);
+        }
         FAIL_AT("training.precision", "cluster.node.accelerator",
                 "%s has no %s support (it has: %s); set training.precision", r->accel->head.id,
-                precision_names[s->training.precision], have);
+                train_precision_names[prec], have);
     }
-    if (s->cluster.nodes > 1 && !r->nic)
+    if (prec == TRAIN_FP8 && !sw->fp8)
+        FAIL_AT("training.precision", "training.software",
+                "%s has no FP8 training recipe; use megatron-core, nemo or fsdp", sw->head.id);
+    if ((prec == TRAIN_MXFP8 || prec == TRAIN_FP4 || prec == TRAIN_NVFP4) && !sw->microscaling)
+        FAIL_AT("training.precision", "training.software",
+                "%s has no %s training recipe; use megatron-core or nemo (Transformer Engine)",
+                sw->head.id, train_precision_names[prec]);
+    if (s->training.zero_stage > sw->max_zero_stage)
+        FAIL_AT("training.zero_stage", "training.software",
+                "%s implements ZeRO stages up to %d, not %d", sw->head.id, sw->max_zero_stage,
+                s->training.zero_stage);
+    bool network = devices > setup_scaleup_domain(s);
+    if (network && !r->nic)
         FAIL_AT("cluster.node.nic", "cluster.nodes",
                 "%d nodes need a network: set cluster.node.nic (see: mlviz catalog links)",
                 s->cluster.nodes);
-    if (s->cluster.nodes > 1 && s->cluster.node.nics_per_node < 1)
+    if (network && s->cluster.node.nics_per_node < 1)
         FAIL_AT("cluster.node.nics_per_node", "cluster.nodes",
                 "%d nodes need a network: cluster.node.nics_per_node must be at least 1",
                 s->cluster.nodes);

@@ -19,7 +19,13 @@ enum model_kind { MODEL_TRANSFORMER, MODEL_GENERIC };
 enum mlp_kind { MLP_GELU, MLP_SWIGLU };
 enum optimizer_kind { OPT_ADAM, OPT_SGD, OPT_ADAFACTOR };
 enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
-enum allreduce_algo { ALLREDUCE_AUTO, ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL };
+enum allreduce_algo {
+    ALLREDUCE_AUTO,
+    ALLREDUCE_RING,
+    ALLREDUCE_TREE,
+    ALLREDUCE_HIERARCHICAL,
+    ALLREDUCE_NVLS
+};
 enum data_source { DATA_SHARED, DATA_LOCAL };
 
 extern const char *const model_kind_names[];
@@ -27,6 +33,23 @@ extern const char *const mlp_names[];
 extern const char *const optimizer_names[];
 extern const char *const recompute_names[];
 extern const char *const allreduce_names[];
+
+/* Number formats a run can train in. The first six are the catalog's
+ * precisions (same order as enum precision); the block-scaled and 4-bit
+ * formats of Blackwell-class devices follow. */
+enum train_precision {
+    TRAIN_FP32,
+    TRAIN_TF32,
+    TRAIN_BF16,
+    TRAIN_FP16,
+    TRAIN_FP8,
+    TRAIN_INT8,
+    TRAIN_FP4,   /* MXFP4 (OCP microscaling) */
+    TRAIN_MXFP8, /* FP8 with one shared exponent per 32-element block (OCP MX) */
+    TRAIN_NVFP4, /* NVIDIA's FP4 with FP8 scales per 16 elements */
+    TRAIN_PRECISION_COUNT
+};
+extern const char *const train_precision_names[];
 
 struct setup {
     char name[FIELD_STR_LEN];
@@ -42,9 +65,11 @@ struct setup {
             char host_link[FIELD_STR_LEN];
             char nic[FIELD_STR_LEN];
             int nics_per_node;
+            int pcie_switches; /* PCIe switches between the CPUs and the devices/NICs */
             char local_storage[FIELD_STR_LEN];
             double other_w; /* switches, DRAM, fans, drives: the rest of the node */
         } node;
+        int scaleup_domain; /* devices on one intra-link fabric (0: accelerators_per_node) */
         char storage[FIELD_STR_LEN];
         double storage_bw_gbs; /* FIELD_AUTO: from the catalog */
     } cluster;
@@ -65,6 +90,12 @@ struct setup {
         int ffn_hidden; /* 0: 4 * hidden */
         int kv_heads;   /* 0: heads */
         int mlp;        /* enum mlp_kind */
+        /* Mixture-of-experts (0 experts = dense). */
+        int experts;           /* routed experts per MoE layer */
+        int top_k;             /* routed experts per token */
+        int expert_ffn_hidden; /* inner size of one expert (0: ffn_hidden) */
+        int shared_experts;    /* always-active experts per MoE layer */
+        int dense_layers;      /* the first N layers use the dense MLP */
         bool causal;    /* decoder (causal) attention: fused kernels skip masked blocks */
         double params;            /* generic: parameter count */
         double flops_per_sample;  /* generic: training FLOPs (fwd + bwd) per sample */
@@ -74,11 +105,16 @@ struct setup {
     struct {
         int global_batch;
         int micro_batch;
-        int precision; /* enum precision */
+        int precision; /* enum train_precision */
         int optimizer; /* enum optimizer_kind */
         int tensor_parallel;
         int pipeline_parallel;
         int virtual_stages; /* interleaved 1F1B: model chunks per pipeline stage */
+        int context_parallel; /* sequence split over CP ranks (ring attention) */
+        int expert_parallel;  /* experts sharded over EP ranks carved out of DP x CP */
+        double capacity_factor; /* expert capacity / mean load; 0 = dropless */
+        int first_stage_layers; /* 0: as even as possible */
+        int last_stage_layers;
         int zero_stage;
         int recompute; /* enum recompute_kind */
         bool sequence_parallel;
@@ -150,6 +186,20 @@ int64_t setup_data_parallel(const struct setup *s); /* 0 when a parallel size is
 int64_t setup_ffn_hidden(const struct setup *s);
 int setup_kv_heads(const struct setup *s);
 int64_t setup_racks(const struct setup *s);       /* nodes_per_rack below 1 counts as 1 */
+/* Devices sharing the intra-node link fabric (NVLink domain, TPU slice). */
+int setup_scaleup_domain(const struct setup *s);
+/* Expert FFN inner size (expert_ffn_hidden, else ffn_hidden). */
+int64_t setup_expert_ffn_hidden(const struct setup *s);
+/* Layers of pipeline stage `stage` (0-based) of the setup's pipeline: the
+ * pinned first/last counts, the rest as even as possible with the extra
+ * layers on the middle stages (the first carries the embedding, the last
+ * the output layer and loss). */
+int setup_stage_layers(const struct setup *s, int stage);
+/* Dense peak (TFLOP/s) of the matrix units in the setup's precision on this
+ * device, and of the 16-bit path used for everything that is not a GEMM in
+ * the low-precision formats; 0 when the device has no such path. */
+double setup_gemm_peak_tflops(const struct setup *s, const struct accelerator *a);
+double setup_vector_peak_tflops(const struct setup *s, const struct accelerator *a);
 
 /* Write the setup as YAML (all fields), for `mlviz check --dump` and Lua. */
 void setup_write_yaml(const struct setup *s, char *buf, size_t len);

@@ -49,7 +49,7 @@ const char *const sim_event_names[] = {"set",          "fail_device",     "fail_
  * percent (clock boosting, memory refresh, OS noise; see Sinha et al., "Not
  * All GPUs Are Created Equal", SC 2022, which reports ~2-8% spread across
  * nominally identical GPUs). A modelling assumption, overridable. */
-#define DEFAULT_COMPUTE_JITTER_CV 0.02
+#define DEFAULT_COMPUTE_JITTER_CV MODEL_COMPUTE_JITTER_CV
 /* Default coefficient of variation of shared-storage read time per batch:
  * parallel file systems under shared load vary by tens of percent. An
  * assumption, overridable. */
@@ -249,45 +249,6 @@ static double rng_open01(uint64_t s[4])
     return ((double)(rng_next(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-/* Upper-tail quantile of the standard normal: z with P(Z > z) = q, for q in
- * (0, 1). Acklam's rational approximation (relative error < 1.2e-9), taken
- * on whichever tail keeps precision. */
-static double normal_upper_quantile(double q)
-{
-    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
-                               -2.759285104469687e+02, 1.383577518672690e+02,
-                               -3.066479806614716e+01, 2.506628277459239e+00};
-    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
-                               -1.556989798598866e+02, 6.680131188771972e+01,
-                               -1.328068155288572e+01};
-    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                               -2.400758277161838e+00, -2.549671010229583e+00,
-                               4.374664141464968e+00,  2.938163982698783e+00};
-    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
-                               2.445134137142996e+00, 3.754408661907416e+00};
-    const double p_low = 0.02425;
-    if (!(q > 0))
-        q = 1e-300;
-    if (!(q < 1))
-        q = 1 - 1e-16;
-    /* lower-tail quantile of p = 1 - q is -upper(q); compute x = Phi^-1(p). */
-    double x;
-    if (q < p_low) { /* upper tail: p close to 1 */
-        double r = sqrt(-2 * log(q));
-        x = -(((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
-            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1);
-    } else if (q > 1 - p_low) { /* lower tail */
-        double r = sqrt(-2 * log1p(-q));
-        x = (((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
-            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1);
-    } else {
-        double p = 1 - q - 0.5;
-        double r = p * p;
-        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * p /
-            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-    }
-    return x;
-}
 
 /* The largest of n standard normals, drawn exactly in O(1): P(max <= x) =
  * Phi(x)^n, so with U uniform, max = Phi^-1(U^(1/n)); the upper tail
@@ -296,7 +257,7 @@ static double draw_max_normal(uint64_t s[4], double n)
 {
     double u = rng_open01(s);
     double q = -expm1(log(u) / max2(n, 1.0));
-    return normal_upper_quantile(q);
+    return model_normal_upper_quantile(q);
 }
 
 /* A lognormal factor with mean 1 and coefficient of variation cv. */
@@ -305,7 +266,7 @@ static double draw_lognormal_mean1(uint64_t s[4], double cv)
     if (cv <= 0)
         return 1.0;
     double sigma2 = log1p(cv * cv);
-    double z = normal_upper_quantile(rng_open01(s));
+    double z = model_normal_upper_quantile(rng_open01(s));
     return exp(sqrt(sigma2) * z - 0.5 * sigma2);
 }
 
@@ -579,7 +540,12 @@ static void begin_step(struct sim *S)
          * synchronous step waits for the slowest of them. */
         double z = draw_max_normal(S->rng_jit, (double)S->cap.devices);
         double compute = S->cap.jitter_s / max2(S->throttle, THROTTLE_FLOOR);
-        len = max2(len + compute * S->opt.compute_jitter_cv * z, len * MIN_JITTER_SHARE);
+        /* The model's step already holds the expected wait for the slowest
+         * device at MODEL_COMPUTE_JITTER_CV: replace it by this step's draw. */
+        double expected = MODEL_COMPUTE_JITTER_CV *
+                          model_expected_max_normal((double)S->cap.devices);
+        len = max2(len + compute * (S->opt.compute_jitter_cv * z - expected),
+                   len * MIN_JITTER_SHARE);
         S->read_jitter = draw_lognormal_mean1(S->rng_jit, S->opt.storage_jitter_cv);
         if (!S->cap.serial)
             S->rt_read = S->storage_factor / (S->cap.read_s * S->read_jitter) * S->tick_s;

@@ -52,11 +52,11 @@ function Setup:devices() end
 ---@field bottleneck_reason string
 ---@field next_bottleneck string
 ---@field next_reason string
----@field layout table  accelerator, devices, nodes, racks, data_parallel, tensor_parallel, pipeline_parallel, micro_batches
----@field breakdown_s table data_read, preprocess, host_to_device, compute, recompute, tp_comm, pp_bubble, pp_p2p, dp_comm_exposed, optimizer, overhead
+---@field layout table  accelerator, devices, nodes, racks, data_parallel, tensor_parallel, pipeline_parallel, context_parallel, expert_parallel, virtual_stages, micro_batches, zero_stage, recompute, precision, software
+---@field breakdown_s table data_read, preprocess, host_to_device, compute, recompute, tp_comm, cp_comm, ep_comm, pp_bubble, pp_p2p, dp_comm_exposed, optimizer, straggler, overhead
 ---@field utilization table data, cpus, accelerators, interconnect, infrastructure (0..1)
 ---@field stages table read_s, preprocess_s, host_to_device_s, device_s, forward_s, backward_s, dp_comm_s, tp_comm_s, storage_bw_gbs, need_bw_gbs, cpu_cores_busy, cpu_cores_total
----@field memory table per_device_gb, params_gb, grads_gb, optimizer_gb, activations_gb, logits_gb, reserved_gb, capacity_gb, fits
+---@field memory table per_device_gb, params_gb, grads_gb, optimizer_gb, activations_gb, logits_gb, reserved_gb, experts_gb, capacity_gb, fits
 ---@field suggestions table[] {text, changes, saves_gb, per_device_gb, fits}
 ---@field power table device_w, node_w, it_kw, facility_kw, pue, per_rack_kw, rack_cooling_limit_kw, cooling_headroom, throttled, throttle_factor, rack_temp_c, energy_per_step_j, energy_per_token_j
 ---@field cost table usd_per_hour, days_to_train, energy_mwh, usd_total, usd_energy, usd_devices

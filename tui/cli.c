@@ -248,13 +248,14 @@ static int parse_args(int argc, char **argv, struct cli_common *c, const char **
 /* ---- mlviz catalog ------------------------------------------------------------ */
 
 /* Columns shown per kind in the text table (the rest is in csv/json). */
-static const char *const text_columns[CATALOG_KIND_COUNT][14] = {
-    {"id", "kind", "mem_gb", "mem_bw_gbs", "fp32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "int8_tops",
-     "tdp_w", "link", "source", NULL},
+enum { TEXT_COLUMNS_MAX = 16 }; /* including the NULL that ends each list */
+static const char *const text_columns[CATALOG_KIND_COUNT][TEXT_COLUMNS_MAX] = {
+    {"id", "kind", "mem_gib", "mem_gb", "mem_bw_gbs", "fp32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "fp4_tflops",
+     "int8_tops", "tdp_w", "link", "source", NULL},
     {"id", "cores", "mem_channels", "mem_bw_gbs", "pcie_lanes", "pcie_gen", "tdp_w", "vector_ext",
      "source", NULL},
     {"id", "scope", "read_gbs", "write_gbs", "latency_us", "source", NULL},
-    {"id", "kind", "bw_gbs", "latency_us", "nccl_efficiency", "source", NULL},
+    {"id", "kind", "bw_gbs", "latency_us", "nccl_efficiency", "domain_max_devices", "source", NULL},
     {"id", "rack_kw_max", "pue", "overhead_fraction", "source", NULL},
     {"id", "kernels_per_layer_fwd", "elementwise_bytes_sbh", "runtime_reserved_gb",
      "step_overhead_s", "source", NULL},
@@ -301,7 +302,7 @@ static void print_kind(const struct catalog *cat, int kind, int format, bool fir
     size_t ncols = 0;
     while (cols[ncols])
         ncols++;
-    int width[14] = {0};
+    int width[TEXT_COLUMNS_MAX] = {0};
     for (size_t c = 0; c < ncols; c++) {
         width[c] = (int)strlen(cols[c]);
         for (size_t i = 0; i < n; i++) {
@@ -349,6 +350,8 @@ static void print_kind_json(struct json_writer *w, const struct catalog *cat, in
                     json_key_num(w, f->path, NAN);
                 else
                     json_key_num(w, f->path, v);
+            } else if (f->type == FIELD_BOOL) {
+                json_key_bool(w, f->path, fields_get_number(f, e) != 0);
             } else {
                 json_key_str(w, f->path, fields_get_string(f, e));
             }
@@ -562,7 +565,10 @@ int cmd_check(int argc, char **argv)
     printf("\n  storage   %s (%s GB/s read)%s%s\n", id, a, r.local_storage ? "; local " : "",
            id2);
     format_si(a, sizeof a, o.params, "");
-    printf("  model     %s parameters; TP %d x PP %d x DP %d\n", a, o.tp, o.pp, o.dp);
+    printf("  model     %s parameters; TP %d x CP %d x PP %d x DP %d", a, o.tp, o.cp, o.pp, o.dp);
+    if (o.ep > 1)
+        printf(" (EP %d carved out of DP x CP)", o.ep);
+    printf("\n");
     printf("checks:\n");
     int warnings = report_write_checks(stdout, &s, &r, &o);
     if (warnings)
@@ -601,7 +607,8 @@ int cmd_eval(int argc, char **argv)
 int cmd_collective(int argc, char **argv)
 {
     static const char usage[] =
-        "mlviz collective --op all-reduce|all-gather|reduce-scatter|broadcast --size BYTES "
+        "mlviz collective --op all-reduce|all-gather|reduce-scatter|broadcast|all-to-all "
+        "--size BYTES "
         "--devices N [--setup FILE | --link ID] [--format text|csv|json]";
     struct cli_common c = {0};
     int op = COLL_ALL_REDUCE;
@@ -623,8 +630,8 @@ int cmd_collective(int argc, char **argv)
                 if (strcmp(v, collective_op_names[j]) == 0)
                     op = j;
             if (op < 0) {
-                cli_error("--op must be all-reduce, all-gather, reduce-scatter or broadcast "
-                          "(got '%s')",
+                cli_error("--op must be all-reduce, all-gather, reduce-scatter, broadcast or "
+                          "all-to-all (got '%s')",
                           v);
                 return EXIT_USAGE;
             }
@@ -661,7 +668,7 @@ int cmd_collective(int argc, char **argv)
     struct catalog *cat = cli_load_catalog(c.catalog_dir);
     if (!cat)
         return EXIT_USAGE;
-    struct collective_net net;
+    struct collective_net net = {0};
     const char *what;
     if (link_id) {
         const struct link *l = catalog_link(cat, link_id);
@@ -679,6 +686,8 @@ int cmd_collective(int argc, char **argv)
         net.intra_lat_s = l->latency_us * 1e-6;
         net.inter_bw_gbs = net.intra_bw_gbs;
         net.inter_lat_s = net.intra_lat_s;
+        net.nvls_bw_gbs = l->nvls_bw_gbs;
+        net.nvls_setup_s = l->nvls_setup_us * 1e-6;
         what = l->head.name;
     } else {
         struct setup s;
@@ -701,9 +710,12 @@ int cmd_collective(int argc, char **argv)
             net.inter_bw_gbs = net.intra_bw_gbs;
             net.inter_lat_s = net.intra_lat_s;
         }
+        net.nvls_bw_gbs = r.intra_link->nvls_bw_gbs;
+        net.nvls_setup_s = r.intra_link->nvls_setup_us * 1e-6;
         what = r.intra_link->head.name;
     }
-    static const int algos[] = {ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL};
+    static const int algos[] = {ALLREDUCE_RING, ALLREDUCE_TREE, ALLREDUCE_HIERARCHICAL,
+                                ALLREDUCE_NVLS};
     /* A link too slow to time the largest buffer is an input error, not a
      * table of ceilings. */
     for (size_t a = 0; a < 3; a++) {
@@ -737,11 +749,18 @@ int cmd_collective(int argc, char **argv)
                "busbw_GB/s");
     }
     bool first = true;
-    for (size_t a = 0; a < 3; a++) {
-        for (double bytes = 8; bytes <= size * 1.0000001; bytes *= 2) {
+    /* All-to-all has one algorithm (pairwise exchange posted at once). */
+    size_t n_algos = op == COLL_ALL_TO_ALL                                  ? 1
+                     : op == COLL_ALL_REDUCE && net.nvls_bw_gbs > 0 &&
+                               net.per_node >= net.devices ? 4
+                                                           : 3;
+    for (size_t a = 0; a < n_algos; a++) {
+        /* Powers of two up to the requested size, which is the last row. */
+        for (double step = 8, bytes = step < size ? step : size; bytes > 0;
+             step *= 2, bytes = step < size ? step : (bytes < size ? size : 0)) {
             double t = collective_time((enum collective_op)op, algos[a], bytes, &net, NULL);
             double algbw = t > 0 ? bytes / t / 1e9 : 0.0;
-            const char *name = allreduce_names[algos[a]];
+            const char *name = op == COLL_ALL_TO_ALL ? "pairwise" : allreduce_names[algos[a]];
             if (c.format == FORMAT_JSON) {
                 memset(&w, 0, sizeof w);
                 w.out = stdout;

@@ -314,7 +314,7 @@ static void draw_accel_box(struct ui *u)
     ui_short_name(u->res.accel ? u->res.accel->head.name : s->cluster.node.accelerator, name,
                   sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s %s", r->devices, name,
-               precision_names[s->training.precision]);
+               train_precision_names[s->training.precision]);
     util_line(in.y + 1, in.x, in.w, u->live.stage_util[STAGE_ACCELERATORS],
               theme_role_for_util(u->live.stage_util[STAGE_ACCELERATORS]));
     char mfu[16];
@@ -350,7 +350,11 @@ static void draw_net_box(struct ui *u)
     const struct link *l = u->res.intra_link;
     fmt_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s/dir", l ? l->head.id : "-", bw);
-    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
+    if (r->cp > 1 || r->ep > 1) /* context and expert parallelism when used */
+        draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d CP%d PP%d EP%d DP%d", r->tp, r->cp, r->pp,
+                   r->ep, r->dp);
+    else
+        draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
     fmt_dur(t, sizeof t, r->stages.dp_comm_s);
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "grad sync %s", t);
@@ -527,8 +531,8 @@ static const enum theme_role part_roles[PART_COUNT] = {ROLE_PART_COMPUTE, ROLE_P
 static void group_breakdown(const struct step_breakdown *b, double *parts)
 {
     parts[PART_COMPUTE] = b->compute + b->recompute;
-    parts[PART_COMM] = b->tp_comm + b->dp_comm_exposed + b->pp_p2p;
-    parts[PART_BUBBLE] = b->pp_bubble;
+    parts[PART_COMM] = b->tp_comm + b->cp_comm + b->ep_comm + b->dp_comm_exposed + b->pp_p2p;
+    parts[PART_BUBBLE] = b->pp_bubble + b->straggler; /* waiting for other devices */
     parts[PART_DATA] = b->data_read + b->preprocess + b->host_to_device;
     parts[PART_OTHER] = b->optimizer + b->overhead;
 }

@@ -1,5 +1,7 @@
 /* bench_eval: analytic evaluations per second on one core over a sweep of
- * varied setups (issue 3 goal: at least 1,000,000). Prints `eval_per_s: N`. */
+ * varied setups (issue 3 goal: at least 1,000,000), and over mixture-of-
+ * experts setups (issue 11 goal: at least 500,000). Prints `eval_per_s: N`
+ * and `moe_eval_per_s: N`. */
 #include <stdio.h>
 #include <time.h>
 
@@ -12,6 +14,23 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double evals_per_s(const struct setup *setups, const struct resolved *resolved, int n,
+                          double *sink)
+{
+    struct model_report o;
+    long evals = 0;
+    double t0 = now_s(), t = t0;
+    while (t - t0 < MIN_SECONDS) {
+        for (int k = 0; k < 10000; k++) {
+            model_eval(&setups[k % n], &resolved[k % n], &o);
+            *sink += o.step_time_s;
+        }
+        evals += 10000;
+        t = now_s();
+    }
+    return evals / (t - t0);
 }
 
 int main(void)
@@ -48,20 +67,39 @@ int main(void)
             continue;
         setups[n++] = s;
     }
-    struct model_report o;
     double sink = 0;
-    long evals = 0;
-    double t0 = now_s(), t = t0;
-    while (t - t0 < MIN_SECONDS) {
-        for (int k = 0; k < 10000; k++) {
-            model_eval(&setups[k % n], &resolved[k % n], &o);
-            sink += o.step_time_s;
-        }
-        evals += 10000;
-        t = now_s();
-    }
-    printf("eval_per_s: %.0f\n", evals / (t - t0));
+    printf("eval_per_s: %.0f\n", evals_per_s(setups, resolved, n, &sink));
     fprintf(stderr, "(%d distinct setups, checksum %.3g)\n", n, sink);
+    /* Mixture of experts: the MoE preset with varied expert counts, top-k,
+     * expert parallelism, capacity and context parallelism. */
+    n = 0;
+    for (int i = 0; n < SETUPS && i < SETUPS * 4; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/scenarios/presets/moe-h100.yaml", mlviz_data_dir());
+        struct setup s;
+        if (!setup_load_file(&s, path, cat, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        /* Fine-grained experts (DeepSeekMoE): more, smaller experts with
+         * the same parameters and more of them per token. */
+        s.model.experts = 8 << (i % 4);
+        s.model.expert_ffn_hidden = 14336 >> (i % 4);
+        s.model.top_k = (1 + i % 2) << (i % 4);
+        s.training.expert_parallel = 1 << (i / 4 % 4);
+        s.training.capacity_factor = (i / 3) % 2 ? 1.25 : 0.0;
+        s.training.context_parallel = 1 + (i / 16) % 2;
+        s.training.recompute = (i / 5) % 3;
+        if (!setup_resolve(&s, cat, &resolved[n], err, sizeof err))
+            continue;
+        setups[n++] = s;
+    }
+    if (n == 0) {
+        fprintf(stderr, "no MoE setup resolved: %s\n", err);
+        return 1;
+    }
+    printf("moe_eval_per_s: %.0f\n", evals_per_s(setups, resolved, n, &sink));
+    fprintf(stderr, "(%d distinct MoE setups, checksum %.3g)\n", n, sink);
     catalog_free(cat);
     return 0;
 }

@@ -195,6 +195,37 @@ assert len(ids) == len(set(ids)), "duplicate ids"
         fi
     fi
 done
+# FP4 and binary memory in all three formats: B200 has dense FP4 9000 and
+# 183359 MiB (179.06 GiB = 192.27 GB); H100 SXM has no FP4 path.
+if run catalog-fp4-text 0 catalog accelerators; then
+    py catalog-fp4-text '
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+cols = lines[1].split()
+row = {l.split()[0]: l.split() for l in lines[2:] if l.strip()}
+i = cols.index("fp4_tflops")
+assert row["b200"][i] == "9000" and row["h100-sxm"][i] == "0", (row["b200"][i], row["h100-sxm"][i])
+g = cols.index("mem_gib")
+assert abs(float(row["b200"][g]) - 183359 / 1024) < 0.01, row["b200"][g]
+'
+fi
+if run catalog-fp4-csv 0 catalog accelerators --format csv; then
+    py catalog-fp4-csv '
+import sys, csv
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+b = [r for r in rows if r["id"] == "b200"][0]
+assert float(b["fp4_tflops"]) == 9000 and abs(float(b["mem_gb"]) - 183359 * 2**20 / 1e9) < 0.01, b
+'
+fi
+if run catalog-fp4-json 0 catalog accelerators --format json; then
+    py catalog-fp4-json '
+import sys, json
+acc = {a["id"]: a for a in json.load(open(sys.argv[1]))["accelerators"]}
+assert acc["rtx-5090"]["fp4_tflops"] == 1676 and acc["h100-sxm"]["fp4_tflops"] == 0, acc["rtx-5090"]
+assert abs(acc["h100-sxm"]["mem_gb"] - 81559 * 2**20 / 1e9) < 0.01, acc["h100-sxm"]["mem_gb"]
+assert acc["apple-m4-max-gpu"]["unified_memory"] is True and acc["h100-sxm"]["unified_memory"] is False
+'
+fi
 # Singular names work too ("accelerator").
 run catalog-singular 0 catalog accelerator && pass catalog-singular
 if run catalog-all-json 0 catalog --format json; then
@@ -364,7 +395,7 @@ if run collective-setup 0 collective --op reduce-scatter --size 1GiB --devices 6
     pass collective-setup
 fi
 for bad in "--size lots" "--size -5" "--size 0" "--size 1XB" "--devices 1" "--devices eight" \
-    "--devices 8.5" "--op all-to-all" "--op" "--link nvlnk4"; do
+    "--devices 8.5" "--op all-to-one" "--op" "--link nvlnk4"; do
     n="collective-bad$(echo "$bad" | tr ' ' '_')"
     # shellcheck disable=SC2086
     if run "$n" 2 collective --devices 8 --size 1MiB --link nvlink4 $bad; then
@@ -548,9 +579,10 @@ if run check-json 0 check workstation --format json; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["valid"] is True, d
-assert d["devices"] == 1 and d["device_memory_gb"] == 80, d
-assert d["host_ram_per_node_gb"] == 64, d
-assert d["checks"]["host_ram_ok"] is False, "64 GB of RAM under an 80 GB GPU must fail the rule"
+# One RTX 4090: "24GB" on the box, 24564 MiB in nvidia-smi = 25.76e9 bytes.
+assert d["devices"] == 1 and abs(d["device_memory_gb"] - 24564 * 2**20 / 1e9) < 1e-3, d
+assert d["host_ram_per_node_gb"] == 16, d
+assert d["checks"]["host_ram_ok"] is False, "16 GB of RAM under a 24 GB GPU must fail the rule"
 assert d["checks"]["memory_fits"] is True
 '
 fi

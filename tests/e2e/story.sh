@@ -22,8 +22,11 @@ gpt3-energy|GPT-3 175B on 1024 A100|accelerators
 gpu-generations|Llama-8B on 4 x 8 v100-sxm2-32gb|accelerators
 host-ram|Llama-8B on one 8 x h200-sxm server|accelerators
 links|34B-class model on 16 DGX H100|interconnect
+long-context|Llama-8B at long context on 1x DGX H100|accelerators
+moe-experts|Mixtral-8x7B-style MoE on 64 H100|interconnect
 parallelism|30B model on 8 DGX H100|accelerators
 precision|Llama-8B on 1x DGX H100|cannot-run
+rack-scale|72 B200 in 9 HGX servers|interconnect
 spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators'
 
 # Every shipped scenario has a line (a new one must say what it shows).

@@ -61,6 +61,9 @@ conclusion spot-checkpoints "best interval in the sweep is 5 min"
 conclusion failures-16k "16384 GPUs see [0-9.]+ interruptions a day"
 conclusion gpt3-energy "days on 1024 GPUs"
 conclusion cpu-vs-gpu "one H100 runs the step [0-9.]+x faster than the laptop CPU"
+conclusion moe-experts "all-to-alls take [0-9.]+ s per step inside one NVLink node, [0-9.]+ s when the expert group crosses the network \\([0-9.]+x\\)"
+conclusion long-context "first context-parallel size that fits is CP [248]"
+conclusion rack-scale "across 8-GPU servers and [0-9.]+ s inside the NVL72 domain; the rack trains [0-9.]+x faster"
 # The conclusion follows the parameters: no cure, no change of bottleneck.
 expect "scenario params change the story" 0 "^Conclusion: the bottleneck moves from cpus to cpus" -- \
     run data-starvation --workers=1 --cache_hit=0 --prefetch=0

@@ -243,8 +243,8 @@ static void test_breakdown_adds_up(void **state)
     eval(&s, &o);
     const struct step_breakdown *k = &o.breakdown;
     double sum = k->data_read + k->preprocess + k->host_to_device + k->compute + k->recompute +
-                 k->tp_comm + k->pp_bubble + k->pp_p2p + k->dp_comm_exposed + k->optimizer +
-                 k->overhead;
+                 k->tp_comm + k->cp_comm + k->ep_comm + k->pp_bubble + k->pp_p2p +
+                 k->dp_comm_exposed + k->optimizer + k->straggler + k->overhead;
     assert_close(sum, o.step_time_s, 1e-9);
 }
 
@@ -256,7 +256,7 @@ static void test_ring_allreduce_volume(void **state)
     int ns[] = {2, 8, 64, 1024};
     for (size_t i = 0; i < 4; i++) {
         int n = ns[i];
-        struct collective_net net = {n, n, 100.0, 0.0, 100.0, 0.0};
+        struct collective_net net = {n, n, 100.0, 0.0, 100.0, 0.0, 0.0, 0.0};
         double S = 1e9;
         double t = collective_time(COLL_ALL_REDUCE, ALLREDUCE_RING, S, &net, NULL);
         assert_close(t * 100e9, 2.0 * (n - 1) / n * S, 1e-12);
@@ -269,9 +269,9 @@ static void test_ring_allreduce_volume(void **state)
 static void test_ring_latency_and_tree(void **state)
 {
     (void)state;
-    /* 8 B over 1024 devices: latency-bound. Ring pays 2(n-1) hops, the tree
-     * 2 log2(n): the tree must win by about (n-1)/log2(n). */
-    struct collective_net net = {1024, 1024, 100.0, 5e-6, 100.0, 5e-6};
+    /* 8 B over 1024 devices, one per node: latency-bound. Ring pays 2(n-1)
+     * hops, the tree 2 log2(n): the tree must win by about (n-1)/log2(n). */
+    struct collective_net net = {1024, 1, 100.0, 5e-6, 100.0, 5e-6, 0.0, 0.0};
     double ring = collective_time(COLL_ALL_REDUCE, ALLREDUCE_RING, 8, &net, NULL);
     double tree = collective_time(COLL_ALL_REDUCE, ALLREDUCE_TREE, 8, &net, NULL);
     assert_close(ring, 2 * 1023 * 5e-6 + 2.0 * 1023 / 1024 * 8 / 100e9, 1e-9);
@@ -288,7 +288,7 @@ static void test_hierarchical_allreduce(void **state)
     /* 4 nodes x 8 devices: reduce-scatter in the node (7/8 S at 200 GB/s),
      * all-reduce of S/8 across 4 nodes (2 x 3/4 x S/8 at 25 GB/s), then
      * all-gather in the node (7/8 S at 200 GB/s). No latency. */
-    struct collective_net net = {32, 8, 200.0, 0.0, 25.0, 0.0};
+    struct collective_net net = {32, 8, 200.0, 0.0, 25.0, 0.0, 0.0, 0.0};
     double S = 8e9;
     double expect = 7.0 / 8 * S / 200e9 + 2 * 3.0 / 4 * (S / 8) / 25e9 + 7.0 / 8 * S / 200e9;
     assert_close(collective_time(COLL_ALL_REDUCE, ALLREDUCE_HIERARCHICAL, S, &net, NULL), expect,
@@ -327,6 +327,8 @@ static void test_zero_memory_states(void **state)
     s.model.params = 1e9;
     s.model.flops_per_sample = 6e9 * 2048;
     s.training.global_batch = 8;
+    /* The ZeRO paper's accounting, 2 + 2 + 12 bytes, is DeepSpeed's. */
+    snprintf(s.training.software, sizeof s.training.software, "deepspeed");
     double expect[4] = {16, 4 + 12.0 / 8, 2 + 14.0 / 8, 16.0 / 8};
     for (int z = 0; z <= 3; z++) {
         s.training.zero_stage = z;
@@ -350,7 +352,11 @@ static void test_power_and_throttle(void **state)
     const struct accelerator *a = catalog_accelerator(cat, "a100-sxm-80gb");
     double busy = (o.breakdown.compute + o.breakdown.recompute + o.breakdown.optimizer) /
                   o.step_time_s;
-    assert_close(o.power.device_w, a->idle_w + (a->tdp_w - a->idle_w) * busy, 1e-9);
+    /* Waiting on communication or in the bubble, a device keeps its clocks
+     * and draws half its dynamic power (not idle). */
+    double draw = busy + 0.5 * (1 - busy);
+    assert_true(busy < 0.95);
+    assert_close(o.power.device_w, a->idle_w + (a->tdp_w - a->idle_w) * draw, 1e-9);
     assert_close(o.power.facility_kw, o.power.it_kw * o.power.pue, 1e-12);
     /* Eight DGX-class nodes in one air-cooled rack: far over 20 kW. */
     s.facility.nodes_per_rack = 8;
@@ -395,18 +401,33 @@ static void test_host_ram_and_lanes_checks(void **state)
     (void)state;
     struct setup s;
     gpt3(&s);
-    s.cluster.node.host_ram_gb = 512; /* < 8 x 80 GB */
+    /* 8 x A100 "80GB" = 8 x 80 GiB = 8 x 85.9 GB = 687.2 GB of device memory. */
+    s.cluster.node.host_ram_gb = 687;
     struct model_report o;
     eval(&s, &o);
     assert_false(o.host_ram_ok);
-    s.cluster.node.host_ram_gb = 640;
+    s.cluster.node.host_ram_gb = 688;
     eval(&s, &o);
     assert_true(o.host_ram_ok);
-    /* 2 x EPYC 7742 have 256 lanes; 8 GPUs + 8 NICs need 256. */
+    /* Without PCIe switches 8 GPUs + 8 NICs need 16 x 16 = 256 lanes: 2 x
+     * EPYC 7742 have 256, one has 128. */
+    s.cluster.node.pcie_switches = 0;
+    eval(&s, &o);
     assert_true(o.pcie_lanes_ok);
+    assert_close(o.pcie_lanes_needed, 256, 1e-12);
     s.cluster.node.cpu_sockets = 1;
     eval(&s, &o);
     assert_false(o.pcie_lanes_ok);
+    /* Behind 4 switches (DGX A100) the CPUs see 4 x16 uplinks: one socket
+     * is enough, and two devices share each uplink for host copies. */
+    struct model_report direct = o;
+    s.cluster.node.pcie_switches = 4;
+    eval(&s, &o);
+    assert_true(o.pcie_lanes_ok);
+    assert_close(o.pcie_lanes_needed, 64, 1e-12);
+    /* One socket: 128 of 256 lanes shared directly, or half an uplink
+     * each behind the switches: the same host-copy time. */
+    assert_close(o.stages.h2d_s, direct.stages.h2d_s, 1e-12);
 }
 
 static void test_all_finite(void **state)
@@ -525,8 +546,8 @@ static void test_tiny_capacities(void **state)
     assert_report_clean(&o);
 
     /* Collectives over a link that carries nothing: a finite ceiling. */
-    struct collective_net net = {8, 8, 1e-300, 1e-6, 0.0, 1e-6};
-    for (int algo = ALLREDUCE_AUTO; algo <= ALLREDUCE_HIERARCHICAL; algo++) {
+    struct collective_net net = {8, 8, 1e-300, 1e-6, 0.0, 1e-6, 0.0, 0.0};
+    for (int algo = ALLREDUCE_AUTO; algo <= ALLREDUCE_NVLS; algo++) {
         double t = collective_time(COLL_ALL_REDUCE, algo, 1e9, &net, NULL);
         assert_true(isfinite(t) && t <= COLLECTIVE_TIME_CEILING_S);
     }

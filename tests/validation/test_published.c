@@ -79,6 +79,9 @@ static void test_zero_paper(void **state)
     s.model.params = 7.5e9;
     s.model.flops_per_sample = 1e12;
     s.training.global_batch = 64;
+    /* The ZeRO paper's accounting (2 + 2 + 12 bytes per parameter) is
+     * DeepSpeed's. */
+    snprintf(s.training.software, sizeof s.training.software, "deepspeed");
     struct resolved r;
     char err[512];
     for (int z = 0; z <= 3; z++) {
