@@ -68,6 +68,8 @@ static const struct field accel_fields[] = {
     PEAK("fp16_tflops", PREC_FP16, "dense FP16 on matrix units"),
     PEAK("fp8_tflops", PREC_FP8, "dense FP8 on matrix units"),
     PEAK("int8_tops", PREC_INT8, "dense INT8 tera-operations per second"),
+    NUM(struct accelerator, "fp4_tflops", fp4_tflops, 0, 1e6, 0, "TFLOP/s",
+        "dense FP4 (NVFP4/MXFP4) on matrix units; 0 or absent = no FP4 path", 0),
     SPARSE("sparse_tf32_tflops", PREC_TF32),
     SPARSE("sparse_bf16_tflops", PREC_BF16),
     SPARSE("sparse_fp16_tflops", PREC_FP16),

@@ -50,6 +50,7 @@ struct accelerator {
     double mem_bw_gbs;        /* device memory bandwidth */
     double peak_tflops[PREC_COUNT];        /* dense; FIELD_ABSENT when unsupported */
     double sparse_tflops[PREC_COUNT];      /* 2:4 sparsity figures, display only */
+    double fp4_tflops;        /* dense FP4 (NVFP4/MXFP4) on matrix units; 0 = no FP4 path */
     double tdp_w;
     double idle_w;
     char link[FIELD_STR_LEN];  /* default device-to-device link id */

@@ -249,8 +249,8 @@ static int parse_args(int argc, char **argv, struct cli_common *c, const char **
 
 /* Columns shown per kind in the text table (the rest is in csv/json). */
 static const char *const text_columns[CATALOG_KIND_COUNT][14] = {
-    {"id", "kind", "mem_gb", "mem_bw_gbs", "fp32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "int8_tops",
-     "tdp_w", "link", "source", NULL},
+    {"id", "kind", "mem_gb", "mem_bw_gbs", "fp32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "fp4_tflops",
+     "int8_tops", "tdp_w", "link", "source", NULL},
     {"id", "cores", "mem_channels", "mem_bw_gbs", "pcie_lanes", "pcie_gen", "tdp_w", "vector_ext",
      "source", NULL},
     {"id", "scope", "read_gbs", "write_gbs", "latency_us", "source", NULL},
