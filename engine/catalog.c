@@ -59,7 +59,10 @@ static const struct field accel_fields[] = {
     HEAD(struct accelerator),
     {"kind", FIELD_ENUM, offsetof(struct accelerator, kind), 0, 0, 0, NULL, accel_kinds, 0, "",
      "gpu, tpu, npu, asic or cpu", FIELD_REQUIRED, 0},
-    NUM(struct accelerator, "mem_gb", mem_gb, MIN_GB, 1e5, 0, "GB", "device memory", FIELD_REQUIRED),
+    NUM(struct accelerator, "mem_gib", mem_gib, MIN_GB, 1e5, 0, "GiB",
+        "device memory in GiB (2^30 bytes), the unit datasheets mean by GB; or give mem_gb", 0),
+    NUM(struct accelerator, "mem_gb", mem_gb, MIN_GB, 1e5, 0, "GB",
+        "device memory in GB (1e9 bytes); derived from mem_gib when that is given", 0),
     NUM(struct accelerator, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e8, 0, "GB/s", "device memory bandwidth",
         FIELD_REQUIRED),
     PEAK("fp32_tflops", PREC_FP32, "dense FP32 (vector units)"),
@@ -137,6 +140,8 @@ static const struct field link_fields[] = {
     NUM(struct link, "nccl_efficiency", nccl_efficiency, MIN_SHARE, 1, 0.8, "",
         "share of line rate that collectives reach (nccl-tests busbw)", 0),
     NUM(struct link, "power_w", power_w, 0, 1e4, 0, "W", "power per port or device end", 0),
+    INT(struct link, "domain_max_devices", domain_max_devices, 0, 1e6, 0, "",
+        "most devices one scale-up domain of this fabric joins (0 = not a switched domain)", 0),
 };
 
 static const struct field cooling_fields[] = {
@@ -371,6 +376,18 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
     }
     if (kind == CATALOG_ACCELERATOR) {
         struct accelerator *a = (struct accelerator *)buf;
+        /* Exactly one capacity is written; the other is derived (1 GiB = 2^30 bytes). */
+        if ((a->mem_gib > 0) == (a->mem_gb > 0)) {
+            snprintf(err, err_len,
+                     "%s:%d:%d: %s: give device memory as mem_gib (GiB, as datasheets mean it) or "
+                     "mem_gb (1e9 bytes), exactly one",
+                     file, node->line, node->col, h->id);
+            return false;
+        }
+        if (a->mem_gib > 0)
+            a->mem_gb = a->mem_gib * 1.073741824;
+        else
+            a->mem_gib = a->mem_gb / 1.073741824;
         bool any = false;
         for (int p = 0; p < PREC_COUNT; p++)
             any = any || a->peak_tflops[p] > 0;

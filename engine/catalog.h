@@ -46,7 +46,8 @@ enum accel_kind { ACCEL_GPU, ACCEL_TPU, ACCEL_NPU, ACCEL_ASIC, ACCEL_CPU };
 struct accelerator {
     struct catalog_head head;
     int kind;                 /* enum accel_kind */
-    double mem_gb;            /* device memory, 1e9 bytes */
+    double mem_gb;            /* device memory, 1e9 bytes (derived from mem_gib when given) */
+    double mem_gib;           /* device memory, 2^30 bytes: what "80GB" on a datasheet means */
     double mem_bw_gbs;        /* device memory bandwidth */
     double peak_tflops[PREC_COUNT];        /* dense; FIELD_ABSENT when unsupported */
     double sparse_tflops[PREC_COUNT];      /* 2:4 sparsity figures, display only */
@@ -95,6 +96,7 @@ struct link {
     double latency_us;        /* small-message end-to-end */
     double nccl_efficiency;   /* busbw reached by collectives / line rate */
     double power_w;           /* per port or per device end */
+    int domain_max_devices;   /* most devices one switched domain joins (NVL72: 72); 0 = none */
 };
 
 struct cooling {

@@ -395,11 +395,12 @@ static void test_host_ram_and_lanes_checks(void **state)
     (void)state;
     struct setup s;
     gpt3(&s);
-    s.cluster.node.host_ram_gb = 512; /* < 8 x 80 GB */
+    /* 8 x A100 "80GB" = 8 x 80 GiB = 8 x 85.9 GB = 687.2 GB of device memory. */
+    s.cluster.node.host_ram_gb = 687;
     struct model_report o;
     eval(&s, &o);
     assert_false(o.host_ram_ok);
-    s.cluster.node.host_ram_gb = 640;
+    s.cluster.node.host_ram_gb = 688;
     eval(&s, &o);
     assert_true(o.host_ram_ok);
     /* 2 x EPYC 7742 have 256 lanes; 8 GPUs + 8 NICs need 256. */
