@@ -548,9 +548,10 @@ if run check-json 0 check workstation --format json; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["valid"] is True, d
-assert d["devices"] == 1 and d["device_memory_gb"] == 80, d
-assert d["host_ram_per_node_gb"] == 64, d
-assert d["checks"]["host_ram_ok"] is False, "64 GB of RAM under an 80 GB GPU must fail the rule"
+# One RTX 4090: "24GB" on the box, 24564 MiB in nvidia-smi = 25.76e9 bytes.
+assert d["devices"] == 1 and abs(d["device_memory_gb"] - 24564 * 2**20 / 1e9) < 1e-3, d
+assert d["host_ram_per_node_gb"] == 16, d
+assert d["checks"]["host_ram_ok"] is False, "16 GB of RAM under a 24 GB GPU must fail the rule"
 assert d["checks"]["memory_fits"] is True
 '
 fi
