@@ -248,7 +248,8 @@ static int parse_args(int argc, char **argv, struct cli_common *c, const char **
 /* ---- mlviz catalog ------------------------------------------------------------ */
 
 /* Columns shown per kind in the text table (the rest is in csv/json). */
-static const char *const text_columns[CATALOG_KIND_COUNT][16] = {
+enum { TEXT_COLUMNS_MAX = 16 }; /* including the NULL that ends each list */
+static const char *const text_columns[CATALOG_KIND_COUNT][TEXT_COLUMNS_MAX] = {
     {"id", "kind", "mem_gib", "mem_gb", "mem_bw_gbs", "fp32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "fp4_tflops",
      "int8_tops", "tdp_w", "link", "source", NULL},
     {"id", "cores", "mem_channels", "mem_bw_gbs", "pcie_lanes", "pcie_gen", "tdp_w", "vector_ext",
@@ -301,7 +302,7 @@ static void print_kind(const struct catalog *cat, int kind, int format, bool fir
     size_t ncols = 0;
     while (cols[ncols])
         ncols++;
-    int width[16] = {0};
+    int width[TEXT_COLUMNS_MAX] = {0};
     for (size_t c = 0; c < ncols; c++) {
         width[c] = (int)strlen(cols[c]);
         for (size_t i = 0; i < n; i++) {

@@ -195,6 +195,36 @@ assert len(ids) == len(set(ids)), "duplicate ids"
         fi
     fi
 done
+# FP4 and binary memory in all three formats: B200 has dense FP4 9000 and
+# 183359 MiB (179.06 GiB = 192.27 GB); H100 SXM has no FP4 path.
+if run catalog-fp4-text 0 catalog accelerators; then
+    py catalog-fp4-text '
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+cols = lines[1].split()
+row = {l.split()[0]: l.split() for l in lines[2:] if l.strip()}
+i = cols.index("fp4_tflops")
+assert row["b200"][i] == "9000" and row["h100-sxm"][i] == "0", (row["b200"][i], row["h100-sxm"][i])
+g = cols.index("mem_gib")
+assert abs(float(row["b200"][g]) - 183359 / 1024) < 0.01, row["b200"][g]
+'
+fi
+if run catalog-fp4-csv 0 catalog accelerators --format csv; then
+    py catalog-fp4-csv '
+import sys, csv
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+b = [r for r in rows if r["id"] == "b200"][0]
+assert float(b["fp4_tflops"]) == 9000 and abs(float(b["mem_gb"]) - 183359 * 2**20 / 1e9) < 0.01, b
+'
+fi
+if run catalog-fp4-json 0 catalog accelerators --format json; then
+    py catalog-fp4-json '
+import sys, json
+acc = {a["id"]: a for a in json.load(open(sys.argv[1]))["accelerators"]}
+assert acc["rtx-5090"]["fp4_tflops"] == 1676 and acc["h100-sxm"]["fp4_tflops"] == 0, acc["rtx-5090"]
+assert abs(acc["h100-sxm"]["mem_gb"] - 81559 * 2**20 / 1e9) < 0.01, acc["h100-sxm"]["mem_gb"]
+'
+fi
 # Singular names work too ("accelerator").
 run catalog-singular 0 catalog accelerator && pass catalog-singular
 if run catalog-all-json 0 catalog --format json; then
