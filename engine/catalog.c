@@ -73,6 +73,8 @@ static const struct field accel_fields[] = {
     PEAK("int8_tops", PREC_INT8, "dense INT8 tera-operations per second"),
     NUM(struct accelerator, "fp4_tflops", fp4_tflops, 0, 1e6, 0, "TFLOP/s",
         "dense FP4 (NVFP4/MXFP4) on matrix units; 0 or absent = no FP4 path", 0),
+    {"unified_memory", FIELD_BOOL, offsetof(struct accelerator, unified_memory), 0, 1, 0, NULL, NULL,
+     0, "", "device memory is the host's own RAM (Apple silicon, CPUs): no separate host copy", 0, 0},
     SPARSE("sparse_tf32_tflops", PREC_TF32),
     SPARSE("sparse_bf16_tflops", PREC_BF16),
     SPARSE("sparse_fp16_tflops", PREC_FP16),

@@ -52,6 +52,7 @@ struct accelerator {
     double peak_tflops[PREC_COUNT];        /* dense; FIELD_ABSENT when unsupported */
     double sparse_tflops[PREC_COUNT];      /* 2:4 sparsity figures, display only */
     double fp4_tflops;        /* dense FP4 (NVFP4/MXFP4) on matrix units; 0 = no FP4 path */
+    bool unified_memory;      /* device memory is the host's RAM (Apple silicon, CPUs) */
     double tdp_w;
     double idle_w;
     char link[FIELD_STR_LEN];  /* default device-to-device link id */

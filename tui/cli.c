@@ -350,6 +350,8 @@ static void print_kind_json(struct json_writer *w, const struct catalog *cat, in
                     json_key_num(w, f->path, NAN);
                 else
                     json_key_num(w, f->path, v);
+            } else if (f->type == FIELD_BOOL) {
+                json_key_bool(w, f->path, fields_get_number(f, e) != 0);
             } else {
                 json_key_str(w, f->path, fields_get_string(f, e));
             }

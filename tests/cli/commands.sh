@@ -223,6 +223,7 @@ import sys, json
 acc = {a["id"]: a for a in json.load(open(sys.argv[1]))["accelerators"]}
 assert acc["rtx-5090"]["fp4_tflops"] == 1676 and acc["h100-sxm"]["fp4_tflops"] == 0, acc["rtx-5090"]
 assert abs(acc["h100-sxm"]["mem_gb"] - 81559 * 2**20 / 1e9) < 0.01, acc["h100-sxm"]["mem_gb"]
+assert acc["apple-m4-max-gpu"]["unified_memory"] is True and acc["h100-sxm"]["unified_memory"] is False
 '
 fi
 # Singular names work too ("accelerator").

@@ -194,6 +194,16 @@ static void test_low_precision_formats_by_generation(void **state)
         }
     }
     assert_int_equal(fp4_seen, 6);
+    /* Apple silicon computes out of the host's own RAM; discrete cards do not. */
+    static const char *const unified[] = {"apple-m2-max-gpu", "apple-m3-max-gpu",
+                                          "apple-m4-max-gpu", NULL};
+    for (size_t i = 0; i < n; i++) {
+        const struct accelerator *a = catalog_entry(cat, CATALOG_ACCELERATOR, i);
+        if (a->kind == ACCEL_GPU && a->unified_memory != in_list(a->head.id, unified)) {
+            print_error("%s: unified_memory %d\n", a->head.id, a->unified_memory);
+            bad++;
+        }
+    }
     assert_int_equal(bad, 0);
 }
 
