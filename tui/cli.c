@@ -255,7 +255,7 @@ static const char *const text_columns[CATALOG_KIND_COUNT][TEXT_COLUMNS_MAX] = {
     {"id", "cores", "mem_channels", "mem_bw_gbs", "pcie_lanes", "pcie_gen", "tdp_w", "vector_ext",
      "source", NULL},
     {"id", "scope", "read_gbs", "write_gbs", "latency_us", "source", NULL},
-    {"id", "kind", "bw_gbs", "latency_us", "nccl_efficiency", "source", NULL},
+    {"id", "kind", "bw_gbs", "latency_us", "nccl_efficiency", "domain_max_devices", "source", NULL},
     {"id", "rack_kw_max", "pue", "overhead_fraction", "source", NULL},
     {"id", "kernels_per_layer_fwd", "elementwise_bytes_sbh", "runtime_reserved_gb",
      "step_overhead_s", "source", NULL},
