@@ -390,6 +390,12 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
             a->mem_gb = a->mem_gib * 1.073741824;
         else
             a->mem_gib = a->mem_gb / 1.073741824;
+        if (a->fp4_tflops > 0 && a->fp4_tflops < MIN_TFLOPS) {
+            snprintf(err, err_len,
+                     "%s:%d:%d: %s: fp4_tflops (%g) must be 0 (no FP4 path) or at least %g", file,
+                     node->line, node->col, h->id, a->fp4_tflops, MIN_TFLOPS);
+            return false;
+        }
         bool any = false;
         for (int p = 0; p < PREC_COUNT; p++)
             any = any || a->peak_tflops[p] > 0;

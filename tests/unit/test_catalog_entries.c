@@ -316,6 +316,8 @@ static void test_memory_is_given_once_and_derived(void **state)
     assert_false(load_one("    mem_gib: 0\n", cat, err, sizeof err));
     assert_false(load_one("    mem_gib: 80\n    fp4_tflops: -1\n", cat, err, sizeof err));
     assert_false(load_one("    mem_gib: 80\n    fp4_tflops: nan\n", cat, err, sizeof err));
+    assert_false(load_one("    mem_gib: 80\n    fp4_tflops: 1e-6\n", cat, err, sizeof err));
+    assert_non_null(strstr(err, "fp4_tflops"));
     catalog_free(cat);
 }
 
