@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "yamldoc.h"
+
 static void *at(void *obj, const struct field *f)
 {
     return (char *)obj + f->offset;
@@ -372,6 +374,12 @@ static bool text_ok(const struct field *f, const char *text, size_t cap, char *e
     }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)text[i];
+        if (yamldoc_unicode_control_len((const unsigned char *)text + i, n - i)) {
+            snprintf(err, err_len,
+                     "%s contains a Unicode control or line-break character at character %zu",
+                     f->path, i + 1);
+            return false;
+        }
         if (c < 0x20 || c == 0x7f) {
             snprintf(err, err_len, "%s contains a control character (code %u) at character %zu",
                      f->path, c, i + 1);

@@ -198,6 +198,15 @@ static bool build_children(struct builder *b, struct ynode *parent, int depth)
 
 /* True for bytes that must not reach a terminal from an input file: C0
  * controls other than tab and newline (ESC starts terminal commands), DEL. */
+size_t yamldoc_unicode_control_len(const unsigned char *s, size_t n)
+{
+    if (n >= 2 && s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F)
+        return 2;
+    if (n >= 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0xA8 || s[2] == 0xA9))
+        return 3;
+    return 0;
+}
+
 static bool is_control(unsigned char c)
 {
     return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f;
@@ -230,12 +239,19 @@ static bool text_ok(struct builder *b, const yaml_event_t *ev)
     const unsigned char *v = ev->data.scalar.value;
     size_t chars = 0; /* characters before v[i], not UTF-8 bytes */
     for (size_t i = 0; i < ev->data.scalar.length; i++) {
-        if (v[i] != 0 && !is_control(v[i])) {
+        size_t ulen = yamldoc_unicode_control_len(v + i, ev->data.scalar.length - i);
+        if (v[i] != 0 && !is_control(v[i]) && ulen == 0) {
             chars += (v[i] & 0xC0) != 0x80;
             continue;
         }
         char msg[160];
-        if (v[i] == 0)
+        if (ulen)
+            snprintf(msg, sizeof msg,
+                     "text contains a Unicode control or line-break character (U+%04X) after "
+                     "%zu character%s",
+                     ulen == 2 ? v[i + 1] : 0x2000u + (v[i + 2] & 0x3Fu), chars,
+                     chars == 1 ? "" : "s");
+        else if (v[i] == 0)
             snprintf(msg, sizeof msg, "text contains a NUL character (\\0) after %zu character%s",
                      chars, chars == 1 ? "" : "s");
         else

@@ -51,4 +51,10 @@ bool ynode_is_null(const struct ynode *node);
 /* Human name of a node's kind for messages ("a mapping", "a list", "a value"). */
 const char *ynode_kind_name(const struct ynode *node);
 
+/* Bytes of a C1 control character (U+0080..U+009F, NEL among them) or a
+ * Unicode line or paragraph separator (U+2028, U+2029) in UTF-8 at s, or 0.
+ * YAML reads NEL, LS and PS as line breaks and terminals obey C1 controls,
+ * so text fields refuse them like ASCII control characters. */
+size_t yamldoc_unicode_control_len(const unsigned char *s, size_t n);
+
 #endif

@@ -381,6 +381,11 @@ static void test_set_text_strings(void **state)
     /* control characters (terminal escapes, newlines) are refused with the place */
     expect_set_fail("s", "red \x1b[31m", "s contains a control character (code 27) at character 5");
     expect_set_fail("s", "two\nlines", "control character (code 10) at character 4");
+    /* C1 controls and Unicode line/paragraph separators: YAML reads NEL, LS and PS as
+     * line breaks, so such a name would not write back as itself */
+    expect_set_fail("s", "two\xc2\x85lines", "Unicode control or line-break character at character 4");
+    expect_set_fail("s", "a\xe2\x80\xa8" "b", "Unicode control or line-break character at character 2");
+    expect_set_fail("s", "csi \xc2\x9b" "31m", "Unicode control or line-break character at character 5");
 }
 
 /* ----------------------------------------------------------------- set_number */
