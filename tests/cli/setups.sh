@@ -42,12 +42,12 @@ check_bad() {
         fail "$name" "line 1 must be '# expect: MESSAGE' and line 2 '# at: LINE:COL'"
         return
     fi
-    timeout 20 "$@" >"$out" 2>"$err"
+    timeout $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) "$@" >"$out" 2>"$err"
     rc=$?
     first=$(head -n 1 "$err")
     if [ $rc -ne 2 ]; then
         if [ $rc -eq 124 ]; then
-            fail "$name" "still running after 20 s"
+            fail "$name" "still running after $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) s"
         elif [ $rc -gt 128 ]; then
             fail "$name" "crashed with signal $((rc - 128)): $(head -c 300 "$err")"
         else
@@ -198,14 +198,14 @@ expect_exit() {
     want=$2
     text=$3
     shift 3
-    timeout 20 "$@" >"$out" 2>"$err"
+    timeout $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) "$@" >"$out" 2>"$err"
     rc=$?
     where=$err
     [ "$want" -eq 0 ] && where=$out
     if [ $rc -eq "$want" ] && grep -qF -- "$text" "$where"; then
         pass "$name"
     elif [ $rc -eq 124 ]; then
-        fail "$name" "still running after 20 s"
+        fail "$name" "still running after $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) s"
     else
         fail "$name" "exit $rc (want $want), stderr: $(head -c 200 "$err")"
     fi

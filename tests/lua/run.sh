@@ -18,11 +18,11 @@ fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 expect() {
     name=$1 status=$2 pattern=$3
     shift 4
-    timeout 60 "$MLVIZ_BIN" "$@" >"$out/stdout" 2>"$out/stderr"
+    timeout $((60 * ${MLVIZ_TEST_TIME_FACTOR:-1})) "$MLVIZ_BIN" "$@" >"$out/stdout" 2>"$out/stderr"
     rc=$?
     cat "$out/stdout" "$out/stderr" >"$out/all"
     if [ $rc -eq 124 ]; then
-        fail "$name" "still running after 60 s"
+        fail "$name" "still running after $((60 * ${MLVIZ_TEST_TIME_FACTOR:-1})) s"
     elif [ $rc -ne "$status" ]; then
         fail "$name" "exit $rc, wanted $status: $(head -c 300 "$out/stderr")"
     elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$out/all"; then
