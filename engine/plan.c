@@ -15,7 +15,7 @@ const char *const plan_figure_names[] = {
 const char *const plan_figure_report_keys[] = {
     "tokens_per_s",       "cost.days_to_train", "cost.usd_total",       "cost.energy_mwh",
     "mfu",                "cost.usd_per_hour",  "power.facility_kw",    "memory.per_device_gb",
-    "devices",            "step_time_s",        NULL};
+    "layout.devices",            "step_time_s",        NULL};
 
 bool plan_figure_maximized(int figure)
 {
