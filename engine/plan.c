@@ -168,7 +168,9 @@ static const struct default_dim {
     {"training.expert_parallel", PLAN_LAYOUT, FROM_DEVICES, NULL},
     {"training.virtual_stages", PLAN_LAYOUT, FROM_LAYERS, NULL},
     {"training.micro_batch", PLAN_LAYOUT, FROM_BATCH, NULL},
-    {"training.recompute", PLAN_SWITCH, FROM_CHOICES, "full"},
+    /* Full recomputation needs the least memory except on a stage of one
+     * layer with one micro-batch in flight, so every value is tried. */
+    {"training.recompute", PLAN_SWITCH, FROM_CHOICES, NULL},
     {"training.zero_stage", PLAN_SWITCH, FROM_CHOICES, "3"},
     {"training.sequence_parallel", PLAN_SWITCH, FROM_CHOICES, "true"},
     {"training.flash_attention", PLAN_SWITCH, FROM_CHOICES, "true"},
@@ -697,6 +699,8 @@ static void unit_exhaustive(struct worker *w, uint64_t unit)
     }
 }
 
+enum { BOUND_TRIES_MAX = 16 };
+
 static void unit_pruned(struct worker *w, uint64_t unit)
 {
     const struct plan_space *sp = w->sh->sp;
@@ -722,16 +726,31 @@ static void unit_pruned(struct worker *w, uint64_t unit)
         c->invalid += sp->per_unit;
         return;
     }
-    /* Memory bound: the most frugal switches. */
-    bool bound = sp->n_switch > 0;
+    /* Memory bound: the least memory over the switches, from their frugal
+     * values (memory is monotone in each, docs/PLAN.md) and every value of
+     * those without one. */
+    uint64_t tries = 1;
     for (int i = first_switch; i < sp->n_dims; i++)
-        bound = bound && sp->dims[i].frugal >= 0;
-    if (bound) {
-        struct setup f = s;
-        for (int i = first_switch; i < sp->n_dims; i++)
-            apply_value(&sp->dims[i], sp->dims[i].frugal, &f);
-        model_memory(&f, &r, &m);
-        if (!m.fits) {
+        if (sp->dims[i].frugal < 0)
+            tries *= (uint64_t)sp->dims[i].count;
+    if (sp->n_switch > 0 && tries <= BOUND_TRIES_MAX) {
+        bool fits = false;
+        for (uint64_t k = 0; k < tries && !fits; k++) {
+            struct setup f = s;
+            uint64_t rest = k;
+            for (int i = first_switch; i < sp->n_dims; i++) {
+                const struct plan_dim *d = &sp->dims[i];
+                int v = d->frugal;
+                if (v < 0) {
+                    v = (int)(rest % (uint64_t)d->count);
+                    rest /= (uint64_t)d->count;
+                }
+                apply_value(d, v, &f);
+            }
+            model_memory(&f, &r, &m);
+            fits = m.fits;
+        }
+        if (!fits) {
             c->memory_cut += sp->per_unit;
             return;
         }
