@@ -913,6 +913,13 @@ static void push_report(lua_State *L, const struct setup *s, const struct resolv
     report_visit(s, r, o, &v);
 }
 
+static int push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o);
+
+/* setup:eval() -> the whole report table. setup:eval("tokens_per_s",
+ * "memory.fits") or setup:eval{"tokens_per_s", "memory.fits"} -> just
+ * those values, in that order: no table is built, so a loop that reads two
+ * figures pays for the evaluation alone. */
 static int setup_eval_m(lua_State *L)
 {
     struct luahost *h = host_of(L);
@@ -923,6 +930,8 @@ static int setup_eval_m(lua_State *L)
     if (!setup_resolve(&u->s, need_catalog(L, h, "eval"), &r, err, sizeof err))
         return api_error(L, "eval", err);
     model_eval(&u->s, &r, &o);
+    if (lua_gettop(L) > 1)
+        return push_picked(L, &u->s, &r, &o);
     push_report(L, &u->s, &r, &o);
     follow_setup(L, &u->s);
     return 1;
@@ -1622,24 +1631,152 @@ static void sw_bool(void *ctx, const char *key, bool v)
     lua_setfield(x->L, -2, x->picks[i].name);
 }
 
-static void add_pick(lua_State *L, struct sweep_ctx *x, const char *name)
+static void add_pick(lua_State *L, struct sweep_ctx *x, const char *name, const char *fn)
 {
     if (x->n_picks >= SWEEP_MAX_PICKS)
-        luaL_error(L, "sweep: at most %d result fields", SWEEP_MAX_PICKS);
+        luaL_error(L, "%s: at most %d result fields", fn, SWEEP_MAX_PICKS);
     struct sweep_pick *p = &x->picks[x->n_picks++];
     const char *dot = strchr(name, '.');
-    if (strlen(name) >= sizeof p->name || (dot && strchr(dot + 1, '.')) ||
+    size_t len = strlen(name);
+    if (len >= sizeof p->name || (dot && strchr(dot + 1, '.')) ||
         (dot && (size_t)(dot - name) >= sizeof p->section))
-        luaL_error(L, "sweep: bad result field '%s' (write 'mfu' or 'memory.per_device_gb')",
+        luaL_error(L, "%s: bad result field '%s' (write 'mfu' or 'memory.per_device_gb')", fn,
                    name);
-    snprintf(p->name, sizeof p->name, "%s", name);
-    if (dot) {
-        snprintf(p->section, sizeof p->section, "%.*s", (int)(dot - name), name);
-        snprintf(p->leaf, sizeof p->leaf, "%s", dot + 1);
-    } else {
-        p->section[0] = '\0';
-        snprintf(p->leaf, sizeof p->leaf, "%s", name);
+    /* Plain copies: setup:eval("a", "b") calls this in tight loops. */
+    memcpy(p->name, name, len + 1);
+    size_t sec = dot ? (size_t)(dot - name) : 0;
+    memcpy(p->section, name, sec);
+    p->section[sec] = '\0';
+    memcpy(p->leaf, dot ? dot + 1 : name, len - (dot ? sec + 1 : 0) + 1);
+}
+
+/* Picked values kept in C until the walk ends (setup:eval with names). */
+struct picked {
+    int type; /* LUA_TNUMBER, LUA_TSTRING, LUA_TBOOLEAN; LUA_TNONE: not seen */
+    double num;
+    const char *str; /* points into the report or setup, alive during the call */
+};
+
+struct pick_ctx {
+    struct sweep_ctx x;
+    struct picked val[SWEEP_MAX_PICKS];
+};
+
+static void pk_num(void *ctx, const char *key, double v)
+{
+    struct pick_ctx *p = ctx;
+    int i = sweep_match(&p->x, key);
+    if (i >= 0)
+        p->val[i] = (struct picked){LUA_TNUMBER, v, NULL};
+}
+static void pk_str(void *ctx, const char *key, const char *v)
+{
+    struct pick_ctx *p = ctx;
+    int i = sweep_match(&p->x, key);
+    if (i >= 0)
+        p->val[i] = (struct picked){LUA_TSTRING, 0, v};
+}
+static void pk_bool(void *ctx, const char *key, bool v)
+{
+    struct pick_ctx *p = ctx;
+    int i = sweep_match(&p->x, key);
+    if (i >= 0)
+        p->val[i] = (struct picked){LUA_TBOOLEAN, v, NULL};
+}
+
+/* Where each picked name sits in the walk (its ordinal outside lists; the
+ * order is fixed), learned once per process so later calls match by
+ * counting instead of comparing names. Only the thread running a script
+ * touches it; a race would at worst relearn. */
+enum { ORDINAL_CACHE = 64 };
+static struct {
+    char name[100];
+    int ordinal;
+} ordinal_cache[ORDINAL_CACHE];
+static int n_ordinal_cache;
+
+static int cached_ordinal(const char *name)
+{
+    for (int i = 0; i < n_ordinal_cache; i++)
+        if (strcmp(ordinal_cache[i].name, name) == 0)
+            return ordinal_cache[i].ordinal;
+    return -1;
+}
+
+static void remember_ordinals(const struct sweep_ctx *x)
+{
+    for (int ord = 0; ord < SWEEP_MAX_ORDINAL; ord++) {
+        int i = x->by_ordinal[ord];
+        if (i < 0 || cached_ordinal(x->picks[i].name) >= 0 || n_ordinal_cache >= ORDINAL_CACHE)
+            continue;
+        snprintf(ordinal_cache[n_ordinal_cache].name, sizeof ordinal_cache[0].name, "%s",
+                 x->picks[i].name);
+        ordinal_cache[n_ordinal_cache++].ordinal = ord;
     }
+}
+
+/* The values named by the arguments 2.. (strings, or one array of them). */
+static int push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    struct pick_ctx p;
+    p.x.L = L;
+    p.x.n_picks = 0;
+    p.x.learned = false;
+    p.x.ordinal = p.x.list_depth = p.x.nest = p.x.found = 0;
+    p.x.section = "";
+    int top = lua_gettop(L);
+    if (top == 2 && lua_type(L, 2) == LUA_TTABLE) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_rawgeti(L, 2, i) != LUA_TSTRING)
+                return luaL_error(L, "eval: result keys must be strings (key %d is a %s)",
+                                  (int)i, luaL_typename(L, -1));
+            add_pick(L, &p.x, lua_tostring(L, -1), "eval");
+            lua_pop(L, 1);
+        }
+    } else {
+        for (int i = 2; i <= top; i++) {
+            if (lua_type(L, i) != LUA_TSTRING)
+                return luaL_error(L, "eval: result keys must be strings (argument %d is a %s)",
+                                  i - 1, luaL_typename(L, i));
+            add_pick(L, &p.x, lua_tostring(L, i), "eval");
+        }
+    }
+    memset(p.x.by_ordinal, -1, sizeof p.x.by_ordinal);
+    bool cached = true;
+    for (int i = 0; i < p.x.n_picks; i++) {
+        p.val[i].type = LUA_TNONE;
+        int ord = cached_ordinal(p.x.picks[i].name);
+        if (ord >= 0 && ord < SWEEP_MAX_ORDINAL && p.x.by_ordinal[ord] < 0)
+            p.x.by_ordinal[ord] = (signed char)i;
+        else
+            cached = false;
+    }
+    if (!cached)
+        memset(p.x.by_ordinal, -1, sizeof p.x.by_ordinal);
+    p.x.learned = cached;
+    struct report_visitor v = {&p, sw_begin, sw_end, sw_begin_list, sw_end_list, pk_num, pk_str,
+                               pk_bool};
+    report_visit(s, r, o, &v);
+    if (!cached && p.x.found == p.x.n_picks)
+        remember_ordinals(&p.x);
+    luaL_checkstack(L, p.x.n_picks, "eval");
+    for (int i = 0; i < p.x.n_picks; i++) {
+        const struct picked *k = &p.val[i];
+        if (k->type == LUA_TNONE)
+            return luaL_error(L, "eval: no result field '%s' (see setup:eval() for the keys)",
+                              p.x.picks[i].name);
+        if (k->type == LUA_TSTRING)
+            lua_pushstring(L, k->str);
+        else if (k->type == LUA_TBOOLEAN)
+            lua_pushboolean(L, k->num != 0);
+        else if (k->num == floor(k->num) && fabs(k->num) < 9e15)
+            lua_pushinteger(L, (lua_Integer)k->num);
+        else
+            lua_pushnumber(L, k->num);
+    }
+    return p.x.n_picks;
 }
 
 struct sweep_axis {
@@ -1773,7 +1910,7 @@ static int l_sweep(lua_State *L)
                 const char *nm = lua_tostring(L, -1);
                 if (lua_type(L, -1) != LUA_TSTRING)
                     return luaL_error(L, "sweep: fields must be strings");
-                add_pick(L, x, nm);
+                add_pick(L, x, nm, "sweep");
                 lua_pop(L, 1);
             }
         } else if (!lua_isnil(L, -1)) {
@@ -1783,7 +1920,7 @@ static int l_sweep(lua_State *L)
     }
     if (x->n_picks == 0)
         for (int i = 0; default_sweep_fields[i]; i++)
-            add_pick(L, x, default_sweep_fields[i]);
+            add_pick(L, x, default_sweep_fields[i], "sweep");
     for (int i = 0; i < x->n_picks; i++) {
         lua_pushstring(L, x->picks[i].name);
         lua_rawseti(L, cols, ++ncols);
