@@ -2199,12 +2199,14 @@ static int l_plan(lua_State *L)
         return api_error(L, "plan", err);
     if (!plan_space_build(&w->space, &base->s, &w->spec, cat, err, sizeof err))
         return api_error(L, "plan", err);
-    if (w->space.candidates > PLAN_SCRIPT_MAX_CANDIDATES)
-        return luaL_error(L,
-                          "plan: %llu candidates are more than a script may search (%llu); "
-                          "narrow vary or use mlviz plan",
-                          (unsigned long long)w->space.candidates,
-                          (unsigned long long)PLAN_SCRIPT_MAX_CANDIDATES);
+    if (w->space.candidates > PLAN_SCRIPT_MAX_CANDIDATES) {
+        snprintf(err, sizeof err,
+                 "%llu candidates are more than a script may search (%llu); narrow vary or use "
+                 "mlviz plan",
+                 (unsigned long long)w->space.candidates,
+                 (unsigned long long)PLAN_SCRIPT_MAX_CANDIDATES);
+        return api_error(L, "plan", err);
+    }
     struct plan_progress progress = {0};
     bool ok = plan_run(&w->space, cat, &w->spec, &w->result, &progress, plan_interrupt_check,
                        &progress, err, sizeof err);
