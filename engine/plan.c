@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "infile.h"
+
 const char *const plan_figure_names[] = {
     "tokens_per_s", "days",      "usd_total",  "energy_mwh", "mfu",
     "usd_per_hour", "facility_kw", "memory_gb", "devices",    "step_time_s", NULL};
@@ -913,7 +915,7 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat,
 /* ---- shards ------------------------------------------------------------------------- */
 
 static const char partial_magic[] = "mlviz-plan-partial 1";
-enum { PARTIAL_MAX_BYTES = 64 << 20, SETUP_YAML_MAX = 64 << 10 };
+enum { SETUP_YAML_MAX = 64 << 10 };
 
 bool plan_write_partial(FILE *out, const struct plan_space *sp, const struct plan_spec *spec,
                         const struct plan_result *r)
@@ -1024,33 +1026,11 @@ bool plan_read_partial(const char *path, struct plan_partial *p, char *err, size
 {
     memset(p, 0, sizeof *p);
     plan_spec_init(&p->spec);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_len, "%s: %s", path, strerror(errno));
-        return false;
-    }
     struct lines l = {0};
-    l.text = malloc(PARTIAL_MAX_BYTES + 1);
-    if (!l.text) {
-        fclose(f);
-        snprintf(err, err_len, "%s: out of memory", path);
+    if (!infile_read(path, &l.text, &l.len, err, err_len))
         return false;
-    }
-    l.len = fread(l.text, 1, PARTIAL_MAX_BYTES + 1, f);
-    bool read_error = ferror(f);
-    fclose(f);
     bool ok = false;
     char msg[600];
-    if (read_error) {
-        snprintf(err, err_len, "%s: read error", path);
-        goto done;
-    }
-    if (l.len > PARTIAL_MAX_BYTES) {
-        snprintf(err, err_len, "%s: larger than %d MiB: not a partial result", path,
-                 PARTIAL_MAX_BYTES >> 20);
-        goto done;
-    }
-    l.text[l.len] = '\0';
     if (memchr(l.text, '\0', l.len)) {
         snprintf(err, err_len, "%s: binary data: not a partial result of mlviz plan --shard",
                  path);

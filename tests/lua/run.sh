@@ -64,6 +64,7 @@ conclusion cpu-vs-gpu "one H100 runs the step [0-9.]+x faster than the laptop CP
 conclusion moe-experts "all-to-alls take [0-9.]+ s per step inside one NVLink node, [0-9.]+ s when the expert group crosses the network \\([0-9.]+x\\)"
 conclusion long-context "first context-parallel size that fits is CP [248]"
 conclusion rack-scale "across 8-GPU servers and [0-9.]+ s inside the NVL72 domain; the rack trains [0-9.]+x faster"
+conclusion plan-a-run "2048 H100s need [0-9.]+ days at best \(TP [0-9]+, PP [0-9]+.*cheapest choice is [0-9]+ H100s"
 # The conclusion follows the parameters: no cure, no change of bottleneck.
 expect "scenario params change the story" 0 "^Conclusion: the bottleneck moves from cpus to cpus" -- \
     run data-starvation --workers=1 --cache_hit=0 --prefetch=0
