@@ -443,6 +443,7 @@ bool plan_space_build(struct plan_space *sp, const struct setup *base,
                     return false;
             }
             d->frugal = -1;
+            d->splits_devices = dd->source == FROM_DEVICES;
             if (dd->frugal && strcmp(dd->frugal, "*") == 0)
                 d->frugal = 0;
             else if (dd->frugal)
@@ -720,6 +721,17 @@ static void unit_pruned(struct worker *w, uint64_t unit)
     /* Devices are fixed by the unit. */
     if (spec->has_max[PLAN_DEVICES] && setup_devices(&s) > spec->max[PLAN_DEVICES]) {
         c->constraint_cut += sp->per_unit;
+        return;
+    }
+    /* Tensor, context, pipeline and expert sizes multiply into a divisor
+     * of the devices (data parallelism takes the rest and experts are
+     * spread inside it): a cheap necessary condition before the resolve. */
+    long long split = 1;
+    for (int i = 0; i < first_switch; i++)
+        if (sp->dims[i].splits_devices)
+            split *= (long long)sp->dims[i].num[digit[i]];
+    if (split > setup_devices(&s) || setup_devices(&s) % split != 0) {
+        c->invalid += sp->per_unit;
         return;
     }
     /* Validity does not depend on the switches (tested against the

@@ -59,6 +59,7 @@ struct plan_dim {
     double num[PLAN_VALUES_MAX];                /* numbers, bools, enum indices */
     char text[PLAN_VALUES_MAX][FIELD_STR_LEN]; /* catalog ids and text */
     int frugal; /* index of the value that needs the least memory, -1 unknown */
+    bool splits_devices; /* a parallel size: the product of these divides the devices */
 };
 
 struct plan_spec {
