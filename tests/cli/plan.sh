@@ -150,6 +150,13 @@ else
     fail text-table "$(head -c 300 "$tmp/p.txt")"
 fi
 
+# No progress bar when stderr is not a terminal: stderr stays empty.
+if "$MLVIZ_BIN" plan default --top 1 >/dev/null 2>"$tmp/progress.err" && [ ! -s "$tmp/progress.err" ]; then
+    pass no-progress-off-terminal
+else
+    fail no-progress-off-terminal "$(head -c 200 "$tmp/progress.err")"
+fi
+
 # Constraints: the limit holds on every row; an impossible one leaves none.
 "$MLVIZ_BIN" plan $S --vary cluster.nodes=64,128,256 --max devices=1024 --top 50 --format csv \
     >"$tmp/c.csv" 2>/dev/null

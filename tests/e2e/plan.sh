@@ -63,4 +63,14 @@ if wait_rc pl && [ "$(cat "$T/pl.rc")" = 0 ]; then
 else
     fail "q quits from the plan screen" "rc '$(cat "$T/pl.rc" 2>/dev/null)'"
 fi
+
+# mlviz plan on a terminal: a progress bar on stderr for a long search.
+start pg 120 10 -- plan gpt3-175b-a100 --vary cluster.nodes=32..1024 \
+    --vary cluster.node.accelerator=a100-sxm-80gb,h100-sxm,h200-sxm,b200 --top 1
+if wait_for pg "candidates, " 100 && screen pg | grep -qE '\[#*\.*\] +[0-9]+% .* left'; then
+    pass "mlviz plan shows a progress bar on a terminal"
+else
+    fail "mlviz plan shows a progress bar on a terminal" "$(screen pg | head -3)"
+fi
+$TM kill-session -t pg 2>/dev/null
 [ $FAILS = 0 ]
