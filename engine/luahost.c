@@ -914,8 +914,79 @@ static void push_report(lua_State *L, const struct setup *s, const struct resolv
     report_visit(s, r, o, &v);
 }
 
+/* Values of single report fields, kept in C until they are pushed. */
+struct picked {
+    int type; /* LUA_TNUMBER, LUA_TSTRING, LUA_TBOOLEAN; LUA_TNONE: not a single value */
+    double num;
+    const char *str; /* points into the report or setup, alive during the call */
+};
+
+static void pk_num(void *ctx, const char *key, double v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TNUMBER, v, NULL};
+}
+static void pk_str(void *ctx, const char *key, const char *v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TSTRING, 0, v};
+}
+static void pk_bool(void *ctx, const char *key, bool v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TBOOLEAN, v, NULL};
+}
+static void pk_nest(void *ctx, const char *key)
+{
+    (void)key;
+    ((struct picked *)ctx)->type = LUA_TNONE; /* a list: not one value */
+}
+static void pk_none(void *ctx)
+{
+    (void)ctx;
+}
+
+/* The fields named by arguments 2.. (strings, or one array of them), read
+ * straight from the report through report_fields: no table, no walk. */
 static int push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
-                       const struct model_report *o);
+                       const struct model_report *o)
+{
+    enum { PICK_MAX = 64 };
+    int top = lua_gettop(L);
+    bool array = top == 2 && lua_type(L, 2) == LUA_TTABLE;
+    lua_Integer n = array ? (lua_Integer)lua_rawlen(L, 2) : top - 1;
+    if (n > PICK_MAX)
+        return luaL_error(L, "eval: at most %d result keys", PICK_MAX);
+    luaL_checkstack(L, (int)n + 2, "eval");
+    for (lua_Integer i = 1; i <= n; i++) {
+        int t = array ? lua_rawgeti(L, 2, i) : lua_type(L, (int)i + 1);
+        if (t != LUA_TSTRING)
+            return luaL_error(L, "eval: result keys must be strings (key %d is a %s)", (int)i,
+                              lua_typename(L, t));
+        const char *name = lua_tostring(L, array ? -1 : (int)i + 1);
+        const struct report_field *f = report_field_find(name);
+        struct picked v = {LUA_TNONE, 0, NULL};
+        if (f) {
+            struct report_visitor vis = {&v, pk_nest, pk_none, pk_nest, pk_none, pk_num, pk_str,
+                                         pk_bool};
+            report_visit_field(f, s, r, o, &vis);
+        }
+        if (v.type == LUA_TNONE)
+            return luaL_error(L, "eval: no result field '%s' (see setup:eval() for the keys)",
+                              name);
+        if (array)
+            lua_pop(L, 1);
+        if (v.type == LUA_TSTRING)
+            lua_pushstring(L, v.str);
+        else if (v.type == LUA_TBOOLEAN)
+            lua_pushboolean(L, v.num != 0);
+        else if (v.num == floor(v.num) && fabs(v.num) < 9e15)
+            lua_pushinteger(L, (lua_Integer)v.num);
+        else
+            lua_pushnumber(L, v.num);
+    }
+    return (int)n;
+}
 
 /* setup:eval() -> the whole report table. setup:eval("tokens_per_s",
  * "memory.fits") or setup:eval{"tokens_per_s", "memory.fits"} -> just
@@ -1632,152 +1703,24 @@ static void sw_bool(void *ctx, const char *key, bool v)
     lua_setfield(x->L, -2, x->picks[i].name);
 }
 
-static void add_pick(lua_State *L, struct sweep_ctx *x, const char *name, const char *fn)
+static void add_pick(lua_State *L, struct sweep_ctx *x, const char *name)
 {
     if (x->n_picks >= SWEEP_MAX_PICKS)
-        luaL_error(L, "%s: at most %d result fields", fn, SWEEP_MAX_PICKS);
+        luaL_error(L, "sweep: at most %d result fields", SWEEP_MAX_PICKS);
     struct sweep_pick *p = &x->picks[x->n_picks++];
     const char *dot = strchr(name, '.');
-    size_t len = strlen(name);
-    if (len >= sizeof p->name || (dot && strchr(dot + 1, '.')) ||
+    if (strlen(name) >= sizeof p->name || (dot && strchr(dot + 1, '.')) ||
         (dot && (size_t)(dot - name) >= sizeof p->section))
-        luaL_error(L, "%s: bad result field '%s' (write 'mfu' or 'memory.per_device_gb')", fn,
+        luaL_error(L, "sweep: bad result field '%s' (write 'mfu' or 'memory.per_device_gb')",
                    name);
-    /* Plain copies: setup:eval("a", "b") calls this in tight loops. */
-    memcpy(p->name, name, len + 1);
-    size_t sec = dot ? (size_t)(dot - name) : 0;
-    memcpy(p->section, name, sec);
-    p->section[sec] = '\0';
-    memcpy(p->leaf, dot ? dot + 1 : name, len - (dot ? sec + 1 : 0) + 1);
-}
-
-/* Picked values kept in C until the walk ends (setup:eval with names). */
-struct picked {
-    int type; /* LUA_TNUMBER, LUA_TSTRING, LUA_TBOOLEAN; LUA_TNONE: not seen */
-    double num;
-    const char *str; /* points into the report or setup, alive during the call */
-};
-
-struct pick_ctx {
-    struct sweep_ctx x;
-    struct picked val[SWEEP_MAX_PICKS];
-};
-
-static void pk_num(void *ctx, const char *key, double v)
-{
-    struct pick_ctx *p = ctx;
-    int i = sweep_match(&p->x, key);
-    if (i >= 0)
-        p->val[i] = (struct picked){LUA_TNUMBER, v, NULL};
-}
-static void pk_str(void *ctx, const char *key, const char *v)
-{
-    struct pick_ctx *p = ctx;
-    int i = sweep_match(&p->x, key);
-    if (i >= 0)
-        p->val[i] = (struct picked){LUA_TSTRING, 0, v};
-}
-static void pk_bool(void *ctx, const char *key, bool v)
-{
-    struct pick_ctx *p = ctx;
-    int i = sweep_match(&p->x, key);
-    if (i >= 0)
-        p->val[i] = (struct picked){LUA_TBOOLEAN, v, NULL};
-}
-
-/* Where each picked name sits in the walk (its ordinal outside lists; the
- * order is fixed), learned once per process so later calls match by
- * counting instead of comparing names. Only the thread running a script
- * touches it; a race would at worst relearn. */
-enum { ORDINAL_CACHE = 64 };
-static struct {
-    char name[100];
-    int ordinal;
-} ordinal_cache[ORDINAL_CACHE];
-static int n_ordinal_cache;
-
-static int cached_ordinal(const char *name)
-{
-    for (int i = 0; i < n_ordinal_cache; i++)
-        if (strcmp(ordinal_cache[i].name, name) == 0)
-            return ordinal_cache[i].ordinal;
-    return -1;
-}
-
-static void remember_ordinals(const struct sweep_ctx *x)
-{
-    for (int ord = 0; ord < SWEEP_MAX_ORDINAL; ord++) {
-        int i = x->by_ordinal[ord];
-        if (i < 0 || cached_ordinal(x->picks[i].name) >= 0 || n_ordinal_cache >= ORDINAL_CACHE)
-            continue;
-        snprintf(ordinal_cache[n_ordinal_cache].name, sizeof ordinal_cache[0].name, "%s",
-                 x->picks[i].name);
-        ordinal_cache[n_ordinal_cache++].ordinal = ord;
-    }
-}
-
-/* The values named by the arguments 2.. (strings, or one array of them). */
-static int push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
-                       const struct model_report *o)
-{
-    struct pick_ctx p;
-    p.x.L = L;
-    p.x.n_picks = 0;
-    p.x.learned = false;
-    p.x.ordinal = p.x.list_depth = p.x.nest = p.x.found = 0;
-    p.x.section = "";
-    int top = lua_gettop(L);
-    if (top == 2 && lua_type(L, 2) == LUA_TTABLE) {
-        lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
-        for (lua_Integer i = 1; i <= n; i++) {
-            if (lua_rawgeti(L, 2, i) != LUA_TSTRING)
-                return luaL_error(L, "eval: result keys must be strings (key %d is a %s)",
-                                  (int)i, luaL_typename(L, -1));
-            add_pick(L, &p.x, lua_tostring(L, -1), "eval");
-            lua_pop(L, 1);
-        }
+    snprintf(p->name, sizeof p->name, "%s", name);
+    if (dot) {
+        snprintf(p->section, sizeof p->section, "%.*s", (int)(dot - name), name);
+        snprintf(p->leaf, sizeof p->leaf, "%s", dot + 1);
     } else {
-        for (int i = 2; i <= top; i++) {
-            if (lua_type(L, i) != LUA_TSTRING)
-                return luaL_error(L, "eval: result keys must be strings (argument %d is a %s)",
-                                  i - 1, luaL_typename(L, i));
-            add_pick(L, &p.x, lua_tostring(L, i), "eval");
-        }
+        p->section[0] = '\0';
+        snprintf(p->leaf, sizeof p->leaf, "%s", name);
     }
-    memset(p.x.by_ordinal, -1, sizeof p.x.by_ordinal);
-    bool cached = true;
-    for (int i = 0; i < p.x.n_picks; i++) {
-        p.val[i].type = LUA_TNONE;
-        int ord = cached_ordinal(p.x.picks[i].name);
-        if (ord >= 0 && ord < SWEEP_MAX_ORDINAL && p.x.by_ordinal[ord] < 0)
-            p.x.by_ordinal[ord] = (signed char)i;
-        else
-            cached = false;
-    }
-    if (!cached)
-        memset(p.x.by_ordinal, -1, sizeof p.x.by_ordinal);
-    p.x.learned = cached;
-    struct report_visitor v = {&p, sw_begin, sw_end, sw_begin_list, sw_end_list, pk_num, pk_str,
-                               pk_bool};
-    report_visit(s, r, o, &v);
-    if (!cached && p.x.found == p.x.n_picks)
-        remember_ordinals(&p.x);
-    luaL_checkstack(L, p.x.n_picks, "eval");
-    for (int i = 0; i < p.x.n_picks; i++) {
-        const struct picked *k = &p.val[i];
-        if (k->type == LUA_TNONE)
-            return luaL_error(L, "eval: no result field '%s' (see setup:eval() for the keys)",
-                              p.x.picks[i].name);
-        if (k->type == LUA_TSTRING)
-            lua_pushstring(L, k->str);
-        else if (k->type == LUA_TBOOLEAN)
-            lua_pushboolean(L, k->num != 0);
-        else if (k->num == floor(k->num) && fabs(k->num) < 9e15)
-            lua_pushinteger(L, (lua_Integer)k->num);
-        else
-            lua_pushnumber(L, k->num);
-    }
-    return p.x.n_picks;
 }
 
 struct sweep_axis {
@@ -1911,7 +1854,7 @@ static int l_sweep(lua_State *L)
                 const char *nm = lua_tostring(L, -1);
                 if (lua_type(L, -1) != LUA_TSTRING)
                     return luaL_error(L, "sweep: fields must be strings");
-                add_pick(L, x, nm, "sweep");
+                add_pick(L, x, nm);
                 lua_pop(L, 1);
             }
         } else if (!lua_isnil(L, -1)) {
@@ -1921,7 +1864,7 @@ static int l_sweep(lua_State *L)
     }
     if (x->n_picks == 0)
         for (int i = 0; default_sweep_fields[i]; i++)
-            add_pick(L, x, default_sweep_fields[i], "sweep");
+            add_pick(L, x, default_sweep_fields[i]);
     for (int i = 0; i < x->n_picks; i++) {
         lua_pushstring(L, x->picks[i].name);
         lua_rawseti(L, cols, ++ncols);
@@ -2155,14 +2098,11 @@ static void push_plan_entry(lua_State *L, const struct plan_space *sp, const str
         return;
     struct setup s;
     plan_space_setup(sp, e->index, &s);
-    lua_newtable(L);
-    for (int i = 0; i < sp->n_dims; i++) {
-        const struct field *f = sp->dims[i].field;
-        char now[FIELD_STR_LEN + 8], was[FIELD_STR_LEN + 8];
-        fields_format(f, &s, now, sizeof now);
-        fields_format(f, &sp->base, was, sizeof was);
-        if (strcmp(now, was) == 0)
-            continue;
+    int dims[PLAN_DIMS_MAX];
+    int n = plan_space_changed(sp, &s, dims);
+    lua_createtable(L, 0, n);
+    for (int i = 0; i < n; i++) {
+        const struct field *f = sp->dims[dims[i]].field;
         push_field_value(L, f, &s);
         lua_setfield(L, -2, f->path);
     }

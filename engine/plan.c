@@ -500,22 +500,36 @@ void plan_space_setup(const struct plan_space *sp, uint64_t index, struct setup 
         apply_value(&sp->dims[i], digit[i], out);
 }
 
-void plan_space_changes(const struct plan_space *sp, uint64_t index, char *buf, size_t len)
+int plan_space_changed(const struct plan_space *sp, const struct setup *s,
+                       int dims[PLAN_DIMS_MAX])
 {
-    struct setup s;
-    plan_space_setup(sp, index, &s);
-    size_t used = 0;
-    buf[0] = '\0';
+    int n = 0;
     for (int i = 0; i < sp->n_dims; i++) {
         const struct field *f = sp->dims[i].field;
         char now[FIELD_STR_LEN + 8], was[FIELD_STR_LEN + 8];
-        fields_format(f, &s, now, sizeof now);
+        fields_format(f, s, now, sizeof now);
         fields_format(f, &sp->base, was, sizeof was);
-        if (strcmp(now, was) == 0 || used >= len)
-            continue;
-        int n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", f->path, now);
-        if (n > 0)
-            used += (size_t)n;
+        if (strcmp(now, was) != 0)
+            dims[n++] = i;
+    }
+    return n;
+}
+
+void plan_space_changes(const struct plan_space *sp, uint64_t index, char *buf, size_t len)
+{
+    struct setup s;
+    int dims[PLAN_DIMS_MAX];
+    plan_space_setup(sp, index, &s);
+    int n = plan_space_changed(sp, &s, dims);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        const struct field *f = sp->dims[dims[i]].field;
+        char now[FIELD_STR_LEN + 8];
+        fields_format(f, &s, now, sizeof now);
+        int w = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", f->path, now);
+        if (w > 0)
+            used += (size_t)w;
     }
 }
 

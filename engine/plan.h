@@ -103,6 +103,10 @@ bool plan_space_build(struct plan_space *space, const struct setup *base,
                       size_t err_len);
 /* The setup of candidate `index`. */
 void plan_space_setup(const struct plan_space *space, uint64_t index, struct setup *out);
+/* The dimensions (indices into space->dims) whose field differs in `s`
+ * from the base, in dimension order; returns how many. */
+int plan_space_changed(const struct plan_space *space, const struct setup *s,
+                       int dims[PLAN_DIMS_MAX]);
 /* "path=value path=value": the fields candidate `index` changes from the base. */
 void plan_space_changes(const struct plan_space *space, uint64_t index, char *buf, size_t len);
 

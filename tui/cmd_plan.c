@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "plan.h"
 #include "report.h"
 
@@ -234,28 +235,20 @@ static void text_header(FILE *out)
             "MWh", "MFU", "devs", "mem GB", "kW", "changes");
 }
 
-static void csv_field(FILE *out, const char *text)
+static void csv_line(FILE *out, const char *section, int rank, const struct plan_entry *e,
+                     const char *changes)
 {
-    fputc('"', out);
-    for (const char *c = text; *c; c++) {
-        if (*c == '"')
-            fputc('"', out);
-        fputc(*c, out);
-    }
-    fputc('"', out);
-}
-
-static void csv_row(FILE *out, const char *section, int rank, const struct plan_entry *e,
-                    const char *changes)
-{
-    fprintf(out, "%s,", section);
+    struct csv_row row;
+    csv_row_begin(&row, out);
+    csv_row_field(&row, section);
     if (rank > 0)
-        fprintf(out, "%d", rank);
+        csv_row_number(&row, rank, 9);
+    else
+        csv_row_field(&row, "");
     for (int i = 0; i < SHOWN; i++)
-        fprintf(out, ",%.9g", e->fig[shown_figures[i]]);
-    fputc(',', out);
-    csv_field(out, changes);
-    fputc('\n', out);
+        csv_row_number(&row, e->fig[shown_figures[i]], 9);
+    csv_row_field(&row, changes);
+    csv_row_end(&row);
 }
 
 static void json_entry(struct json_writer *w, const struct plan_space *sp, int rank,
@@ -269,14 +262,14 @@ static void json_entry(struct json_writer *w, const struct plan_space *sp, int r
     if (with_changes) {
         struct setup s;
         plan_space_setup(sp, e->index, &s);
+        int dims[PLAN_DIMS_MAX];
+        int n = plan_space_changed(sp, &s, dims);
         json_open(w, "changes", false);
-        for (int i = 0; i < sp->n_dims; i++) {
-            const struct field *f = sp->dims[i].field;
-            char now[FIELD_STR_LEN + 8], was[FIELD_STR_LEN + 8];
+        for (int i = 0; i < n; i++) {
+            const struct field *f = sp->dims[dims[i]].field;
+            char now[FIELD_STR_LEN + 8];
             fields_format(f, &s, now, sizeof now);
-            fields_format(f, &sp->base, was, sizeof was);
-            if (strcmp(now, was) != 0)
-                json_key_str(w, f->path, now);
+            json_key_str(w, f->path, now);
         }
         json_close(w, false);
     }
@@ -303,18 +296,18 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
         json_begin(&w, out, true);
         json_key_str(&w, "setup", sp->base.name);
         json_key_str(&w, "objective", plan_figure_names[spec->objective]);
-        json_key_num(&w, "candidates", (double)c->candidates);
-        json_key_num(&w, "evaluated", (double)c->evaluated);
-        json_key_num(&w, "runnable", (double)c->runnable);
+        json_key_uint(&w, "candidates", c->candidates);
+        json_key_uint(&w, "evaluated", c->evaluated);
+        json_key_uint(&w, "runnable", c->runnable);
         json_open(&w, "pruned", false);
-        json_key_num(&w, "invalid", (double)c->invalid);
-        json_key_num(&w, "memory", (double)c->memory_cut);
-        json_key_num(&w, "constraint", (double)c->constraint_cut);
+        json_key_uint(&w, "invalid", c->invalid);
+        json_key_uint(&w, "memory", c->memory_cut);
+        json_key_uint(&w, "constraint", c->constraint_cut);
         json_close(&w, false);
         json_open(&w, "base", false);
         json_key_bool(&w, "runnable", r->base_runnable);
         if (r->base_runnable)
-            json_key_num(&w, "rank", (double)base_rank);
+            json_key_uint(&w, "rank", base_rank);
         for (int i = 0; i < SHOWN; i++)
             json_key_num(&w, plan_figure_names[shown_figures[i]], r->base.fig[shown_figures[i]]);
         json_close(&w, false);
@@ -332,18 +325,22 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
         return;
     }
     if (format == FORMAT_CSV) {
-        fprintf(out, "section,rank");
+        struct csv_row head;
+        csv_row_begin(&head, out);
+        csv_row_field(&head, "section");
+        csv_row_field(&head, "rank");
         for (int i = 0; i < SHOWN; i++)
-            fprintf(out, ",%s", plan_figure_names[shown_figures[i]]);
-        fprintf(out, ",changes\n");
-        csv_row(out, "base", (int)base_rank, &r->base, "");
+            csv_row_field(&head, plan_figure_names[shown_figures[i]]);
+        csv_row_field(&head, "changes");
+        csv_row_end(&head);
+        csv_line(out, "base", (int)base_rank, &r->base, "");
         for (int i = 0; i < r->n_top; i++) {
             plan_space_changes(sp, r->top[i].index, changes, sizeof changes);
-            csv_row(out, "top", i + 1, &r->top[i], changes);
+            csv_line(out, "top", i + 1, &r->top[i], changes);
         }
         for (size_t i = 0; pareto && i < r->n_front; i++) {
             plan_space_changes(sp, r->front[i].index, changes, sizeof changes);
-            csv_row(out, "front", 0, &r->front[i], changes);
+            csv_line(out, "front", 0, &r->front[i], changes);
         }
         return;
     }
