@@ -288,7 +288,8 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
                          const struct plan_spec *spec, struct plan_result *r, bool pareto)
 {
     char changes[CHANGES_LEN];
-    qsort(r->front, r->n_front, sizeof *r->front, front_order);
+    if (r->n_front > 1)
+        qsort(r->front, r->n_front, sizeof *r->front, front_order);
     const struct plan_counts *c = &r->counts;
     uint64_t base_rank = r->base_runnable ? c->better_than_base + 1 : 0;
     if (format == FORMAT_JSON) {
