@@ -1050,11 +1050,22 @@ static bool read_indices(struct lines *l, const char *word, uint64_t **out, size
 
 bool plan_read_partial(const char *path, struct plan_partial *p, char *err, size_t err_len)
 {
+    char *text;
+    size_t len;
+    memset(p, 0, sizeof *p);
+    if (!infile_read(path, &text, &len, err, err_len))
+        return false;
+    bool ok = plan_parse_partial(path, text, len, p, err, err_len);
+    free(text);
+    return ok;
+}
+
+bool plan_parse_partial(const char *path, char *text, size_t len, struct plan_partial *p,
+                        char *err, size_t err_len)
+{
     memset(p, 0, sizeof *p);
     plan_spec_init(&p->spec);
-    struct lines l = {0};
-    if (!infile_read(path, &l.text, &l.len, err, err_len))
-        return false;
+    struct lines l = {text, len, 0, 0};
     bool ok = false;
     char msg[600];
     if (memchr(l.text, '\0', l.len)) {
@@ -1150,7 +1161,6 @@ bool plan_read_partial(const char *path, struct plan_partial *p, char *err, size
 bad_line:
     snprintf(err, err_len, "%s:%d: %s", path, l.line, msg);
 done:
-    free(l.text);
     if (!ok)
         plan_partial_free(p);
     return ok;

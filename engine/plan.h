@@ -174,6 +174,10 @@ struct plan_partial {
     size_t n_top, n_front;
 };
 bool plan_read_partial(const char *path, struct plan_partial *p, char *err, size_t err_len);
+/* The same from text in memory (len bytes, text[len] == '\0'; the lines
+ * are cut in place); `name` is used in messages. */
+bool plan_parse_partial(const char *name, char *text, size_t len, struct plan_partial *p,
+                        char *err, size_t err_len);
 void plan_partial_free(struct plan_partial *p);
 /* Figures of one setup (resolve + evaluate); false when it cannot run. */
 bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct plan_entry *e);
