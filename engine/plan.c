@@ -152,7 +152,7 @@ bool plan_spec_vary(struct plan_spec *spec, const char *arg, char *err, size_t e
 
 /* ---- the space ------------------------------------------------------------------- */
 
-enum value_source { FROM_DEVICES, FROM_LAYERS, FROM_BATCH, FROM_CHOICES };
+enum value_source { FROM_DEVICES, FROM_EXPERTS, FROM_LAYERS, FROM_BATCH, FROM_CHOICES };
 
 /* The fields searched by default. A field missing from the setup table is
  * skipped, so a field added to the model joins the search by being listed
@@ -167,7 +167,7 @@ static const struct default_dim {
     {"training.tensor_parallel", PLAN_LAYOUT, FROM_DEVICES, NULL},
     {"training.context_parallel", PLAN_LAYOUT, FROM_DEVICES, NULL},
     {"training.pipeline_parallel", PLAN_LAYOUT, FROM_DEVICES, NULL},
-    {"training.expert_parallel", PLAN_LAYOUT, FROM_DEVICES, NULL},
+    {"training.expert_parallel", PLAN_LAYOUT, FROM_EXPERTS, NULL},
     {"training.virtual_stages", PLAN_LAYOUT, FROM_LAYERS, NULL},
     {"training.micro_batch", PLAN_LAYOUT, FROM_BATCH, NULL},
     /* Full recomputation needs the least memory except on a stage of one
@@ -334,6 +334,17 @@ static bool default_values(struct plan_dim *d, int source, const struct plan_spa
                      opt, PLAN_VALUES_MAX, f->path);
             return false;
         }
+        return true;
+    }
+    case FROM_EXPERTS: {
+        /* Expert-parallel sizes divide the expert count; a dense model
+         * (or a setup without experts) has 1 only. */
+        const struct field *e = fields_find(setup_fields(), "model.experts");
+        double experts = e ? fields_get_number(e, b) : 0;
+        if (experts >= 1 && experts <= 1e6)
+            add_divisors(d, (long long)experts);
+        else
+            add_value(d, "1", 1);
         return true;
     }
     case FROM_LAYERS:
@@ -737,9 +748,9 @@ static void unit_pruned(struct worker *w, uint64_t unit)
         c->constraint_cut += sp->per_unit;
         return;
     }
-    /* Tensor, context, pipeline and expert sizes multiply into a divisor
-     * of the devices (data parallelism takes the rest and experts are
-     * spread inside it): a cheap necessary condition before the resolve. */
+    /* Tensor, context and pipeline sizes multiply into a divisor of the
+     * devices (data parallelism takes the rest): a cheap necessary
+     * condition before the resolve. */
     long long split = 1;
     for (int i = 0; i < first_switch; i++)
         if (sp->dims[i].splits_devices)
