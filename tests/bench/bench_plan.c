@@ -55,6 +55,13 @@ int main(void)
     struct plan_spec spec;
     plan_spec_init(&spec);
     spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+    /* Calculon's default space has no context parallelism: keep it at 1
+     * when the model has it. */
+    if (fields_find(setup_fields(), "training.context_parallel") &&
+        !plan_spec_vary(&spec, "training.context_parallel=1", err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
     double t0 = now_s();
     if (!plan_space_build(&space, &s, &spec, cat, err, sizeof err) ||
         !plan_run(&space, cat, &spec, &result, NULL, NULL, NULL, err, sizeof err)) {

@@ -28,8 +28,14 @@ local function divisors(n, max)
   for k = 1, math.min(n, max or n) do if n % k == 0 then d[#d + 1] = k end end
   return d
 end
-local dims = {
-  { "training.tensor_parallel", divisors(8) },
+local has_cp = pcall(s.get, s, "training.context_parallel")
+local dims = { { "training.tensor_parallel", divisors(8) } }
+local vary = { "training.micro_batch=1,2,4" }
+if has_cp then -- context parallelism joins when the model has it
+  dims[#dims + 1] = { "training.context_parallel", { 1, 2 } }
+  vary[#vary + 1] = "training.context_parallel=1,2"
+end
+for _, d in ipairs{
   { "training.pipeline_parallel", divisors(8) },
   { "training.virtual_stages", divisors(s:get("model.layers"), 64) },
   { "training.micro_batch", { 1, 2, 4 } },
@@ -38,7 +44,7 @@ local dims = {
   { "training.sequence_parallel", { false, true } },
   { "training.flash_attention", { false, true } },
   { "training.overlap_grad_sync", { false, true } },
-}
+} do dims[#dims + 1] = d end
 local rows, index = {}, 0
 local digit = {}
 for i = 1, #dims do digit[i] = 1 end
@@ -62,7 +68,7 @@ table.sort(rows, function(x, y)
   if x.tps ~= y.tps then return x.tps > y.tps end
   return x.index < y.index
 end)
-local plan = mlviz.plan(s, { vary = { "training.micro_batch=1,2,4" }, top = 10, threads = 2 })
+local plan = mlviz.plan(s, { vary = vary, top = 10, threads = 2 })
 check("plan counts the same space", plan.candidates == index, plan.candidates .. " vs " .. index)
 check("plan counts the same runnable configurations", plan.runnable == #rows,
   plan.runnable .. " vs " .. #rows)
