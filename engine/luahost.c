@@ -1962,12 +1962,24 @@ static int plan_work_gc(lua_State *L)
     return 0;
 }
 
-static void plan_interrupt_check(void *ctx, const struct plan_progress *p)
+/* Budget charged per full evaluation of a candidate (a few microseconds,
+ * a few hundred Lua instructions), and per candidate cut without one. */
+#define PLAN_EVAL_COST 200
+#define PLAN_CUT_PER_STEP 64
+
+struct plan_watch {
+    struct luahost *h;
+    struct plan_progress *progress;
+};
+
+/* Called on the script's thread while the search runs: the time limit and
+ * an interrupt stop the workers (the error is raised once they are done). */
+static void plan_limit_check(void *ctx, const struct plan_progress *p)
 {
     (void)p;
-    struct plan_progress *progress = ctx;
-    if (interrupt_requested)
-        __atomic_store_n(&progress->cancel, 1, __ATOMIC_RELAXED);
+    struct plan_watch *w = ctx;
+    if (limits_hit(w->h))
+        __atomic_store_n(&w->progress->cancel, 1, __ATOMIC_RELAXED);
 }
 
 static const char *const plan_option_names[] = {"vary", "max", "objective", "top", "threads",
@@ -2147,13 +2159,18 @@ static int l_plan(lua_State *L)
                  (unsigned long long)PLAN_SCRIPT_MAX_CANDIDATES);
         return api_error(L, "plan", err);
     }
+    host_check(L, h);
     struct plan_progress progress = {0};
-    bool ok = plan_run(&w->space, cat, &w->spec, &w->result, &progress, plan_interrupt_check,
-                       &progress, err, sizeof err);
+    struct plan_watch watch = {h, &progress};
+    bool ok = plan_run(&w->space, cat, &w->spec, &w->result, &progress, plan_limit_check,
+                       &watch, err, sizeof err);
     if (!ok)
         return api_error(L, "plan", err);
-    if (w->result.cancelled || interrupt_requested)
-        return luaL_error(L, "script interrupted");
+    if (w->result.cancelled)
+        host_check(L, h); /* raises the limit that stopped it */
+    host_charge_steps(L, h,
+                      w->result.counts.evaluated * PLAN_EVAL_COST +
+                          w->result.counts.candidates / PLAN_CUT_PER_STEP);
     const struct plan_result *res = &w->result;
     lua_createtable(L, 0, 8);
     lua_pushinteger(L, (lua_Integer)res->counts.candidates);
