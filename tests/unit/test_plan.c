@@ -60,6 +60,21 @@ static void build(const struct setup *s, struct plan_spec *spec)
         fail_msg("%s", err);
 }
 
+/* GPT-3 175B on the preset's A100s, top N, one optional --vary, the
+ * optional fields pinned; the space is built (limits may be added after). */
+static void gpt3_spec(struct plan_spec *spec, int top, const char *vary)
+{
+    struct setup s;
+    char err[256];
+    load("scenarios/presets/gpt3-175b-a100.yaml", &s);
+    plan_spec_init(spec);
+    spec->top = top;
+    if (vary)
+        assert_true(plan_spec_vary(spec, vary, err, sizeof err));
+    pin_optional(spec);
+    build(&s, spec);
+}
+
 static void run(const struct plan_spec *spec, struct plan_result *r)
 {
     char err[512];
@@ -155,13 +170,8 @@ static void test_pruning_safe_tight_memory(void **state)
 static void test_threads_same_answer(void **state)
 {
     (void)state;
-    struct setup s;
     struct plan_spec spec;
-    load("scenarios/presets/gpt3-175b-a100.yaml", &s);
-    plan_spec_init(&spec);
-    spec.top = 25;
-    pin_optional(&spec);
-    build(&s, &spec);
+    gpt3_spec(&spec, 25, NULL);
     spec.threads = 1;
     run(&spec, &res_a);
     spec.threads = 2;
@@ -181,15 +191,9 @@ static void test_threads_same_answer(void **state)
 static void test_shards_merge(void **state)
 {
     (void)state;
-    struct setup s;
     struct plan_spec spec;
     char err[1024];
-    load("scenarios/presets/gpt3-175b-a100.yaml", &s);
-    plan_spec_init(&spec);
-    spec.top = 15;
-    assert_true(plan_spec_vary(&spec, "cluster.nodes=96,128", err, sizeof err));
-    pin_optional(&spec);
-    build(&s, &spec);
+    gpt3_spec(&spec, 15, "cluster.nodes=96,128");
     run(&spec, &res_a);
     memset(&res_b, 0, sizeof res_b);
     for (int i = 0; i < 3; i++) {
@@ -231,17 +235,11 @@ static void test_shards_merge(void **state)
 static void test_constraints(void **state)
 {
     (void)state;
-    struct setup s;
     struct plan_spec spec;
     char err[256];
-    load("scenarios/presets/gpt3-175b-a100.yaml", &s);
-    plan_spec_init(&spec);
-    spec.top = 50;
-    assert_true(plan_spec_vary(&spec, "cluster.nodes=64,128,256", err, sizeof err));
-    pin_optional(&spec);
+    gpt3_spec(&spec, 50, "cluster.nodes=64,128,256");
     assert_true(plan_spec_max(&spec, "devices=1024", err, sizeof err));
     assert_true(plan_spec_max(&spec, "usd_per_hour=2110", err, sizeof err));
-    build(&s, &spec);
     run(&spec, &res_a);
     assert_true(res_a.n_top > 0);
     assert_true(res_a.counts.constraint_cut > 0);
@@ -265,15 +263,8 @@ static void test_constraints(void **state)
 static void test_front_non_dominated(void **state)
 {
     (void)state;
-    struct setup s;
     struct plan_spec spec;
-    char err[256];
-    load("scenarios/presets/gpt3-175b-a100.yaml", &s);
-    plan_spec_init(&spec);
-    spec.top = 200;
-    assert_true(plan_spec_vary(&spec, "cluster.nodes=32..256", err, sizeof err));
-    pin_optional(&spec);
-    build(&s, &spec);
+    gpt3_spec(&spec, 200, "cluster.nodes=32..256");
     run(&spec, &res_a);
     assert_true(res_a.n_front >= 2);
     static const int axes[] = {PLAN_DAYS, PLAN_USD_TOTAL, PLAN_ENERGY_MWH};
