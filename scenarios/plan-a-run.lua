@@ -23,6 +23,7 @@ local base = mlviz.load("default"):set{
 local guess = base:eval()
 say(string.format("The first guess (TP 8, PP 4, full recomputation) needs %.1f days.",
   guess.cost.days_to_train))
+story.show("the first guess", base, guess)
 pause()
 
 say("The planner tries every layout of these GPUs and keeps the runnable ones.")
@@ -52,6 +53,7 @@ local fixed = {}
 if pcall(base.get, base, "training.context_parallel") then fixed[1] = "training.context_parallel=1" end
 local plan = mlviz.plan(base, { top = 5, vary = fixed })
 show(plan, string.format("Fastest layouts on %d H100s", 8 * P.nodes))
+story.show("the fastest layout on these GPUs", plan.top[1] and plan.top[1].setup or base)
 pause()
 if #plan.top == 0 then
   story.conclude("no layout of %d H100s can train this model", 8 * P.nodes)
@@ -76,6 +78,7 @@ for _, v in ipairs(fixed) do grow[#grow + 1] = v end
 local bigger = mlviz.plan(base, { vary = grow, max = { days = P.days }, objective = "usd_total", top = 5 })
 show(bigger, string.format("Cheapest runs within %d days", P.days))
 say(string.format("The Pareto front over days, cost and energy holds %d configurations.", #bigger.front))
+story.show("the cheapest run that finishes in time", bigger.top[1] and bigger.top[1].setup or base)
 pause()
 if #bigger.top == 0 then
   story.conclude("%d H100s need %.1f days at best (%s); even %d H100s cannot finish in %d days",
