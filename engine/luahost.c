@@ -30,6 +30,7 @@
 #include "lua_output.h"
 #include "lua_patterns.h"
 #include "model.h"
+#include "plan.h"
 #include "report.h"
 #include "setup.h"
 #include "sim.h"
@@ -913,6 +914,84 @@ static void push_report(lua_State *L, const struct setup *s, const struct resolv
     report_visit(s, r, o, &v);
 }
 
+/* Values of single report fields, kept in C until they are pushed. */
+struct picked {
+    int type; /* LUA_TNUMBER, LUA_TSTRING, LUA_TBOOLEAN; LUA_TNONE: not a single value */
+    double num;
+    const char *str; /* points into the report or setup, alive during the call */
+};
+
+static void pk_num(void *ctx, const char *key, double v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TNUMBER, v, NULL};
+}
+static void pk_str(void *ctx, const char *key, const char *v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TSTRING, 0, v};
+}
+static void pk_bool(void *ctx, const char *key, bool v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TBOOLEAN, v, NULL};
+}
+static void pk_nest(void *ctx, const char *key)
+{
+    (void)key;
+    ((struct picked *)ctx)->type = LUA_TNONE; /* a list: not one value */
+}
+static void pk_none(void *ctx)
+{
+    (void)ctx;
+}
+
+/* The fields named by arguments 2.. (strings, or one array of them), read
+ * straight from the report through report_fields: no table, no walk. */
+static int push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    enum { PICK_MAX = 64 };
+    int top = lua_gettop(L);
+    bool array = top == 2 && lua_type(L, 2) == LUA_TTABLE;
+    lua_Integer n = array ? (lua_Integer)lua_rawlen(L, 2) : top - 1;
+    if (n > PICK_MAX)
+        return luaL_error(L, "eval: at most %d result keys", PICK_MAX);
+    luaL_checkstack(L, (int)n + 2, "eval");
+    for (lua_Integer i = 1; i <= n; i++) {
+        int t = array ? lua_rawgeti(L, 2, i) : lua_type(L, (int)i + 1);
+        if (t != LUA_TSTRING)
+            return luaL_error(L, "eval: result keys must be strings (key %d is a %s)", (int)i,
+                              lua_typename(L, t));
+        const char *name = lua_tostring(L, array ? -1 : (int)i + 1);
+        const struct report_field *f = report_field_find(name);
+        struct picked v = {LUA_TNONE, 0, NULL};
+        if (f) {
+            struct report_visitor vis = {&v, pk_nest, pk_none, pk_nest, pk_none, pk_num, pk_str,
+                                         pk_bool};
+            report_visit_field(f, s, r, o, &vis);
+        }
+        if (v.type == LUA_TNONE)
+            return luaL_error(L, "eval: no result field '%s' (see setup:eval() for the keys)",
+                              name);
+        if (array)
+            lua_pop(L, 1);
+        if (v.type == LUA_TSTRING)
+            lua_pushstring(L, v.str);
+        else if (v.type == LUA_TBOOLEAN)
+            lua_pushboolean(L, v.num != 0);
+        else if (v.num == floor(v.num) && fabs(v.num) < 9e15)
+            lua_pushinteger(L, (lua_Integer)v.num);
+        else
+            lua_pushnumber(L, v.num);
+    }
+    return (int)n;
+}
+
+/* setup:eval() -> the whole report table. setup:eval("tokens_per_s",
+ * "memory.fits") or setup:eval{"tokens_per_s", "memory.fits"} -> just
+ * those values, in that order: no table is built, so a loop that reads two
+ * figures pays for the evaluation alone. */
 static int setup_eval_m(lua_State *L)
 {
     struct luahost *h = host_of(L);
@@ -923,6 +1002,8 @@ static int setup_eval_m(lua_State *L)
     if (!setup_resolve(&u->s, need_catalog(L, h, "eval"), &r, err, sizeof err))
         return api_error(L, "eval", err);
     model_eval(&u->s, &r, &o);
+    if (lua_gettop(L) > 1)
+        return push_picked(L, &u->s, &r, &o);
     push_report(L, &u->s, &r, &o);
     follow_setup(L, &u->s);
     return 1;
@@ -1859,6 +1940,281 @@ static int l_sweep(lua_State *L)
     return 1;
 }
 
+/* ---- mlviz.plan ------------------------------------------------------------------- */
+
+/* Scripts search at most this many candidates (a few seconds); larger
+ * spaces belong to `mlviz plan` and its shards. */
+#define PLAN_SCRIPT_MAX_CANDIDATES (UINT64_C(1) << 26)
+#define PLAN_MT "mlviz.plan_work"
+
+/* The search's memory: a userdata the GC frees (with the front the engine
+ * allocates), so an error anywhere leaks nothing. */
+struct plan_work {
+    struct plan_spec spec;
+    struct plan_space space;
+    struct plan_result result;
+};
+
+static int plan_work_gc(lua_State *L)
+{
+    struct plan_work *w = luaL_checkudata(L, 1, PLAN_MT);
+    plan_result_free(&w->result);
+    return 0;
+}
+
+/* Budget charged per full evaluation of a candidate (a few microseconds,
+ * a few hundred Lua instructions), and per candidate cut without one. */
+#define PLAN_EVAL_COST 200
+#define PLAN_CUT_PER_STEP 64
+
+struct plan_watch {
+    struct luahost *h;
+    struct plan_progress *progress;
+};
+
+/* Called on the script's thread while the search runs: the time limit and
+ * an interrupt stop the workers (the error is raised once they are done). */
+static void plan_limit_check(void *ctx, const struct plan_progress *p)
+{
+    (void)p;
+    struct plan_watch *w = ctx;
+    if (limits_hit(w->h))
+        __atomic_store_n(&w->progress->cancel, 1, __ATOMIC_RELAXED);
+}
+
+static const char *const plan_option_names[] = {"vary", "max", "objective", "top", "threads",
+                                                NULL};
+
+/* opts.vary: an array of "path=values" strings, or a map path -> "values"
+ * or path -> {values...}. */
+static void plan_read_vary(lua_State *L, int t, struct plan_spec *spec)
+{
+    char arg[PLAN_ARG_LEN], err[LUAHOST_MSG_LEN];
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+    if (n > 0) {
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_rawgeti(L, t, i) != LUA_TSTRING)
+                luaL_error(L, "plan: vary[%d] must be a string 'path=a,b,c'", (int)i);
+            if (!plan_spec_vary(spec, lua_tostring(L, -1), err, sizeof err))
+                api_error(L, "plan", err);
+            lua_pop(L, 1);
+        }
+        return;
+    }
+    lua_Integer others = 0;
+    lua_Integer nk = push_sorted_string_keys(L, t, &others);
+    int keys = lua_gettop(L);
+    if (others > 0)
+        luaL_error(L, "plan: vary maps field paths to values");
+    for (lua_Integer i = 1; i <= nk; i++) {
+        lua_rawgeti(L, keys, i);
+        const char *path = lua_tostring(L, -1);
+        int vt = lua_rawget(L, t) == LUA_TTABLE ? 1 : 0;
+        size_t used = (size_t)snprintf(arg, sizeof arg, "%s=", path);
+        if (!vt) {
+            if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
+                luaL_error(L, "plan: vary['%s'] must be a string, a number or an array", path);
+            used += (size_t)snprintf(arg + used, used < sizeof arg ? sizeof arg - used : 0, "%s",
+                                     lua_tostring(L, -1));
+        } else {
+            lua_Integer nv = (lua_Integer)lua_rawlen(L, -1);
+            for (lua_Integer k = 1; k <= nv && used < sizeof arg; k++) {
+                lua_rawgeti(L, -1, k);
+                const char *v = lua_type(L, -1) == LUA_TBOOLEAN
+                                    ? (lua_toboolean(L, -1) ? "true" : "false")
+                                    : lua_tostring(L, -1);
+                if (!v || strchr(v, ','))
+                    luaL_error(L, "plan: vary['%s'][%d] must be a number, string or boolean",
+                               path, (int)k);
+                used += (size_t)snprintf(arg + used, sizeof arg - used, "%s%s", k > 1 ? "," : "",
+                                         v);
+                lua_pop(L, 1);
+            }
+        }
+        if (used >= sizeof arg)
+            luaL_error(L, "plan: vary['%s'] is too long", path);
+        if (!plan_spec_vary(spec, arg, err, sizeof err))
+            api_error(L, "plan", err);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void plan_read_options(lua_State *L, int opts, struct plan_spec *spec)
+{
+    char err[LUAHOST_MSG_LEN], arg[PLAN_ARG_LEN];
+    check_known_keys(L, opts, plan_option_names, "plan");
+    if (lua_getfield(L, opts, "vary") == LUA_TTABLE)
+        plan_read_vary(L, lua_gettop(L), spec);
+    else if (!lua_isnil(L, -1))
+        luaL_error(L, "plan: vary must be a table");
+    lua_pop(L, 1);
+    if (lua_getfield(L, opts, "max") == LUA_TTABLE) {
+        lua_Integer others = 0;
+        lua_Integer nk = push_sorted_string_keys(L, -1, &others);
+        if (others > 0)
+            luaL_error(L, "plan: max maps figure names to numbers");
+        for (lua_Integer i = 1; i <= nk; i++) {
+            lua_rawgeti(L, -1, i);
+            const char *name = lua_tostring(L, -1);
+            lua_pushvalue(L, -1);
+            if (lua_rawget(L, -4) != LUA_TNUMBER)
+                luaL_error(L, "plan: max['%s'] must be a number", name);
+            snprintf(arg, sizeof arg, "%s=%.17g", name, lua_tonumber(L, -1));
+            if (!plan_spec_max(spec, arg, err, sizeof err))
+                api_error(L, "plan", err);
+            lua_pop(L, 2);
+        }
+        lua_pop(L, 1);
+    } else if (!lua_isnil(L, -1)) {
+        luaL_error(L, "plan: max must be a table of figure = limit");
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, opts, "objective") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            !plan_spec_objective(spec, lua_tostring(L, -1), err, sizeof err))
+            luaL_error(L, "plan: objective must be tokens_per_s, days, usd_total, energy_mwh or "
+                          "mfu");
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, opts, "top") != LUA_TNIL) {
+        lua_Integer n = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+        if (n < 1 || n > PLAN_TOP_MAX)
+            luaL_error(L, "plan: top must be a whole number from 1 to %d", PLAN_TOP_MAX);
+        spec->top = (int)n;
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, opts, "threads") != LUA_TNIL) {
+        lua_Integer n = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+        if (n < 1 || n > 64)
+            luaL_error(L, "plan: threads must be a whole number from 1 to 64");
+        spec->threads = (int)n;
+    }
+    lua_pop(L, 1);
+}
+
+/* One ranked configuration: its figures, its changes and its setup. */
+static void push_plan_entry(lua_State *L, const struct plan_space *sp, const struct plan_entry *e,
+                            long long rank, bool with_setup)
+{
+    lua_createtable(L, 0, PLAN_FIGURE_COUNT + 3);
+    if (rank > 0) {
+        lua_pushinteger(L, rank);
+        lua_setfield(L, -2, "rank");
+    }
+    for (int f = 0; f < PLAN_FIGURE_COUNT; f++) {
+        lua_pushnumber(L, e->fig[f]);
+        lua_setfield(L, -2, plan_figure_names[f]);
+    }
+    if (!with_setup)
+        return;
+    struct setup s;
+    plan_space_setup(sp, e->index, &s);
+    int dims[PLAN_DIMS_MAX];
+    int n = plan_space_changed(sp, &s, dims);
+    lua_createtable(L, 0, n);
+    for (int i = 0; i < n; i++) {
+        const struct field *f = sp->dims[dims[i]].field;
+        push_field_value(L, f, &s);
+        lua_setfield(L, -2, f->path);
+    }
+    lua_setfield(L, -2, "changes");
+    push_setup(L, &s);
+    lua_setfield(L, -2, "setup");
+}
+
+/* mlviz.plan(setup, {vary=, max=, objective=, top=, threads=}) -> {top, front,
+ * base, candidates, evaluated, runnable}: the search of `mlviz plan`. */
+static int l_plan(lua_State *L)
+{
+    struct luahost *h = host_of(L);
+    struct lsetup *base = check_setup(L, 1);
+    const struct catalog *cat = need_catalog(L, h, "plan");
+    lua_settop(L, 2);
+    struct plan_work *w = lua_newuserdatauv(L, sizeof *w, 0);
+    memset(w, 0, sizeof *w);
+    if (luaL_newmetatable(L, PLAN_MT)) {
+        lua_pushcfunction(L, plan_work_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    plan_spec_init(&w->spec);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    w->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+    if (!lua_isnil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        plan_read_options(L, 2, &w->spec);
+    }
+    char err[LUAHOST_MSG_LEN];
+    struct resolved r;
+    if (!setup_resolve(&base->s, cat, &r, err, sizeof err))
+        return api_error(L, "plan", err);
+    if (!plan_space_build(&w->space, &base->s, &w->spec, cat, err, sizeof err))
+        return api_error(L, "plan", err);
+    if (w->space.candidates > PLAN_SCRIPT_MAX_CANDIDATES) {
+        snprintf(err, sizeof err,
+                 "%llu candidates are more than a script may search (%llu); narrow vary or use "
+                 "mlviz plan",
+                 (unsigned long long)w->space.candidates,
+                 (unsigned long long)PLAN_SCRIPT_MAX_CANDIDATES);
+        return api_error(L, "plan", err);
+    }
+    host_check(L, h);
+    struct plan_progress progress = {0};
+    struct plan_watch watch = {h, &progress};
+    bool ok = plan_run(&w->space, cat, &w->spec, &w->result, &progress, plan_limit_check,
+                       &watch, err, sizeof err);
+    if (!ok)
+        return api_error(L, "plan", err);
+    if (w->result.cancelled)
+        host_check(L, h); /* raises the limit that stopped it */
+    host_charge_steps(L, h,
+                      w->result.counts.evaluated * PLAN_EVAL_COST +
+                          w->result.counts.candidates / PLAN_CUT_PER_STEP);
+    const struct plan_result *res = &w->result;
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, (lua_Integer)res->counts.candidates);
+    lua_setfield(L, -2, "candidates");
+    lua_pushinteger(L, (lua_Integer)res->counts.evaluated);
+    lua_setfield(L, -2, "evaluated");
+    lua_pushinteger(L, (lua_Integer)res->counts.runnable);
+    lua_setfield(L, -2, "runnable");
+    lua_pushstring(L, plan_figure_names[w->spec.objective]);
+    lua_setfield(L, -2, "objective");
+    lua_createtable(L, res->n_top, 0);
+    for (int i = 0; i < res->n_top; i++) {
+        push_plan_entry(L, &w->space, &res->top[i], i + 1, true);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "top");
+    /* The front, fastest first (ties by candidate number). */
+    struct plan_entry *front = w->result.front;
+    for (size_t i = 1; i < res->n_front; i++)
+        for (size_t j = i; j > 0 && (front[j].fig[PLAN_DAYS] < front[j - 1].fig[PLAN_DAYS] ||
+                                     (front[j].fig[PLAN_DAYS] == front[j - 1].fig[PLAN_DAYS] &&
+                                      front[j].index < front[j - 1].index));
+             j--) {
+            struct plan_entry tmp = front[j];
+            front[j] = front[j - 1];
+            front[j - 1] = tmp;
+        }
+    lua_createtable(L, (int)(res->n_front < 100000 ? res->n_front : 0), 0);
+    for (size_t i = 0; i < res->n_front; i++) {
+        push_plan_entry(L, &w->space, &res->front[i], 0, true);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "front");
+    push_plan_entry(L, &w->space, &res->base, 0, false);
+    lua_pushboolean(L, res->base_runnable);
+    lua_setfield(L, -2, "runnable");
+    if (res->base_runnable) {
+        lua_pushinteger(L, (lua_Integer)res->counts.better_than_base + 1);
+        lua_setfield(L, -2, "rank");
+    }
+    lua_setfield(L, -2, "base");
+    return 1;
+}
+
 /* ---- tables, CSV and JSON -------------------------------------------------------- */
 
 /* A cell as text: integers plainly, other numbers with 4 significant digits. */
@@ -2599,6 +2955,7 @@ static const luaL_Reg mlviz_funcs[] = {
     {"setup", l_setup},
     {"sim", l_sim},
     {"sweep", l_sweep},
+    {"plan", l_plan},
     {"print_table", l_print_table},
     {"write_csv", l_write_csv},
     {"write_json", l_write_json},

@@ -1605,3 +1605,12 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
                       "can describe)",
                    bad);
 }
+
+/* ---- memory alone (the planner's cheap first check) ------------------------------- */
+
+void model_memory(const struct setup *s, const struct resolved *r, struct memory_report *out)
+{
+    struct ctx c;
+    make_ctx(s, r, &c);
+    memory_model(&c, out);
+}

@@ -184,6 +184,10 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
 double model_expected_max_normal(double n);
 double model_normal_upper_quantile(double q);
 
+/* Memory per device alone (the same figures as model_eval's `memory`), for
+ * callers that reject setups that do not fit before a full evaluation. */
+void model_memory(const struct setup *s, const struct resolved *r, struct memory_report *out);
+
 /* Parameter count of the model in the setup. */
 double model_params(const struct setup *s);
 

@@ -43,6 +43,8 @@ extern const size_t report_field_count;
 extern const struct report_field report_suggestion_fields[];
 extern const size_t report_suggestion_field_count;
 
+/* The field with this key ("memory.fits"), or NULL. */
+const struct report_field *report_field_find(const char *key);
 /* A numeric field (NUM, INT, STAGE, BOOL as 0/1) of a struct. */
 double report_field_number(const struct report_field *f, const void *base);
 /* Zeroes every non-finite double of the report (and turns -0 into 0);
@@ -76,6 +78,11 @@ struct report_visitor {
     void (*boolean)(void *ctx, const char *key, bool v);
 };
 
+/* Visits one field of report_fields as report_visit does (its leaf key,
+ * no group around it). */
+void report_visit_field(const struct report_field *f, const struct setup *s,
+                        const struct resolved *r, const struct model_report *o,
+                        const struct report_visitor *v);
 /* Walks the report (the caller has opened the top-level object). */
 void report_visit(const struct setup *s, const struct resolved *r, const struct model_report *o,
                   const struct report_visitor *v);

@@ -641,6 +641,8 @@ static unsigned key_context(const struct ui *u)
         return KEYCTX_PARAMS;
     if (u->tour || u->playing)
         return KEYCTX_TOUR; /* n / Enter continue a played story too */
+    if (u->view == VIEW_PLAN)
+        return KEYCTX_PLAN;
     return u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW;
 }
 
@@ -898,6 +900,9 @@ static bool dispatch(struct ui *u, enum key_action act, int arg)
         u->params_apply = true;
         u->params_open = false;
         break;
+    case ACT_PLAN: view_plan_open(u); break;
+    case ACT_PLAN_ROW:
+    case ACT_PLAN_LOAD: view_plan_key(u, act, arg); break;
     case ACT_COUNT: break;
     }
     return true;
@@ -1083,6 +1088,8 @@ static void draw_frame(struct ui *u)
     erase();
     if (u->view == VIEW_STAGE)
         view_stage_draw(u);
+    else if (u->view == VIEW_PLAN)
+        view_plan_draw(u);
     else
         view_overview_draw(u);
     if (caption)
@@ -1120,6 +1127,7 @@ static void ui_free(struct ui *u)
 {
     if (!u)
         return;
+    view_plan_free(u); /* joins the search thread before the catalog goes */
     free_sim(u);
     if (u->cat)
         catalog_free(u->cat);

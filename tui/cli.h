@@ -53,6 +53,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_collective(int argc, char **argv);
 int cmd_fields(int argc, char **argv);
 int cmd_sim(int argc, char **argv);       /* tui/cmd_sim.c */
+int cmd_plan(int argc, char **argv);      /* tui/cmd_plan.c */
 int cmd_run(int argc, char **argv);       /* tui/cmd_lua.c */
 int cmd_play(int argc, char **argv);      /* tui/cmd_lua.c */
 int cmd_lesson(int argc, char **argv);    /* tui/cmd_lesson.c */

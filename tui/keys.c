@@ -65,6 +65,16 @@ static const struct key_binding bindings[] = {
     {KEY_RETURN, 0, "Enter", ACT_PARAM_APPLY, 0, KEYCTX_PARAMS, NULL,
      "restart the scenario with these values"},
     {KEY_ESCAPE, 0, "Esc", ACT_PARAMS, 0, KEYCTX_PARAMS, NULL, "close the parameters"},
+    {'p', 0, "p", ACT_PLAN, 0, KEYCTX_OVERVIEW | KEYCTX_STAGE, "plan",
+     "plan: search layouts for the fastest (ranked list, Pareto front)"},
+    {KEY_UP, 0, "Up", ACT_PLAN_ROW, -1, KEYCTX_PLAN, NULL, "select the previous ranked row"},
+    {KEY_DOWN, 0, "Down", ACT_PLAN_ROW, 1, KEYCTX_PLAN, "row", "select the next ranked row"},
+    {KEY_NEWLINE, 0, "Enter", ACT_PLAN_LOAD, 0, KEYCTX_PLAN, "load",
+     "load the selected configuration into the live view"},
+    {KEY_RETURN, 0, "Enter", ACT_PLAN_LOAD, 0, KEYCTX_PLAN, NULL,
+     "load the selected configuration into the live view"},
+    {KEY_ESCAPE, 0, "Esc", ACT_BACK, 0, KEYCTX_PLAN, "back", "back to the overview (the search goes on)"},
+    {'p', 0, "p", ACT_BACK, 0, KEYCTX_PLAN, NULL, "back to the overview (the search goes on)"},
     {' ', 0, "space", ACT_PAUSE, 0, KEYCTX_ALL, "pause", "pause or resume the simulation"},
     {'.', 0, ".", ACT_STEP, 0, KEYCTX_ALL, NULL, "when paused: advance one training step"},
     {'+', 0, "+", ACT_FASTER, 0, KEYCTX_OVERVIEW | KEYCTX_TOUR, "speed", "simulate faster"},
@@ -78,17 +88,17 @@ static const struct key_binding bindings[] = {
     {'u', 0, "u", ACT_UNDO, 0, KEYCTX_ALL, NULL, "undo the last knob change"},
     {'w', 0, "w", ACT_WRITE, 0, KEYCTX_ALL, NULL,
      "write the setup as YAML to a new file here (mlviz-setup.yaml, -2, ...)"},
-    {'?', 0, "?", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP, "help", "show or hide this help"},
-    {KEY_F(1), 0, "F1", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP, NULL, "show or hide this help"},
-    {'h', 0, "h", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP, NULL, "show or hide this help"},
+    {'?', 0, "?", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, "help", "show or hide this help"},
+    {KEY_F(1), 0, "F1", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, NULL, "show or hide this help"},
+    {'h', 0, "h", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, NULL, "show or hide this help"},
     {KEY_ESCAPE, 0, "Esc", ACT_HELP, 0, KEYCTX_HELP, NULL, "close the help"},
     {KEY_DOWN, 0, "Down", ACT_HELP_SCROLL, 1, KEYCTX_HELP, NULL, "scroll the help"},
     {KEY_UP, 0, "Up", ACT_HELP_SCROLL, -1, KEYCTX_HELP, NULL, "scroll the help"},
     {KEY_NPAGE, 0, "PgDn", ACT_HELP_SCROLL, 10, KEYCTX_HELP, NULL, "scroll the help"},
     {KEY_PPAGE, 0, "PgUp", ACT_HELP_SCROLL, -10, KEYCTX_HELP, NULL, "scroll the help"},
-    {'q', 0, "q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS, "quit", "quit mlviz"},
-    {'Q', 0, "Q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS, NULL, "quit mlviz"},
-    {KEY_F(10), 0, "F10", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS, NULL, "quit mlviz"},
+    {'q', 0, "q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, "quit", "quit mlviz"},
+    {'Q', 0, "Q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, NULL, "quit mlviz"},
+    {KEY_F(10), 0, "F10", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, NULL, "quit mlviz"},
 };
 
 enum { N_BINDINGS = sizeof bindings / sizeof bindings[0] };
@@ -141,7 +151,7 @@ size_t keys_footer(unsigned context, const struct key_binding **out, size_t max)
 }
 
 static const unsigned context_order[] = {KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
-                                         KEYCTX_HELP, KEYCTX_PARAMS};
+                                         KEYCTX_HELP, KEYCTX_PARAMS, KEYCTX_PLAN};
 
 const char *keys_context_name(unsigned context)
 {
@@ -151,6 +161,7 @@ const char *keys_context_name(unsigned context)
     case KEYCTX_TOUR: return "Tour and played scenarios";
     case KEYCTX_HELP: return "Help";
     case KEYCTX_PARAMS: return "Scenario parameters (mlviz play)";
+    case KEYCTX_PLAN: return "Plan screen";
     default: return "Everywhere";
     }
 }
@@ -168,7 +179,7 @@ static unsigned home_context(const struct key_binding *b)
 }
 
 static const unsigned help_sections[] = {KEYCTX_ALL, KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
-                                         KEYCTX_HELP, KEYCTX_PARAMS};
+                                         KEYCTX_HELP, KEYCTX_PARAMS, KEYCTX_PLAN};
 
 static bool same_entry(const struct key_binding *a, const struct key_binding *b)
 {

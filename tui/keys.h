@@ -43,6 +43,9 @@ enum key_action {
     ACT_TEXT_FULL,      /* the stage explanation full screen, or back */
     ACT_UNDO,           /* back to the setup before the last knob change */
     ACT_WRITE,          /* the current setup as a YAML file */
+    ACT_PLAN,         /* open the plan screen */
+    ACT_PLAN_ROW,     /* arg: -1 / +1 */
+    ACT_PLAN_LOAD,    /* load the selected row into the live view */
     ACT_COUNT
 };
 
@@ -56,6 +59,7 @@ enum key_context {
     KEYCTX_TOUR = 1u << 2,
     KEYCTX_HELP = 1u << 3,
     KEYCTX_PARAMS = 1u << 4, /* the scenario-parameters panel of mlviz play */
+    KEYCTX_PLAN = 1u << 5,   /* the plan screen */
     KEYCTX_ALL = KEYCTX_OVERVIEW | KEYCTX_STAGE | KEYCTX_TOUR,
 };
 

@@ -15,6 +15,8 @@ static const char usage_text[] =
     "                                                memory, power, cost, reliability\n"
     "       mlviz collective --op OP --size S --devices N [--setup FILE|--link ID]\n"
     "       mlviz sim FILE|PRESET [--duration 6h] [--seed N] [--events FILE] [--series]\n"
+    "       mlviz plan FILE|PRESET [options]        search layouts and hardware: top N, Pareto\n"
+    "                                                front, shards (mlviz plan --help)\n"
     "       mlviz run SCRIPT.lua [args...]          run a Lua scenario headless\n"
     "       mlviz play SCRIPT.lua [options] [args...]  play a Lua scenario in the interactive view\n"
     "       mlviz lesson FILE.yaml [options]       present setups with captions (no Lua needed)\n"
@@ -71,6 +73,7 @@ static const struct command commands[] = {
     {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
     {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
     {"keys", cmd_keys},       {"options", cmd_options}, {"lesson", cmd_lesson},
+    {"plan", cmd_plan},
 };
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "hit.h"
+#include "keys.h"
 #include "layout.h"
 #include "model.h"
 #include "setup.h"
@@ -18,7 +19,7 @@
 enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_UNDO_MAX = 32, UI_TRANSCRIPT_MAX = 256, UI_SERIES_MAX = 512,
        UI_MAX_PARAMS = 16 };
 
-enum ui_view { VIEW_OVERVIEW, VIEW_STAGE };
+enum ui_view { VIEW_OVERVIEW, VIEW_STAGE, VIEW_PLAN };
 
 /* The tour: an intro stop, one per stage, an outro. */
 enum { TOUR_STOPS = STAGE_COUNT + 2 };
@@ -104,6 +105,9 @@ struct ui {
     char param_help[UI_MAX_PARAMS][256];
     char param_value[UI_MAX_PARAMS][64];
 
+    /* the plan screen (key p): its background search, view_plan.c */
+    struct plan_view *plan;
+
     /* series scratch for sparklines */
     double series[UI_SERIES_MAX];
 };
@@ -140,6 +144,14 @@ void view_draw_footer(struct ui *u, unsigned context);
 void view_draw_caption(struct ui *u);
 /* Short display name of a catalog entry ("H100 SXM"). */
 const char *ui_short_name(const char *name, char *buf, size_t len);
+
+/* the plan screen (view_plan.c) */
+struct plan_view;
+void view_plan_open(struct ui *u); /* shows it; starts a search of the current setup */
+void view_plan_draw(struct ui *u);
+/* Row selection and Enter (load the row); false when not a plan action. */
+bool view_plan_key(struct ui *u, enum key_action act, int arg);
+void view_plan_free(struct ui *u); /* stops the search */
 
 /* knobs */
 void knobs_build(struct ui *u);

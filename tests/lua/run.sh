@@ -64,6 +64,7 @@ conclusion cpu-vs-gpu "one H100 runs the step [0-9.]+x faster than the laptop CP
 conclusion moe-experts "all-to-alls take [0-9.]+ s per step inside one NVLink node, [0-9.]+ s when the expert group crosses the network \\([0-9.]+x\\)"
 conclusion long-context "first context-parallel size that fits is CP [248]"
 conclusion rack-scale "across 8-GPU servers and [0-9.]+ s inside the NVL72 domain; the rack trains [0-9.]+x faster"
+conclusion plan-a-run "2048 H100s need [0-9.]+ days at best \(TP [0-9]+, PP [0-9]+.*cheapest choice is [0-9]+ H100s"
 # The conclusion follows the parameters: no cure, no change of bottleneck.
 expect "scenario params change the story" 0 "^Conclusion: the bottleneck moves from cpus to cpus" -- \
     run data-starvation --workers=1 --cache_hit=0 --prefetch=0
@@ -111,6 +112,7 @@ expect "hostile sim:series in a loop" 1 "series_loop.lua:4: $B" -- run $lim $H/s
 expect "hostile sim:run(1e9) hits --timeout" 1 "sim_run_forever.lua:3: script exceeded its time limit of 1 s" -- run --timeout 1 $H/sim_run_forever.lua
 expect "hostile sim:run(1e300)" 1 "sim_run_absurd.lua:3: run: .*more than one run may take" -- run $H/sim_run_absurd.lua
 expect "hostile Lua loop hits --timeout" 1 "timeout_loop.lua:3: script exceeded its time limit of 0.5 s" -- run --timeout 0.5 --budget 1e15 $H/timeout_loop.lua
+expect "hostile mlviz.plan stops at --timeout" 1 "plan_long.lua:5: script exceeded its time limit of 0.3 s" -- run --timeout 0.3 $H/plan_long.lua
 expect "hostile flood of sim:at" 1 "sim_at_flood.lua:4: at: too many scheduled events \(at most 100000" -- run $lim $H/sim_at_flood.lua
 expect "hostile 90000 events in reverse order" 0 "^callbacks	90000$" -- run --timeout 5 $H/sim_at_many.lua
 expect "hostile sweep with 12 axes" 1 "sweep_nine_axes.lua:5: sweep: at most 8 axes" -- run $H/sweep_nine_axes.lua

@@ -1,0 +1,209 @@
+#!/bin/sh
+# mlviz plan: bad arguments (a named argument, exit 2), identical answers for
+# --threads 1 and 2 and for --shard/--merge, files written by --write-best and
+# --write-top reproduce the same figures through mlviz eval, the output keys,
+# and the Megatron-LM validation rows (the planner's best is at least as fast
+# as the published layout, which appears in the ranked list with eval's
+# figures). One line per check: "PASS name" or "FAIL name: why".
+MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
+MLVIZ_DATA=${MLVIZ_DATA:-$(pwd)}
+export MLVIZ_DATA
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "FAIL plan: python3 is needed to compare JSON output"
+    exit 1
+fi
+
+# usage NAME WORDS ARGS...: exit 2 and stderr naming WORDS.
+usage() {
+    name=$1 words=$2
+    shift 2
+    "$MLVIZ_BIN" plan "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne 2 ]; then
+        fail "$name" "exit $rc, expected 2"
+    elif ! grep -q -- "$words" "$tmp/err"; then
+        fail "$name" "stderr lacks '$words': $(head -c 300 "$tmp/err")"
+    elif [ -s "$tmp/out" ]; then
+        fail "$name" "wrote to stdout on error"
+    else
+        pass "$name"
+    fi
+}
+
+usage bad-no-setup "needs a setup"
+usage bad-two-setups "one setup" default default
+usage bad-unknown-option "unknown option '--fast'" default --fast
+usage bad-top "--top must be" default --top 0
+usage bad-top-text "--top must be" default --top ten
+usage bad-threads "--threads must be" default --threads 0
+usage bad-shard "--shard must be I/N" default --shard 2/2
+usage bad-shard-text "--shard must be I/N" default --shard half
+usage bad-objective "--objective must be" default --objective speed
+usage bad-vary-field "did you mean 'training.tensor_parallel'" default --vary training.tensor_paralel=2
+usage bad-vary-form "--vary takes PATH=" default --vary cluster.nodes
+usage bad-vary-value "--vary cluster.node.accelerator: unknown catalog id" default --vary cluster.node.accelerator=h100
+usage bad-vary-range "--vary cluster.nodes: a range is" default --vary cluster.nodes=9..3
+usage bad-max-figure "did you mean 'devices'" default --max device=8
+usage bad-max-value "--max days must be a number" default --max days=soon
+usage bad-missing-value "--max needs a value" default --max
+usage bad-setup-file "missing.yaml" missing.yaml
+usage bad-shard-write "--shard writes a partial" default --shard 0/2 --write-best "$tmp/x.yaml"
+usage bad-merge-empty "--merge needs" --merge
+printf 'not a partial\n' >"$tmp/junk.txt"
+usage bad-merge-junk "junk.txt:1: not a partial result" --merge "$tmp/junk.txt"
+
+# Fields a newer model adds to the search (context parallelism) multiply
+# the space: checks that are not about them keep them at 1.
+CP1=""
+"$MLVIZ_BIN" fields | grep -q '^training.context_parallel' && CP1="--vary training.context_parallel=1"
+
+# Threads and shards give the same answer (byte for byte).
+S=gpt3-175b-a100
+"$MLVIZ_BIN" plan $S $CP1 --vary cluster.nodes=64,128 --pareto --top 15 --format json --threads 1 \
+    >"$tmp/t1.json" 2>"$tmp/err"
+"$MLVIZ_BIN" plan $S $CP1 --vary cluster.nodes=64,128 --pareto --top 15 --format json --threads 2 \
+    >"$tmp/t2.json" 2>>"$tmp/err"
+if [ -s "$tmp/t1.json" ] && cmp -s "$tmp/t1.json" "$tmp/t2.json"; then
+    pass threads-identical
+else
+    fail threads-identical "outputs differ: $(head -c 300 "$tmp/err")"
+fi
+ok=1
+for i in 0 1 2; do
+    "$MLVIZ_BIN" plan $S $CP1 --vary cluster.nodes=64,128 --top 15 --shard $i/3 >"$tmp/part$i" \
+        2>"$tmp/err" || ok=0
+done
+"$MLVIZ_BIN" plan --merge "$tmp/part2" "$tmp/part0" "$tmp/part1" --pareto --format json \
+    >"$tmp/merged.json" 2>"$tmp/err" || ok=0
+if [ $ok = 1 ] && cmp -s "$tmp/t1.json" "$tmp/merged.json"; then
+    pass shards-merge-identical
+else
+    fail shards-merge-identical "merged answer differs: $(head -c 300 "$tmp/err")"
+fi
+usage bad-merge-missing-shard "one of 3 shards but 2 files" --merge "$tmp/part0" "$tmp/part1"
+usage bad-merge-twice "given twice" --merge "$tmp/part0" "$tmp/part0" "$tmp/part1"
+"$MLVIZ_BIN" plan default --top 3 --shard 0/3 >"$tmp/other0" 2>/dev/null
+usage bad-merge-mixed "not from the same search" --merge "$tmp/part0" "$tmp/other0" "$tmp/part2"
+
+# --write-best and --write-top: mlviz eval gives the same figures.
+if "$MLVIZ_BIN" plan $S $CP1 --top 3 --format json --write-best "$tmp/best.yaml" \
+    --write-top "$tmp/top" >"$tmp/plan.json" 2>"$tmp/err"; then
+    ok=1
+    for f in "$tmp/best.yaml" "$tmp/top/rank-01.yaml" "$tmp/top/rank-02.yaml" \
+        "$tmp/top/rank-03.yaml"; do
+        case $f in
+        *rank-02*) rank=2 ;; *rank-03*) rank=3 ;; *) rank=1 ;;
+        esac
+        "$MLVIZ_BIN" eval "$f" --format json >"$tmp/eval.json" 2>"$tmp/err" || ok=0
+        python3 - "$tmp/plan.json" "$tmp/eval.json" "$rank" <<'EOF' || ok=0
+import json, sys
+plan = json.load(open(sys.argv[1]))
+ev = json.load(open(sys.argv[2]))
+row = plan["top"][int(sys.argv[3]) - 1]
+keys = {"tokens_per_s": "tokens_per_s", "days": "cost.days_to_train",
+        "usd_total": "cost.usd_total", "energy_mwh": "cost.energy_mwh", "mfu": "mfu",
+        "usd_per_hour": "cost.usd_per_hour", "facility_kw": "power.facility_kw",
+        "memory_gb": "memory.per_device_gb", "devices": "layout.devices",
+        "step_time_s": "step_time_s"}
+for k, path in keys.items():
+    v = ev
+    for part in path.split("."):
+        v = v[part]
+    if v != row[k]:
+        sys.exit("%s: plan %r, eval %r" % (k, row[k], v))
+if not ev["runnable"]:
+    sys.exit("written setup does not run")
+EOF
+    done
+    if [ $ok = 1 ]; then pass write-files-reproduce; else fail write-files-reproduce "eval differs"; fi
+else
+    fail write-files-reproduce "plan failed: $(head -c 300 "$tmp/err")"
+fi
+
+# Stable keys of the three outputs.
+"$MLVIZ_BIN" plan default --top 2 --format csv --pareto >"$tmp/p.csv" 2>/dev/null
+if head -n 1 "$tmp/p.csv" | grep -qx 'section,rank,tokens_per_s,days,usd_total,energy_mwh,mfu,usd_per_hour,facility_kw,memory_gb,devices,step_time_s,changes' &&
+    [ "$(grep -c '^top,' "$tmp/p.csv")" = 2 ] && grep -q '^base,' "$tmp/p.csv" &&
+    grep -q '^front,' "$tmp/p.csv"; then
+    pass csv-keys
+else
+    fail csv-keys "$(head -c 300 "$tmp/p.csv")"
+fi
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("setup", "objective", "candidates", "evaluated", "runnable", "pruned", "base", "top"):
+    assert k in d, k
+assert set(d["pruned"]) == {"invalid", "memory", "constraint"}
+assert d["base"]["rank"] >= 1 and d["top"][0]["rank"] == 1
+assert "changes" in d["top"][0]
+' "$tmp/plan.json" 2>"$tmp/err"; then
+    pass json-keys
+else
+    fail json-keys "$(head -c 300 "$tmp/err")"
+fi
+if "$MLVIZ_BIN" plan default --top 1 >"$tmp/p.txt" 2>&1 && grep -q '^ rank  tokens/s' "$tmp/p.txt" &&
+    grep -q 'your setup ranks' "$tmp/p.txt"; then
+    pass text-table
+else
+    fail text-table "$(head -c 300 "$tmp/p.txt")"
+fi
+
+# No progress bar when stderr is not a terminal: stderr stays empty.
+if "$MLVIZ_BIN" plan default --top 1 >/dev/null 2>"$tmp/progress.err" && [ ! -s "$tmp/progress.err" ]; then
+    pass no-progress-off-terminal
+else
+    fail no-progress-off-terminal "$(head -c 200 "$tmp/progress.err")"
+fi
+
+# Constraints: the limit holds on every row; an impossible one leaves none.
+"$MLVIZ_BIN" plan $S $CP1 --vary cluster.nodes=64,128,256 --max devices=1024 --top 50 --format csv \
+    >"$tmp/c.csv" 2>/dev/null
+if [ "$(grep -c '^top,' "$tmp/c.csv")" = 50 ] &&
+    awk -F, '$1 == "top" && $11 > 1024 { bad = 1 } END { exit bad }' "$tmp/c.csv"; then
+    pass max-devices
+else
+    fail max-devices "a row breaks the limit or rows are missing"
+fi
+if "$MLVIZ_BIN" plan $S $CP1 --max days=0.01 >"$tmp/none.txt" 2>&1 &&
+    grep -q 'no runnable configuration' "$tmp/none.txt"; then
+    pass max-impossible
+else
+    fail max-impossible "$(head -c 300 "$tmp/none.txt")"
+fi
+
+# Validation rows: the published layout is in the ranked list with eval's
+# figures, and the best is at least as fast.
+for f in tests/validation/setups/megatron-*.yaml; do
+    name=validation-$(basename "$f" .yaml)
+    "$MLVIZ_BIN" eval "$f" --format json >"$tmp/v-eval.json" 2>/dev/null
+    "$MLVIZ_BIN" plan "$f" $CP1 --top 1000 --format json >"$tmp/v-plan.json" 2>"$tmp/err"
+    if python3 - "$tmp/v-plan.json" "$tmp/v-eval.json" <<'EOF' 2>"$tmp/err"; then
+import json, sys
+plan = json.load(open(sys.argv[1]))
+ev = json.load(open(sys.argv[2]))
+base = plan["base"]
+assert base["runnable"], "published layout does not run"
+assert base["tokens_per_s"] == ev["tokens_per_s"], "base figures differ from eval"
+assert base["days"] == ev["cost"]["days_to_train"], "days differ from eval"
+assert plan["top"][0]["tokens_per_s"] >= ev["tokens_per_s"], "best is slower than published"
+rank = base["rank"]
+if rank <= len(plan["top"]):
+    row = plan["top"][rank - 1]
+    assert row["tokens_per_s"] == ev["tokens_per_s"], "ranked row differs from eval"
+    same = [r for r in plan["top"] if not r["changes"]]
+    assert same and same[0]["days"] == ev["cost"]["days_to_train"], "published row missing"
+else:
+    assert plan["top"][-1]["tokens_per_s"] >= ev["tokens_per_s"], "rank inconsistent"
+EOF
+        pass "$name"
+    else
+        fail "$name" "$(head -c 300 "$tmp/err")"
+    fi
+done
