@@ -57,6 +57,7 @@ int cmd_run(int argc, char **argv);       /* tui/cmd_lua.c */
 int cmd_play(int argc, char **argv);      /* tui/cmd_lua.c */
 int cmd_lesson(int argc, char **argv);    /* tui/cmd_lesson.c */
 int cmd_scenarios(int argc, char **argv); /* tui/cmd_lua.c */
+int cmd_probe(int argc, char **argv);     /* tui/cmd_probe.c */
 int tui_main(int argc, char **argv);      /* tui/app.c: the interactive front end */
 
 struct luahost;

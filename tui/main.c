@@ -20,6 +20,7 @@ static const char usage_text[] =
     "       mlviz lesson FILE.yaml [options]       present setups with captions (no Lua needed)\n"
     "       mlviz scenarios                         list the shipped scenarios\n"
     "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
+    "       mlviz probe [--write FILE] [--measure DIR]  this machine as a setup\n"
     "       mlviz keys [--man]                      the key bindings of the interactive view\n"
     "       mlviz options [--man]                   the options of the interactive view\n"
     "       mlviz --help | --version\n"
@@ -71,6 +72,7 @@ static const struct command commands[] = {
     {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
     {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
     {"keys", cmd_keys},       {"options", cmd_options}, {"lesson", cmd_lesson},
+    {"probe", cmd_probe},
 };
 
 int main(int argc, char **argv)
