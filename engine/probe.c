@@ -258,7 +258,7 @@ static double field_number(const char *text)
     double v = strtod(text, &end);
     while (*end == ' ')
         end++;
-    return end != text && *end == '\0' && isfinite(v) && v > 0 && v < 1e9 ? v : 0.0;
+    return end != text && *end == '\0' && isfinite(v) && v > 0 && v < 1e15 ? v : 0.0;
 }
 
 bool probe_parse_nvidia_smi(struct probe_machine *m, const char *csv, char *err, size_t err_len)
@@ -422,10 +422,10 @@ static size_t tokens(const char *text, char out[][32])
     size_t n = 0;
     const char *p = text;
     while (*p && n < MAX_TOKENS) {
-        while (*p && !isalnum((unsigned char)*p))
+        while (*p && *p != '@' && !isalnum((unsigned char)*p))
             p++;
         if (*p == '@')
-            break;
+            break; /* "@ 2.40GHz": the clock, not the model */
         size_t k = 0;
         char word[32];
         while (isalnum((unsigned char)*p)) {
@@ -445,19 +445,32 @@ static size_t tokens(const char *text, char out[][32])
     return n;
 }
 
-/* How many of the id's words the name holds; a word of the id matches a
- * name word that starts with it ("sxm" in "sxm4"). */
+/* Words of an id that name a form factor or a memory size ("sxm",
+ * "pcie", "80gb"): the PCIe flag and the memory size decide those. */
+static bool form_word(const char *w)
+{
+    size_t n = strlen(w);
+    return starts_with(w, "sxm") || strcmp(w, "pcie") == 0 ||
+           (n > 2 && strcmp(w + n - 2, "gb") == 0 && isdigit((unsigned char)w[0]));
+}
+
+/* How many of the id's model words the name holds; a word of the id
+ * matches a name word that starts with it. */
 static size_t id_words_in(const char *id, char name_words[][32], size_t n_name, size_t *id_words)
 {
     char words[MAX_TOKENS][32];
-    size_t n = tokens(id, words), hits = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t n = tokens(id, words), hits = 0, counted = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (form_word(words[i]))
+            continue;
+        counted++;
         for (size_t j = 0; j < n_name; j++)
             if (starts_with(name_words[j], words[i])) {
                 hits++;
                 break;
             }
-    *id_words = n;
+    }
+    *id_words = counted;
     return hits;
 }
 

@@ -69,7 +69,7 @@ extern const char *const probe_rocm_smi_argv[];
 /* Sequential read of a scratch file written into DIR: at most
  * PROBE_MEASURE_BYTES, stopping after PROBE_MEASURE_S seconds; the file is
  * removed. GB/s in *gbs. */
-enum { PROBE_MEASURE_BYTES = 256 << 20, PROBE_MEASURE_S = 5 };
+enum { PROBE_MEASURE_BYTES = 64 << 20, PROBE_MEASURE_S = 5 };
 bool probe_measure_read(const char *dir, double *gbs, char *err, size_t err_len);
 
 struct probe_match {
