@@ -15,7 +15,7 @@
 #include "sim.h"
 
 static const char usage[] =
-    "mlviz sim FILE|PRESET [--duration 6h] [--seed N] [--events FILE] [--series] "
+    "mlviz sim FILE|PRESET|- [--set PATH=VALUE]... [--duration 6h] [--seed N] [--events FILE] [--series] "
     "[--sample 1s] [--tick 1ms] [--no-jitter] [--no-failures] [--no-thermal] "
     "[--format text|csv|json] [--catalog DIR]";
 
@@ -31,6 +31,7 @@ struct sim_args {
     struct cli_common c;
     const char *setup;
     const char *events;
+    struct cli_setup_args changes; /* --set */
     double duration_s;
     double sample_s;
     double tick_s;
@@ -73,6 +74,11 @@ static int parse(int argc, char **argv, struct sim_args *a)
             return EXIT_USAGE;
         if (k > 0)
             continue;
+        if ((k = cli_set_option(argc, argv, &i, &a->changes)) != 0) {
+            if (k < 0)
+                return EXIT_USAGE;
+            continue;
+        }
         if ((v = cli_option_value(argc, argv, &i, "--duration"))) {
             if (!parse_time("--duration", v, &a->duration_s, 0.0, MAX_DURATION_S,
                             "from 0 to 1e9 s"))
@@ -325,7 +331,7 @@ int cmd_sim(int argc, char **argv)
         return EXIT_USAGE;
     struct setup s;
     struct resolved r;
-    if (!cli_load_setup(a.setup, cat, &s, &r)) {
+    if (!cli_load_setup_args(a.setup, &a.changes, cat, &s, &r)) {
         catalog_free(cat);
         return EXIT_USAGE;
     }

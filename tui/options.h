@@ -8,6 +8,7 @@
 
 enum options_id {
     OPT_SETUP,
+    OPT_SET,
     OPT_CATALOG,
     OPT_TOUR,
     OPT_FRAMES,
