@@ -167,7 +167,9 @@ static void write_text(const struct setup *s, const struct sim_args *a,
            a->failures ? "on" : "off", a->thermal ? "on" : "off", n_events,
            n_events == 1 ? "" : "s", c->stopped ? " - stopped by an event" : "");
     format_percent(pct, sizeof pct, m->ratio);
-    printf("  throughput   %s tokens/s achieved vs %s analytic (%s)\n", a1, a2, pct);
+    /* A generic model counts samples (one "token" each). */
+    printf("  throughput   %s %s achieved vs %s analytic (%s)\n", a1,
+           s->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", a2, pct);
     format_percent(pct, sizeof pct, m->goodput);
     printf("  steps        %llu completed, %llu kept (goodput %s)\n",
            (unsigned long long)c->steps, (unsigned long long)c->useful_steps, pct);
