@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "completion.h"
 #include "keys.h"
 #include "options.h"
 
@@ -21,6 +22,7 @@ static const char usage_text[] =
     "       mlviz scenarios                         list the shipped scenarios\n"
     "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
     "       mlviz probe [--write FILE] [--measure DIR]  this machine as a setup\n"
+    "       mlviz completion bash|zsh|fish          a shell completion script\n"
     "       mlviz keys [--man]                      the key bindings of the interactive view\n"
     "       mlviz options [--man]                   the options of the interactive view\n"
     "       mlviz --help | --version\n"
@@ -67,13 +69,30 @@ struct command {
     int (*run)(int argc, char **argv);
 };
 
+static int cmd_completion(int argc, char **argv);
+
 static const struct command commands[] = {
     {"catalog", cmd_catalog}, {"check", cmd_check},     {"eval", cmd_eval},
     {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
     {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
     {"keys", cmd_keys},       {"options", cmd_options}, {"lesson", cmd_lesson},
-    {"probe", cmd_probe},
+    {"probe", cmd_probe},     {"completion", cmd_completion},
 };
+
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+/* `mlviz completion bash|zsh|fish`: the script, from the command table. */
+static int cmd_completion(int argc, char **argv)
+{
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    if (argc != 2 || !completion_write(stdout, argv[1], names, N_COMMANDS)) {
+        cli_error("usage: mlviz completion bash|zsh|fish");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {

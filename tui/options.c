@@ -51,6 +51,11 @@ const struct options_entry *options_find(const char *word, const char **inline_v
     return NULL;
 }
 
+const struct options_entry *options_at(size_t i)
+{
+    return i < N_OPTIONS ? &options[i] : NULL;
+}
+
 void options_synopsis(FILE *out, unsigned applies)
 {
     const char *sep = "";
