@@ -87,6 +87,10 @@ static int cmd_completion(int argc, char **argv)
     const char *names[N_COMMANDS];
     for (size_t i = 0; i < N_COMMANDS; i++)
         names[i] = commands[i].name;
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: mlviz completion bash|zsh|fish\n");
+        return EXIT_OK;
+    }
     if (argc != 2 || !completion_write(stdout, argv[1], names, N_COMMANDS)) {
         cli_error("usage: mlviz completion bash|zsh|fish");
         return EXIT_USAGE;
