@@ -131,9 +131,10 @@ static size_t list_dir(const char *path, char names[][64], size_t max)
     size_t n = 0;
     struct dirent *e;
     while ((e = readdir(d)) && n < max) {
-        if (e->d_name[0] == '.' || strlen(e->d_name) >= 64)
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len >= 64)
             continue;
-        snprintf(names[n++], 64, "%s", e->d_name);
+        memcpy(names[n++], e->d_name, len + 1);
     }
     closedir(d);
     qsort(names, n, 64, (int (*)(const void *, const void *))strcmp);
