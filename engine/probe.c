@@ -488,6 +488,19 @@ static double log_ratio(double a, double b)
     return a > 0 && b > 0 ? fabs(log(a / b)) : 1.0;
 }
 
+/* The exact id when there is one, else the closest (which becomes the id). */
+static void set_match(struct probe_match *out, const char *exact, const char *closest)
+{
+    memset(out, 0, sizeof *out);
+    if (exact) {
+        snprintf(out->id, sizeof out->id, "%s", exact);
+        out->exact = true;
+    } else if (closest) {
+        snprintf(out->id, sizeof out->id, "%s", closest);
+        snprintf(out->closest, sizeof out->closest, "%s", closest);
+    }
+}
+
 /* The accelerator for a detected GPU: exact when every word of an id is in
  * the name, the memory is within 10% and PCIe cards match PCIe ids;
  * otherwise the nearest in memory and power among non-CPU devices. */
@@ -518,14 +531,7 @@ static void match_gpu(const struct catalog *cat, const struct probe_gpu *g,
             near_score = d;
         }
     }
-    memset(out, 0, sizeof *out);
-    if (best) {
-        snprintf(out->id, sizeof out->id, "%s", best->head.id);
-        out->exact = true;
-    } else if (near) {
-        snprintf(out->id, sizeof out->id, "%s", near->head.id);
-        snprintf(out->closest, sizeof out->closest, "%s", near->head.id);
-    }
+    set_match(out, best ? best->head.id : NULL, near ? near->head.id : NULL);
 }
 
 /* The host CPU: exact when every word of a CPU id is in the model name;
@@ -548,14 +554,7 @@ static void match_cpu(const struct catalog *cat, const struct probe_machine *m,
             near_score = d;
         }
     }
-    memset(out, 0, sizeof *out);
-    if (best) {
-        snprintf(out->id, sizeof out->id, "%s", best->head.id);
-        out->exact = true;
-    } else if (near) {
-        snprintf(out->id, sizeof out->id, "%s", near->head.id);
-        snprintf(out->closest, sizeof out->closest, "%s", near->head.id);
-    }
+    set_match(out, best ? best->head.id : NULL, near ? near->head.id : NULL);
 }
 
 /* The nearest entry of a kind by one number (a link's or storage's

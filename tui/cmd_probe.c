@@ -196,11 +196,11 @@ int cmd_probe(int argc, char **argv)
         if (k > 0)
             continue;
         if ((v = cli_option_value(argc, argv, &i, "--write"))) {
-            if (!v[0])
+            if (!cli_value_given("--write", v))
                 return EXIT_USAGE;
             write_path = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--measure"))) {
-            if (!v[0])
+            if (!cli_value_given("--measure", v))
                 return EXIT_USAGE;
             measure_dir = v;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
