@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "commands.h"
 #include "csv.h"
 #include "hfconfig.h"
 #include "infile.h"
@@ -485,9 +486,8 @@ static void print_kind_json(struct json_writer *w, const struct catalog *cat, in
 
 int cmd_catalog(int argc, char **argv)
 {
-    static const char usage[] =
-        "mlviz catalog [accelerators|cpus|storage|links|cooling|software] [--format text|csv|json] "
-        "[--catalog DIR]";
+    char usage[512];
+    commands_usage("catalog", usage, sizeof usage);
     struct cli_common c = {0};
     const char *pos[1];
     int n = parse_args(argc, argv, &c, pos, 1, usage, NULL);
@@ -640,8 +640,8 @@ static void write_check_data(const struct setup *s, const struct resolved *r,
 
 int cmd_check(int argc, char **argv)
 {
-    static const char usage[] =
-        "mlviz check FILE|PRESET|- [--set PATH=VALUE]... [--format text|csv|json] [--catalog DIR]";
+    char usage[512];
+    commands_usage("check", usage, sizeof usage);
     struct cli_common c = {0};
     static struct setup_opts so;
     memset(&so, 0, sizeof so);
@@ -704,9 +704,8 @@ int cmd_check(int argc, char **argv)
 
 int cmd_eval(int argc, char **argv)
 {
-    static const char usage[] =
-        "mlviz eval FILE|PRESET|- [--model CONFIG.json|NAME] [--set PATH=VALUE]... [--strict] "
-        "[--format text|csv|json] [--catalog DIR]";
+    char usage[512];
+    commands_usage("eval", usage, sizeof usage);
     struct cli_common c = {0};
     static struct setup_opts so;
     memset(&so, 0, sizeof so);
@@ -737,10 +736,8 @@ int cmd_eval(int argc, char **argv)
 
 int cmd_collective(int argc, char **argv)
 {
-    static const char usage[] =
-        "mlviz collective --op all-reduce|all-gather|reduce-scatter|broadcast|all-to-all "
-        "--size BYTES "
-        "--devices N [--setup FILE | --link ID] [--format text|csv|json]";
+    char usage[512];
+    commands_usage("collective", usage, sizeof usage);
     struct cli_common c = {0};
     int op = COLL_ALL_REDUCE;
     double size = 1073741824.0;
@@ -931,7 +928,8 @@ int cmd_collective(int argc, char **argv)
 
 int cmd_fields(int argc, char **argv)
 {
-    static const char usage[] = "mlviz fields [--format text|csv|json]";
+    char usage[512];
+    commands_usage("fields", usage, sizeof usage);
     struct cli_common c = {0};
     const char *pos[1];
     if (parse_args(argc, argv, &c, pos, 0, usage, NULL) < 0)

@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "probe.h"
 #include "report.h"
 
-static const char usage[] = "mlviz probe [--write FILE] [--measure DIR] [--catalog DIR]";
 
 /* A GPU tool's output is small: a line per GPU, or a JSON object. */
 enum { TOOL_MAX_BYTES = 1 << 20, TOOL_TIMEOUT_MS = 10000 };
@@ -188,6 +188,8 @@ int cmd_probe(int argc, char **argv)
 {
     struct cli_common c = {0};
     const char *write_path = NULL, *measure_dir = NULL;
+    char usage[256];
+    commands_usage("probe", usage, sizeof usage);
     for (int i = 1; i < argc; i++) {
         const char *v;
         int k = cli_common_option(argc, argv, &i, &c);

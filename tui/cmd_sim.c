@@ -9,15 +9,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "csv.h"
 #include "model.h"
 #include "report.h"
 #include "sim.h"
 
-static const char usage[] =
-    "mlviz sim FILE|PRESET|- [--set PATH=VALUE]... [--duration 6h] [--seed N] [--events FILE] [--series] "
-    "[--sample 1s] [--tick 1ms] [--no-jitter] [--no-failures] [--no-thermal] "
-    "[--format text|csv|json] [--catalog DIR]";
+/* The usage line, from the command table (tui/commands.c). */
+static const char *sim_usage(void)
+{
+    static char usage[512];
+    if (!usage[0])
+        commands_usage("sim", usage, sizeof usage);
+    return usage;
+}
 
 /* Sample interval when --sample is not given: 1 s up to two hours, then a
  * minute, so that a default series stays a few thousand rows. */
@@ -109,20 +114,20 @@ static int parse(int argc, char **argv, struct sim_args *a)
         } else if (strcmp(argv[i], "--no-thermal") == 0) {
             a->thermal = false;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: %s\n", usage);
+            printf("usage: %s\n", sim_usage());
             exit(EXIT_OK);
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("unknown option '%s' (usage: %s)", argv[i], usage);
+            cli_error("unknown option '%s' (usage: %s)", argv[i], sim_usage());
             return EXIT_USAGE;
         } else if (a->setup) {
-            cli_error("unexpected argument '%s' (usage: %s)", argv[i], usage);
+            cli_error("unexpected argument '%s' (usage: %s)", argv[i], sim_usage());
             return EXIT_USAGE;
         } else {
             a->setup = argv[i];
         }
     }
     if (!a->setup) {
-        cli_error("missing setup file or preset (usage: %s)", usage);
+        cli_error("missing setup file or preset (usage: %s)", sim_usage());
         return EXIT_USAGE;
     }
     return EXIT_OK;

@@ -3,72 +3,13 @@
 
 #include <string.h>
 
+#include "commands.h"
 #include "options.h"
 
-/* What follows an option: nothing, a word from a list, a file, a
- * directory, a setup field path (PATH=VALUE). */
-enum arg_kind { ARG_NONE, ARG_WORDS, ARG_FILE, ARG_DIR, ARG_FIELD, ARG_ANY };
-
-struct cmd_option {
-    const char *name;
-    enum arg_kind arg;
-    const char *words; /* ARG_WORDS: the choices, space-separated */
-};
-
-/* The options of the headless commands, as their --help lists them. */
-struct cmd_options {
-    const char *command;
-    const char *positional; /* words for the first argument, or NULL (files) */
-    struct cmd_option options[16];
-};
-
-#define FORMAT {"--format", ARG_WORDS, "text csv json"}
-#define CATALOG {"--catalog", ARG_DIR, NULL}
-#define SET {"--set", ARG_FIELD, NULL}
-
-static const struct cmd_options command_options[] = {
-    {"catalog", "accelerators cpus storage links cooling software", {FORMAT, CATALOG}},
-    {"check", NULL, {SET, FORMAT, CATALOG}},
-    {"eval", NULL, {{"--model", ARG_FILE, NULL}, SET, {"--strict", ARG_NONE, NULL}, FORMAT, CATALOG}},
-    {"collective", "",
-     {{"--op", ARG_WORDS, "all-reduce all-gather reduce-scatter broadcast"},
-      {"--size", ARG_ANY, NULL},
-      {"--devices", ARG_ANY, NULL},
-      {"--setup", ARG_FILE, NULL},
-      {"--link", ARG_ANY, NULL},
-      FORMAT}},
-    {"sim", NULL,
-     {SET, {"--duration", ARG_ANY, NULL}, {"--seed", ARG_ANY, NULL}, {"--events", ARG_FILE, NULL},
-      {"--series", ARG_NONE, NULL}, {"--sample", ARG_ANY, NULL}, {"--tick", ARG_ANY, NULL},
-      {"--no-jitter", ARG_NONE, NULL}, {"--no-failures", ARG_NONE, NULL},
-      {"--no-thermal", ARG_NONE, NULL}, FORMAT, CATALOG}},
-    {"run", NULL,
-     {{"--trust", ARG_NONE, NULL}, {"--seed", ARG_ANY, NULL}, {"--budget", ARG_ANY, NULL},
-      {"--memory", ARG_ANY, NULL}, {"--out", ARG_DIR, NULL}, CATALOG}},
-    {"play", NULL,
-     {{"--trust", ARG_NONE, NULL}, {"--seed", ARG_ANY, NULL}, {"--budget", ARG_ANY, NULL},
-      {"--memory", ARG_ANY, NULL}, {"--out", ARG_DIR, NULL}}},
-    {"scenarios", "", {FORMAT}},
-    {"fields", "", {FORMAT}},
-    {"keys", "", {{"--man", ARG_NONE, NULL}}},
-    {"options", "", {{"--man", ARG_NONE, NULL}}},
-    {"probe", "", {{"--write", ARG_FILE, NULL}, {"--measure", ARG_DIR, NULL}, CATALOG}},
-    {"completion", "bash zsh fish", {{NULL, ARG_NONE, NULL}}},
-};
-enum { N_COMMAND_OPTIONS = sizeof command_options / sizeof command_options[0] };
-
-static const struct cmd_options *options_of(const char *command)
+/* One option of the view's table in the form of the commands' table. */
+static struct commands_option view_option(const struct options_entry *o)
 {
-    for (size_t i = 0; i < N_COMMAND_OPTIONS; i++)
-        if (strcmp(command_options[i].command, command) == 0)
-            return &command_options[i];
-    return NULL;
-}
-
-/* One option of the view's table as a cmd_option. */
-static struct cmd_option view_option(const struct options_entry *o)
-{
-    struct cmd_option c = {o->name, o->arg ? ARG_ANY : ARG_NONE, NULL};
+    struct commands_option c = {o->name, o->arg, o->arg ? ARG_ANY : ARG_NONE, NULL, 0, o->help};
     if (o->id == OPT_SETUP)
         c.arg = ARG_FILE;
     else if (o->id == OPT_CATALOG)
@@ -80,23 +21,31 @@ static struct cmd_option view_option(const struct options_entry *o)
     return c;
 }
 
+static bool has_option(const struct commands_spec *c, const char *name)
+{
+    for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++)
+        if (strcmp(c->options[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 /* Calls fn for every option of a command: its own, and for the view
  * (command NULL) and play the view's table. */
-typedef void (*option_fn)(FILE *out, const char *command, const struct cmd_option *o);
+typedef void (*option_fn)(FILE *out, const char *command, const struct commands_option *o);
 
 static void each_option(FILE *out, const char *command, option_fn fn)
 {
-    const struct cmd_options *c = command ? options_of(command) : NULL;
-    for (size_t i = 0; c && i < 16 && c->options[i].name; i++)
+    const struct commands_spec *c = command ? commands_find(command) : NULL;
+    for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++)
         fn(out, command, &c->options[i]);
     unsigned applies = !command ? OPT_VIEW : strcmp(command, "play") == 0 ? OPT_PLAY : 0;
     for (size_t i = 0; applies; i++) {
         const struct options_entry *o = options_at(i);
         if (!o)
             break;
-        if (!(o->applies & applies))
+        if (!(o->applies & applies) || has_option(c, o->name))
             continue;
-        struct cmd_option v = view_option(o);
+        struct commands_option v = view_option(o);
         fn(out, command, &v);
         if (o->alias) {
             v.name = o->alias;
@@ -107,13 +56,13 @@ static void each_option(FILE *out, const char *command, option_fn fn)
 
 /* ---- bash ---------------------------------------------------------------- */
 
-static void bash_word(FILE *out, const char *command, const struct cmd_option *o)
+static void bash_word(FILE *out, const char *command, const struct commands_option *o)
 {
     (void)command;
     fprintf(out, " %s", o->name);
 }
 
-static void bash_arg(FILE *out, const char *command, const struct cmd_option *o)
+static void bash_arg(FILE *out, const char *command, const struct commands_option *o)
 {
     (void)command;
     switch (o->arg) {
@@ -151,14 +100,14 @@ static void write_bash(FILE *out, const char *const *commands, size_t n)
           "    case $cmd in\n",
           out);
     for (size_t i = 0; i < n; i++) {
-        const struct cmd_options *c = options_of(commands[i]);
+        const struct commands_spec *c = commands_find(commands[i]);
         fprintf(out, "    %s)\n        case $prev in\n", commands[i]);
         each_option(out, commands[i], bash_arg);
         fputs("        esac\n        opts=\"", out);
         each_option(out, commands[i], bash_word);
         fputs("\"\n", out);
-        if (c && c->positional && c->positional[0])
-            fprintf(out, "        [ $COMP_CWORD -eq 2 ] && opts=\"$opts %s\"\n", c->positional);
+        if (c && c->words && c->words[0])
+            fprintf(out, "        [ $COMP_CWORD -eq 2 ] && opts=\"$opts %s\"\n", c->words);
         fputs("        ;;\n", out);
     }
     fputs("    *)\n        case $prev in\n", out);
@@ -181,7 +130,7 @@ static void write_bash(FILE *out, const char *const *commands, size_t n)
 
 /* ---- zsh ------------------------------------------------------------------ */
 
-static void zsh_spec(FILE *out, const char *command, const struct cmd_option *o)
+static void zsh_spec(FILE *out, const char *command, const struct commands_option *o)
 {
     (void)command;
     switch (o->arg) {
@@ -224,13 +173,13 @@ static void write_zsh(FILE *out, const char *const *commands, size_t n)
           "    case $words[2] in\n",
           out);
     for (size_t i = 0; i < n; i++) {
-        const struct cmd_options *c = options_of(commands[i]);
+        const struct commands_spec *c = commands_find(commands[i]);
         fprintf(out, "    %s)\n        shift words; (( CURRENT-- ))\n        _arguments \\\n",
                 commands[i]);
         each_option(out, commands[i], zsh_spec);
-        if (c && c->positional && c->positional[0])
-            fprintf(out, "      '1:argument:(%s)' \\\n", c->positional);
-        else if (!c || !c->positional)
+        if (c && c->words && c->words[0])
+            fprintf(out, "      '1:argument:(%s)' \\\n", c->words);
+        else if (!c || !c->words)
             fputs("      '1:setup or script:_files' \\\n", out);
         fputs("        ;;\n", out);
     }
@@ -241,7 +190,7 @@ static void write_zsh(FILE *out, const char *const *commands, size_t n)
 
 /* ---- fish ----------------------------------------------------------------- */
 
-static void fish_option(FILE *out, const char *command, const struct cmd_option *o)
+static void fish_option(FILE *out, const char *command, const struct commands_option *o)
 {
     const char *name = o->name + (o->name[1] == '-' ? 2 : 1);
     fprintf(out, "complete -c mlviz -n ");
@@ -276,13 +225,13 @@ static void write_fish(FILE *out, const char *const *commands, size_t n)
 {
     fputs("# fish completion for mlviz (generated by 'mlviz completion fish')\n", out);
     for (size_t i = 0; i < n; i++) {
-        const struct cmd_options *c = options_of(commands[i]);
+        const struct commands_spec *c = commands_find(commands[i]);
         fprintf(out, "complete -c mlviz -f -n '__fish_use_subcommand' -a %s\n", commands[i]);
         each_option(out, commands[i], fish_option);
-        if (c && c->positional && c->positional[0])
+        if (c && c->words && c->words[0])
             fprintf(out,
                     "complete -c mlviz -f -n '__fish_seen_subcommand_from %s' -a '%s'\n",
-                    commands[i], c->positional);
+                    commands[i], c->words);
     }
     each_option(out, NULL, fish_option);
 }

@@ -1,9 +1,8 @@
 /* completion: shell completion scripts for bash, zsh and fish.
  *
  * Generated from the command names main() dispatches on, the option table
- * of the interactive view (tui/options.c) and the table of the headless
- * commands' options below (tests/cli/completion.sh checks it against each
- * command's --help). Field paths after --set come from `mlviz fields` at
+ * of the interactive view (tui/options.c) and the headless commands' table
+ * (tui/commands.c), which also writes their usage lines. Field paths after --set come from `mlviz fields` at
  * completion time, so they are never out of date. */
 #ifndef MLVIZ_COMPLETION_H
 #define MLVIZ_COMPLETION_H

@@ -2,6 +2,8 @@
 # Shell completions: generated for bash, zsh and fish; every option a
 # command's --help names is offered for that command. Prints PASS/FAIL.
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
+case $MLVIZ_BIN in /*) ;; *) MLVIZ_BIN=$(pwd)/$MLVIZ_BIN ;; esac
+top=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass() { echo "PASS $1"; }
@@ -35,4 +37,17 @@ for cmd in catalog check eval collective sim run play scenarios fields keys opti
         grep -q "__fish_seen_subcommand_from $cmd' -l ${opt#--}\\b" "$tmp/fish" || missing="$missing fish:$opt"
     done
     [ -z "$missing" ] && pass "$cmd: every --help option completes" || fail "$cmd: options missing" "$missing"
+done
+# Every option the table lists is one the command's parser knows.
+for cmd in catalog check eval collective sim run play scenarios fields keys options probe; do
+    unknown=
+    for opt in $("$MLVIZ_BIN" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        case $opt in --help|--name|--no-color) continue ;; esac
+        # In a scratch directory and home: `probe --write x` writes x there.
+        err=$(cd "$tmp" && env MLVIZ_PROC_ROOT="$top/tests/probe/laptop/proc" \
+              MLVIZ_SYS_ROOT="$top/tests/probe/laptop/sys" HOME="$tmp" XDG_CONFIG_HOME="$tmp/xdg" \
+              MLVIZ_DATA="$top" PATH=/nonexistent "$MLVIZ_BIN" $cmd "$opt" x </dev/null 2>&1 >/dev/null)
+        echo "$err" | grep -q "unknown \(option\|argument\) '$opt'" && unknown="$unknown $opt"
+    done
+    [ -z "$unknown" ] && pass "$cmd: every listed option is parsed" || fail "$cmd: listed but unknown" "$unknown"
 done
