@@ -270,6 +270,17 @@ bool hfconfig_apply_file(struct setup *s, const char *path, char *err, size_t er
     return ok;
 }
 
+bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len,
+                         char *err, size_t err_len)
+{
+    struct ydoc *doc = ydoc_load_string(name, text, len, err, err_len);
+    if (!doc)
+        return false;
+    bool ok = apply_doc(s, doc, err, err_len);
+    ydoc_free(doc);
+    return ok;
+}
+
 static bool plain_name(const char *name)
 {
     if (!name[0] || name[0] == '.' || strlen(name) > 64)
