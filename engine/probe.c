@@ -488,6 +488,19 @@ static double log_ratio(double a, double b)
     return a > 0 && b > 0 ? fabs(log(a / b)) : 1.0;
 }
 
+/* The training formats, narrowest first: a probed setup uses the first
+ * the device has a path for. */
+static const int train_formats[] = {PREC_BF16, PREC_FP16, PREC_TF32, PREC_FP32};
+
+/* Can the device train at all (an inference-only chip has only int8)? */
+static bool trains(const struct accelerator *a)
+{
+    for (size_t i = 0; i < sizeof train_formats / sizeof train_formats[0]; i++)
+        if (a->peak_tflops[train_formats[i]] > 0)
+            return true;
+    return false;
+}
+
 /* The exact id when there is one, else the closest (which becomes the id). */
 static void set_match(struct probe_match *out, const char *exact, const char *closest)
 {
@@ -514,7 +527,7 @@ static void match_gpu(const struct catalog *cat, const struct probe_gpu *g,
     double best_score = 0, near_score = INFINITY;
     for (size_t i = 0; i < catalog_count(cat, CATALOG_ACCELERATOR); i++) {
         const struct accelerator *a = catalog_entry(cat, CATALOG_ACCELERATOR, i);
-        if (a->kind == ACCEL_CPU)
+        if (a->kind == ACCEL_CPU || !trains(a))
             continue;
         size_t id_words, hits = id_words_in(a->head.id, words, n, &id_words);
         bool id_pcie = strstr(a->head.id, "pcie") != NULL;
@@ -678,9 +691,21 @@ static void note_match(struct probe_result *out, const char *what, const char *f
                what, found, mt->id);
 }
 
-bool probe_build(const struct probe_machine *m, const struct catalog *cat, bool new_entries,
+bool probe_build(const struct probe_machine *raw, const struct catalog *cat, bool new_entries,
                  struct probe_result *out, char *err, size_t err_len)
 {
+    /* Names may come from anywhere (a caller, a hostile tool): printable
+     * ASCII only from here on, as the parsers already ensure. */
+    static struct probe_machine clean;
+    clean = *raw;
+    copy_clean(clean.cpu_model, sizeof clean.cpu_model, raw->cpu_model,
+               strnlen(raw->cpu_model, sizeof raw->cpu_model));
+    if (clean.n_gpus > PROBE_MAX_GPUS)
+        clean.n_gpus = PROBE_MAX_GPUS;
+    for (size_t i = 0; i < clean.n_gpus; i++)
+        copy_clean(clean.gpus[i].name, sizeof clean.gpus[i].name, raw->gpus[i].name,
+                   strnlen(raw->gpus[i].name, sizeof raw->gpus[i].name));
+    const struct probe_machine *m = &clean;
     memset(out, 0, sizeof *out);
     if (catalog_count(cat, CATALOG_ACCELERATOR) == 0 || catalog_count(cat, CATALOG_CPU) == 0) {
         snprintf(err, err_len, "the catalog has no accelerators or CPUs to match against");
@@ -756,6 +781,9 @@ bool probe_build(const struct probe_machine *m, const struct catalog *cat, bool 
                      near->head.id);
             set_text(&a, CATALOG_ACCELERATOR, "notes", notes);
             set_field(&a, CATALOG_ACCELERATOR, "mem_gb", g->mem_gb);
+            /* Idle power keeps its share of the board power. */
+            if (g->power_w > 0 && near->tdp_w > 0)
+                set_field(&a, CATALOG_ACCELERATOR, "idle_w", near->idle_w * g->power_w / near->tdp_w);
             set_field(&a, CATALOG_ACCELERATOR, "tdp_w", g->power_w);
             snprintf(out->accel.id, sizeof out->accel.id, "%s", a.head.id);
             out->accel.new_entry = true;
@@ -775,7 +803,7 @@ bool probe_build(const struct probe_machine *m, const struct catalog *cat, bool 
         for (size_t i = 0; i < catalog_count(cat, CATALOG_ACCELERATOR); i++) {
             const struct accelerator *a = catalog_entry(cat, CATALOG_ACCELERATOR, i);
             double d = log_ratio(a->compute_units, m->cores_per_socket);
-            if (a->kind == ACCEL_CPU && d < near_score) {
+            if (a->kind == ACCEL_CPU && trains(a) && d < near_score) {
                 near = a;
                 near_score = d;
             }
@@ -910,12 +938,9 @@ bool probe_build(const struct probe_machine *m, const struct catalog *cat, bool 
     set(s, "training.tokens", "1e9");
     if (m->n_gpus == 0)
         set(s, "training.flash_attention", "false");
-    /* The narrowest format the device has a matrix path for, of the usual
-     * training ones. */
-    static const int order[] = {PREC_BF16, PREC_FP16, PREC_TF32, PREC_FP32};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if (chosen.peak_tflops[order[i]] > 0) {
-            set(s, "training.precision", "%s", precision_names[order[i]]);
+    for (size_t i = 0; i < sizeof train_formats / sizeof train_formats[0]; i++)
+        if (chosen.peak_tflops[train_formats[i]] > 0) {
+            set(s, "training.precision", "%s", precision_names[train_formats[i]]);
             break;
         }
     if (accel_entries[0])

@@ -110,3 +110,10 @@ env MLVIZ_PROC_ROOT="$tmp/noproc" MLVIZ_SYS_ROOT="$tmp/nosys" PATH="$fx/bin-none
 probe laptop none --bogus >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "unknown argument '--bogus'" "$tmp/err" && pass "unknown option: exit 2" ||
     fail "unknown option: exit 2" "rc=$rc $(cat "$tmp/err")"
+
+# A card power-capped to 40 W: its own entry keeps idle below that.
+rm -rf "$tmp/xdg"
+probe laptop laptopgpu --write "$tmp/lg.yaml" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && check "$tmp/lg.yaml" >/dev/null 2>&1 && grep -q 'tdp_w: 40$' "$tmp/xdg/mlviz/catalog/probe.yaml" &&
+    pass "power-capped GPU: entry loads (idle below its 40 W limit)" ||
+    fail "power-capped GPU" "rc=$rc $(cat "$tmp/err")"
