@@ -200,8 +200,8 @@ static int run_or_play(int argc, char **argv, bool play)
                    "scenarios').\n",
                    usage, play ? "Plays" : "Runs", play ? " in the interactive view" : " headless");
             commands_option_help(stdout, play ? "play" : "run");
-            printf("  %-14s set a parameter the script declares (SCRIPT --help lists them)\n",
-                   "--name=value");
+            printf("  %-*s set a parameter the script declares (SCRIPT --help lists them)\n",
+                   COMMANDS_HELP_WIDTH, "--name=value");
             if (play) {
                 printf("mlviz play takes the same options and these of the view:\n");
                 options_help(stdout, OPT_PLAY);

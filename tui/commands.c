@@ -121,6 +121,6 @@ void commands_option_help(FILE *out, const char *name)
         char left[64];
         snprintf(left, sizeof left, "%s%s%s", o->name, o->metavar ? " " : "",
                  o->metavar ? o->metavar : "");
-        fprintf(out, "  %-14s %s\n", left, o->help);
+        fprintf(out, "  %-*s %s\n", COMMANDS_HELP_WIDTH, left, o->help);
     }
 }

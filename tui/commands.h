@@ -39,7 +39,9 @@ struct commands_spec {
 const struct commands_spec *commands_find(const char *name);
 /* "mlviz eval FILE|PRESET|- [--model CONFIG.json|NAME] [--set PATH=VALUE]... ..." */
 void commands_usage(const char *name, char *buf, size_t len);
-/* The options with help lines, "  --trust        lift the sandbox", one a line. */
+/* The options with help lines, "  --trust           lift the sandbox", one a
+ * line, names padded to COMMANDS_HELP_WIDTH. */
+enum { COMMANDS_HELP_WIDTH = 17 };
 void commands_option_help(FILE *out, const char *name);
 
 #endif
