@@ -86,3 +86,18 @@ m sim laptop-cpu --duration 1m | grep -q 'throughput .* samples/s achieved' &&
     pass "sim: generic model in samples/s" || fail "sim: generic model in samples/s" "$(m sim laptop-cpu --duration 1m | sed -n 2p)"
 m eval default | grep -q '^step .* tokens/s ' && pass "eval: transformer still in tokens/s" ||
     fail "eval: transformer in tokens/s" "$(m eval default | sed -n 4p)"
+
+# Mixture-of-experts configs: total parameters as published (Mixtral 46.7B,
+# Jiang et al. 2024; Qwen3-30B-A3B 30.5B, Qwen3 report; DeepSeek-V3 671B,
+# technical report) once the setup has expert fields; refused by name before.
+for spec in "mixtral-8x7b 45.5e9 48e9" "qwen3-30b-a3b 29e9 31.5e9" "deepseek-v3 660e9 685e9"; do
+    set -- $spec
+    out=$(printf 'model: {name: %s}\n' "$1" | m check - --format json 2>&1)
+    if m fields | grep -q '^model.experts '; then
+        a=$(echo "$out" | json_num params)
+        between "$a" "$2" "$3" && pass "$1: $a parameters as published" || fail "$1 parameters" "$a"
+    else
+        echo "$out" | grep -q 'mixture-of-experts fields need model.experts' &&
+            pass "$1: refused until the expert fields exist" || fail "$1 refused" "$out"
+    fi
+done

@@ -160,6 +160,45 @@ static void test_shipped_moe_models(void **state)
     }
 }
 
+/* Qwen2-MoE (Qwen1.5-MoE-A2.7B config): one shared expert 4 x as wide as a
+ * routed one counts as 4 shared experts; a width that is no multiple is
+ * refused with the key named. */
+static void test_qwen2_moe_shared_width(void **state)
+{
+    (void)state;
+    write_file("q2.json", "{\"model_type\": \"qwen2_moe\", \"num_hidden_layers\": 24, "
+                          "\"hidden_size\": 2048, \"num_attention_heads\": 16, "
+                          "\"vocab_size\": 151936, \"hidden_act\": \"silu\", "
+                          "\"intermediate_size\": 5632, \"moe_intermediate_size\": 1408, "
+                          "\"shared_expert_intermediate_size\": 5632, \"num_experts\": 60, "
+                          "\"num_experts_per_tok\": 4}");
+    write_file("q2bad.json", "{\"num_hidden_layers\": 2, \"hidden_size\": 64, "
+                             "\"num_attention_heads\": 2, \"vocab_size\": 10, "
+                             "\"moe_intermediate_size\": 100, "
+                             "\"shared_expert_intermediate_size\": 150, \"num_experts\": 4, "
+                             "\"num_experts_per_tok\": 1}");
+    write_file("notopk.json", "{\"num_hidden_layers\": 2, \"hidden_size\": 64, "
+                              "\"num_attention_heads\": 2, \"vocab_size\": 10, "
+                              "\"num_local_experts\": 4}");
+    struct setup s;
+    char err[1024] = "";
+    bool ok = load("q2.yaml", "model: {hf_config: q2.json}\n", &s, err, sizeof err);
+    if (!fields_find(setup_fields(), "model.experts")) {
+        assert_false(ok);
+        assert_non_null(strstr(err, "mixture-of-experts fields need"));
+        return;
+    }
+    if (!ok)
+        fail_msg("%s", err);
+    assert_int_equal(get_int(&s, "model.experts"), 60);
+    assert_int_equal(get_int(&s, "model.top_k"), 4);
+    assert_int_equal(get_int(&s, "model.expert_ffn_hidden"), 1408);
+    assert_int_equal(get_int(&s, "model.shared_experts"), 4);
+    expect_error("model: {hf_config: q2bad.json}\n",
+                 "shared_expert_intermediate_size 150 is not a whole multiple");
+    expect_error("model: {hf_config: notopk.json}\n", "without num_experts_per_tok");
+}
+
 /* Fields written beside hf_config win; the rest of the setup is untouched;
  * a relative path resolves against the setup file's directory. */
 static void test_overrides_and_relative_path(void **state)
@@ -284,6 +323,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_dense_models),
         cmocka_unit_test(test_shipped_moe_models),
+        cmocka_unit_test(test_qwen2_moe_shared_width),
         cmocka_unit_test(test_overrides_and_relative_path),
         cmocka_unit_test(test_gpt2_keys_and_text_config),
         cmocka_unit_test(test_unknown_architecture_names_missing_keys),
