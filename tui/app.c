@@ -362,7 +362,13 @@ static int parse_options(int argc, char **argv, unsigned mode, struct app_option
         }
         char *end;
         switch (opt->id) {
-        case OPT_SETUP: o->setup_arg = v; break;
+        case OPT_SETUP:
+            if (strcmp(v, "-") == 0)
+                return usage_error(mode, "%s: the view reads keys from standard input; give the "
+                                         "setup as a file (mlviz check - reads it from stdin)",
+                                   "-c -");
+            o->setup_arg = v;
+            break;
         case OPT_SET:
             if (!strchr(v, '=') || o->changes.n_sets >= CLI_MAX_SETS)
                 return usage_error(mode, "--set %s: write PATH=VALUE (given at most 256 times)", v);

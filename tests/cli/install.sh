@@ -7,6 +7,9 @@ trap 'rm -rf "$tmp"' EXIT
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 
+# Someone else's completion beside ours must survive uninstall.
+mkdir -p "$tmp/root/usr/share/bash-completion/completions"
+echo "complete -F _other other" >"$tmp/root/usr/share/bash-completion/completions/other"
 if make --no-print-directory -s BUILD="$tmp/build" BIN="$tmp/build/mlviz" DESTDIR="$tmp/root" \
         PREFIX=/usr install >"$tmp/log" 2>&1; then
     pass "install runs"
@@ -36,8 +39,9 @@ echo "$out" | grep -q '"valid": true' && pass "installed binary finds its model 
     fail "installed binary finds its model configs" "$(echo "$out" | tail -n 2)"
 make --no-print-directory -s BUILD="$tmp/build" BIN="$tmp/build/mlviz" DESTDIR="$tmp/root" \
     PREFIX=/usr uninstall >/dev/null 2>&1
-left=$(cd "$tmp/root" && find . -type f | head -n 5)
-[ -z "$left" ] && pass "uninstall removes every installed file" ||
+left=$(cd "$tmp/root" && find . -type f ! -path ./usr/share/bash-completion/completions/other | head -n 5)
+[ -z "$left" ] && [ -f "$tmp/root/usr/share/bash-completion/completions/other" ] &&
+    pass "uninstall removes every installed file and nothing else" ||
     fail "uninstall removes every installed file" "$left"
 if [ ! -e "$tmp/root/usr/bin/mlviz" ] && [ ! -e "$tmp/root/usr/share/mlviz" ]; then
     pass "uninstall removes everything"

@@ -36,4 +36,20 @@ else
     fail "view: a bad --set exits 2" "rc $(cat "$T/bad.rc" 2>/dev/null): $(screen bad | head -n 3)"
 fi
 $TM kill-session -t bad 2>/dev/null
+# A probed machine opens in the view (fixture laptop, stub RTX 4090).
+fx=$(pwd)/tests/probe
+env PATH="$fx/bin-rtx" MLVIZ_PROC_ROOT="$fx/laptop/proc" MLVIZ_SYS_ROOT="$fx/laptop/sys" \
+    XDG_CONFIG_HOME="$T/xdg" "$BIN" probe --write "$T/me.yaml" 2>/dev/null
+start me 100 30 XDG_CONFIG_HOME="$T/xdg" -- -c "$T/me.yaml"
+if wait_for me "BOTTLENECK" && wait_for me "RTX 4090" 20; then
+    pass "view: mlviz -c PROBED.yaml shows this machine"
+else
+    fail "view: mlviz -c PROBED.yaml" "$(screen me | head -n 3)"
+fi
+keys me q
+$TM kill-session -t me 2>/dev/null
+
+"$BIN" -c - </dev/null >/dev/null 2>"$T/dash.err"; rc=$?
+[ $rc = 2 ] && grep -q "reads keys from standard input" "$T/dash.err" &&
+    pass "view: -c - is refused (stdin holds the keys)" || fail "view: -c -" "rc $rc: $(cat "$T/dash.err")"
 [ $FAILS = 0 ]
