@@ -28,8 +28,11 @@ static const char usage_text[] =
     "       mlviz --help | --version\n"
     "\n"
     "Formats F: text (default), csv, json. A PRESET is a name from scenarios/presets\n"
-    "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu).\n"
-    "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error.\n"
+    "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu); '-' reads the setup\n"
+    "from stdin. check, eval and sim take --set PATH=VALUE (repeatable); eval takes\n"
+    "--model CONFIG.json|NAME and --strict. 'mlviz COMMAND --help' shows every option.\n"
+    "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error,\n"
+    "3 eval --strict on a setup that cannot run.\n"
     "\n"
     "Options of the interactive view (mlviz, mlviz play):\n";
 
