@@ -663,6 +663,18 @@ static void set_text(void *entry, enum catalog_kind kind, const char *path, cons
         fields_set_text(f, entry, clean, err, sizeof err);
 }
 
+/* A new entry copied from the closest one: id and name from this machine,
+ * a source and notes that say what was read and what was copied. */
+static void derive_entry(void *entry, enum catalog_kind kind, const char *name,
+                         const char *source, const char *notes)
+{
+    struct catalog_head *h = entry;
+    slug_id(name, h->id, sizeof h->id);
+    set_text(entry, kind, "name", name);
+    set_text(entry, kind, "source", source);
+    set_text(entry, kind, "notes", notes);
+}
+
 static void set(struct setup *s, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void set(struct setup *s, const char *path, const char *fmt, ...)
@@ -728,15 +740,12 @@ bool probe_build(const struct probe_machine *raw, const struct catalog *cat, boo
     const struct cpu *cpu_near = catalog_cpu(cat, out->cpu.id);
     if (!out->cpu.exact && new_entries && cpu_near) {
         struct cpu c = *cpu_near;
-        slug_id(m->cpu_model, c.head.id, sizeof c.head.id);
-        set_text(&c, CATALOG_CPU, "name", m->cpu_model);
-        set_text(&c, CATALOG_CPU, "vendor", "");
-        set_text(&c, CATALOG_CPU, "source", "mlviz probe: /proc/cpuinfo, /sys");
         char notes[256];
         snprintf(notes, sizeof notes,
-                 "cores%s read from this machine; every other figure copied from %s", 
+                 "cores%s read from this machine; every other figure copied from %s",
                  m->mem_channels > 0 ? " and memory channels" : "", cpu_near->head.id);
-        set_text(&c, CATALOG_CPU, "notes", notes);
+        derive_entry(&c, CATALOG_CPU, m->cpu_model, "mlviz probe: /proc/cpuinfo, /sys", notes);
+        set_text(&c, CATALOG_CPU, "vendor", "");
         set_field(&c, CATALOG_CPU, "cores", m->cores_per_socket);
         set_field(&c, CATALOG_CPU, "mem_channels", m->mem_channels);
         snprintf(out->cpu.id, sizeof out->cpu.id, "%s", c.head.id);
@@ -771,15 +780,13 @@ bool probe_build(const struct probe_machine *raw, const struct catalog *cat, boo
         }
         if (!out->accel.exact && new_entries) {
             struct accelerator a = *near;
-            slug_id(g->name, a.head.id, sizeof a.head.id);
-            set_text(&a, CATALOG_ACCELERATOR, "name", g->name);
-            set_text(&a, CATALOG_ACCELERATOR, "source", "mlviz probe: nvidia-smi/rocm-smi");
             char notes[256];
             snprintf(notes, sizeof notes,
                      "memory and power limit read from this machine; compute, bandwidth and "
                      "efficiencies copied from %s",
                      near->head.id);
-            set_text(&a, CATALOG_ACCELERATOR, "notes", notes);
+            derive_entry(&a, CATALOG_ACCELERATOR, g->name, "mlviz probe: nvidia-smi/rocm-smi",
+                         notes);
             set_field(&a, CATALOG_ACCELERATOR, "mem_gb", g->mem_gb);
             /* Idle power keeps its share of the board power. */
             if (g->power_w > 0 && near->tdp_w > 0)
@@ -823,15 +830,13 @@ bool probe_build(const struct probe_machine *raw, const struct catalog *cat, boo
                 /* Peaks scale with cores (same vector units per core). */
                 struct accelerator a = *near;
                 double scale = (double)m->cores_per_socket / near->compute_units;
-                slug_id(m->cpu_model, a.head.id, sizeof a.head.id);
-                set_text(&a, CATALOG_ACCELERATOR, "name", m->cpu_model);
-                set_text(&a, CATALOG_ACCELERATOR, "source", "mlviz probe: /proc/cpuinfo, /proc/meminfo");
                 char notes[256];
                 snprintf(notes, sizeof notes,
                          "the CPU as the training device: cores and memory read from this "
                          "machine; peaks scaled by core count from %s, the rest copied",
                          near->head.id);
-                set_text(&a, CATALOG_ACCELERATOR, "notes", notes);
+                derive_entry(&a, CATALOG_ACCELERATOR, m->cpu_model,
+                             "mlviz probe: /proc/cpuinfo, /proc/meminfo", notes);
                 set_field(&a, CATALOG_ACCELERATOR, "compute_units", m->cores_per_socket);
                 set_field(&a, CATALOG_ACCELERATOR, "mem_gb", m->ram_gb / devices);
                 for (int p = 0; p < PREC_COUNT; p++)
