@@ -177,8 +177,10 @@ static bool apply_row(struct setup *s, const struct ynode *map, const struct hf_
          * shared experts of the routed experts' width. */
         const struct ynode *e = ynode_get(map, "moe_intermediate_size");
         double expert = 0;
-        if (!numeric || number < 0 || number != (double)(long long)number || !e ||
-            !fields_parse_number(e->value, &expert) || !(expert >= 1) || number > 1e9 ||
+        /* Both bounded before any conversion to an integer. */
+        if (!numeric || !(number >= 0 && number <= 1e9) || !e || e->kind != YNODE_SCALAR ||
+            !fields_parse_number(e->value, &expert) || !(expert >= 1 && expert <= 1e9) ||
+            number != (double)(long long)number || expert != (double)(long long)expert ||
             (long long)number % (long long)expert != 0) {
             snprintf(err, err_len,
                      "%s:%d:%d: %s %.40s is not a whole multiple of moe_intermediate_size; set "
