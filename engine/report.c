@@ -692,7 +692,9 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
     format_si(c, sizeof c, s->training.tokens, "");
     format_fixed(d, sizeof d, k->energy_mwh, 1);
     format_usd(text2, sizeof text2, k->usd_total);
-    fprintf(out, "\ncost: %s/h  %s days for %s tokens  %s MWh  %s in all\n", a, b, c, d, text2);
+    /* training.tokens counts samples for a generic model (setup.h). */
+    fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
+            generic ? "samples" : "tokens", d, text2);
     const struct reliability_report *y = &o->reliability;
     format_fixed(a, sizeof a, y->interruptions_per_day, 2);
     format_fixed(b, sizeof b, y->checkpoint_gb, 0);
