@@ -627,6 +627,10 @@ static void write_entry(char *buf, size_t len, enum catalog_kind kind, const voi
     char value[512];
     for (size_t i = 0; i < t->count; i++) {
         const struct field *f = &t->fields[i];
+        /* A number below its floor is unset: the loader fills it. */
+        if ((f->type == FIELD_NUM || f->type == FIELD_INT) && fields_get_number(f, entry) == 0 &&
+            f->min > 0)
+            continue;
         append(buf, len, "%s%s: ", i == 0 ? "  - " : "    ", f->path);
         if (f->type == FIELD_STR || f->type == FIELD_REF) {
             const char *s = fields_get_string(f, entry);
@@ -654,6 +658,16 @@ static void set_field(void *entry, enum catalog_kind kind, const char *path, dou
         fields_set_number(f, entry, v, err, sizeof err);
 }
 
+/* Leaves a number field unset (0), for the loader to derive: a catalog
+ * that states device memory as mem_gb or mem_gib, exactly one, gets the
+ * mem_gb the probe read. */
+static void unset_field(void *entry, enum catalog_kind kind, const char *path)
+{
+    const struct field *f = fields_find(catalog_fields(kind), path);
+    if (f && f->type == FIELD_NUM)
+        *(double *)((char *)entry + f->offset) = 0.0;
+}
+
 static void set_text(void *entry, enum catalog_kind kind, const char *path, const char *text)
 {
     char err[256], clean[FIELD_STR_LEN * 4];
@@ -669,6 +683,8 @@ static void derive_entry(void *entry, enum catalog_kind kind, const char *name,
                          const char *source, const char *notes)
 {
     struct catalog_head *h = entry;
+    if (kind == CATALOG_ACCELERATOR)
+        unset_field(entry, kind, "mem_gib");
     slug_id(name, h->id, sizeof h->id);
     set_text(entry, kind, "name", name);
     set_text(entry, kind, "source", source);
