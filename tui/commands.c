@@ -64,6 +64,7 @@ static const struct commands_spec specs[] = {
       CATALOG}},
     {"run", "SCRIPT.lua", NULL, "[--name=value ...] [args...]", {LUA_OPTIONS}},
     {"play", "SCRIPT.lua", NULL, "[--name=value ...] [args...]", {LUA_OPTIONS}},
+    {"lesson", "FILE.yaml", NULL, "[view options]", {{NULL, NULL, ARG_NONE, NULL, 0, NULL}}},
     {"scenarios", "", "", NULL, {FORMAT}},
     {"fields", "", "", NULL, {FORMAT}},
     {"keys", "", "", NULL, {{"--man", NULL, ARG_NONE, NULL, 0, NULL}}},

@@ -23,10 +23,11 @@ complete_words mlviz pro
 complete_words mlviz eval --st
 complete_words mlviz eval default --format j
 complete_words mlviz --th
+complete_words mlviz lesson x.yaml --asc
 EOS
 out=$(bash "$tmp/try.sh" "$tmp/bash" 2>&1)
 [ "$(echo "$out" | sed -n 1p)" = probe ] && [ "$(echo "$out" | sed -n 2p)" = --strict ] &&
-    [ "$(echo "$out" | sed -n 3p)" = json ] && [ "$(echo "$out" | sed -n 4p)" = --theme ] &&
+    [ "$(echo "$out" | sed -n 3p)" = json ] && [ "$(echo "$out" | sed -n 4p)" = --theme ] && [ "$(echo "$out" | sed -n 5p)" = --ascii ] &&
     pass "bash completes commands, options and values" || fail "bash completes" "$out"
 # Every option in each command's --help is in its completions.
 for cmd in catalog check eval collective sim run play scenarios fields keys options probe; do
