@@ -18,6 +18,9 @@ DESTDIR  ?=
 BINDIR   ?= $(PREFIX)/bin
 DATADIR  ?= $(PREFIX)/share/mlviz
 MANDIR   ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 VERSION  := 0.1.0
 
 CC       ?= cc
@@ -69,10 +72,24 @@ FUZZ_SECONDS ?= 30
 
 BIN        := mlviz
 
-.PHONY: all run test test-build asan valgrind bench install uninstall clean deps deps-test \
+.PHONY: deb all run test test-build asan valgrind bench install uninstall clean deps deps-test \
         check-tools fuzz fuzz-build fuzz-targets format
 
-all: $(BIN) $(BUILD)/mlviz.1
+COMPLETIONS := $(BUILD)/completions/mlviz.bash $(BUILD)/completions/_mlviz \
+               $(BUILD)/completions/mlviz.fish
+
+all: $(BIN) $(BUILD)/mlviz.1 $(COMPLETIONS)
+
+# Shell completions, generated from the command and option tables.
+$(BUILD)/completions/mlviz.bash: $(BIN)
+	@mkdir -p $(dir $@)
+	@$(abspath $(BIN)) completion bash > $@
+$(BUILD)/completions/_mlviz: $(BIN)
+	@mkdir -p $(dir $@)
+	@$(abspath $(BIN)) completion zsh > $@
+$(BUILD)/completions/mlviz.fish: $(BIN)
+	@mkdir -p $(dir $@)
+	@$(abspath $(BIN)) completion fish > $@
 
 # The man page's key list and options come from the key table (tui/keys.c)
 # and the option table (tui/options.c): `mlviz keys --man`, `mlviz options --man`.
@@ -173,14 +190,40 @@ format:
 
 # ---- install ----------------------------------------------------------------
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR) \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/mlviz
 	cp -R assets scenarios scripts $(DESTDIR)$(DATADIR)/
 	install -m 644 $(BUILD)/mlviz.1 $(DESTDIR)$(MANDIR)/mlviz.1
+	install -m 644 $(BUILD)/completions/mlviz.bash $(DESTDIR)$(BASHCOMPDIR)/mlviz
+	install -m 644 $(BUILD)/completions/_mlviz $(DESTDIR)$(ZSHCOMPDIR)/_mlviz
+	install -m 644 $(BUILD)/completions/mlviz.fish $(DESTDIR)$(FISHCOMPDIR)/mlviz.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/mlviz $(DESTDIR)$(MANDIR)/mlviz.1
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/mlviz $(DESTDIR)$(ZSHCOMPDIR)/_mlviz \
+	  $(DESTDIR)$(FISHCOMPDIR)/mlviz.fish
 	rm -rf $(DESTDIR)$(DATADIR)
+
+# A Debian package: the install tree under /usr plus a control file that
+# declares the shared libraries the binary links (Debian package names).
+DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_DEPENDS := libc6, libncursesw6, libtinfo6, libyaml-0-2, liblua5.4-0
+DEB_FILE    := $(BUILD)/mlviz_$(VERSION)_$(DEB_ARCH).deb
+deb: all
+	@command -v dpkg-deb >/dev/null || { echo "make deb needs dpkg-deb (apt-get install dpkg)"; exit 2; }
+	rm -rf $(BUILD)/deb
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(BUILD))/deb PREFIX=/usr \
+	  DATADIR=/usr/share/mlviz
+	mkdir -p $(BUILD)/deb/DEBIAN
+	printf '%s\n' 'Package: mlviz' 'Version: $(VERSION)' 'Architecture: $(DEB_ARCH)' \
+	  'Maintainer: mlviz developers <mlviz@localhost>' 'Section: science' 'Priority: optional' \
+	  'Depends: $(DEB_DEPENDS)' \
+	  'Description: terminal visualizer and simulator of ML training hardware' \
+	  ' mlviz shows the storage, CPUs, accelerators, links and power behind a training' \
+	  ' run in a terminal, with an analytic model, a step simulator and Lua scenarios.' \
+	  > $(BUILD)/deb/DEBIAN/control
+	dpkg-deb --root-owner-group --build $(BUILD)/deb $(DEB_FILE)
 
 clean:
 	rm -rf build build-test build-valgrind build-asan build-bench build-fuzz build-clang $(BIN)

@@ -63,16 +63,13 @@ static int open_regular(const char *path, struct stat *st, char *err, size_t err
     return fd;
 }
 
-bool infile_read(const char *path, char **text, size_t *len, char *err, size_t err_len)
+/* Reads fd to its end (at most INFILE_MAX_BYTES) and closes it; `size`
+ * is a hint. The one reading loop of files and of standard input. */
+static bool read_all(int fd, const char *path, size_t size, char **text, size_t *len, char *err,
+                     size_t err_len)
 {
-    *text = NULL;
-    *len = 0;
-    struct stat st;
-    int fd = open_regular(path, &st, err, err_len);
-    if (fd < 0)
-        return false;
     /* The size is a hint: the file may grow or shrink while it is read. */
-    size_t cap = (size_t)st.st_size + 1, used = 0;
+    size_t cap = size + 1, used = 0;
     char *buf = malloc(cap + 1);
     for (;;) {
         if (!buf) {
@@ -117,4 +114,27 @@ bool infile_read(const char *path, char **text, size_t *len, char *err, size_t e
     *text = buf;
     *len = used;
     return true;
+}
+
+bool infile_read(const char *path, char **text, size_t *len, char *err, size_t err_len)
+{
+    *text = NULL;
+    *len = 0;
+    struct stat st;
+    int fd = open_regular(path, &st, err, err_len);
+    if (fd < 0)
+        return false;
+    return read_all(fd, path, (size_t)st.st_size, text, len, err, err_len);
+}
+
+bool infile_read_stdin(const char *name, char **text, size_t *len, char *err, size_t err_len)
+{
+    *text = NULL;
+    *len = 0;
+    int fd = dup(STDIN_FILENO);
+    if (fd < 0) {
+        snprintf(err, err_len, "%s: cannot read standard input: %s", name, strerror(errno));
+        return false;
+    }
+    return read_all(fd, name, 4096, text, len, err, err_len);
 }

@@ -21,4 +21,9 @@ enum { INFILE_MAX_BYTES = 64 << 20 };
  * (Lua scripts can be read with it and handed to luaL_loadbufferx.) */
 bool infile_read(const char *path, char **text, size_t *len, char *err, size_t err_len);
 
+/* Reads standard input to its end, with the same cap and messages as
+ * infile_read (`name`, such as "<stdin>", stands for the path). A pipe or
+ * a terminal is fine here: the user chose to give the text this way. */
+bool infile_read_stdin(const char *name, char **text, size_t *len, char *err, size_t err_len);
+
 #endif

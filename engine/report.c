@@ -612,7 +612,9 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
 {
     char a[48], b[48], c[48], d[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
     format_printable(text, sizeof text, s->name);
-    fprintf(out, "%s\n", text);
+    /* The first line says so when the setup cannot run, for scripts that
+     * read one line (`mlviz eval --strict` exits 3 as well). */
+    fprintf(out, "%s%s\n", o->runnable ? "" : "CANNOT RUN: ", text);
     format_printable(text, sizeof text, r->accel->head.name);
     fprintf(out, "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
                  "micro-batches %d\n",
@@ -627,12 +629,14 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
                 text);
     }
     format_duration(a, sizeof a, o->step_time_s);
-    format_si(b, sizeof b, o->tokens_per_s, "");
+    /* A generic model has samples, not tokens. */
+    bool generic = s->model.kind == MODEL_GENERIC;
+    format_si(b, sizeof b, generic ? o->samples_per_s : o->tokens_per_s, "");
     format_fixed(c, sizeof c, o->tflops_per_device, 0);
     format_percent(d, sizeof d, o->mfu);
     format_percent(text2, sizeof text2, o->hfu);
-    fprintf(out, "\nstep %s   %s tokens/s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b, c,
-            d, text2);
+    fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,
+            generic ? "samples/s" : "tokens/s", c, d, text2);
     fputs("  ", out);
     breakdown_bar(out, o, 60);
     const struct report_field *rows[BREAKDOWN_ROWS_MAX];
@@ -704,7 +708,9 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
     format_si(c, sizeof c, s->training.tokens, "");
     format_fixed(d, sizeof d, k->energy_mwh, 1);
     format_usd(text2, sizeof text2, k->usd_total);
-    fprintf(out, "\ncost: %s/h  %s days for %s tokens  %s MWh  %s in all\n", a, b, c, d, text2);
+    /* training.tokens counts samples for a generic model (setup.h). */
+    fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
+            generic ? "samples" : "tokens", d, text2);
     const struct reliability_report *y = &o->reliability;
     format_fixed(a, sizeof a, y->interruptions_per_day, 2);
     format_fixed(b, sizeof b, y->checkpoint_gb, 0);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hfconfig.h"
+
 const char *const model_kind_names[] = {"transformer", "generic", NULL};
 const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 const char *const optimizer_names[] = {"adam", "sgd", "adafactor", NULL};
@@ -652,7 +654,15 @@ static bool load_doc(struct setup *s, struct ydoc *doc, const struct catalog *ca
                  doc->file, doc->root ? doc->root->line : 1, doc->root ? doc->root->col : 1);
         return false;
     }
-    if (!fields_bind_yaml(&setup_table, doc->root, "", doc->file, &tmp, NULL, err, err_len))
+    /* model: {hf_config: PATH} or {name: ID} fills the model's shape first;
+     * the fields written beside it are bound after, so they override it. */
+    struct hfconfig_view *view;
+    if (!hfconfig_expand(&tmp, doc->root, doc->file, &view, err, err_len))
+        return false;
+    bool bound = fields_bind_yaml(&setup_table, view ? hfconfig_view_root(view) : doc->root, "",
+                                  doc->file, &tmp, NULL, err, err_len);
+    hfconfig_view_free(view);
+    if (!bound)
         return false;
     struct resolved r;
     const char *bad[2] = {NULL, NULL};

@@ -54,6 +54,7 @@ enum { N_SPEEDS = sizeof speeds / sizeof speeds[0] };
 
 struct app_options {
     const char *setup_arg;
+    struct cli_setup_args changes; /* --set */
     const char *catalog_dir;
     const char *theme;
     long frames;
@@ -361,7 +362,18 @@ static int parse_options(int argc, char **argv, unsigned mode, struct app_option
         }
         char *end;
         switch (opt->id) {
-        case OPT_SETUP: o->setup_arg = v; break;
+        case OPT_SETUP:
+            if (strcmp(v, "-") == 0)
+                return usage_error(mode, "%s: the view reads keys from standard input; give the "
+                                         "setup as a file (mlviz check - reads it from stdin)",
+                                   "-c -");
+            o->setup_arg = v;
+            break;
+        case OPT_SET:
+            if (!strchr(v, '=') || o->changes.n_sets >= CLI_MAX_SETS)
+                return usage_error(mode, "--set %s: write PATH=VALUE (given at most 256 times)", v);
+            o->changes.sets[o->changes.n_sets++] = v;
+            break;
         case OPT_CATALOG: o->catalog_dir = v; break;
         case OPT_THEME: {
             enum theme_id t;
@@ -1233,7 +1245,7 @@ static int open_ui(struct ui *u, const struct app_options *o)
     u->cat = cli_load_catalog(o->catalog_dir);
     if (!u->cat)
         return EXIT_USAGE;
-    if (!cli_load_setup(o->setup_arg, u->cat, &u->setup, &u->res))
+    if (!cli_load_setup_args(o->setup_arg, &o->changes, u->cat, &u->setup, &u->res))
         return EXIT_USAGE;
     u->setup0 = u->setup;
     model_eval(&u->setup, &u->res, &u->report);

@@ -10,7 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "commands.h"
 #include "csv.h"
+#include "hfconfig.h"
+#include "infile.h"
 #include "model.h"
 #include "report.h"
 
@@ -127,23 +130,115 @@ static void suggest_preset(const char *arg)
         cli_error("'%s' is not a file or a preset (presets: %s)", arg, all);
 }
 
-bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
-                    struct resolved *r)
+int cli_set_option(int argc, char **argv, int *i, struct cli_setup_args *a)
 {
-    char path[1200], err[1024];
-    cli_setup_path(arg, path, sizeof path);
-    if (!setup_load_file(s, path, cat, err, sizeof err)) {
-        print_message("", err);
-        suggest_preset(arg);
+    const char *v = cli_option_value(argc, argv, i, "--set");
+    if (!v)
+        return 0;
+    if (!cli_value_given("--set", v))
+        return -1;
+    if (!strchr(v, '=')) {
+        cli_error("--set %s: write PATH=VALUE, such as --set training.micro_batch=2", v);
+        return -1;
+    }
+    if (a->n_sets >= CLI_MAX_SETS) {
+        cli_error("--set given more than %d times", CLI_MAX_SETS);
+        return -1;
+    }
+    a->sets[a->n_sets++] = v;
+    return 1;
+}
+
+bool cli_apply_set(struct setup *s, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char path[256], err[1024];
+    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof path) {
+        cli_error("--set %s: write PATH=VALUE, such as --set training.micro_batch=2", arg);
         return false;
     }
+    snprintf(path, sizeof path, "%.*s", (int)(eq - arg), arg);
+    /* "auto" and the words of enums go through the same text parser as a
+     * YAML scalar; every range check of the field table applies. */
+    if (!setup_set(s, path, eq + 1, err, sizeof err)) {
+        char msg[1400];
+        snprintf(msg, sizeof msg, "--set %s: %s", arg, err);
+        print_message("mlviz: ", msg);
+        return false;
+    }
+    return true;
+}
+
+/* A --model argument: a config.json path, or the name of a shipped one. */
+static bool apply_model(struct setup *s, const char *model)
+{
+    char path[1200], err[1400];
+    struct stat st;
+    bool is_path = stat(model, &st) == 0 || strchr(model, '/') || strstr(model, ".json");
+    if (is_path)
+        snprintf(path, sizeof path, "%s", model);
+    else if (!hfconfig_named_path(model, path, sizeof path, err, sizeof err)) {
+        char msg[1500];
+        snprintf(msg, sizeof msg, "--model %s: %s", model, err);
+        print_message("mlviz: ", msg);
+        return false;
+    }
+    if (!hfconfig_apply_file(s, path, err, sizeof err)) {
+        char msg[1500];
+        snprintf(msg, sizeof msg, "--model %s: %s", model, err);
+        print_message("mlviz: ", msg);
+        return false;
+    }
+    return true;
+}
+
+bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a,
+                         const struct catalog *cat, struct setup *s, struct resolved *r)
+{
+    char path[1200], err[1024];
+    bool loaded;
+    if (strcmp(arg, "-") == 0) {
+        /* Standard input: the same reader and cap as a file. */
+        char *text;
+        size_t len;
+        snprintf(path, sizeof path, "<stdin>");
+        loaded = infile_read_stdin(path, &text, &len, err, sizeof err);
+        if (loaded && strlen(text) != len) {
+            snprintf(err, sizeof err, "<stdin>: holds a NUL byte");
+            loaded = false;
+        }
+        if (loaded)
+            loaded = setup_load_string(s, path, text, cat, err, sizeof err);
+        free(text);
+    } else {
+        cli_setup_path(arg, path, sizeof path);
+        loaded = setup_load_file(s, path, cat, err, sizeof err);
+    }
+    if (!loaded) {
+        print_message("", err);
+        if (strcmp(arg, "-") != 0)
+            suggest_preset(arg);
+        return false;
+    }
+    if (a && a->model && !apply_model(s, a->model))
+        return false;
+    for (int i = 0; a && i < a->n_sets; i++)
+        if (!cli_apply_set(s, a->sets[i]))
+            return false;
     if (!setup_resolve(s, cat, r, err, sizeof err)) {
         char msg[2300];
-        snprintf(msg, sizeof msg, "%s: %s", path, err);
+        snprintf(msg, sizeof msg, "%s%s: %s", path,
+                 a && (a->n_sets || a->model) ? " with the command line's changes" : "", err);
         print_message("", msg);
         return false;
     }
     return true;
+}
+
+bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
+                    struct resolved *r)
+{
+    return cli_load_setup_args(arg, NULL, cat, s, r);
 }
 
 /* What cli_option_value returns for a missing value (after saying so). */
@@ -218,8 +313,16 @@ int cli_common_option(int argc, char **argv, int *i, struct cli_common *c)
 
 /* Parses common options and collects positional arguments. Unknown options
  * are usage errors. Returns -1 on error. */
+/* The setup options of check and eval: --set everywhere, --model and
+ * --strict for eval. NULL for commands without a setup. */
+struct setup_opts {
+    struct cli_setup_args args;
+    bool eval; /* --model and --strict apply */
+    bool strict;
+};
+
 static int parse_args(int argc, char **argv, struct cli_common *c, const char **pos, int max_pos,
-                      const char *usage)
+                      const char *usage, struct setup_opts *so)
 {
     int n = 0;
     for (int i = 1; i < argc; i++) {
@@ -228,6 +331,26 @@ static int parse_args(int argc, char **argv, struct cli_common *c, const char **
             return -1;
         if (k > 0)
             continue;
+        if (so && (k = cli_set_option(argc, argv, &i, &so->args)) != 0) {
+            if (k < 0)
+                return -1;
+            continue;
+        }
+        const char *v;
+        if (so && so->eval && (v = cli_option_value(argc, argv, &i, "--model"))) {
+            if (!cli_value_given("--model", v))
+                return -1;
+            so->args.model = v;
+            continue;
+        }
+        if (so && so->eval && strcmp(argv[i], "--strict") == 0) {
+            so->strict = true;
+            continue;
+        }
+        if (strcmp(argv[i], "-") == 0 && so && n < max_pos) {
+            pos[n++] = argv[i]; /* the setup from standard input */
+            continue;
+        }
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: %s\n", usage);
             exit(EXIT_OK);
@@ -363,12 +486,11 @@ static void print_kind_json(struct json_writer *w, const struct catalog *cat, in
 
 int cmd_catalog(int argc, char **argv)
 {
-    static const char usage[] =
-        "mlviz catalog [accelerators|cpus|storage|links|cooling|software] [--format text|csv|json] "
-        "[--catalog DIR]";
+    char usage[512];
+    commands_usage("catalog", usage, sizeof usage);
     struct cli_common c = {0};
     const char *pos[1];
-    int n = parse_args(argc, argv, &c, pos, 1, usage);
+    int n = parse_args(argc, argv, &c, pos, 1, usage, NULL);
     if (n < 0)
         return EXIT_USAGE;
     int only = -1;
@@ -413,11 +535,11 @@ int cmd_catalog(int argc, char **argv)
 enum { PRINTABLE_MAX = 4 * FIELD_STR_LEN + 1 };
 
 static int load_and_eval(int argc, char **argv, const char *usage, struct cli_common *c,
-                         struct catalog **cat, struct setup *s, struct resolved *r,
-                         struct model_report *o)
+                         struct setup_opts *so, struct catalog **cat, struct setup *s,
+                         struct resolved *r, struct model_report *o)
 {
     const char *pos[1];
-    int n = parse_args(argc, argv, c, pos, 1, usage);
+    int n = parse_args(argc, argv, c, pos, 1, usage, so);
     if (n < 0)
         return EXIT_USAGE;
     if (n == 0) {
@@ -427,7 +549,7 @@ static int load_and_eval(int argc, char **argv, const char *usage, struct cli_co
     *cat = cli_load_catalog(c->catalog_dir);
     if (!*cat)
         return EXIT_USAGE;
-    if (!cli_load_setup(pos[0], *cat, s, r)) {
+    if (!cli_load_setup_args(pos[0], &so->args, *cat, s, r)) {
         catalog_free(*cat);
         *cat = NULL;
         return EXIT_USAGE;
@@ -518,13 +640,16 @@ static void write_check_data(const struct setup *s, const struct resolved *r,
 
 int cmd_check(int argc, char **argv)
 {
-    static const char usage[] = "mlviz check FILE|PRESET [--format text|csv|json] [--catalog DIR]";
+    char usage[512];
+    commands_usage("check", usage, sizeof usage);
     struct cli_common c = {0};
+    static struct setup_opts so;
+    memset(&so, 0, sizeof so);
     struct catalog *cat;
     struct setup s;
     struct resolved r;
     struct model_report o;
-    int rc = load_and_eval(argc, argv, usage, &c, &cat, &s, &r, &o);
+    int rc = load_and_eval(argc, argv, usage, &c, &so, &cat, &s, &r, &o);
     if (rc != EXIT_OK)
         return rc;
     if (c.format != FORMAT_TEXT) {
@@ -579,13 +704,17 @@ int cmd_check(int argc, char **argv)
 
 int cmd_eval(int argc, char **argv)
 {
-    static const char usage[] = "mlviz eval FILE|PRESET [--format text|csv|json] [--catalog DIR]";
+    char usage[512];
+    commands_usage("eval", usage, sizeof usage);
     struct cli_common c = {0};
+    static struct setup_opts so;
+    memset(&so, 0, sizeof so);
+    so.eval = true;
     struct catalog *cat;
     struct setup s;
     struct resolved r;
     struct model_report o;
-    int rc = load_and_eval(argc, argv, usage, &c, &cat, &s, &r, &o);
+    int rc = load_and_eval(argc, argv, usage, &c, &so, &cat, &s, &r, &o);
     if (rc != EXIT_OK)
         return rc;
     if (c.format == FORMAT_JSON)
@@ -597,7 +726,8 @@ int cmd_eval(int argc, char **argv)
     if (!o.runnable && c.format == FORMAT_TEXT)
         cli_error("%s cannot run: %s", s.name, o.why_not);
     catalog_free(cat);
-    return EXIT_OK;
+    /* --strict: scripts and CI gate on a setup that cannot run. */
+    return so.strict && !o.runnable ? EXIT_CANNOT_RUN : EXIT_OK;
 }
 
 /* ---- mlviz collective ------------------------------------------------------------- */
@@ -606,10 +736,8 @@ int cmd_eval(int argc, char **argv)
 
 int cmd_collective(int argc, char **argv)
 {
-    static const char usage[] =
-        "mlviz collective --op all-reduce|all-gather|reduce-scatter|broadcast|all-to-all "
-        "--size BYTES "
-        "--devices N [--setup FILE | --link ID] [--format text|csv|json]";
+    char usage[512];
+    commands_usage("collective", usage, sizeof usage);
     struct cli_common c = {0};
     int op = COLL_ALL_REDUCE;
     double size = 1073741824.0;
@@ -800,10 +928,11 @@ int cmd_collective(int argc, char **argv)
 
 int cmd_fields(int argc, char **argv)
 {
-    static const char usage[] = "mlviz fields [--format text|csv|json]";
+    char usage[512];
+    commands_usage("fields", usage, sizeof usage);
     struct cli_common c = {0};
     const char *pos[1];
-    if (parse_args(argc, argv, &c, pos, 0, usage) < 0)
+    if (parse_args(argc, argv, &c, pos, 0, usage, NULL) < 0)
         return EXIT_USAGE;
     const struct field_table *t = setup_fields();
     struct setup s;

@@ -11,7 +11,8 @@
 #include "catalog.h"
 #include "setup.h"
 
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+/* EXIT_CANNOT_RUN: `mlviz eval --strict` on a setup that does not fit or cannot be cooled. */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN = 3 };
 
 /* Options every command understands. */
 struct cli_common {
@@ -31,6 +32,24 @@ void cli_setup_path(const char *arg, char *buf, size_t len);
 /* Load and resolve a setup named on the command line; prints the error. */
 bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
                     struct resolved *r);
+
+/* What a command line may change in a setup it loads: --set PATH=VALUE
+ * (repeatable, applied in order through the field table) and, for eval,
+ * --model CONFIG.json|NAME (a Hugging Face config as the model). */
+enum { CLI_MAX_SETS = 256 };
+struct cli_setup_args {
+    const char *sets[CLI_MAX_SETS];
+    int n_sets;
+    const char *model;
+};
+/* --set at argv[*i]: 1 when consumed, 0 when not --set, -1 on error (printed). */
+int cli_set_option(int argc, char **argv, int *i, struct cli_setup_args *a);
+/* Apply one "PATH=VALUE"; false with the message naming the argument printed. */
+bool cli_apply_set(struct setup *s, const char *arg);
+/* cli_load_setup with --set and --model applied before the cross-checks.
+ * ARG "-" reads the setup from standard input (64 MiB at most). */
+bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a,
+                         const struct catalog *cat, struct setup *s, struct resolved *r);
 
 /* Parse a common option at argv[*i] (--catalog, --format, their = forms).
  * Returns 1 when consumed, 0 when not a common option, -1 on error (printed). */
@@ -58,6 +77,7 @@ int cmd_run(int argc, char **argv);       /* tui/cmd_lua.c */
 int cmd_play(int argc, char **argv);      /* tui/cmd_lua.c */
 int cmd_lesson(int argc, char **argv);    /* tui/cmd_lesson.c */
 int cmd_scenarios(int argc, char **argv); /* tui/cmd_lua.c */
+int cmd_probe(int argc, char **argv);     /* tui/cmd_probe.c */
 int tui_main(int argc, char **argv);      /* tui/app.c: the interactive front end */
 
 struct luahost;

@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "commands.h"
 #include "csv.h"
 #include "fields.h"
 #include "luahost.h"
@@ -23,18 +24,6 @@
 #define LUA_MAX_SCENARIOS 256
 #define LUA_ERR_LEN 16384
 
-static const char run_usage[] =
-    "mlviz run SCRIPT.lua [--trust] [--seed N] [--budget N] [--memory SIZE] [--out DIR]\n"
-    "                     [--timeout SECONDS] [--catalog DIR] [--name=value ...] [args...]\n"
-    "  Runs a Lua scenario headless. SCRIPT may be a scenario name (see 'mlviz scenarios').\n"
-    "  --trust        lift the sandbox (full standard library, any file)\n"
-    "  --seed N       seed of math.random and of simulations (default 42)\n"
-    "  --budget N     instruction budget (default 1e9)\n"
-    "  --memory SIZE  memory cap, e.g. 256MiB (the default)\n"
-    "  --timeout SECONDS  wall-clock limit of the script's own running time (default 600)\n"
-    "  --out DIR      where write_csv/write_json write (default: mlviz-out, created on the\n"
-    "                 first write; with --trust the current directory)\n"
-    "  --name=value   set a parameter the script declares (SCRIPT --help lists them)";
 
 struct lua_cli {
     const char *script;
@@ -203,9 +192,16 @@ static int run_or_play(int argc, char **argv, bool play)
         free_cli(&c);
         return EXIT_USAGE;
     }
+    char usage[512];
+    commands_usage(play ? "play" : "run", usage, sizeof usage);
     if (!c.script) {
         if (c.help) {
-            printf("usage: %s\n", run_usage);
+            printf("usage: %s\n  %s a Lua scenario%s. SCRIPT may be a scenario name (see 'mlviz "
+                   "scenarios').\n",
+                   usage, play ? "Plays" : "Runs", play ? " in the interactive view" : " headless");
+            commands_option_help(stdout, play ? "play" : "run");
+            printf("  %-*s set a parameter the script declares (SCRIPT --help lists them)\n",
+                   COMMANDS_HELP_WIDTH, "--name=value");
             if (play) {
                 printf("mlviz play takes the same options and these of the view:\n");
                 options_help(stdout, OPT_PLAY);
@@ -213,7 +209,7 @@ static int run_or_play(int argc, char **argv, bool play)
             free_cli(&c);
             return EXIT_OK;
         }
-        cli_error("%s: which script? (usage: %s)", play ? "play" : "run", run_usage);
+        cli_error("%s: which script? (usage: %s)", play ? "play" : "run", usage);
         free_cli(&c);
         return EXIT_USAGE;
     }

@@ -9,15 +9,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "csv.h"
 #include "model.h"
 #include "report.h"
 #include "sim.h"
 
-static const char usage[] =
-    "mlviz sim FILE|PRESET [--duration 6h] [--seed N] [--events FILE] [--series] "
-    "[--sample 1s] [--tick 1ms] [--no-jitter] [--no-failures] [--no-thermal] "
-    "[--format text|csv|json] [--catalog DIR]";
+/* The usage line, from the command table (tui/commands.c). */
+static const char *sim_usage(void)
+{
+    static char usage[512];
+    if (!usage[0])
+        commands_usage("sim", usage, sizeof usage);
+    return usage;
+}
 
 /* Sample interval when --sample is not given: 1 s up to two hours, then a
  * minute, so that a default series stays a few thousand rows. */
@@ -31,6 +36,7 @@ struct sim_args {
     struct cli_common c;
     const char *setup;
     const char *events;
+    struct cli_setup_args changes; /* --set */
     double duration_s;
     double sample_s;
     double tick_s;
@@ -73,6 +79,11 @@ static int parse(int argc, char **argv, struct sim_args *a)
             return EXIT_USAGE;
         if (k > 0)
             continue;
+        if ((k = cli_set_option(argc, argv, &i, &a->changes)) != 0) {
+            if (k < 0)
+                return EXIT_USAGE;
+            continue;
+        }
         if ((v = cli_option_value(argc, argv, &i, "--duration"))) {
             if (!parse_time("--duration", v, &a->duration_s, 0.0, MAX_DURATION_S,
                             "from 0 to 1e9 s"))
@@ -103,20 +114,20 @@ static int parse(int argc, char **argv, struct sim_args *a)
         } else if (strcmp(argv[i], "--no-thermal") == 0) {
             a->thermal = false;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: %s\n", usage);
+            printf("usage: %s\n", sim_usage());
             exit(EXIT_OK);
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("unknown option '%s' (usage: %s)", argv[i], usage);
+            cli_error("unknown option '%s' (usage: %s)", argv[i], sim_usage());
             return EXIT_USAGE;
         } else if (a->setup) {
-            cli_error("unexpected argument '%s' (usage: %s)", argv[i], usage);
+            cli_error("unexpected argument '%s' (usage: %s)", argv[i], sim_usage());
             return EXIT_USAGE;
         } else {
             a->setup = argv[i];
         }
     }
     if (!a->setup) {
-        cli_error("missing setup file or preset (usage: %s)", usage);
+        cli_error("missing setup file or preset (usage: %s)", sim_usage());
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -161,7 +172,9 @@ static void write_text(const struct setup *s, const struct sim_args *a,
            a->failures ? "on" : "off", a->thermal ? "on" : "off", n_events,
            n_events == 1 ? "" : "s", c->stopped ? " - stopped by an event" : "");
     format_percent(pct, sizeof pct, m->ratio);
-    printf("  throughput   %s tokens/s achieved vs %s analytic (%s)\n", a1, a2, pct);
+    /* A generic model counts samples (one "token" each). */
+    printf("  throughput   %s %s achieved vs %s analytic (%s)\n", a1,
+           s->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", a2, pct);
     format_percent(pct, sizeof pct, m->goodput);
     printf("  steps        %llu completed, %llu kept (goodput %s)\n",
            (unsigned long long)c->steps, (unsigned long long)c->useful_steps, pct);
@@ -325,7 +338,7 @@ int cmd_sim(int argc, char **argv)
         return EXIT_USAGE;
     struct setup s;
     struct resolved r;
-    if (!cli_load_setup(a.setup, cat, &s, &r)) {
+    if (!cli_load_setup_args(a.setup, &a.changes, cat, &s, &r)) {
         catalog_free(cat);
         return EXIT_USAGE;
     }

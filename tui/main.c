@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "completion.h"
 #include "keys.h"
 #include "options.h"
 
@@ -22,13 +23,18 @@ static const char usage_text[] =
     "       mlviz lesson FILE.yaml [options]       present setups with captions (no Lua needed)\n"
     "       mlviz scenarios                         list the shipped scenarios\n"
     "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
+    "       mlviz probe [--write FILE] [--measure DIR]  this machine as a setup\n"
+    "       mlviz completion bash|zsh|fish          a shell completion script\n"
     "       mlviz keys [--man]                      the key bindings of the interactive view\n"
     "       mlviz options [--man]                   the options of the interactive view\n"
     "       mlviz --help | --version\n"
     "\n"
     "Formats F: text (default), csv, json. A PRESET is a name from scenarios/presets\n"
-    "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu).\n"
-    "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error.\n"
+    "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu); '-' reads the setup\n"
+    "from stdin. check, eval and sim take --set PATH=VALUE (repeatable); eval takes\n"
+    "--model CONFIG.json|NAME and --strict. 'mlviz COMMAND --help' shows every option.\n"
+    "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error,\n"
+    "3 eval --strict on a setup that cannot run.\n"
     "\n"
     "Options of the interactive view (mlviz, mlviz play):\n";
 
@@ -68,13 +74,36 @@ struct command {
     int (*run)(int argc, char **argv);
 };
 
+static int cmd_completion(int argc, char **argv);
+
 static const struct command commands[] = {
     {"catalog", cmd_catalog}, {"check", cmd_check},     {"eval", cmd_eval},
     {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
     {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
     {"keys", cmd_keys},       {"options", cmd_options}, {"lesson", cmd_lesson},
     {"plan", cmd_plan},
+
+    {"probe", cmd_probe},     {"completion", cmd_completion},
 };
+
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+/* `mlviz completion bash|zsh|fish`: the script, from the command table. */
+static int cmd_completion(int argc, char **argv)
+{
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: mlviz completion bash|zsh|fish\n");
+        return EXIT_OK;
+    }
+    if (argc != 2 || !completion_write(stdout, argv[1], names, N_COMMANDS)) {
+        cli_error("usage: mlviz completion bash|zsh|fish");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {

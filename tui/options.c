@@ -8,6 +8,8 @@
 static const struct options_entry options[] = {
     {OPT_SETUP, "--setup", "-c", "FILE|PRESET", OPT_VIEW | OPT_PLAY,
      "the setup to show (default: the 'default' preset)"},
+    {OPT_SET, "--set", NULL, "PATH=VALUE", OPT_VIEW | OPT_PLAY,
+     "change a setup field, as in the file (repeatable; see mlviz fields)"},
     {OPT_CATALOG, "--catalog", NULL, "DIR", OPT_VIEW | OPT_PLAY, "an extra catalog directory"},
     {OPT_TOUR, "--tour", NULL, NULL, OPT_VIEW, "start in tour mode"},
     {OPT_FRAMES, "--frames", NULL, "N", OPT_VIEW | OPT_PLAY,
@@ -47,6 +49,11 @@ const struct options_entry *options_find(const char *word, const char **inline_v
         }
     }
     return NULL;
+}
+
+const struct options_entry *options_at(size_t i)
+{
+    return i < N_OPTIONS ? &options[i] : NULL;
 }
 
 void options_synopsis(FILE *out, unsigned applies)

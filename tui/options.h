@@ -4,10 +4,12 @@
 #ifndef MLVIZ_OPTIONS_H
 #define MLVIZ_OPTIONS_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 enum options_id {
     OPT_SETUP,
+    OPT_SET,
     OPT_CATALOG,
     OPT_TOUR,
     OPT_FRAMES,
@@ -33,6 +35,8 @@ struct options_entry {
 /* The option `word` names ("--speed", "--speed=2", "-c"), or NULL. When
  * the value is written inline, *inline_value points at it, else NULL. */
 const struct options_entry *options_find(const char *word, const char **inline_value);
+/* Entry i of the table, NULL past the end (for generated scripts). */
+const struct options_entry *options_at(size_t i);
 /* One line: "[-c FILE|PRESET] [--tour] ..." of the options for `applies`. */
 void options_synopsis(FILE *out, unsigned applies);
 /* One option a line, with its help, for usage texts. */

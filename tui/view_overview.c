@@ -591,7 +591,8 @@ static void draw_metrics(struct ui *u)
     if (!r->runnable)
         tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
     fmt_si(tp, sizeof tp, tps, "");
-    draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "tokens/s %s", tp);
+    draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
+               u->setup.model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
     draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
     draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, u->series, n, spark_max(u->series, n),
                ROLE_SPARK_TPUT);

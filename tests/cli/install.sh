@@ -7,6 +7,9 @@ trap 'rm -rf "$tmp"' EXIT
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 
+# Someone else's completion beside ours must survive uninstall.
+mkdir -p "$tmp/root/usr/share/bash-completion/completions"
+echo "complete -F _other other" >"$tmp/root/usr/share/bash-completion/completions/other"
 if make --no-print-directory -s BUILD="$tmp/build" BIN="$tmp/build/mlviz" DESTDIR="$tmp/root" \
         PREFIX=/usr install >"$tmp/log" 2>&1; then
     pass "install runs"
@@ -15,7 +18,10 @@ else
     exit 0
 fi
 for f in usr/bin/mlviz usr/share/mlviz/assets/catalog/accelerators.yaml \
-         usr/share/mlviz/scenarios/presets/default.yaml usr/share/man/man1/mlviz.1; do
+         usr/share/mlviz/scenarios/presets/default.yaml usr/share/man/man1/mlviz.1 \
+         usr/share/mlviz/assets/models/llama3-70b.json \
+         usr/share/bash-completion/completions/mlviz usr/share/zsh/site-functions/_mlviz \
+         usr/share/fish/vendor_completions.d/mlviz.fish; do
     [ -f "$tmp/root/$f" ] && pass "installed $f" || fail "installed $f" "missing"
 done
 grep -q '^\.SH KEYS' "$tmp/root/usr/share/man/man1/mlviz.1" &&
@@ -24,11 +30,46 @@ grep -q '^\.SH KEYS' "$tmp/root/usr/share/man/man1/mlviz.1" &&
 out=$(cd / && env -u MLVIZ_DATA "$tmp/root/usr/bin/mlviz" eval default --format json 2>&1)
 echo "$out" | grep -q '"tokens_per_s"' && pass "installed binary finds its data" ||
     fail "installed binary finds its data" "$(echo "$out" | head -n 3)"
+bash -n "$tmp/root/usr/share/bash-completion/completions/mlviz" 2>/dev/null &&
+    grep -q 'complete -F _mlviz mlviz' "$tmp/root/usr/share/bash-completion/completions/mlviz" &&
+    pass "installed bash completion parses" || fail "installed bash completion parses" "bash -n"
+out=$(cd / && printf 'model: {name: llama3-8b}\n' |
+      env -u MLVIZ_DATA "$tmp/root/usr/bin/mlviz" check - --format json 2>&1)
+echo "$out" | grep -q '"valid": true' && pass "installed binary finds its model configs" ||
+    fail "installed binary finds its model configs" "$(echo "$out" | tail -n 2)"
 make --no-print-directory -s BUILD="$tmp/build" BIN="$tmp/build/mlviz" DESTDIR="$tmp/root" \
     PREFIX=/usr uninstall >/dev/null 2>&1
+left=$(cd "$tmp/root" && find . -type f ! -path ./usr/share/bash-completion/completions/other | head -n 5)
+[ -z "$left" ] && [ -f "$tmp/root/usr/share/bash-completion/completions/other" ] &&
+    pass "uninstall removes every installed file and nothing else" ||
+    fail "uninstall removes every installed file" "$left"
 if [ ! -e "$tmp/root/usr/bin/mlviz" ] && [ ! -e "$tmp/root/usr/share/mlviz" ]; then
     pass "uninstall removes everything"
 else
     fail "uninstall removes everything" "files left"
+fi
+
+# The Debian package: contents and declared library dependencies.
+if command -v dpkg-deb >/dev/null 2>&1; then
+    if make --no-print-directory -s BUILD="$tmp/build" BIN="$tmp/build/mlviz" deb >"$tmp/log" 2>&1; then
+        deb=$(ls "$tmp"/build/mlviz_*.deb 2>/dev/null | head -n 1)
+        pass "make deb builds a package"
+        files=$(dpkg-deb -c "$deb")
+        for f in ./usr/bin/mlviz ./usr/share/mlviz/assets/catalog/accelerators.yaml \
+                 ./usr/share/man/man1/mlviz.1 ./usr/share/bash-completion/completions/mlviz \
+                 ./usr/share/fish/vendor_completions.d/mlviz.fish; do
+            echo "$files" | grep -q " $f\$" && pass "deb holds $f" || fail "deb holds $f" "missing"
+        done
+        info=$(dpkg-deb -I "$deb")
+        for so in $(ldd "$tmp/build/mlviz" 2>/dev/null | sed -n 's/^[[:space:]]*\(lib[a-z]*\).*/\1/p' | sort -u); do
+            case $so in libc|libm|libdl|libpthread) continue ;; esac
+            echo "$info" | grep -q "Depends:.*$so" && pass "deb declares $so" ||
+                fail "deb declares $so" "$(echo "$info" | grep Depends)"
+        done
+    else
+        fail "make deb builds a package" "$(tail -n 5 "$tmp/log")"
+    fi
+else
+    echo "skip make deb: dpkg-deb is not installed"
 fi
 cd "$top"

@@ -27,7 +27,7 @@ run() {
 
 for p in default gpt3-175b-a100 tpu-v4-pod workstation laptop-cpu; do
     if run "preset-$p" 0 sim "$p" --duration 2h; then
-        if grep -q "tokens/s achieved vs" "$tmp/out" && grep -q "checkpoints" "$tmp/out" &&
+        if grep -Eq "(tokens|samples)/s achieved vs" "$tmp/out" && grep -q "checkpoints" "$tmp/out" &&
             grep -q "energy" "$tmp/out"; then
             pass "preset-$p"
         else

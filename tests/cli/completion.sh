@@ -1,0 +1,54 @@
+#!/bin/sh
+# Shell completions: generated for bash, zsh and fish; every option a
+# command's --help names is offered for that command. Prints PASS/FAIL.
+MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
+case $MLVIZ_BIN in /*) ;; *) MLVIZ_BIN=$(pwd)/$MLVIZ_BIN ;; esac
+top=$(pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+for sh in bash zsh fish; do
+    "$MLVIZ_BIN" completion $sh >"$tmp/$sh" 2>&1 && [ -s "$tmp/$sh" ] && pass "completion $sh" ||
+        fail "completion $sh" "$(head -n 2 "$tmp/$sh")"
+done
+bash -n "$tmp/bash" && pass "bash script parses" || fail "bash script parses" "bash -n"
+"$MLVIZ_BIN" completion tcsh >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && pass "unknown shell: exit 2" || fail "unknown shell" "rc=$rc"
+# Completing in bash: the commands, an eval option, a --format value.
+cat >"$tmp/try.sh" <<'EOS'
+. "$1"
+complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _mlviz; echo "${COMPREPLY[*]}"; }
+complete_words mlviz pro
+complete_words mlviz eval --st
+complete_words mlviz eval default --format j
+complete_words mlviz --th
+complete_words mlviz lesson x.yaml --asc
+EOS
+out=$(bash "$tmp/try.sh" "$tmp/bash" 2>&1)
+[ "$(echo "$out" | sed -n 1p)" = probe ] && [ "$(echo "$out" | sed -n 2p)" = --strict ] &&
+    [ "$(echo "$out" | sed -n 3p)" = json ] && [ "$(echo "$out" | sed -n 4p)" = --theme ] && [ "$(echo "$out" | sed -n 5p)" = --ascii ] &&
+    pass "bash completes commands, options and values" || fail "bash completes" "$out"
+# Every option in each command's --help is in its completions.
+for cmd in catalog check eval collective sim run play scenarios fields keys options probe; do
+    missing=
+    for opt in $("$MLVIZ_BIN" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        case $opt in --help|--name|--no-color) continue ;; esac
+        sed -n "/^    $cmd)/,/^        ;;\$/p" "$tmp/bash" | grep -q -- " $opt\\b" || missing="$missing $opt"
+        grep -q "__fish_seen_subcommand_from $cmd' -l ${opt#--}\\b" "$tmp/fish" || missing="$missing fish:$opt"
+    done
+    [ -z "$missing" ] && pass "$cmd: every --help option completes" || fail "$cmd: options missing" "$missing"
+done
+# Every option the table lists is one the command's parser knows.
+for cmd in catalog check eval collective sim run play scenarios fields keys options probe; do
+    unknown=
+    for opt in $("$MLVIZ_BIN" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        case $opt in --help|--name|--no-color) continue ;; esac
+        # In a scratch directory and home: `probe --write x` writes x there.
+        err=$(cd "$tmp" && env MLVIZ_PROC_ROOT="$top/tests/probe/laptop/proc" \
+              MLVIZ_SYS_ROOT="$top/tests/probe/laptop/sys" HOME="$tmp" XDG_CONFIG_HOME="$tmp/xdg" \
+              MLVIZ_DATA="$top" PATH=/nonexistent "$MLVIZ_BIN" $cmd "$opt" x </dev/null 2>&1 >/dev/null)
+        echo "$err" | grep -q "unknown \(option\|argument\) '$opt'" && unknown="$unknown $opt"
+    done
+    [ -z "$unknown" ] && pass "$cmd: every listed option is parsed" || fail "$cmd: listed but unknown" "$unknown"
+done

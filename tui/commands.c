@@ -1,0 +1,146 @@
+/* commands: the headless commands' argument table and the usage lines built from it. */
+#include "commands.h"
+
+#include <string.h>
+
+#define FORMAT {"--format", "text|csv|json", ARG_WORDS, "text csv json", 0, NULL}
+#define CATALOG {"--catalog", "DIR", ARG_DIR, NULL, 0, NULL}
+#define SET {"--set", "PATH=VALUE", ARG_FIELD, NULL, COMMANDS_REPEAT, NULL}
+/* The Lua commands' options, shared by run and play. */
+#define LUA_OPTIONS                                                                               \
+    {"--trust", NULL, ARG_NONE, NULL, 0, "lift the sandbox (full standard library, any file)"},  \
+        {"--seed", "N", ARG_ANY, NULL, 0, "seed of math.random and of simulations (default 42)"}, \
+        {"--budget", "N", ARG_ANY, NULL, 0, "instruction budget (default 1e9)"},                   \
+        {"--memory", "SIZE", ARG_ANY, NULL, 0, "memory cap, e.g. 256MiB (the default)"},          \
+        {"--timeout", "SECONDS", ARG_ANY, NULL, 0,                                                 \
+         "wall-clock limit of the script's own running time (default 600)"},                       \
+        {"--out", "DIR", ARG_DIR, NULL, 0,                                                         \
+         "where write_csv/write_json write (default: mlviz-out, created on the first write; "     \
+         "with --trust the current directory)"},                                                   \
+    {                                                                                              \
+        "--catalog", "DIR", ARG_DIR, NULL, 0, "an extra catalog directory"                        \
+    }
+
+static const struct commands_spec specs[] = {
+    {"catalog", "[accelerators|cpus|storage|links|cooling|software]",
+     "accelerators cpus storage links cooling software", NULL, {FORMAT, CATALOG}},
+    {"check", "FILE|PRESET|-", NULL, NULL, {SET, FORMAT, CATALOG}},
+    {"eval",
+     "FILE|PRESET|-",
+     NULL,
+     NULL,
+     {{"--model", "CONFIG.json|NAME", ARG_FILE, NULL, 0, NULL},
+      SET,
+      {"--strict", NULL, ARG_NONE, NULL, 0, NULL},
+      FORMAT,
+      CATALOG}},
+    {"collective",
+     "",
+     "",
+     NULL,
+     {{"--op", "all-reduce|all-gather|reduce-scatter|broadcast|all-to-all", ARG_WORDS,
+       "all-reduce all-gather reduce-scatter broadcast all-to-all", COMMANDS_REQUIRED, NULL},
+      {"--size", "BYTES", ARG_ANY, NULL, COMMANDS_REQUIRED, NULL},
+      {"--devices", "N", ARG_ANY, NULL, COMMANDS_REQUIRED, NULL},
+      {"--setup", "FILE", ARG_FILE, NULL, 0, NULL},
+      {"--link", "ID", ARG_ANY, NULL, 0, NULL},
+      FORMAT,
+      CATALOG}},
+    {"sim",
+     "FILE|PRESET|-",
+     NULL,
+     NULL,
+     {SET,
+      {"--duration", "6h", ARG_ANY, NULL, 0, NULL},
+      {"--seed", "N", ARG_ANY, NULL, 0, NULL},
+      {"--events", "FILE", ARG_FILE, NULL, 0, NULL},
+      {"--series", NULL, ARG_NONE, NULL, 0, NULL},
+      {"--sample", "1s", ARG_ANY, NULL, 0, NULL},
+      {"--tick", "1ms", ARG_ANY, NULL, 0, NULL},
+      {"--no-jitter", NULL, ARG_NONE, NULL, 0, NULL},
+      {"--no-failures", NULL, ARG_NONE, NULL, 0, NULL},
+      {"--no-thermal", NULL, ARG_NONE, NULL, 0, NULL},
+      FORMAT,
+      CATALOG}},
+    {"run", "SCRIPT.lua", NULL, "[--name=value ...] [args...]", {LUA_OPTIONS}},
+    {"play", "SCRIPT.lua", NULL, "[--name=value ...] [args...]", {LUA_OPTIONS}},
+    {"lesson", "FILE.yaml", NULL, "[view options]", {{NULL, NULL, ARG_NONE, NULL, 0, NULL}}},
+    {"scenarios", "", "", NULL, {FORMAT}},
+    {"fields", "", "", NULL, {FORMAT}},
+    {"keys", "", "", NULL, {{"--man", NULL, ARG_NONE, NULL, 0, NULL}}},
+    {"options", "", "", NULL, {{"--man", NULL, ARG_NONE, NULL, 0, NULL}}},
+    {"plan",
+     "FILE|PRESET",
+     NULL,
+     "[--merge FILES...]",
+     {{"--objective", "tokens_per_s|days|usd_total|energy_mwh|mfu", ARG_WORDS,
+       "tokens_per_s days usd_total energy_mwh mfu", 0, NULL},
+      {"--vary", "PATH=LIST|LO..HI", ARG_FIELD, NULL, COMMANDS_REPEAT, NULL},
+      {"--max", "NAME=VALUE", ARG_ANY, NULL, COMMANDS_REPEAT, NULL},
+      {"--top", "N", ARG_ANY, NULL, 0, NULL},
+      {"--threads", "N", ARG_ANY, NULL, 0, NULL},
+      {"--shard", "I/N", ARG_ANY, NULL, 0, NULL},
+      {"--write-best", "FILE", ARG_FILE, NULL, 0, NULL},
+      {"--write-top", "DIR", ARG_DIR, NULL, 0, NULL},
+      {"--pareto", NULL, ARG_NONE, NULL, 0, NULL},
+      {"--exhaustive", NULL, ARG_NONE, NULL, 0, NULL},
+      {"--merge", NULL, ARG_NONE, NULL, 0, NULL},
+      {"--quiet", NULL, ARG_NONE, NULL, 0, NULL},
+      FORMAT,
+      CATALOG}},
+    {"probe",
+     "",
+     "",
+     NULL,
+     {{"--write", "FILE", ARG_FILE, NULL, 0, NULL},
+      {"--measure", "DIR", ARG_DIR, NULL, 0, NULL},
+      CATALOG}},
+    {"completion", "bash|zsh|fish", "bash zsh fish", NULL, {{NULL, NULL, ARG_NONE, NULL, 0, NULL}}},
+};
+enum { N_SPECS = sizeof specs / sizeof specs[0] };
+
+const struct commands_spec *commands_find(const char *name)
+{
+    for (size_t i = 0; i < N_SPECS; i++)
+        if (strcmp(specs[i].name, name) == 0)
+            return &specs[i];
+    return NULL;
+}
+
+void commands_usage(const char *name, char *buf, size_t len)
+{
+    const struct commands_spec *c = commands_find(name);
+    size_t used = 0;
+    int n = snprintf(buf, len, "mlviz %s", name);
+    used = n > 0 ? (size_t)n : 0;
+    if (!c)
+        return;
+    if (c->positional[0] && used < len) {
+        n = snprintf(buf + used, len - used, " %s", c->positional);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    for (size_t i = 0; i < COMMANDS_MAX_OPTIONS && c->options[i].name && used < len; i++) {
+        const struct commands_option *o = &c->options[i];
+        bool required = (o->flags & COMMANDS_REQUIRED) != 0;
+        n = snprintf(buf + used, len - used, " %s%s%s%s%s%s", required ? "" : "[", o->name,
+                     o->metavar ? " " : "", o->metavar ? o->metavar : "", required ? "" : "]",
+                     o->flags & COMMANDS_REPEAT ? "..." : "");
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (c->tail && used < len)
+        snprintf(buf + used, len - used, " %s", c->tail);
+}
+
+void commands_option_help(FILE *out, const char *name)
+{
+    const struct commands_spec *c = commands_find(name);
+    for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++) {
+        const struct commands_option *o = &c->options[i];
+        if (!o->help)
+            continue;
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s", o->name, o->metavar ? " " : "",
+                 o->metavar ? o->metavar : "");
+        fprintf(out, "  %-*s %s\n", COMMANDS_HELP_WIDTH, left, o->help);
+    }
+}
