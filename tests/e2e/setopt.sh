@@ -5,7 +5,7 @@
 . "$(dirname "$0")/tmux-lib"
 
 start st 100 30 -- -c default --set cluster.nodes=2 --set training.global_batch=256
-if wait_for st "BOTTLENECK" && wait_for st "DP16" 20; then
+if wait_for st "BOTTLENECK" 150 && wait_for st "DP16" 20; then
     pass "view: --set cluster.nodes=2 shows 16-way data parallelism"
 else
     fail "view: --set cluster.nodes=2" "$(screen st | grep -m1 -o 'TP[0-9]* PP[0-9]* DP[0-9]*')"
@@ -14,7 +14,7 @@ keys st q
 $TM kill-session -t st 2>/dev/null
 
 start gen 100 30 -- -c laptop-cpu
-if wait_for gen "BOTTLENECK" && wait_for gen "samples/s" 20 && ! screen gen | grep -q "tokens/s"; then
+if wait_for gen "BOTTLENECK" 150 && wait_for gen "samples/s" 20 && ! screen gen | grep -q "tokens/s"; then
     pass "view: a generic model shows samples/s"
 else
     fail "view: a generic model shows samples/s" "$(screen gen | grep -m1 '/s ')"
@@ -24,7 +24,7 @@ $TM kill-session -t gen 2>/dev/null
 
 printf 'name: hf\nmodel: {name: llama3-8b}\ncluster: {nodes: 1}\n' >"$T/hf.yaml"
 start hf 100 30 -- -c "$T/hf.yaml"
-wait_for hf "BOTTLENECK" && pass "view: model: {name: llama3-8b} opens" ||
+wait_for hf "BOTTLENECK" 150 && pass "view: model: {name: llama3-8b} opens" ||
     fail "view: model: {name: ...} opens" "$(screen hf | head -n 3)"
 keys hf q
 $TM kill-session -t hf 2>/dev/null
@@ -41,7 +41,7 @@ fx=$(pwd)/tests/probe
 env PATH="$fx/bin-rtx" MLVIZ_PROC_ROOT="$fx/laptop/proc" MLVIZ_SYS_ROOT="$fx/laptop/sys" \
     XDG_CONFIG_HOME="$T/xdg" "$BIN" probe --write "$T/me.yaml" 2>/dev/null
 start me 100 30 XDG_CONFIG_HOME="$T/xdg" -- -c "$T/me.yaml"
-if wait_for me "BOTTLENECK" && wait_for me "RTX 4090" 20; then
+if wait_for me "BOTTLENECK" 150 && wait_for me "RTX 4090" 20; then
     pass "view: mlviz -c PROBED.yaml shows this machine"
 else
     fail "view: mlviz -c PROBED.yaml" "$(screen me | head -n 3)"
