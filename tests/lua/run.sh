@@ -114,7 +114,7 @@ expect "hostile sim:run(1e300)" 1 "sim_run_absurd.lua:3: run: .*more than one ru
 expect "hostile Lua loop hits --timeout" 1 "timeout_loop.lua:3: script exceeded its time limit of 0.5 s" -- run --timeout 0.5 --budget 1e15 $H/timeout_loop.lua
 expect "hostile mlviz.plan stops at --timeout" 1 "plan_long.lua:5: script exceeded its time limit of 0.3 s" -- run --timeout 0.3 $H/plan_long.lua
 expect "hostile flood of sim:at" 1 "sim_at_flood.lua:4: at: too many scheduled events \(at most 100000" -- run $lim $H/sim_at_flood.lua
-expect "hostile 90000 events in reverse order" 0 "^callbacks	90000$" -- run --timeout 5 $H/sim_at_many.lua
+expect "hostile 90000 events in reverse order" 0 "^callbacks	90000$" -- run --timeout $((5 * ${MLVIZ_TEST_TIME_FACTOR:-1})) $H/sim_at_many.lua
 expect "hostile sweep with 12 axes" 1 "sweep_nine_axes.lua:5: sweep: at most 8 axes" -- run $H/sweep_nine_axes.lua
 expect "hostile sweep with 9 axes (map)" 1 "sweep_nine_axes_map.lua:3: sweep: at most 8 axes" -- run $H/sweep_nine_axes_map.lua
 expect "hostile sweep of 300^8 combinations" 1 "sweep_overflow.lua:7: sweep: too many combinations" -- run $H/sweep_overflow.lua
@@ -131,14 +131,15 @@ expect "play --timeout 0 is a usage error" 2 "--timeout needs a positive number 
 signal_stops() { # name, signal, status, script
     "$MLVIZ_BIN" run --budget 1e15 "$4" >"$out/stdout" 2>"$out/stderr" &
     pid=$!
-    sleep 0.5
+    tf=${MLVIZ_TEST_TIME_FACTOR:-1}
+    sleep "$(awk -v f="$tf" 'BEGIN { print 0.5 * f }')"
     kill -"$2" $pid
     i=0
-    while kill -0 $pid 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+    while kill -0 $pid 2>/dev/null && [ $i -lt $((30 * tf)) ]; do sleep 0.1; i=$((i + 1)); done
     if kill -0 $pid 2>/dev/null; then
         kill -9 $pid
         wait $pid
-        fail "$1" "still running 3 s after SIG$2"
+        fail "$1" "still running $((3 * tf)) s after SIG$2"
         return
     fi
     wait $pid
