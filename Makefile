@@ -30,9 +30,17 @@ BUILD    ?= build
 WERROR   ?= 0
 SANITIZE ?=
 
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-TEST_LIBS  := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+# Each layer compiles with the flags of the libraries it may use, and no more:
+# the engine sees libyaml only, engine/lua/ adds Lua, tui/cli/ (the headless
+# commands) never sees ncurses, and the screen (tui/, tui/views/) sees all.
+# `make check-layers` (tests/layers.sh) checks which headers each layer includes.
+YAML_CFLAGS := $(shell pkg-config --cflags yaml-0.1 2>/dev/null)
+LUA_CFLAGS  := $(shell pkg-config --cflags lua5.4 2>/dev/null)
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+YAML_LIBS   := $(shell pkg-config --libs yaml-0.1 2>/dev/null)
+LUA_LIBS    := $(shell pkg-config --libs lua5.4 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_LIBS   := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
             -Wno-format-nonliteral -Wpointer-arith -Wvla
@@ -40,27 +48,52 @@ ifeq ($(WERROR),1)
 WARN     += -Werror
 endif
 OPT      ?= -O2 -g
+
+ENGINE_DIRS := engine/core engine/model engine/sim engine/io engine/plan
+LUA_DIRS    := engine/lua
+CLI_DIRS    := tui/cli
+SCREEN_DIRS := tui tui/views
 # The flags mlviz needs live in their own variables; the user's come after.
-MLVIZ_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iengine -Itui \
+MLVIZ_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+            $(addprefix -I,$(ENGINE_DIRS) $(LUA_DIRS) $(CLI_DIRS) $(SCREEN_DIRS)) \
             -DMLVIZ_VERSION='"$(VERSION)"' -DMLVIZ_DATADIR='"$(DATADIR)"'
-MLVIZ_CFLAGS   := -std=c11 $(OPT) $(WARN) $(PKG_CFLAGS)
+MLVIZ_CFLAGS   := -std=c11 $(OPT) $(WARN)
 MLVIZ_LDFLAGS  :=
 MLVIZ_LDLIBS   := $(PKG_LIBS) -lm
 ifneq ($(SANITIZE),)
 MLVIZ_CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 MLVIZ_LDFLAGS  += -fsanitize=$(SANITIZE)
 endif
-COMPILE  = $(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) $(MLVIZ_CFLAGS) $(CFLAGS)
+COMPILE  = $(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) $(MLVIZ_CFLAGS) $(LAYER_CFLAGS) $(CFLAGS)
 
-ENGINE_SRC := $(sort $(wildcard engine/*.c))
-TUI_SRC    := $(sort $(wildcard tui/*.c))
+layer_src = $(sort $(foreach d,$(1),$(wildcard $(d)/*.c)))
+ENGINE_SRC := $(call layer_src,$(ENGINE_DIRS))
+LUA_SRC    := $(call layer_src,$(LUA_DIRS))
+CLI_SRC    := $(filter-out tui/cli/main.c,$(call layer_src,$(CLI_DIRS)))
+SCREEN_SRC := $(call layer_src,$(SCREEN_DIRS))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
-TUI_OBJ    := $(TUI_SRC:%.c=$(BUILD)/%.o)
-TUI_LIB_OBJ := $(filter-out $(BUILD)/tui/main.o,$(TUI_OBJ))
+LUA_OBJ    := $(LUA_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
+SCREEN_OBJ := $(SCREEN_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ   := $(BUILD)/tui/cli/main.o
+ALL_OBJ    := $(ENGINE_OBJ) $(LUA_OBJ) $(CLI_OBJ) $(SCREEN_OBJ) $(MAIN_OBJ)
 ENGINE_LIB := $(BUILD)/libmlviz-engine.a
-TUI_LIB    := $(BUILD)/libmlviz-tui.a
+LUA_LIB    := $(BUILD)/libmlviz-lua.a
+CLI_LIB    := $(BUILD)/libmlviz-cli.a
+SCREEN_LIB := $(BUILD)/libmlviz-screen.a
 
-TEST_SRC   := $(sort $(wildcard tests/unit/test_*.c tests/validation/test_*.c))
+$(ENGINE_OBJ): LAYER_CFLAGS = $(YAML_CFLAGS)
+$(LUA_OBJ):    LAYER_CFLAGS = $(YAML_CFLAGS) $(LUA_CFLAGS)
+$(CLI_OBJ) $(MAIN_OBJ): LAYER_CFLAGS = $(YAML_CFLAGS) $(LUA_CFLAGS)
+$(SCREEN_OBJ): LAYER_CFLAGS = $(PKG_CFLAGS)
+
+# Unit tests live in tests/unit/LAYER/ and link that layer's library and the
+# ones below it: engine tests never link Lua or ncurses, lua tests never ncurses.
+ENGINE_TEST_SRC := $(sort $(wildcard tests/unit/engine/test_*.c tests/validation/test_*.c))
+LUA_TEST_SRC    := $(sort $(wildcard tests/unit/lua/test_*.c))
+CLI_TEST_SRC    := $(sort $(wildcard tests/unit/cli/test_*.c))
+SCREEN_TEST_SRC := $(sort $(wildcard tests/unit/tui/test_*.c))
+TEST_SRC   := $(ENGINE_TEST_SRC) $(LUA_TEST_SRC) $(CLI_TEST_SRC) $(SCREEN_TEST_SRC)
 TEST_BIN   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC  := $(sort $(wildcard tests/bench/*.c))
 BENCH_BIN  := $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -73,7 +106,7 @@ FUZZ_SECONDS ?= 30
 BIN        := mlviz
 
 .PHONY: deb all run test test-build asan valgrind bench install uninstall clean deps deps-test \
-        check-tools fuzz fuzz-build fuzz-targets format
+        check-tools fuzz fuzz-build fuzz-targets format check-layers check-sizes
 
 COMPLETIONS := $(BUILD)/completions/mlviz.bash $(BUILD)/completions/_mlviz \
                $(BUILD)/completions/mlviz.fish
@@ -92,7 +125,7 @@ $(BUILD)/completions/mlviz.fish: $(BIN)
 	@$(abspath $(BIN)) completion fish > $@
 
 # The man page's key list and options come from the key table (tui/keys.c)
-# and the option table (tui/options.c): `mlviz keys --man`, `mlviz options --man`.
+# and the option table (tui/cli/options.c): `mlviz keys --man`, `mlviz options --man`.
 $(BUILD)/mlviz.1: docs/mlviz.1.in $(BIN)
 	@mkdir -p $(dir $@)
 	@$(abspath $(BIN)) keys --man > $@.keys
@@ -101,14 +134,15 @@ $(BUILD)/mlviz.1: docs/mlviz.1.in $(BIN)
 	  -e '/@OPTIONS@/{r $@.options' -e 'd}' docs/mlviz.1.in > $@
 	@rm -f $@.keys $@.options
 
-$(BIN): $(TUI_OBJ) $(ENGINE_LIB)
-	$(CC) $(MLVIZ_LDFLAGS) $(LDFLAGS) -o $@ $(TUI_OBJ) $(ENGINE_LIB) $(LDLIBS) $(MLVIZ_LDLIBS)
+LINK_ALL = $(CLI_LIB) $(SCREEN_LIB) $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
+$(BIN): $(MAIN_OBJ) $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)
+	$(CC) $(MLVIZ_LDFLAGS) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LINK_ALL) $(LDLIBS) $(MLVIZ_LDLIBS)
 
 $(ENGINE_LIB): $(ENGINE_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
-
-$(TUI_LIB): $(TUI_LIB_OBJ)
+$(LUA_LIB): $(LUA_OBJ)
+$(CLI_LIB): $(CLI_OBJ)
+$(SCREEN_LIB): $(SCREEN_OBJ)
+$(ENGINE_LIB) $(LUA_LIB) $(CLI_LIB) $(SCREEN_LIB):
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -116,19 +150,35 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(COMPILE) -MMD -MP -c -o $@ $<
 
-# Unit and validation tests: one cmocka program per file, linked with the
-# engine and the (ncurses-free parts of the) front end.
-$(BUILD)/tests/%: tests/%.c $(ENGINE_LIB) $(TUI_LIB)
+# One cmocka program per test file, linked with its layer's libraries only.
+TEST_COMPILE = $(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) $(MLVIZ_CFLAGS) $(CFLAGS)
+ENGINE_TEST_BIN := $(ENGINE_TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+LUA_TEST_BIN    := $(LUA_TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+CLI_TEST_BIN    := $(CLI_TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+SCREEN_TEST_BIN := $(SCREEN_TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+$(ENGINE_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
-	$(COMPILE) -o $@ $< $(TUI_LIB) $(ENGINE_LIB) $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) \
+	$(TEST_COMPILE) $(YAML_CFLAGS) -o $@ $< $(ENGINE_LIB) $(MLVIZ_LDFLAGS) $(LDFLAGS) \
+	  $(LDLIBS) $(YAML_LIBS) -lm $(TEST_LIBS)
+$(LUA_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(LUA_LIB) $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(LUA_LIB) $(ENGINE_LIB) \
+	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(YAML_LIBS) $(LUA_LIBS) -lm $(TEST_LIBS)
+$(CLI_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB) \
+	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(YAML_LIBS) $(LUA_LIBS) -lm $(TEST_LIBS)
+$(SCREEN_TEST_BIN) $(BENCH_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)
+	@mkdir -p $(dir $@)
+	$(TEST_COMPILE) $(PKG_CFLAGS) -o $@ $< $(LINK_ALL) $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) \
 	  $(MLVIZ_LDLIBS) $(TEST_LIBS)
 
-# Fuzz targets link the engine library only (see fuzz-build).
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB)
+# Fuzz targets link the engine library (and the Lua host for fuzz_lua) only.
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB) $(LUA_LIB)
 	$(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) -std=c11 -g -O1 $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
-	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(ENGINE_LIB) $(LDFLAGS) $(MLVIZ_LDLIBS)
+	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(LUA_LIB) $(ENGINE_LIB) $(LDFLAGS) $(MLVIZ_LDLIBS)
 
--include $(ENGINE_OBJ:.o=.d) $(TUI_OBJ:.o=.d)
+-include $(ALL_OBJ:.o=.d)
 
 # ---- packages -------------------------------------------------------------
 # Debian package names for what the build and the tests need.
@@ -186,7 +236,16 @@ fuzz: fuzz-build
 	@FUZZ_BUILD=build-fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh fuzz
 
 format:
-	clang-format -i engine/*.[ch] tui/*.[ch] tests/*/*.c
+	clang-format -i $(shell git ls-files '*.[ch]')
+
+# ---- structure -------------------------------------------------------------
+# check-layers: every #include points down the layers (tests/layers.sh).
+# check-sizes: no .c file over 800 lines, no function over 80 (tests/sizes.py).
+check-layers:
+	@sh tests/layers.sh
+
+check-sizes:
+	@python3 tests/sizes.py
 
 # ---- install ----------------------------------------------------------------
 install: all

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs every test suite and prints one closing line "N passed, N failed".
-#  - $BUILD/tests/unit/* and $BUILD/tests/validation/*: cmocka programs
+#  - $BUILD/tests/unit/LAYER/* and $BUILD/tests/validation/*: cmocka programs
 #  - tests/cli/*.sh, tests/e2e/*.sh, tests/lua/run.sh, tests/fuzz/run.sh:
 #    shell suites that print "PASS name" or "FAIL name: why" per check
 # VALGRIND=1 runs the cmocka programs under valgrind (leaks are failures).
@@ -19,7 +19,7 @@ count_cmocka() {
     failed=$((failed + ${f:-0}))
 }
 
-for t in "$BUILD"/tests/unit/* "$BUILD"/tests/validation/*; do
+for t in "$BUILD"/tests/unit/*/* "$BUILD"/tests/validation/*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
     case "$t" in *.d|*.o) continue ;; esac
     name=$(basename "$t")

@@ -95,13 +95,13 @@ int ui_bottleneck(const struct ui *u, char *why, size_t why_len, bool *live)
         *live = true;
         snprintf(why, why_len, "now: %d device%s down, restarting (steady: %s)",
                  l->failed_devices, l->failed_devices == 1 ? "" : "s",
-                 stage_titles[steady]);
+                 stage_table[steady].title);
         return STAGE_INFRASTRUCTURE;
     }
     if (hot) {
         *live = true;
         snprintf(why, why_len, "now: clocks %.0f%%, rack %.0f C (steady: %s)",
-                 100 * l->throttle, l->rack_temp_c, stage_titles[steady]);
+                 100 * l->throttle, l->rack_temp_c, stage_table[steady].title);
         return STAGE_INFRASTRUCTURE;
     }
     snprintf(why, why_len, "%s", r->bottleneck_reason);
@@ -584,7 +584,7 @@ static void tour_end(struct ui *u)
 static void tour_load(struct ui *u, int stage)
 {
     char path[1200], err[UI_MSG_LEN];
-    snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(), stage_names[stage]);
+    snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(), stage_table[stage].name);
     struct setup s;
     if (!setup_load_file(&s, path, u->cat, err, sizeof err)) {
         ui_set_status(u, "tour: %s", err);

@@ -1,6 +1,8 @@
 /* keys: the key-binding table and what is generated from it. */
 #include "keys.h"
 
+#include "roff.h"
+
 #include <curses.h>
 #include <string.h>
 
@@ -248,17 +250,6 @@ size_t keys_help_text(char *buf, size_t len)
     return used;
 }
 
-void keys_man_escape(FILE *out, const char *s)
-{
-    if (*s == '.' || *s == '\'')
-        fputs("\\&", out); /* a leading dot or quote would start a request */
-    for (; *s; s++) {
-        if (*s == '\\' || *s == '-')
-            fputc('\\', out);
-        fputc(*s, out);
-    }
-}
-
 void keys_write_man(FILE *out)
 {
     for (size_t s = 0; s < sizeof help_sections / sizeof help_sections[0]; s++) {
@@ -270,9 +261,9 @@ void keys_write_man(FILE *out)
             char label[64];
             merged_label(i, label, sizeof label);
             fputs(".TP\n.B ", out);
-            keys_man_escape(out, label);
+            roff_escape(out, label);
             fputc('\n', out);
-            keys_man_escape(out, bindings[i].help);
+            roff_escape(out, bindings[i].help);
             fputc('\n', out);
         }
     }

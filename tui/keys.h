@@ -90,9 +90,6 @@ size_t keys_footer(unsigned context, const struct key_binding **out, size_t max)
 size_t keys_help_text(char *buf, size_t len);
 /* Man-page (roff) list of the keys, for docs/mlviz.1. */
 void keys_write_man(FILE *out);
-/* Text for roff: '-' and '\\' escaped, a leading '.' or '\'' protected.
- * (Also used for the option table, tui/options.c.) */
-void keys_man_escape(FILE *out, const char *s);
 /* Name of a context for headings ("Overview", "Stage view", ...). */
 const char *keys_context_name(unsigned context);
 

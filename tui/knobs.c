@@ -202,7 +202,7 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
     if (!r->runnable)
         ui_set_status(u, "%s = %s: cannot run: %s", label, val, r->why_not);
     else
-        ui_set_status(u, "%s = %s: bottleneck now %s", label, val, stage_titles[r->bottleneck]);
+        ui_set_status(u, "%s = %s: bottleneck now %s", label, val, stage_table[r->bottleneck].title);
     return true;
 }
 

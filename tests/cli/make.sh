@@ -21,7 +21,7 @@ make -n --no-print-directory BUILD="$tmp/b" BIN="$tmp/b/mlviz" CFLAGS+=-DMLVIZ_U
     LDFLAGS=-L"$tmp/userlib" "$tmp/b/mlviz" >"$tmp/plan" 2>&1
 compile=$(grep -m 1 -- '-c -o .*tui/app.o' "$tmp/plan")
 link=$(grep -m 1 -- "-o $tmp/b/mlviz " "$tmp/plan")
-if has "$compile" -std=c11 -Iengine -Wall -DMLVIZ_USER_FLAG; then
+if has "$compile" -std=c11 -Iengine/core -Wall -DMLVIZ_USER_FLAG; then
     pass "make CFLAGS+=... keeps the required compile flags"
 else
     fail "make CFLAGS+=... keeps the required compile flags" "$compile"
@@ -35,14 +35,14 @@ CFLAGS=-O0 make -n --no-print-directory BUILD="$tmp/b" BIN="$tmp/b/mlviz" "$tmp/
     >"$tmp/plan" 2>&1
 compile=$(grep -m 1 -- '-c -o .*tui/app.o' "$tmp/plan")
 case $compile in
-    *-O2*-O0*) has "$compile" -std=c11 -Iengine &&
+    *-O2*-O0*) has "$compile" -std=c11 -Iengine/core &&
         pass "CFLAGS from the environment come after the defaults" ||
         fail "CFLAGS from the environment come after the defaults" "$compile" ;;
     *) fail "CFLAGS from the environment come after the defaults" "$compile" ;;
 esac
 # A real compile of a file that needs the library flags (Lua's headers).
 if make -s --no-print-directory BUILD="$tmp/b" CFLAGS=-DMLVIZ_USER_FLAG \
-    "$tmp/b/engine/luahost.o" >"$tmp/log" 2>&1 && [ -s "$tmp/b/engine/luahost.o" ]; then
+    "$tmp/b/engine/lua/luahost.o" >"$tmp/log" 2>&1 && [ -s "$tmp/b/engine/lua/luahost.o" ]; then
     pass "make CFLAGS=... compiles"
 else
     fail "make CFLAGS=... compiles" "$(tail -n 3 "$tmp/log")"

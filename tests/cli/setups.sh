@@ -103,7 +103,7 @@ for f in tests/setups/bad-catalog/*.yaml; do
 done
 
 # Malformed events files (the older tests/setups/events/bad-*.yaml are
-# checked by tests/cli/sim.sh and tests/unit/test_sim.c).
+# checked by tests/cli/sim.sh and tests/unit/engine/test_sim.c).
 nev=0
 for f in tests/setups/bad-events/*.yaml; do
     [ -f "$f" ] || continue

@@ -1,0 +1,723 @@
+/* report: one walk over a model report, and the writers built on it. */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "csv.h"
+
+const char *const output_format_names[] = {"text", "csv", "json", NULL};
+
+bool output_format_parse(const char *text, int *out)
+{
+    for (int i = 0; output_format_names[i]; i++) {
+        if (strcmp(text, output_format_names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- numbers and strings for output ------------------------------------------- */
+
+double output_number(double v)
+{
+    if (!isfinite(v) || v == 0.0)
+        return 0.0; /* also turns -0 into 0 */
+    return v;
+}
+
+/* "-0", "-0.00": a negative number that printed as zero loses its sign. */
+static void drop_negative_zero(char *buf)
+{
+    if (buf[0] != '-')
+        return;
+    for (const char *p = buf + 1; *p && *p != 'e' && *p != ' '; p++)
+        if (*p >= '1' && *p <= '9')
+            return;
+    memmove(buf, buf + 1, strlen(buf));
+}
+
+/* Below 2^53 every integer is exact in a double. */
+#define EXACT_INTEGER_LIMIT 9007199254740992.0
+
+void output_format_number(char *buf, size_t len, double v, int digits)
+{
+    v = output_number(v);
+    if (v == floor(v) && fabs(v) < EXACT_INTEGER_LIMIT)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.*g", digits, v);
+    drop_negative_zero(buf);
+}
+
+/* Beyond this, fixed notation would print a wall of digits. */
+#define FIXED_NOTATION_LIMIT 1e9
+
+void format_fixed(char *buf, size_t len, double v, int decimals)
+{
+    v = output_number(v);
+    if (fabs(v) >= FIXED_NOTATION_LIMIT)
+        snprintf(buf, len, "%.3g", v);
+    else
+        snprintf(buf, len, "%.*f", decimals, v);
+    drop_negative_zero(buf);
+}
+
+void format_percent(char *buf, size_t len, double share)
+{
+    char num[40];
+    format_fixed(num, sizeof num, 100.0 * output_number(share), 1);
+    snprintf(buf, len, "%s%%", num);
+}
+
+void format_usd(char *buf, size_t len, double usd)
+{
+    char num[40];
+    format_si(num, sizeof num, usd, "");
+    if (num[0] == '-')
+        snprintf(buf, len, "-$%s", num + 1);
+    else
+        snprintf(buf, len, "$%s", num);
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4) with its code point, or 0
+ * when the bytes there are not valid UTF-8 (overlong forms, surrogates and
+ * code points past U+10FFFF are invalid). */
+static int utf8_next(const unsigned char *p, unsigned long *cp)
+{
+    if (p[0] < 0x80) {
+        *cp = p[0];
+        return 1;
+    }
+    int n;
+    unsigned long c, min;
+    if ((p[0] & 0xE0) == 0xC0)
+        n = 2, c = p[0] & 0x1F, min = 0x80;
+    else if ((p[0] & 0xF0) == 0xE0)
+        n = 3, c = p[0] & 0x0F, min = 0x800;
+    else if ((p[0] & 0xF8) == 0xF0)
+        n = 4, c = p[0] & 0x07, min = 0x10000;
+    else
+        return 0;
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0; /* also stops at the terminating NUL */
+        c = (c << 6) | (p[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+/* C0 controls, DEL and the C1 controls (which terminals also obey). */
+static bool is_control(unsigned long cp)
+{
+    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0);
+}
+
+void format_printable(char *buf, size_t len, const char *text)
+{
+    if (len == 0)
+        return;
+    size_t used = 0;
+    const unsigned char *p = (const unsigned char *)(text ? text : "");
+    while (*p) {
+        unsigned long cp;
+        int n = utf8_next(p, &cp);
+        char piece[8];
+        size_t k;
+        if (n == 0) {
+            piece[0] = '?';
+            k = 1;
+            n = 1;
+        } else if (is_control(cp)) {
+            k = (size_t)snprintf(piece, sizeof piece, "\\x%02lx", cp);
+        } else {
+            memcpy(piece, p, (size_t)n);
+            k = (size_t)n;
+        }
+        if (used + k >= len)
+            break;
+        memcpy(buf + used, piece, k);
+        used += k;
+        p += n;
+    }
+    buf[used] = '\0';
+}
+
+/* ---- the walk ------------------------------------------------------------------ */
+
+static void visit_field(const struct report_field *f, const char *key, const void *base,
+                        const struct setup *s, const struct resolved *r,
+                        const struct report_visitor *v)
+{
+    void *c = v->ctx;
+    const char *p = (const char *)base + f->offset;
+    switch (f->type) {
+    case REPORT_NUM:
+        v->num(c, key, output_number(report_field_number(f, base)));
+        break;
+    case REPORT_INT:
+        v->num(c, key, report_field_number(f, base));
+        break;
+    case REPORT_BOOL:
+    case REPORT_NOT_BOOL:
+        v->boolean(c, key, report_field_number(f, base) != 0.0);
+        break;
+    case REPORT_TEXT:
+        v->str(c, key, p);
+        break;
+    case REPORT_STAGE: {
+        int i = (int)report_field_number(f, base);
+        v->str(c, key, i >= 0 && i < STAGE_COUNT ? stage_table[i].name : "");
+        break;
+    }
+    case REPORT_SETUP_NAME:
+        v->str(c, key, s->name);
+        break;
+    case REPORT_ACCELERATOR_ID:
+        v->str(c, key, r && r->accel ? r->accel->head.id : "");
+        break;
+    case REPORT_SUGGESTIONS: {
+        const struct model_report *o = base;
+        int n = o->n_suggestions < 0 ? 0 : o->n_suggestions > SUGGESTION_MAX ? SUGGESTION_MAX
+                                                                            : o->n_suggestions;
+        v->begin_list(c, key);
+        for (int i = 0; i < n; i++) {
+            v->begin(c, NULL);
+            for (size_t j = 0; j < report_suggestion_field_count; j++)
+                visit_field(&report_suggestion_fields[j], report_suggestion_fields[j].key,
+                            &o->suggestions[i], s, r, v);
+            v->end(c);
+        }
+        v->end_list(c);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+const struct report_field *report_field_find(const char *key)
+{
+    for (size_t i = 0; i < report_field_count; i++)
+        if (strcmp(report_fields[i].key, key) == 0)
+            return &report_fields[i];
+    return NULL;
+}
+
+void report_visit_field(const struct report_field *f, const struct setup *s,
+                        const struct resolved *r, const struct model_report *o,
+                        const struct report_visitor *v)
+{
+    const char *dot = strchr(f->key, '.');
+    visit_field(f, dot ? dot + 1 : f->key, o, s, r, v);
+}
+
+void report_visit(const struct setup *s, const struct resolved *r, const struct model_report *o,
+                  const struct report_visitor *v)
+{
+    char group[32] = ""; /* the object open now, "" at the top level */
+    for (size_t i = 0; i < report_field_count; i++) {
+        const struct report_field *f = &report_fields[i];
+        const char *dot = strchr(f->key, '.');
+        size_t glen = dot ? (size_t)(dot - f->key) : 0;
+        if (strlen(group) != glen || strncmp(group, f->key, glen) != 0) {
+            if (group[0])
+                v->end(v->ctx);
+            snprintf(group, sizeof group, "%.*s", (int)glen, f->key);
+            if (group[0])
+                v->begin(v->ctx, group);
+        }
+        visit_field(f, dot ? dot + 1 : f->key, o, s, r, v);
+    }
+    if (group[0])
+        v->end(v->ctx);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+void json_write_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        unsigned long cp;
+        int n = utf8_next(p, &cp);
+        if (n == 0) {
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD for a byte that is not UTF-8 */
+            p++;
+            continue;
+        }
+        if (cp == '"')
+            fputs("\\\"", out);
+        else if (cp == '\\')
+            fputs("\\\\", out);
+        else if (cp == '\n')
+            fputs("\\n", out);
+        else if (cp == '\t')
+            fputs("\\t", out);
+        else if (cp == '\r')
+            fputs("\\r", out);
+        else if (is_control(cp))
+            fprintf(out, "\\u%04lx", cp);
+        else
+            fwrite(p, 1, (size_t)n, out);
+        p += n;
+    }
+    fputc('"', out);
+}
+
+static void json_sep(struct json_writer *w, const char *key)
+{
+    if (w->need_comma[w->depth])
+        fputc(',', w->out);
+    w->need_comma[w->depth] = true;
+    if (w->pretty)
+        fprintf(w->out, "\n%*s", 2 * w->depth, "");
+    if (key) {
+        json_write_string(w->out, key);
+        fputs(w->pretty ? ": " : ":", w->out);
+    }
+}
+
+void json_open(struct json_writer *w, const char *key, bool list)
+{
+    json_sep(w, key);
+    fputc(list ? '[' : '{', w->out);
+    if (w->depth < 63)
+        w->depth++;
+    w->need_comma[w->depth] = false;
+}
+
+void json_close(struct json_writer *w, bool list)
+{
+    bool had = w->need_comma[w->depth];
+    if (w->depth > 0)
+        w->depth--;
+    if (w->pretty && had)
+        fprintf(w->out, "\n%*s", 2 * w->depth, "");
+    fputc(list ? ']' : '}', w->out);
+}
+
+void json_key_num(struct json_writer *w, const char *key, double v)
+{
+    json_sep(w, key);
+    if (isnan(v)) {
+        fputs("null", w->out);
+        return;
+    }
+    char buf[48];
+    output_format_number(buf, sizeof buf, v, 10);
+    fputs(buf, w->out);
+}
+
+void json_key_uint(struct json_writer *w, const char *key, unsigned long long v)
+{
+    json_sep(w, key);
+    fprintf(w->out, "%llu", v);
+}
+
+void json_key_str(struct json_writer *w, const char *key, const char *s)
+{
+    json_sep(w, key);
+    json_write_string(w->out, s ? s : "");
+}
+
+void json_key_bool(struct json_writer *w, const char *key, bool b)
+{
+    json_sep(w, key);
+    fputs(b ? "true" : "false", w->out);
+}
+
+static void jv_begin(void *c, const char *key)
+{
+    json_open(c, key, false);
+}
+static void jv_end(void *c)
+{
+    json_close(c, false);
+}
+static void jv_begin_list(void *c, const char *key)
+{
+    json_open(c, key, true);
+}
+static void jv_end_list(void *c)
+{
+    json_close(c, true);
+}
+static void jv_num(void *c, const char *key, double v)
+{
+    json_key_num(c, key, v);
+}
+static void jv_str(void *c, const char *key, const char *s)
+{
+    json_key_str(c, key, s);
+}
+static void jv_bool(void *c, const char *key, bool b)
+{
+    json_key_bool(c, key, b);
+}
+
+void json_visitor(struct json_writer *w, struct report_visitor *v)
+{
+    v->ctx = w;
+    v->begin = jv_begin;
+    v->end = jv_end;
+    v->begin_list = jv_begin_list;
+    v->end_list = jv_end_list;
+    v->num = jv_num;
+    v->str = jv_str;
+    v->boolean = jv_bool;
+}
+
+void json_begin(struct json_writer *w, FILE *out, bool pretty)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    w->pretty = pretty;
+    fputc('{', out);
+    w->depth = 1;
+}
+
+void json_finish(struct json_writer *w)
+{
+    while (w->depth > 0)
+        json_close(w, false);
+    fputc('\n', w->out);
+}
+
+void report_write_json(FILE *out, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    struct json_writer w;
+    struct report_visitor v;
+    json_begin(&w, out, true);
+    json_visitor(&w, &v);
+    report_visit(s, r, o, &v);
+    json_finish(&w);
+}
+
+/* ---- CSV: flattened keys, lists left out ------------------------------------- */
+
+struct csv_ctx {
+    struct csv_row row;
+    bool header;
+    int in_list;
+    char prefix[128];
+};
+
+static void csv_field(struct csv_ctx *x, const char *key, const char *value)
+{
+    if (x->in_list)
+        return;
+    if (x->header) {
+        char name[256];
+        snprintf(name, sizeof name, "%s%s%s", x->prefix, x->prefix[0] ? "." : "", key);
+        csv_row_field(&x->row, name);
+    } else {
+        csv_row_field(&x->row, value);
+    }
+}
+
+static void cv_begin(void *c, const char *key)
+{
+    struct csv_ctx *x = c;
+    if (x->in_list || !key)
+        return;
+    size_t n = strlen(x->prefix);
+    snprintf(x->prefix + n, sizeof x->prefix - n, "%s%s", n ? "." : "", key);
+}
+static void cv_end(void *c)
+{
+    struct csv_ctx *x = c;
+    if (x->in_list)
+        return;
+    char *dot = strrchr(x->prefix, '.');
+    if (dot)
+        *dot = '\0';
+    else
+        x->prefix[0] = '\0';
+}
+static void cv_begin_list(void *c, const char *key)
+{
+    (void)key;
+    ((struct csv_ctx *)c)->in_list++;
+}
+static void cv_end_list(void *c)
+{
+    ((struct csv_ctx *)c)->in_list--;
+}
+static void cv_num(void *c, const char *key, double v)
+{
+    char buf[48];
+    output_format_number(buf, sizeof buf, v, 10);
+    csv_field(c, key, buf);
+}
+static void cv_str(void *c, const char *key, const char *s)
+{
+    csv_field(c, key, s ? s : "");
+}
+static void cv_bool(void *c, const char *key, bool b)
+{
+    csv_field(c, key, b ? "true" : "false");
+}
+
+void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r,
+                      const struct model_report *o, bool header)
+{
+    struct csv_ctx x = {.header = header};
+    struct report_visitor v = {&x, cv_begin, cv_end, cv_begin_list, cv_end_list,
+                               cv_num, cv_str,   cv_bool};
+    if (header) {
+        csv_row_begin(&x.row, out);
+        report_visit(s, r, o, &v);
+        csv_row_end(&x.row);
+        x.header = false;
+    }
+    csv_row_begin(&x.row, out);
+    report_visit(s, r, o, &v);
+    csv_row_end(&x.row);
+}
+
+/* ---- text ------------------------------------------------------------------------ */
+
+void format_si(char *buf, size_t len, double v, const char *unit)
+{
+    static const char *const prefixes[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
+    enum { LAST_PREFIX = 8 };
+    v = output_number(v);
+    int i = 0;
+    double a = fabs(v), x = v;
+    while (a >= 1000.0 && i < LAST_PREFIX) {
+        a /= 1000.0;
+        x /= 1000.0;
+        i++;
+    }
+    if (a >= 1000.0) /* past the last prefix: an exponent, never a wall of digits */
+        snprintf(buf, len, "%.3g %s", v, unit);
+    else if (a >= 100 || a == 0)
+        snprintf(buf, len, "%.0f %s%s", x, prefixes[i], unit);
+    else if (a >= 10)
+        snprintf(buf, len, "%.1f %s%s", x, prefixes[i], unit);
+    else
+        snprintf(buf, len, "%.2f %s%s", x, prefixes[i], unit);
+    drop_negative_zero(buf);
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == ' ')
+        buf[n - 1] = '\0'; /* no prefix and no unit: "12", not "12 " */
+}
+
+#define SECONDS_PER_DAY 86400.0
+#define SECONDS_PER_YEAR (365.25 * SECONDS_PER_DAY)
+
+void format_duration(char *buf, size_t len, double t)
+{
+    t = output_number(t);
+    if (t < 0)
+        snprintf(buf, len, "-");
+    else if (t < 1e-3)
+        snprintf(buf, len, "%.0f us", t * 1e6);
+    else if (t < 1.0)
+        snprintf(buf, len, "%.1f ms", t * 1e3);
+    else if (t < 120.0)
+        snprintf(buf, len, "%.2f s", t);
+    else if (t < 7200.0)
+        snprintf(buf, len, "%.0f min", t / 60.0);
+    else if (t < 2 * SECONDS_PER_DAY)
+        snprintf(buf, len, "%.1f h", t / 3600.0);
+    else if (t < 1000 * SECONDS_PER_YEAR)
+        snprintf(buf, len, "%.1f d", t / SECONDS_PER_DAY);
+    else
+        snprintf(buf, len, "%.3g y", t / SECONDS_PER_YEAR);
+}
+
+/* Letters of the breakdown bar, one per part, in table order. */
+static const char breakdown_letters[] = "RPHCrTXEBpDOSo";
+static const char breakdown_group[] = "breakdown_s.";
+
+/* The breakdown rows of report_fields[], in order; returns how many. */
+static size_t breakdown_fields(const struct report_field **rows, size_t max)
+{
+    size_t n = 0, glen = strlen(breakdown_group);
+    for (size_t i = 0; i < report_field_count && n < max; i++)
+        if (strncmp(report_fields[i].key, breakdown_group, glen) == 0)
+            rows[n++] = &report_fields[i];
+    return n;
+}
+
+enum { BREAKDOWN_ROWS_MAX = sizeof breakdown_letters - 1 };
+
+static void breakdown_bar(FILE *out, const struct model_report *o, int width)
+{
+    const struct report_field *rows[BREAKDOWN_ROWS_MAX];
+    size_t n = breakdown_fields(rows, BREAKDOWN_ROWS_MAX);
+    double total = o->step_time_s > 0 ? o->step_time_s : 1.0;
+    int used = 0;
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++) {
+        double share = output_number(report_field_number(rows[i], o) / total);
+        int k = share > 0 ? (int)lround(fmin(share, 1.0) * width) : 0;
+        if (used + k > width)
+            k = width - used;
+        for (int j = 0; j < k; j++)
+            fputc(breakdown_letters[i], out);
+        used += k;
+    }
+    for (; used < width; used++)
+        fputc('.', out);
+    fputs("]\n", out);
+}
+
+int report_write_checks(FILE *out, const struct setup *s, const struct resolved *r,
+                        const struct model_report *o)
+{
+    int warnings = 0;
+    char a[48], b[48], cool[FIELD_STR_LEN * 4];
+    format_printable(cool, sizeof cool, r->cooling->head.id);
+    format_fixed(a, sizeof a, s->cluster.node.host_ram_gb, 0);
+    format_fixed(b, sizeof b, r->accel->mem_gb * s->cluster.node.accelerators_per_node, 0);
+    fprintf(out, "  %-5s host RAM %s GB per node %s device memory %s GB per node%s\n",
+            o->host_ram_ok ? "ok" : "WARN", a, o->host_ram_ok ? ">=" : "<", b,
+            o->host_ram_ok ? "" : " (host RAM should be at least the devices' memory)");
+    warnings += !o->host_ram_ok;
+    format_fixed(a, sizeof a, o->pcie_lanes_have, 0);
+    format_fixed(b, sizeof b, o->pcie_lanes_needed, 0);
+    fprintf(out, "  %-5s PCIe lanes %s available, %s needed (x16 per device and NIC, or per PCIe switch)%s\n",
+            o->pcie_lanes_ok ? "ok" : "WARN", a, b,
+            o->pcie_lanes_ok ? "" : ": devices share lanes, host copies slow down");
+    warnings += !o->pcie_lanes_ok;
+    bool rack_ok = !o->power.throttled;
+    format_fixed(a, sizeof a, o->power.per_rack_kw, 1);
+    format_fixed(b, sizeof b, o->power.rack_cooling_limit_kw, 0);
+    fprintf(out, "  %-5s rack power %s kW %s %s limit %s kW%s\n", rack_ok ? "ok" : "WARN", a,
+            rack_ok ? "within" : "over", cool, b, rack_ok ? "" : ": devices throttle");
+    warnings += !rack_ok;
+    format_fixed(a, sizeof a, o->memory.per_device_gb, 1);
+    format_fixed(b, sizeof b, o->memory.capacity_gb, 0);
+    fprintf(out, "  %-5s memory %s GB per device of %s GB\n", o->memory.fits ? "ok" : "WARN", a,
+            b);
+    warnings += !o->memory.fits;
+    return warnings;
+}
+
+/* Room for a user string with every byte escaped as \xNN. */
+enum { PRINTABLE_LEN = 4 * 256 + 1 };
+
+void report_write_text(FILE *out, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    char a[48], b[48], c[48], d[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
+    format_printable(text, sizeof text, s->name);
+    /* The first line says so when the setup cannot run, for scripts that
+     * read one line (`mlviz eval --strict` exits 3 as well). */
+    fprintf(out, "%s%s\n", o->runnable ? "" : "CANNOT RUN: ", text);
+    format_printable(text, sizeof text, r->accel->head.name);
+    fprintf(out, "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
+                 "micro-batches %d\n",
+            o->devices, text, o->nodes, o->racks, o->tp, o->cp, o->pp, o->vp, o->ep, o->dp,
+            o->micro_batches);
+    format_printable(text, sizeof text, o->software);
+    fprintf(out, "  ZeRO %d  recompute %s  %s  %s\n", o->zero_stage, o->recompute, o->precision,
+            text);
+    if (!o->runnable) {
+        format_printable(text, sizeof text, o->why_not);
+        fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
+                text);
+    }
+    format_duration(a, sizeof a, o->step_time_s);
+    /* A generic model has samples, not tokens. */
+    bool generic = s->model.kind == MODEL_GENERIC;
+    format_si(b, sizeof b, generic ? o->samples_per_s : o->tokens_per_s, "");
+    format_fixed(c, sizeof c, o->tflops_per_device, 0);
+    format_percent(d, sizeof d, o->mfu);
+    format_percent(text2, sizeof text2, o->hfu);
+    fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,
+            generic ? "samples/s" : "tokens/s", c, d, text2);
+    fputs("  ", out);
+    breakdown_bar(out, o, 60);
+    const struct report_field *rows[BREAKDOWN_ROWS_MAX];
+    size_t n = breakdown_fields(rows, BREAKDOWN_ROWS_MAX);
+    for (size_t i = 0; i < n; i++) {
+        double v = output_number(report_field_number(rows[i], o));
+        if (v <= 0)
+            continue;
+        format_duration(a, sizeof a, v);
+        format_percent(b, sizeof b, o->step_time_s > 0 ? v / o->step_time_s : 0.0);
+        fprintf(out, "  %c %-16s %10s %6s\n", breakdown_letters[i],
+                rows[i]->key + sizeof breakdown_group - 1, a, b);
+    }
+    int first = o->bottleneck >= 0 && o->bottleneck < STAGE_COUNT ? o->bottleneck : 0;
+    format_printable(text, sizeof text, o->bottleneck_reason);
+    fprintf(out, "\nbottleneck: %s - %s\n", stage_table[first].title, text);
+    if (o->next_bottleneck >= 0 && o->next_bottleneck < STAGE_COUNT) {
+        format_printable(text, sizeof text, o->next_reason);
+        fprintf(out, "next:       %s - %s\n", stage_table[o->next_bottleneck].title, text);
+    }
+
+    const struct memory_report *m = &o->memory;
+    format_fixed(a, sizeof a, m->per_device_gb, 1);
+    format_fixed(b, sizeof b, m->capacity_gb, 0);
+    fprintf(out, "\nmemory per device: %s GB of %s GB %s\n", a, b,
+            m->fits ? "(fits)" : "(DOES NOT FIT)");
+    const double parts[] = {m->params_gb,   m->grads_gb,  m->optimizer_gb,
+                            m->activations_gb, m->logits_gb, m->reserved_gb};
+    static const char *const part_names[] = {"weights",     "grads",  "optimizer",
+                                              "activations", "logits", "reserved"};
+    fputs(" ", out);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        format_fixed(a, sizeof a, parts[i], 1);
+        fprintf(out, " %s%s %s", i ? " " : "", part_names[i], a);
+    }
+    fputs(" GB\n", out);
+    if (m->experts_gb > 0) {
+        format_fixed(a, sizeof a, m->experts_gb, 1);
+        fprintf(out, "  of which expert weights, grads and optimizer state %s GB\n", a);
+    }
+    for (int i = 0; i < o->n_suggestions && i < SUGGESTION_MAX; i++) {
+        const struct suggestion *g = &o->suggestions[i];
+        format_fixed(a, sizeof a, g->per_device_gb, 1);
+        format_printable(text, sizeof text, g->text);
+        format_printable(text2, sizeof text2, g->changes);
+        fprintf(out, "  try: %s -> %s GB%s (%s)\n", text, a, g->fits ? ", fits" : "", text2);
+    }
+
+    const struct power_report *p = &o->power;
+    format_fixed(a, sizeof a, p->device_w, 0);
+    format_fixed(b, sizeof b, p->it_kw, 1);
+    format_fixed(c, sizeof c, p->facility_kw, 1);
+    format_fixed(d, sizeof d, p->pue, 2);
+    fprintf(out, "\npower: device %s W  IT %s kW  facility %s kW (PUE %s)\n", a, b, c, d);
+    format_fixed(a, sizeof a, p->per_rack_kw, 1);
+    format_fixed(b, sizeof b, p->rack_cooling_limit_kw, 0);
+    format_fixed(c, sizeof c, p->rack_temp_c, 0);
+    format_printable(text, sizeof text, r->cooling->head.id);
+    fprintf(out, "  rack %s kW of %s kW (%s)  %s C  %s\n", a, b, text, c,
+            p->throttled ? "THROTTLED" : "no throttling");
+    if (p->throttled) {
+        format_percent(a, sizeof a, p->throttle_factor);
+        fprintf(out, "  clocks kept: %s\n", a);
+    }
+
+    const struct cost_report *k = &o->cost;
+    format_usd(a, sizeof a, k->usd_per_hour);
+    format_fixed(b, sizeof b, k->days_to_train, 1);
+    format_si(c, sizeof c, s->training.tokens, "");
+    format_fixed(d, sizeof d, k->energy_mwh, 1);
+    format_usd(text2, sizeof text2, k->usd_total);
+    /* training.tokens counts samples for a generic model (setup.h). */
+    fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
+            generic ? "samples" : "tokens", d, text2);
+    const struct reliability_report *y = &o->reliability;
+    format_fixed(a, sizeof a, y->interruptions_per_day, 2);
+    format_fixed(b, sizeof b, y->checkpoint_gb, 0);
+    format_duration(c, sizeof c, y->checkpoint_write_s);
+    format_fixed(d, sizeof d, y->checkpoint_interval_min, 0);
+    format_percent(text2, sizeof text2, y->goodput);
+    fprintf(out, "reliability: %s interruptions/day  checkpoint %s GB (%s) every %s min  "
+                 "goodput %s\n",
+            a, b, c, d, text2);
+}

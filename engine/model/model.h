@@ -1,0 +1,185 @@
+/* model: the analytic model. One setup in, one report out, in microseconds.
+ *
+ * model_eval() breaks a training step into its parts (data read,
+ * preprocessing, host-to-device copy, forward/backward compute,
+ * recomputation, tensor-parallel communication, pipeline bubble, exposed
+ * data-parallel gradient sync, optimizer), computes memory per device,
+ * power and cooling, cost, reliability, and names the bottleneck.
+ * It allocates nothing and never fails on a resolved setup: a setup that
+ * cannot run (does not fit, cannot be cooled) is reported with
+ * `runnable = false` and a reason. Formulas and sources: docs/MODEL.md. */
+#ifndef MLVIZ_MODEL_H
+#define MLVIZ_MODEL_H
+
+#include <stdbool.h>
+
+#include "collective.h"
+#include "setup.h"
+#include "stages.h"
+
+
+/* Exposed (critical-path) seconds per step; they add up to step_time_s. */
+struct step_breakdown {
+    double data_read;
+    double preprocess;
+    double host_to_device;
+    double compute;
+    double recompute;
+    double tp_comm;
+    double cp_comm; /* exposed ring-attention K/V exchange */
+    double ep_comm; /* exposed expert all-to-all (dispatch + combine) */
+    double pp_bubble;
+    double pp_p2p;
+    double dp_comm_exposed;
+    double optimizer;
+    double straggler; /* the synchronous step waits for the slowest of N devices */
+    double overhead;  /* fixed per-step software cost */
+};
+
+struct memory_report {
+    double params_gb;
+    double grads_gb;
+    double optimizer_gb;
+    double activations_gb;
+    double logits_gb;
+    double reserved_gb; /* runtime workspaces + fragmentation */
+    double per_device_gb;
+    double capacity_gb;
+    double experts_gb;  /* of params + grads + optimizer: the routed experts' share */
+    bool fits;
+};
+
+enum { SUGGESTION_MAX = 6 };
+struct suggestion {
+    char text[160];     /* "ZeRO stage 3" */
+    char changes[192];  /* "path=value path=value", applied in order */
+    double saves_gb;    /* per device */
+    double per_device_gb; /* after the change */
+    bool fits;
+};
+
+struct power_report {
+    double device_w;      /* one device at the modelled utilization */
+    double node_w;        /* devices + CPUs + NICs + rest of the node */
+    double it_kw;
+    double facility_kw;
+    double pue;
+    double per_rack_kw;
+    double rack_cooling_limit_kw;
+    double cooling_headroom; /* 1 - rack/limit (negative when over) */
+    bool throttled;
+    double throttle_factor;  /* compute speed kept under throttling (1 = none) */
+    double rack_temp_c;      /* steady-state device temperature */
+    double energy_per_step_j;
+    double energy_per_token_j;
+};
+
+struct cost_report {
+    double usd_per_hour;
+    double days_to_train;
+    double energy_mwh;
+    double usd_total;
+    double usd_energy;
+    double usd_devices;
+};
+
+struct reliability_report {
+    double interruptions_per_day;
+    double mtbf_h;                /* of the whole job */
+    double checkpoint_gb;
+    double checkpoint_write_s;
+    double checkpoint_interval_min;
+    double lost_fraction;         /* re-done work + restarts + checkpoint stalls */
+    double goodput;               /* useful share of wall time */
+};
+
+/* Rates of each stage of the data path and the device step (seconds per
+ * global step); the step loop takes its server capacities from these. */
+struct stage_times {
+    double read_s;        /* storage -> host for one global batch */
+    double preprocess_s;  /* loader workers for one global batch */
+    double h2d_s;         /* host -> device copies for one global batch */
+    double device_s;      /* device step without data stalls */
+    double forward_s;     /* per step, all micro-batches */
+    double backward_s;
+    double dp_comm_s;     /* full gradient sync time before overlap */
+    double tp_comm_s;
+    double storage_bw_gbs;   /* shared-tier (or local) bandwidth available */
+    double need_bw_gbs;      /* read bandwidth the devices consume */
+    double cpu_cores_busy;   /* cores busy with loader work per node */
+    double cpu_cores_total;  /* cores per node */
+};
+
+struct model_report {
+    bool runnable;
+    char why_not[256];        /* when !runnable */
+    double step_time_s;
+    double device_step_s;     /* step time if data were free */
+    double tokens_per_s;
+    double samples_per_s;
+    double flops_per_step;    /* executed, incl. recomputation */
+    double model_flops_per_step; /* forward + backward only */
+    double tflops_per_device; /* executed FLOPs per device per second / 1e12 */
+    double mfu;
+    double hfu;
+    double peak_tflops;       /* dense peak per device at the chosen precision */
+    double achieved_fraction; /* compute-phase FLOP/s over peak (roofline result) */
+    double starvation;        /* share of the step the devices wait for data */
+    double utilization[STAGE_COUNT]; /* busy share of each stage, 0..1 */
+    int bottleneck;           /* enum stage_id */
+    int next_bottleneck;
+    char bottleneck_reason[256];
+    char next_reason[256];
+    struct step_breakdown breakdown;
+    struct stage_times stages;
+    struct memory_report memory;
+    struct suggestion suggestions[SUGGESTION_MAX];
+    int n_suggestions;
+    struct power_report power;
+    struct cost_report cost;
+    struct reliability_report reliability;
+    /* Static sanity checks from the seeds. */
+    bool host_ram_ok;        /* host RAM >= device memory per node */
+    bool pcie_lanes_ok;      /* lanes enough for devices and NICs */
+    double pcie_lanes_needed;
+    double pcie_lanes_have;
+    double params;           /* total model parameters */
+    int devices, nodes, racks, dp, tp, pp, cp, ep, micro_batches;
+    /* The resolved layout, echoed. */
+    int vp, zero_stage;
+    char recompute[16];
+    char precision[16];
+    char software[64];
+};
+
+/* The longest time the model reports, about 32 million years. A capacity
+ * so small (zero, denormal) that a part of the step would take longer is
+ * timed at this ceiling, and the setup is reported as not runnable. */
+#define MODEL_TIME_CEILING_S 1e15
+
+/* Evaluate a resolved setup. Never allocates; always fills every field with
+ * finite numbers. */
+void model_eval(const struct setup *s, const struct resolved *r, struct model_report *out);
+
+/* Coefficient of variation of one device's compute time per step. Measured
+ * step-to-step and device-to-device variation of large GEMM workloads is a
+ * few percent (clock boosting, memory refresh, OS noise; Sinha et al., "Not
+ * All GPUs Are Created Equal", SC 2022, report ~2-8% across nominally
+ * identical GPUs). The analytic model charges its expected maximum over the
+ * devices; the step loop draws it. */
+#define MODEL_COMPUTE_JITTER_CV 0.02
+
+/* Expected maximum of n independent standard normals (Blom's
+ * approximation; exact for n = 1 and 2), and the standard normal quantile
+ * with upper-tail probability q (the step loop draws with it). */
+double model_expected_max_normal(double n);
+double model_normal_upper_quantile(double q);
+
+/* Memory per device alone (the same figures as model_eval's `memory`), for
+ * callers that reject setups that do not fit before a full evaluation. */
+void model_memory(const struct setup *s, const struct resolved *r, struct memory_report *out);
+
+/* Parameter count of the model in the setup. */
+double model_params(const struct setup *s);
+
+#endif

@@ -1,0 +1,368 @@
+/* The planner (engine/plan/plan.c): pruning is safe (identical answers to the
+ * exhaustive reference search), thread counts and shards do not change the
+ * answer, constraints hold, bad options are refused with a named argument. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan.h"
+
+#include "../../catalog_fixture.h"
+
+static struct plan_space space; /* large: not on the stack */
+static struct plan_result res_a, res_b;
+
+static void load(const char *path, struct setup *s)
+{
+    char err[1024];
+    struct resolved r;
+    if (!setup_load_file(s, path, cat, err, sizeof err))
+        fail_msg("%s", err);
+    if (!setup_resolve(s, cat, &r, err, sizeof err))
+        fail_msg("%s", err);
+}
+
+/* A 70B-class model on 4 nodes of 8 devices: memory decides most layouts. */
+static void tight_setup(struct setup *s)
+{
+    char err[512];
+    setup_defaults(s);
+    static const char *const changes[][2] = {
+        {"cluster.nodes", "4"},        {"model.layers", "80"},   {"model.hidden", "8192"},
+        {"model.heads", "64"},         {"model.kv_heads", "8"},  {"model.ffn_hidden", "28672"},
+        {"model.mlp", "swiglu"},       {"training.global_batch", "64"},
+        {"cluster.node.accelerator", "a100-sxm-80gb"}};
+    for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++)
+        if (!setup_set(s, changes[i][0], changes[i][1], err, sizeof err))
+            fail_msg("%s", err);
+}
+
+/* Fields a newer model adds to the search (context parallelism) multiply
+ * the space; tests that are not about them keep them at 1. */
+static void pin_optional(struct plan_spec *spec)
+{
+    char err[256];
+    if (fields_find(setup_fields(), "training.context_parallel"))
+        assert_true(plan_spec_vary(spec, "training.context_parallel=1", err, sizeof err));
+}
+
+static void build(const struct setup *s, struct plan_spec *spec)
+{
+    char err[1200];
+    if (!plan_space_build(&space, s, spec, cat, err, sizeof err))
+        fail_msg("%s", err);
+}
+
+/* GPT-3 175B on the preset's A100s, top N, one optional --vary, the
+ * optional fields pinned; the space is built (limits may be added after). */
+static void gpt3_spec(struct plan_spec *spec, int top, const char *vary)
+{
+    struct setup s;
+    char err[256];
+    load("scenarios/presets/gpt3-175b-a100.yaml", &s);
+    plan_spec_init(spec);
+    spec->top = top;
+    if (vary)
+        assert_true(plan_spec_vary(spec, vary, err, sizeof err));
+    pin_optional(spec);
+    build(&s, spec);
+}
+
+static void run(const struct plan_spec *spec, struct plan_result *r)
+{
+    char err[512];
+    if (!plan_run(&space, cat, spec, r, NULL, NULL, NULL, err, sizeof err))
+        fail_msg("%s", err);
+}
+
+static void assert_same_answer(const struct plan_result *a, const struct plan_result *b)
+{
+    assert_int_equal(a->counts.runnable, b->counts.runnable);
+    assert_int_equal(a->counts.better_than_base, b->counts.better_than_base);
+    assert_int_equal(a->n_top, b->n_top);
+    for (int i = 0; i < a->n_top; i++) {
+        assert_int_equal(a->top[i].index, b->top[i].index);
+        for (int f = 0; f < PLAN_FIGURE_COUNT; f++)
+            assert_true(a->top[i].fig[f] == b->top[i].fig[f]);
+    }
+    assert_int_equal(a->n_front, b->n_front);
+    /* Fronts as sets: every member of one is in the other. */
+    for (size_t i = 0; i < a->n_front; i++) {
+        bool found = false;
+        for (size_t j = 0; j < b->n_front && !found; j++)
+            found = a->front[i].index == b->front[j].index;
+        assert_true(found);
+    }
+}
+
+/* Pruned and exhaustive searches agree (top N, front, counts of runnable). */
+static void compare_pruned_exhaustive(const struct setup *s, struct plan_spec *spec)
+{
+    build(s, spec);
+    assert_true(space.candidates > 0 && space.candidates < 400000);
+    spec->exhaustive = true;
+    run(spec, &res_a);
+    spec->exhaustive = false;
+    run(spec, &res_b);
+    assert_true(res_a.n_top > 0);
+    /* The pruned search really cut something. */
+    assert_true(res_b.counts.evaluated < res_a.counts.evaluated);
+    assert_int_equal(res_a.counts.candidates, res_b.counts.candidates);
+    assert_same_answer(&res_a, &res_b);
+    plan_result_free(&res_a);
+    plan_result_free(&res_b);
+}
+
+static void test_pruning_safe_default(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct plan_spec spec;
+    load("scenarios/presets/default.yaml", &s);
+    plan_spec_init(&spec);
+    spec.top = 20;
+    char err[256];
+    /* A few thousand candidates: micro-batches cut to three values. */
+    assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2,4", err, sizeof err));
+    pin_optional(&spec);
+    compare_pruned_exhaustive(&s, &spec);
+    assert_true(plan_spec_objective(&spec, "usd_total", err, sizeof err));
+    compare_pruned_exhaustive(&s, &spec);
+}
+
+static void test_pruning_safe_tight_memory(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct plan_spec spec;
+    char err[256];
+    tight_setup(&s);
+    for (int objective = 0; objective < 3; objective++) {
+        plan_spec_init(&spec);
+        spec.top = 10;
+        assert_true(plan_spec_vary(&spec, "cluster.node.accelerator=a100-sxm-80gb,h100-sxm",
+                                   err, sizeof err));
+        assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2", err, sizeof err));
+        if (fields_find(setup_fields(), "training.context_parallel")) {
+            /* Context parallelism joins the pruning check on a smaller space. */
+            assert_true(plan_spec_vary(&spec, "training.context_parallel=1,2", err, sizeof err));
+            assert_true(plan_spec_vary(&spec, "training.pipeline_parallel=1,2,4,8", err,
+                                       sizeof err));
+        }
+        static const char *const names[] = {"tokens_per_s", "days", "energy_mwh"};
+        assert_true(plan_spec_objective(&spec, names[objective], err, sizeof err));
+        compare_pruned_exhaustive(&s, &spec);
+    }
+    /* Memory really pruned here. */
+    build(&s, &spec);
+    run(&spec, &res_a);
+    assert_true(res_a.counts.memory_cut > 0);
+    plan_result_free(&res_a);
+}
+
+static void test_threads_same_answer(void **state)
+{
+    (void)state;
+    struct plan_spec spec;
+    gpt3_spec(&spec, 25, NULL);
+    spec.threads = 1;
+    run(&spec, &res_a);
+    spec.threads = 2;
+    run(&spec, &res_b);
+    assert_same_answer(&res_a, &res_b);
+    assert_int_equal(res_a.counts.evaluated, res_b.counts.evaluated);
+    plan_result_free(&res_b);
+    spec.threads = 5;
+    run(&spec, &res_b);
+    assert_same_answer(&res_a, &res_b);
+    plan_result_free(&res_a);
+    plan_result_free(&res_b);
+}
+
+/* Three shards written as partial results, read back and merged, give the
+ * single run's answer. */
+static void test_shards_merge(void **state)
+{
+    (void)state;
+    struct plan_spec spec;
+    char err[1024];
+    gpt3_spec(&spec, 15, "cluster.nodes=96,128");
+    run(&spec, &res_a);
+    memset(&res_b, 0, sizeof res_b);
+    for (int i = 0; i < 3; i++) {
+        struct plan_spec part = spec;
+        part.shard_index = i;
+        part.shard_count = 3;
+        struct plan_result *r = calloc(1, sizeof *r);
+        assert_non_null(r);
+        run(&part, r);
+        char path[] = "/tmp/mlviz-plan-test-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        assert_true(plan_write_partial(f, &space, &part, r));
+        fclose(f);
+        struct plan_partial p;
+        if (!plan_read_partial(path, &p, err, sizeof err))
+            fail_msg("%s", err);
+        remove(path);
+        assert_int_equal(p.shard_index, i);
+        assert_int_equal(p.counts.candidates, r->counts.candidates);
+        res_b.counts.runnable += p.counts.runnable;
+        res_b.counts.better_than_base += p.counts.better_than_base;
+        for (size_t k = 0; k < p.n_top + p.n_front; k++) {
+            struct plan_entry e;
+            uint64_t idx = k < p.n_top ? p.top[k] : p.front[k - p.n_top];
+            assert_true(plan_eval_candidate(&space, cat, idx, &e));
+            assert_true(plan_result_add(&res_b, &spec, &e));
+        }
+        plan_partial_free(&p);
+        plan_result_free(r);
+        free(r);
+    }
+    assert_same_answer(&res_a, &res_b);
+    plan_result_free(&res_a);
+    plan_result_free(&res_b);
+}
+
+static void test_constraints(void **state)
+{
+    (void)state;
+    struct plan_spec spec;
+    char err[256];
+    gpt3_spec(&spec, 50, "cluster.nodes=64,128,256");
+    assert_true(plan_spec_max(&spec, "devices=1024", err, sizeof err));
+    assert_true(plan_spec_max(&spec, "usd_per_hour=2110", err, sizeof err));
+    run(&spec, &res_a);
+    assert_true(res_a.n_top > 0);
+    assert_true(res_a.counts.constraint_cut > 0);
+    for (int i = 0; i < res_a.n_top; i++) {
+        assert_true(res_a.top[i].fig[PLAN_DEVICES] <= 1024);
+        assert_true(res_a.top[i].fig[PLAN_USD_PER_HOUR] <= 2110);
+    }
+    for (size_t i = 0; i < res_a.n_front; i++)
+        assert_true(res_a.front[i].fig[PLAN_DEVICES] <= 1024);
+    plan_result_free(&res_a);
+    /* Nothing can meet an impossible limit. */
+    assert_true(plan_spec_max(&spec, "days=0.001", err, sizeof err));
+    run(&spec, &res_a);
+    assert_int_equal(res_a.n_top, 0);
+    assert_int_equal(res_a.n_front, 0);
+    plan_result_free(&res_a);
+}
+
+/* The front: no member is dominated by any runnable candidate of the top
+ * list, and every member is mutually non-dominated. */
+static void test_front_non_dominated(void **state)
+{
+    (void)state;
+    struct plan_spec spec;
+    gpt3_spec(&spec, 200, "cluster.nodes=32..256");
+    run(&spec, &res_a);
+    assert_true(res_a.n_front >= 2);
+    static const int axes[] = {PLAN_DAYS, PLAN_USD_TOTAL, PLAN_ENERGY_MWH};
+    for (size_t i = 0; i < res_a.n_front; i++)
+        for (int j = 0; j < res_a.n_top; j++) {
+            const struct plan_entry *f = &res_a.front[i], *t = &res_a.top[j];
+            bool all_le = true, one_lt = false;
+            for (int k = 0; k < 3; k++) {
+                all_le = all_le && t->fig[axes[k]] <= f->fig[axes[k]];
+                one_lt = one_lt || t->fig[axes[k]] < f->fig[axes[k]];
+            }
+            assert_false(all_le && one_lt);
+        }
+    plan_result_free(&res_a);
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    struct plan_spec spec;
+    struct setup s;
+    char err[1200];
+    plan_spec_init(&spec);
+    assert_false(plan_spec_objective(&spec, "speed", err, sizeof err));
+    assert_non_null(strstr(err, "--objective"));
+    assert_false(plan_spec_max(&spec, "devics=3", err, sizeof err));
+    assert_non_null(strstr(err, "did you mean 'devices'"));
+    assert_false(plan_spec_max(&spec, "days=-1", err, sizeof err));
+    assert_false(plan_spec_max(&spec, "days", err, sizeof err));
+    assert_false(plan_spec_vary(&spec, "cluster.nodes", err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "cluster.nodes=1,2", err, sizeof err));
+    assert_false(plan_spec_vary(&spec, "cluster.nodes=4", err, sizeof err)); /* twice */
+    setup_defaults(&s);
+    static const char *const bad[][2] = {
+        {"training.tensor_paralel=2", "did you mean 'training.tensor_parallel'"},
+        {"cluster.nodes=0..4", "--vary cluster.nodes"},
+        {"cluster.nodes=8..2", "lo <= hi"},
+        {"cluster.nodes=1..8+0", "lo..hi+step"},
+        {"cluster.node.accelerator=h100-sxn", "did you mean 'h100-sxm'"},
+        {"training.recompute=some", "--vary training.recompute"},
+        {"cluster.nodes=1..100000+1", "at most 64 values"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        plan_spec_init(&spec);
+        assert_true(plan_spec_vary(&spec, bad[i][0], err, sizeof err));
+        if (plan_space_build(&space, &s, &spec, cat, err, sizeof err))
+            fail_msg("accepted --vary %s", bad[i][0]);
+        if (!strstr(err, bad[i][1]))
+            fail_msg("--vary %s: '%s' lacks '%s'", bad[i][0], err, bad[i][1]);
+    }
+}
+
+/* Partial files are input: every defect is refused with file:line. */
+static void test_bad_partials(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        {"", ":1: not a partial"},
+        {"mlviz-plan-partial 1\nshard 3 2\n", ":2: expected 'shard I N'"},
+        {"mlviz-plan-partial 1\nshard 0 1\nobjective speed\n", ":3: --objective"},
+        {"mlviz-plan-partial 1\nshard 0 1\ntop 0\n", ":3: top must be"},
+        {"mlviz-plan-partial 1\nshard 0 1\nbogus\n", ":3: unknown line"},
+        {"mlviz-plan-partial 1\nshard 0 1\nsetup 99999999\n", ":3: setup length"},
+        {"mlviz-plan-partial 1\nshard 0 1\nsetup 2\nx\ntop-entries 1\nabc\n",
+         ":6: expected a candidate number"},
+        {"mlviz-plan-partial 1\nshard 0 1\nsetup 2\nx\ntop-entries 0\nfront-entries 0\n",
+         ":6: expected 'end'"},
+        {"mlviz-plan-partial 1\nshard 0 1\ncounts 1 2 3\n", ":3: counts takes 7"},
+    };
+    char err[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[] = "/tmp/mlviz-plan-bad-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        fputs(bad[i][0], f);
+        fclose(f);
+        struct plan_partial p;
+        bool ok = plan_read_partial(path, &p, err, sizeof err);
+        remove(path);
+        if (ok)
+            fail_msg("accepted partial %zu", i);
+        if (!strstr(err, bad[i][1]))
+            fail_msg("partial %zu: '%s' lacks '%s'", i, err, bad[i][1]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pruning_safe_default),
+        cmocka_unit_test(test_pruning_safe_tight_memory),
+        cmocka_unit_test(test_threads_same_answer),
+        cmocka_unit_test(test_shards_merge),
+        cmocka_unit_test(test_constraints),
+        cmocka_unit_test(test_front_non_dominated),
+        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_bad_partials),
+    };
+    return cmocka_run_group_tests(tests, load_catalog, free_catalog);
+}

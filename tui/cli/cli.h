@@ -1,0 +1,91 @@
+/* cli: the headless commands of mlviz and what they share.
+ *
+ * Exit status: 0 success, 1 runtime or script error, 2 usage or input error.
+ * Data goes to stdout, messages to stderr. */
+#ifndef MLVIZ_CLI_H
+#define MLVIZ_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "catalog.h"
+#include "setup.h"
+
+/* EXIT_CANNOT_RUN: `mlviz eval --strict` on a setup that does not fit or cannot be cooled. */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_CANNOT_RUN = 3 };
+
+/* Options every command understands. */
+struct cli_common {
+    const char *catalog_dir; /* --catalog DIR */
+    int format;              /* enum output_format, --format */
+};
+
+/* Print "mlviz: " + message to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Load the catalog from the standard places plus --catalog; prints the error. */
+struct catalog *cli_load_catalog(const char *extra_dir);
+
+/* A setup argument may be a file path or the name of a shipped preset
+ * ("default", "gpt3-175b"). Writes the path to use into buf. */
+void cli_setup_path(const char *arg, char *buf, size_t len);
+/* Load and resolve a setup named on the command line; prints the error. */
+bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
+                    struct resolved *r);
+
+/* What a command line may change in a setup it loads: --set PATH=VALUE
+ * (repeatable, applied in order through the field table) and, for eval,
+ * --model CONFIG.json|NAME (a Hugging Face config as the model). */
+enum { CLI_MAX_SETS = 256 };
+struct cli_setup_args {
+    const char *sets[CLI_MAX_SETS];
+    int n_sets;
+    const char *model;
+};
+/* --set at argv[*i]: 1 when consumed, 0 when not --set, -1 on error (printed). */
+int cli_set_option(int argc, char **argv, int *i, struct cli_setup_args *a);
+/* Apply one "PATH=VALUE"; false with the message naming the argument printed. */
+bool cli_apply_set(struct setup *s, const char *arg);
+/* cli_load_setup with --set and --model applied before the cross-checks.
+ * ARG "-" reads the setup from standard input (64 MiB at most). */
+bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a,
+                         const struct catalog *cat, struct setup *s, struct resolved *r);
+
+/* Parse a common option at argv[*i] (--catalog, --format, their = forms).
+ * Returns 1 when consumed, 0 when not a common option, -1 on error (printed). */
+int cli_common_option(int argc, char **argv, int *i, struct cli_common *c);
+
+/* Value of an option written "--name VALUE" or "--name=VALUE"; advances *i.
+ * A missing value is reported here and returned as "". */
+const char *cli_option_value(int argc, char **argv, int *i, const char *name);
+/* False (with a message naming the option, printed once) when the value of
+ * `name` is missing or empty. */
+bool cli_value_given(const char *name, const char *v);
+/* A whole decimal number min..max for option `name` (digits only: no sign,
+ * no spaces, no overflow); false with a message naming the option. */
+bool cli_parse_count(const char *name, const char *v, unsigned long long min,
+                     unsigned long long max, unsigned long long *out);
+
+int cmd_catalog(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_collective(int argc, char **argv);
+int cmd_fields(int argc, char **argv);
+int cmd_sim(int argc, char **argv);       /* tui/cli/cmd_sim.c */
+int cmd_plan(int argc, char **argv);      /* tui/cli/cmd_plan.c */
+int cmd_run(int argc, char **argv);       /* tui/cli/cmd_lua.c */
+int cmd_play(int argc, char **argv);      /* tui/cli/cmd_lua.c */
+int cmd_lesson(int argc, char **argv);    /* tui/cli/cmd_lesson.c */
+int cmd_scenarios(int argc, char **argv); /* tui/cli/cmd_lua.c */
+int cmd_probe(int argc, char **argv);     /* tui/cli/cmd_probe.c */
+int tui_main(int argc, char **argv);      /* tui/app.c: the interactive front end */
+
+struct luahost;
+/* tui/app.c: play a loaded scenario in the interactive view (mlviz play).
+ * `argc/argv` are the TUI options left after the Lua options were taken.
+ * The presenter may restart the scenario with other parameters, which
+ * replaces *host (the caller frees whatever *host is at the end). Returns
+ * the exit status. */
+int tui_play(struct luahost **host, const char *script_path, int argc, char **argv);
+
+#endif

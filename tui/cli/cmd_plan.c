@@ -1,0 +1,613 @@
+/* cmd_plan: `mlviz plan`, the search over layouts and hardware (engine/plan/plan.h),
+ * its shards and their merge, progress on stderr, and the output forms. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "plan.h"
+#include "report.h"
+
+static const char usage[] =
+    "mlviz plan FILE|PRESET [--objective tokens_per_s|days|usd_total|energy_mwh|mfu]\n"
+    "           [--top N] [--vary PATH=a,b,c|PATH=lo..hi[+step]]... [--max FIGURE=V]...\n"
+    "           [--pareto] [--threads N] [--shard I/N] [--write-best FILE] [--write-top DIR]\n"
+    "           [--quiet] [--format text|csv|json] [--catalog DIR]\n"
+    "       mlviz plan --merge PARTIAL... [same output options]";
+
+struct plan_cli {
+    struct cli_common common;
+    struct plan_spec spec;
+    const char *setup_arg;
+    const char *write_best, *write_top;
+    bool pareto, quiet, sharded, merge, threads_given;
+    const char *files[1024];
+    int n_files;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- progress ------------------------------------------------------------------- */
+
+struct progress_ctx {
+    double start;
+    bool shown;
+};
+
+static void show_progress(void *ctx, const struct plan_progress *p)
+{
+    struct progress_ctx *pc = ctx;
+    double elapsed = now_s() - pc->start;
+    if (elapsed < 1.0 || p->total == 0)
+        return;
+    uint64_t done = __atomic_load_n(&p->done, __ATOMIC_RELAXED);
+    double share = (double)done / (double)p->total;
+    double rate = done / elapsed;
+    double left = rate > 0 ? (double)(p->total - done) / rate : 0;
+    char bar[31];
+    int filled = (int)(share * 30);
+    for (int i = 0; i < 30; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[30] = '\0';
+    char a[32], b[32], r[32], t[32];
+    format_si(a, sizeof a, (double)done, "");
+    format_si(b, sizeof b, (double)p->total, "");
+    format_si(r, sizeof r, rate, "/s");
+    format_duration(t, sizeof t, left);
+    fprintf(stderr, "\r[%s] %3.0f%% %s of %s candidates, %s, %s left  ", bar, 100 * share, a, b,
+            r, t);
+    fflush(stderr);
+    pc->shown = true;
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+static bool parse_int(const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Returns EXIT_OK to go on, else the exit status. */
+static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
+{
+    char err[1200];
+    plan_spec_init(&pc->spec);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    pc->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        long n;
+        int k = cli_common_option(argc, argv, &i, &pc->common);
+        if (k < 0)
+            return EXIT_USAGE;
+        if (k > 0)
+            continue;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: %s\n", usage);
+            return -1;
+        }
+        if (strcmp(argv[i], "--pareto") == 0) {
+            pc->pareto = true;
+        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            pc->quiet = true;
+        } else if (strcmp(argv[i], "--merge") == 0) {
+            pc->merge = true;
+        } else if (strcmp(argv[i], "--exhaustive") == 0) {
+            pc->spec.exhaustive = true;
+        } else if ((v = cli_option_value(argc, argv, &i, "--objective"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            if (!plan_spec_objective(&pc->spec, v, err, sizeof err)) {
+                cli_error("%s", err);
+                return EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--top"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            if (!parse_int(v, 1, PLAN_TOP_MAX, &n)) {
+                cli_error("--top must be a whole number from 1 to %d (got '%s')", PLAN_TOP_MAX,
+                          v);
+                return EXIT_USAGE;
+            }
+            pc->spec.top = (int)n;
+        } else if ((v = cli_option_value(argc, argv, &i, "--threads"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            if (!parse_int(v, 1, 64, &n)) {
+                cli_error("--threads must be a whole number from 1 to 64 (got '%s')", v);
+                return EXIT_USAGE;
+            }
+            pc->spec.threads = (int)n;
+            pc->threads_given = true;
+        } else if ((v = cli_option_value(argc, argv, &i, "--vary"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            if (!plan_spec_vary(&pc->spec, v, err, sizeof err)) {
+                cli_error("%s", err);
+                return EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--max"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            if (!plan_spec_max(&pc->spec, v, err, sizeof err)) {
+                cli_error("%s", err);
+                return EXIT_USAGE;
+            }
+        } else if ((v = cli_option_value(argc, argv, &i, "--shard"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            int si, sn;
+            char extra;
+            if (sscanf(v, "%d/%d%c", &si, &sn, &extra) != 2 || sn < 1 || sn > 1000000 ||
+                si < 0 || si >= sn) {
+                cli_error("--shard must be I/N with 0 <= I < N <= 1000000, e.g. --shard 0/4 "
+                          "(got '%s')",
+                          v);
+                return EXIT_USAGE;
+            }
+            pc->spec.shard_index = si;
+            pc->spec.shard_count = sn;
+            pc->sharded = true;
+        } else if ((v = cli_option_value(argc, argv, &i, "--write-best"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            pc->write_best = v;
+        } else if ((v = cli_option_value(argc, argv, &i, "--write-top"))) {
+            if (!v[0])
+                return EXIT_USAGE;
+            pc->write_top = v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("unknown option '%s' (usage: mlviz plan --help)", argv[i]);
+            return EXIT_USAGE;
+        } else if (pc->n_files < (int)(sizeof pc->files / sizeof pc->files[0])) {
+            pc->files[pc->n_files++] = argv[i];
+        } else {
+            cli_error("too many arguments");
+            return EXIT_USAGE;
+        }
+    }
+    if (pc->merge) {
+        if (pc->n_files == 0) {
+            cli_error("--merge needs the partial result files of every shard");
+            return EXIT_USAGE;
+        }
+        if (pc->sharded || pc->spec.n_vary || pc->spec.n_maxes) {
+            cli_error("--merge takes the space from the partial files: drop --shard, --vary "
+                      "and --max");
+            return EXIT_USAGE;
+        }
+        return EXIT_OK;
+    }
+    if (pc->n_files != 1) {
+        cli_error(pc->n_files ? "plan takes one setup (got '%s' too)" : "plan needs a setup%s",
+                  pc->n_files ? pc->files[1] : " (usage: mlviz plan FILE|PRESET [options])");
+        return EXIT_USAGE;
+    }
+    if (pc->sharded && (pc->write_best || pc->write_top)) {
+        cli_error("--shard writes a partial result; use --write-best/--write-top with --merge");
+        return EXIT_USAGE;
+    }
+    pc->setup_arg = pc->files[0];
+    return EXIT_OK;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+enum { CHANGES_LEN = 2048 };
+
+static const int shown_figures[] = {PLAN_TOKENS_PER_S, PLAN_DAYS,        PLAN_USD_TOTAL,
+                                    PLAN_ENERGY_MWH,   PLAN_MFU,         PLAN_USD_PER_HOUR,
+                                    PLAN_FACILITY_KW,  PLAN_MEMORY_GB,   PLAN_DEVICES,
+                                    PLAN_STEP_TIME_S};
+enum { SHOWN = sizeof shown_figures / sizeof shown_figures[0] };
+
+static void text_row(FILE *out, const char *rank, const struct plan_entry *e, const char *changes)
+{
+    char tok[32], usd[32];
+    format_si(tok, sizeof tok, e->fig[PLAN_TOKENS_PER_S], "");
+    format_si(usd, sizeof usd, e->fig[PLAN_USD_TOTAL], "");
+    fprintf(out, "%5s %9s %8.1f %9s %9.0f %5.1f%% %6.0f %6.1f %6.0f  %s\n", rank, tok,
+            e->fig[PLAN_DAYS], usd, e->fig[PLAN_ENERGY_MWH], 100 * e->fig[PLAN_MFU],
+            e->fig[PLAN_DEVICES], e->fig[PLAN_MEMORY_GB], e->fig[PLAN_FACILITY_KW],
+            changes[0] ? changes : "(the setup as it is)");
+}
+
+static void text_header(FILE *out)
+{
+    fprintf(out, "%5s %9s %8s %9s %9s %6s %6s %6s %6s  %s\n", "rank", "tokens/s", "days", "USD",
+            "MWh", "MFU", "devs", "mem GB", "kW", "changes");
+}
+
+static void csv_line(FILE *out, const char *section, int rank, const struct plan_entry *e,
+                     const char *changes)
+{
+    struct csv_row row;
+    csv_row_begin(&row, out);
+    csv_row_field(&row, section);
+    if (rank > 0)
+        csv_row_number(&row, rank, 9);
+    else
+        csv_row_field(&row, "");
+    for (int i = 0; i < SHOWN; i++)
+        csv_row_number(&row, e->fig[shown_figures[i]], 9);
+    csv_row_field(&row, changes);
+    csv_row_end(&row);
+}
+
+static void json_entry(struct json_writer *w, const struct plan_space *sp, int rank,
+                       const struct plan_entry *e, bool with_changes)
+{
+    json_open(w, NULL, false);
+    if (rank > 0)
+        json_key_num(w, "rank", rank);
+    for (int i = 0; i < SHOWN; i++)
+        json_key_num(w, plan_figure_names[shown_figures[i]], e->fig[shown_figures[i]]);
+    if (with_changes) {
+        struct setup s;
+        plan_space_setup(sp, e->index, &s);
+        int dims[PLAN_DIMS_MAX];
+        int n = plan_space_changed(sp, &s, dims);
+        json_open(w, "changes", false);
+        for (int i = 0; i < n; i++) {
+            const struct field *f = sp->dims[dims[i]].field;
+            char now[FIELD_STR_LEN + 8];
+            fields_format(f, &s, now, sizeof now);
+            json_key_str(w, f->path, now);
+        }
+        json_close(w, false);
+    }
+    json_close(w, false);
+}
+
+static int front_order(const void *a, const void *b)
+{
+    const struct plan_entry *x = a, *y = b;
+    if (x->fig[PLAN_DAYS] != y->fig[PLAN_DAYS])
+        return x->fig[PLAN_DAYS] < y->fig[PLAN_DAYS] ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
+}
+
+static void write_result(FILE *out, int format, const struct plan_space *sp,
+                         const struct plan_spec *spec, struct plan_result *r, bool pareto)
+{
+    char changes[CHANGES_LEN];
+    if (r->n_front > 1)
+        qsort(r->front, r->n_front, sizeof *r->front, front_order);
+    const struct plan_counts *c = &r->counts;
+    uint64_t base_rank = r->base_runnable ? c->better_than_base + 1 : 0;
+    if (format == FORMAT_JSON) {
+        struct json_writer w;
+        json_begin(&w, out, true);
+        json_key_str(&w, "setup", sp->base.name);
+        json_key_str(&w, "objective", plan_figure_names[spec->objective]);
+        json_key_uint(&w, "candidates", c->candidates);
+        json_key_uint(&w, "evaluated", c->evaluated);
+        json_key_uint(&w, "runnable", c->runnable);
+        json_open(&w, "pruned", false);
+        json_key_uint(&w, "invalid", c->invalid);
+        json_key_uint(&w, "memory", c->memory_cut);
+        json_key_uint(&w, "constraint", c->constraint_cut);
+        json_close(&w, false);
+        json_open(&w, "base", false);
+        json_key_bool(&w, "runnable", r->base_runnable);
+        if (r->base_runnable)
+            json_key_uint(&w, "rank", base_rank);
+        for (int i = 0; i < SHOWN; i++)
+            json_key_num(&w, plan_figure_names[shown_figures[i]], r->base.fig[shown_figures[i]]);
+        json_close(&w, false);
+        json_open(&w, "top", true);
+        for (int i = 0; i < r->n_top; i++)
+            json_entry(&w, sp, i + 1, &r->top[i], true);
+        json_close(&w, true);
+        if (pareto) {
+            json_open(&w, "front", true);
+            for (size_t i = 0; i < r->n_front; i++)
+                json_entry(&w, sp, 0, &r->front[i], true);
+            json_close(&w, true);
+        }
+        json_finish(&w);
+        return;
+    }
+    if (format == FORMAT_CSV) {
+        struct csv_row head;
+        csv_row_begin(&head, out);
+        csv_row_field(&head, "section");
+        csv_row_field(&head, "rank");
+        for (int i = 0; i < SHOWN; i++)
+            csv_row_field(&head, plan_figure_names[shown_figures[i]]);
+        csv_row_field(&head, "changes");
+        csv_row_end(&head);
+        csv_line(out, "base", (int)base_rank, &r->base, "");
+        for (int i = 0; i < r->n_top; i++) {
+            plan_space_changes(sp, r->top[i].index, changes, sizeof changes);
+            csv_line(out, "top", i + 1, &r->top[i], changes);
+        }
+        for (size_t i = 0; pareto && i < r->n_front; i++) {
+            plan_space_changes(sp, r->front[i].index, changes, sizeof changes);
+            csv_line(out, "front", 0, &r->front[i], changes);
+        }
+        return;
+    }
+    char a[32], b[32];
+    format_si(a, sizeof a, (double)c->candidates, "");
+    format_si(b, sizeof b, (double)c->evaluated, "");
+    fprintf(out, "plan for %s: %s candidates, %s evaluated, %llu runnable\n", sp->base.name, a, b,
+            (unsigned long long)c->runnable);
+    fprintf(out, "objective: %s (%s is better)\n", plan_figure_names[spec->objective],
+            plan_figure_maximized(spec->objective) ? "higher" : "lower");
+    for (int i = 0; i < spec->n_maxes; i++)
+        fprintf(out, "limit: %s\n", spec->maxes[i]);
+    fputc('\n', out);
+    text_header(out);
+    for (int i = 0; i < r->n_top; i++) {
+        char rank[16];
+        snprintf(rank, sizeof rank, "%d", i + 1);
+        plan_space_changes(sp, r->top[i].index, changes, sizeof changes);
+        text_row(out, rank, &r->top[i], changes);
+    }
+    if (r->n_top == 0)
+        fprintf(out, "  (no runnable configuration in this space)\n");
+    if (r->base_runnable) {
+        char rank[24];
+        snprintf(rank, sizeof rank, "%llu", (unsigned long long)base_rank);
+        fprintf(out, "\nyour setup ranks %s of %llu:\n", rank, (unsigned long long)c->runnable);
+        text_row(out, rank, &r->base, "");
+    } else {
+        fprintf(out, "\nyour setup cannot run as it is\n");
+    }
+    if (pareto) {
+        fprintf(out, "\nPareto front over days, USD and MWh (%zu configurations):\n",
+                r->n_front);
+        text_header(out);
+        for (size_t i = 0; i < r->n_front; i++) {
+            plan_space_changes(sp, r->front[i].index, changes, sizeof changes);
+            text_row(out, "-", &r->front[i], changes);
+        }
+    }
+}
+
+/* Writes candidate `index` as a setup file. */
+static bool write_setup_file(const char *path, const struct plan_space *sp, uint64_t index,
+                             int rank)
+{
+    struct setup s;
+    plan_space_setup(sp, index, &s);
+    snprintf(s.name, sizeof s.name, "plan #%d: %.40s", rank, sp->base.name);
+    enum { YAML_LEN = 64 << 10 };
+    char *yaml = malloc(YAML_LEN);
+    if (!yaml)
+        return false;
+    setup_write_yaml(&s, yaml, YAML_LEN);
+    FILE *f = fopen(path, "w");
+    bool ok = f && fputs(yaml, f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = false;
+    free(yaml);
+    if (!ok)
+        cli_error("%s: cannot write: %s", path, strerror(errno));
+    return ok;
+}
+
+static bool write_files(const struct plan_cli *pc, const struct plan_space *sp,
+                        const struct plan_result *r)
+{
+    if ((pc->write_best || pc->write_top) && r->n_top == 0) {
+        cli_error("no runnable configuration: nothing to write");
+        return false;
+    }
+    if (pc->write_best && !write_setup_file(pc->write_best, sp, r->top[0].index, 1))
+        return false;
+    if (pc->write_top) {
+        if (mkdir(pc->write_top, 0777) != 0 && errno != EEXIST) {
+            cli_error("--write-top %s: %s", pc->write_top, strerror(errno));
+            return false;
+        }
+        for (int i = 0; i < r->n_top; i++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/rank-%02d.yaml", pc->write_top, i + 1);
+            if (!write_setup_file(path, sp, r->top[i].index, i + 1))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* ---- merge ------------------------------------------------------------------------- */
+
+static bool same_spec(const struct plan_spec *a, const struct plan_spec *b)
+{
+    if (a->objective != b->objective || a->top != b->top || a->n_vary != b->n_vary ||
+        a->n_maxes != b->n_maxes || a->shard_count != b->shard_count)
+        return false;
+    for (int i = 0; i < a->n_vary; i++)
+        if (strcmp(a->vary[i], b->vary[i]) != 0)
+            return false;
+    for (int i = 0; i < a->n_maxes; i++)
+        if (strcmp(a->maxes[i], b->maxes[i]) != 0)
+            return false;
+    return true;
+}
+
+static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan_space *sp)
+{
+    char err[1200];
+    struct plan_partial first, p;
+    if (!plan_read_partial(pc->files[0], &first, err, sizeof err)) {
+        cli_error("%s", err);
+        return EXIT_USAGE;
+    }
+    int n = first.shard_count;
+    if (pc->n_files != n) {
+        cli_error("--merge: %s is one of %d shards but %d file%s given", pc->files[0], n,
+                  pc->n_files, pc->n_files == 1 ? " was" : "s were");
+        plan_partial_free(&first);
+        return EXIT_USAGE;
+    }
+    struct setup base;
+    if (!setup_load_string(&base, pc->files[0], first.setup_yaml, cat, err, sizeof err)) {
+        cli_error("%s (the setup inside the partial result)", err);
+        plan_partial_free(&first);
+        return EXIT_USAGE;
+    }
+    pc->spec = first.spec;
+    pc->spec.shard_index = 0;
+    pc->spec.shard_count = 1;
+    if (!plan_space_build(sp, &base, &first.spec, cat, err, sizeof err)) {
+        cli_error("%s: %s", pc->files[0], err);
+        plan_partial_free(&first);
+        return EXIT_USAGE;
+    }
+    bool *seen = calloc((size_t)n, sizeof *seen);
+    struct plan_result *r = calloc(1, sizeof *r);
+    int rc = seen && r ? EXIT_OK : EXIT_RUNTIME;
+    for (int i = 0; rc == EXIT_OK && i < n; i++) {
+        if (i > 0 && !plan_read_partial(pc->files[i], &p, err, sizeof err)) {
+            cli_error("%s", err);
+            rc = EXIT_USAGE;
+            break;
+        }
+        struct plan_partial *q = i == 0 ? &first : &p;
+        if (i > 0 && (!same_spec(&first.spec, &q->spec) ||
+                      strcmp(first.setup_yaml, q->setup_yaml) != 0)) {
+            cli_error("%s: not from the same search as %s (setup or options differ)",
+                      pc->files[i], pc->files[0]);
+            rc = EXIT_USAGE;
+        } else if (seen[q->shard_index]) {
+            cli_error("%s: shard %d/%d is given twice", pc->files[i], q->shard_index, n);
+            rc = EXIT_USAGE;
+        } else {
+            seen[q->shard_index] = true;
+            struct plan_counts *c = &r->counts;
+            c->candidates += q->counts.candidates;
+            c->invalid += q->counts.invalid;
+            c->memory_cut += q->counts.memory_cut;
+            c->constraint_cut += q->counts.constraint_cut;
+            c->evaluated += q->counts.evaluated;
+            c->runnable += q->counts.runnable;
+            c->better_than_base += q->counts.better_than_base;
+            for (int pass = 0; pass < 2 && rc == EXIT_OK; pass++) {
+                const uint64_t *idx = pass ? q->front : q->top;
+                size_t cnt = pass ? q->n_front : q->n_top;
+                for (size_t k = 0; k < cnt; k++) {
+                    struct plan_entry e;
+                    if (idx[k] >= sp->candidates || !plan_eval_candidate(sp, cat, idx[k], &e)) {
+                        cli_error("%s: candidate %llu is not a runnable configuration of this "
+                                  "space",
+                                  pc->files[i], (unsigned long long)idx[k]);
+                        rc = EXIT_USAGE;
+                        break;
+                    }
+                    if (!plan_result_add(r, &pc->spec, &e))
+                        rc = EXIT_RUNTIME;
+                }
+            }
+        }
+        if (i > 0)
+            plan_partial_free(&p);
+    }
+    if (rc == EXIT_OK) {
+        r->base_runnable = plan_eval_setup(&base, cat, &r->base);
+        write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto);
+        if (!write_files(pc, sp, r))
+            rc = EXIT_RUNTIME;
+    }
+    if (r)
+        plan_result_free(r);
+    free(r);
+    free(seen);
+    plan_partial_free(&first);
+    return rc;
+}
+
+/* ---- the command ------------------------------------------------------------------- */
+
+int cmd_plan(int argc, char **argv)
+{
+    struct plan_cli *pc = calloc(1, sizeof *pc);
+    struct plan_space *sp = calloc(1, sizeof *sp);
+    struct plan_result *r = calloc(1, sizeof *r);
+    struct catalog *cat = NULL;
+    int rc = EXIT_RUNTIME;
+    if (!pc || !sp || !r) {
+        cli_error("out of memory");
+        goto out;
+    }
+    rc = parse_plan_args(argc, argv, pc);
+    if (rc < 0) {
+        rc = EXIT_OK; /* --help */
+        goto out;
+    }
+    if (rc != EXIT_OK)
+        goto out;
+    cat = cli_load_catalog(pc->common.catalog_dir);
+    if (!cat) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (pc->merge) {
+        rc = run_merge(pc, cat, sp);
+        goto out;
+    }
+    struct setup base;
+    struct resolved res;
+    if (!cli_load_setup(pc->setup_arg, cat, &base, &res)) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    char err[1200];
+    if (!plan_space_build(sp, &base, &pc->spec, cat, err, sizeof err)) {
+        cli_error("%s", err);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    struct progress_ctx prog = {now_s(), false};
+    bool show = !pc->quiet && isatty(STDERR_FILENO);
+    if (!plan_run(sp, cat, &pc->spec, r, NULL, show ? show_progress : NULL, &prog, err,
+                  sizeof err)) {
+        cli_error("%s", err);
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    if (prog.shown)
+        fprintf(stderr, "\r%79s\r", "");
+    if (!pc->quiet && isatty(STDERR_FILENO))
+        fprintf(stderr, "mlviz: searched %llu candidates in %.2f s\n",
+                (unsigned long long)r->counts.candidates, now_s() - prog.start);
+    rc = EXIT_OK;
+    if (pc->sharded) {
+        if (!plan_write_partial(stdout, sp, &pc->spec, r)) {
+            cli_error("cannot write the partial result");
+            rc = EXIT_RUNTIME;
+        }
+        goto out;
+    }
+    write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto);
+    if (!write_files(pc, sp, r))
+        rc = EXIT_RUNTIME;
+out:
+    if (r)
+        plan_result_free(r);
+    free(r);
+    free(sp);
+    free(pc);
+    if (cat)
+        catalog_free(cat);
+    return rc;
+}

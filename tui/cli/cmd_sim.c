@@ -1,0 +1,439 @@
+/* cmd_sim: `mlviz sim`, the step loop run headless.
+ *
+ * Prints a summary (achieved vs analytic throughput, starvation, failures,
+ * restarts, checkpoints, throttling, energy) as text, CSV or JSON, or with
+ * --series the sampled time series as CSV (or inside the JSON). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "csv.h"
+#include "model.h"
+#include "report.h"
+#include "sim.h"
+
+/* The usage line, from the command table (tui/cli/commands.c). */
+static const char *sim_usage(void)
+{
+    static char usage[512];
+    if (!usage[0])
+        commands_usage("sim", usage, sizeof usage);
+    return usage;
+}
+
+/* Sample interval when --sample is not given: 1 s up to two hours, then a
+ * minute, so that a default series stays a few thousand rows. */
+#define SHORT_RUN_S 7200.0
+#define SHORT_SAMPLE_S 1.0
+#define LONG_SAMPLE_S 60.0
+/* Largest ring the CLI asks for (the sim keeps the newest samples). */
+#define MAX_CLI_SAMPLES ((size_t)1 << 22)
+
+struct sim_args {
+    struct cli_common c;
+    const char *setup;
+    const char *events;
+    struct cli_setup_args changes; /* --set */
+    double duration_s;
+    double sample_s;
+    double tick_s;
+    uint64_t seed;
+    bool series, jitter, failures, thermal;
+};
+
+/* Limits of the options, checked here so that a bad value is a usage error
+ * naming the option. The tick range is the step loop's (engine/sim/sim.h). */
+#define MAX_DURATION_S 1e9
+#define MIN_TICK_S 1e-6
+#define MAX_TICK_S 60.0
+#define MAX_SEED 18446744073709551615ULL
+
+/* A time option in [min_s, max_s]; min_s 0 allows zero. */
+static bool parse_time(const char *opt, const char *v, double *out, double min_s, double max_s,
+                       const char *range)
+{
+    if (!cli_value_given(opt, v))
+        return false;
+    double t;
+    if (!fields_parse_duration(v, &t) || !(min_s > 0 ? t >= min_s : t >= 0) || t > max_s) {
+        cli_error("%s must be a time %s such as 90s, 15m, 6h or 2d (got '%s')", opt, range, v);
+        return false;
+    }
+    *out = t;
+    return true;
+}
+
+static int parse(int argc, char **argv, struct sim_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->duration_s = 6 * 3600.0;
+    a->seed = 1;
+    a->jitter = a->failures = a->thermal = true;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int k = cli_common_option(argc, argv, &i, &a->c);
+        if (k < 0)
+            return EXIT_USAGE;
+        if (k > 0)
+            continue;
+        if ((k = cli_set_option(argc, argv, &i, &a->changes)) != 0) {
+            if (k < 0)
+                return EXIT_USAGE;
+            continue;
+        }
+        if ((v = cli_option_value(argc, argv, &i, "--duration"))) {
+            if (!parse_time("--duration", v, &a->duration_s, 0.0, MAX_DURATION_S,
+                            "from 0 to 1e9 s"))
+                return EXIT_USAGE;
+        } else if ((v = cli_option_value(argc, argv, &i, "--sample"))) {
+            if (!parse_time("--sample", v, &a->sample_s, MIN_TICK_S, MAX_DURATION_S,
+                            "from 1 us to 1e9 s"))
+                return EXIT_USAGE;
+        } else if ((v = cli_option_value(argc, argv, &i, "--tick"))) {
+            if (!parse_time("--tick", v, &a->tick_s, MIN_TICK_S, MAX_TICK_S,
+                            "from 1 us to 60 s"))
+                return EXIT_USAGE;
+        } else if ((v = cli_option_value(argc, argv, &i, "--seed"))) {
+            unsigned long long seed;
+            if (!cli_parse_count("--seed", v, 0, MAX_SEED, &seed))
+                return EXIT_USAGE;
+            a->seed = (uint64_t)seed;
+        } else if ((v = cli_option_value(argc, argv, &i, "--events"))) {
+            if (!cli_value_given("--events", v))
+                return EXIT_USAGE;
+            a->events = v;
+        } else if (strcmp(argv[i], "--series") == 0) {
+            a->series = true;
+        } else if (strcmp(argv[i], "--no-jitter") == 0) {
+            a->jitter = false;
+        } else if (strcmp(argv[i], "--no-failures") == 0) {
+            a->failures = false;
+        } else if (strcmp(argv[i], "--no-thermal") == 0) {
+            a->thermal = false;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: %s\n", sim_usage());
+            exit(EXIT_OK);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("unknown option '%s' (usage: %s)", argv[i], sim_usage());
+            return EXIT_USAGE;
+        } else if (a->setup) {
+            cli_error("unexpected argument '%s' (usage: %s)", argv[i], sim_usage());
+            return EXIT_USAGE;
+        } else {
+            a->setup = argv[i];
+        }
+    }
+    if (!a->setup) {
+        cli_error("missing setup file or preset (usage: %s)", sim_usage());
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* The numbers of the summary, computed once for all formats. */
+struct summary {
+    double tokens_per_s, raw_tokens_per_s, analytic_tokens_per_s, ratio, goodput;
+    double energy_kwh, avg_facility_kw;
+};
+
+static void summarize(const struct sim_counters *c, const struct model_report *o,
+                      struct summary *m)
+{
+    double t = c->time_s > 0 ? c->time_s : 1.0;
+    m->tokens_per_s = c->tokens / t;
+    double per_step = c->useful_steps > 0 ? c->tokens / (double)c->useful_steps : 0.0;
+    m->raw_tokens_per_s = per_step * (double)c->steps / t;
+    m->analytic_tokens_per_s = o->tokens_per_s;
+    m->ratio = o->tokens_per_s > 0 ? m->tokens_per_s / o->tokens_per_s : 0.0;
+    m->goodput = m->raw_tokens_per_s > 0 ? m->tokens_per_s / m->raw_tokens_per_s : 0.0;
+    m->energy_kwh = c->energy_j / 3.6e6;
+    m->avg_facility_kw = c->energy_j / t / 1000.0;
+}
+
+static void write_text(const struct setup *s, const struct sim_args *a,
+                       const struct sim_counters *c, const struct summary *m, size_t n_events)
+{
+    char dur[48], a1[48], a2[48], st[48], lost[48], ck[48], thr[48], pct[48];
+    char name[4 * FIELD_STR_LEN + 1];
+    format_printable(name, sizeof name, s->name);
+    format_duration(dur, sizeof dur, c->time_s);
+    format_si(a1, sizeof a1, m->tokens_per_s, "");
+    format_si(a2, sizeof a2, m->analytic_tokens_per_s, "");
+    format_duration(st, sizeof st, c->starved_s);
+    format_duration(lost, sizeof lost, c->lost_s);
+    format_duration(ck, sizeof ck, c->checkpoint_s);
+    format_duration(thr, sizeof thr, c->throttled_s);
+    double t = c->time_s > 0 ? c->time_s : 1.0;
+    printf("%s: simulated %s (seed %llu; jitter %s, failures %s, thermal %s; %zu event%s)%s\n",
+           name, dur, (unsigned long long)a->seed, a->jitter ? "on" : "off",
+           a->failures ? "on" : "off", a->thermal ? "on" : "off", n_events,
+           n_events == 1 ? "" : "s", c->stopped ? " - stopped by an event" : "");
+    format_percent(pct, sizeof pct, m->ratio);
+    /* A generic model counts samples (one "token" each). */
+    printf("  throughput   %s %s achieved vs %s analytic (%s)\n", a1,
+           s->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", a2, pct);
+    format_percent(pct, sizeof pct, m->goodput);
+    printf("  steps        %llu completed, %llu kept (goodput %s)\n",
+           (unsigned long long)c->steps, (unsigned long long)c->useful_steps, pct);
+    format_percent(pct, sizeof pct, c->starved_s / t);
+    printf("  starvation   %s waiting for data (%s of the time)\n", st, pct);
+    printf("  failures     %llu (%llu device, %llu node); %llu restart%s; %s lost to rollback "
+           "and restart\n",
+           (unsigned long long)c->failures, (unsigned long long)c->device_failures,
+           (unsigned long long)c->node_failures, (unsigned long long)c->restarts,
+           c->restarts == 1 ? "" : "s", lost);
+    printf("  checkpoints  %llu written; %s stalled writing them\n",
+           (unsigned long long)c->checkpoints, ck);
+    format_percent(pct, sizeof pct, c->throttled_s / t);
+    format_fixed(a1, sizeof a1, c->max_rack_temp_c, 1);
+    printf("  throttling   %s throttled (%s); hottest rack %s C\n", thr, pct, a1);
+    format_fixed(a1, sizeof a1, m->energy_kwh, 1);
+    format_fixed(a2, sizeof a2, m->avg_facility_kw, 2);
+    printf("  energy       %s kWh at the facility (%s kW average)\n", a1, a2);
+}
+
+static void json_summary(struct json_writer *w, const struct setup *s, const struct sim_args *a,
+                         const struct sim_counters *c, const struct summary *m, size_t n_events)
+{
+    json_key_str(w, "setup", s->name);
+    json_key_num(w, "duration_s", c->time_s);
+    json_key_uint(w, "seed", (unsigned long long)a->seed);
+    json_key_bool(w, "jitter", a->jitter);
+    json_key_bool(w, "failures_on", a->failures);
+    json_key_bool(w, "thermal", a->thermal);
+    json_key_uint(w, "events", (unsigned long long)n_events);
+    json_key_bool(w, "stopped", c->stopped);
+    json_key_num(w, "tokens_per_s", m->tokens_per_s);
+    json_key_num(w, "analytic_tokens_per_s", m->analytic_tokens_per_s);
+    json_key_num(w, "ratio", m->ratio);
+    json_key_num(w, "goodput", m->goodput);
+    json_key_num(w, "tokens", c->tokens);
+    json_key_uint(w, "steps", (unsigned long long)c->steps);
+    json_key_uint(w, "useful_steps", (unsigned long long)c->useful_steps);
+    json_key_num(w, "starved_s", c->starved_s);
+    json_key_uint(w, "failures", (unsigned long long)c->failures);
+    json_key_uint(w, "device_failures", (unsigned long long)c->device_failures);
+    json_key_uint(w, "node_failures", (unsigned long long)c->node_failures);
+    json_key_uint(w, "restarts", (unsigned long long)c->restarts);
+    json_key_uint(w, "checkpoints", (unsigned long long)c->checkpoints);
+    json_key_num(w, "checkpoint_s", c->checkpoint_s);
+    json_key_num(w, "lost_s", c->lost_s);
+    json_key_num(w, "throttled_s", c->throttled_s);
+    json_key_num(w, "max_rack_temp_c", c->max_rack_temp_c);
+    json_key_num(w, "energy_kwh", m->energy_kwh);
+    json_key_num(w, "avg_facility_kw", m->avg_facility_kw);
+}
+
+/* A 64-bit counter as a CSV field, exact past 2^53. */
+static void csv_row_count(struct csv_row *row, uint64_t n)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
+    csv_row_field(row, buf);
+}
+
+static void write_csv_summary(const struct setup *s, const struct sim_args *a,
+                              const struct sim_counters *c, const struct summary *m)
+{
+    static const char *const header[] = {
+        "setup",        "duration_s",      "seed",          "tokens_per_s",
+        "analytic_tokens_per_s", "ratio",  "goodput",       "steps",
+        "useful_steps", "starved_s",       "failures",      "device_failures",
+        "node_failures", "restarts",       "checkpoints",   "checkpoint_s",
+        "lost_s",       "throttled_s",     "max_rack_temp_c", "energy_kwh",
+        "avg_facility_kw"};
+    struct csv_row row;
+    csv_row_begin(&row, stdout);
+    for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
+        csv_row_field(&row, header[i]);
+    csv_row_end(&row);
+    csv_row_field(&row, s->name);
+    csv_row_number(&row, c->time_s, 9);
+    csv_row_count(&row, a->seed);
+    csv_row_number(&row, m->tokens_per_s, 9);
+    csv_row_number(&row, m->analytic_tokens_per_s, 9);
+    csv_row_number(&row, m->ratio, 6);
+    csv_row_number(&row, m->goodput, 6);
+    csv_row_count(&row, c->steps);
+    csv_row_count(&row, c->useful_steps);
+    csv_row_number(&row, c->starved_s, 9);
+    csv_row_count(&row, c->failures);
+    csv_row_count(&row, c->device_failures);
+    csv_row_count(&row, c->node_failures);
+    csv_row_count(&row, c->restarts);
+    csv_row_count(&row, c->checkpoints);
+    csv_row_number(&row, c->checkpoint_s, 9);
+    csv_row_number(&row, c->lost_s, 9);
+    csv_row_number(&row, c->throttled_s, 9);
+    csv_row_number(&row, c->max_rack_temp_c, 6);
+    csv_row_number(&row, m->energy_kwh, 9);
+    csv_row_number(&row, m->avg_facility_kw, 9);
+    csv_row_end(&row);
+}
+
+static void write_series_csv(const struct sim *sim)
+{
+    struct csv_row row;
+    csv_row_begin(&row, stdout);
+    for (int i = 0; i < SERIES_COUNT; i++)
+        csv_row_field(&row, sim_series_names[i]);
+    csv_row_end(&row);
+    size_t n = sim_series_len(sim);
+    for (size_t r = 0; r < n; r++) {
+        for (int i = 0; i < SERIES_COUNT; i++)
+            csv_row_number(&row, sim_series_at(sim, (enum sim_series_id)i, r), 9);
+        csv_row_end(&row);
+    }
+}
+
+static void write_series_json(struct json_writer *w, const struct sim *sim)
+{
+    json_open(w, "series", false);
+    size_t n = sim_series_len(sim);
+    for (int i = 0; i < SERIES_COUNT; i++) {
+        json_open(w, sim_series_names[i], true);
+        for (size_t r = 0; r < n; r++)
+            json_key_num(w, NULL, sim_series_at(sim, (enum sim_series_id)i, r));
+        json_close(w, true);
+    }
+    json_close(w, false);
+}
+
+/* Apply the set events in time order to a copy of the setup and check that
+ * each result can run, so that a bad change is reported now, with its place
+ * in the file, rather than hours into the run. */
+static bool check_set_events(const char *file, const struct setup *s, const struct catalog *cat,
+                             const struct sim_event *ev, size_t n)
+{
+    struct setup t = *s;
+    char err[1024];
+    /* The loader sorts events by time, ties in file order. */
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].kind != SIM_EVENT_SET)
+            continue;
+        if (!setup_set(&t, ev[i].path, ev[i].text, err, sizeof err) ||
+            !sim_check_setup(&t, cat, err, sizeof err)) {
+            char msg[2048], safe[4 * 2048 + 1];
+            snprintf(msg, sizeof msg, "%s:%d:%d: after setting %s to %s: %s", file, ev[i].line,
+                     ev[i].col, ev[i].path, ev[i].text, err);
+            format_printable(safe, sizeof safe, msg);
+            fprintf(stderr, "%s\n", safe);
+            return false;
+        }
+    }
+    return true;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    struct sim_args a;
+    int rc = parse(argc, argv, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    struct catalog *cat = cli_load_catalog(a.c.catalog_dir);
+    if (!cat)
+        return EXIT_USAGE;
+    struct setup s;
+    struct resolved r;
+    if (!cli_load_setup_args(a.setup, &a.changes, cat, &s, &r)) {
+        catalog_free(cat);
+        return EXIT_USAGE;
+    }
+    char err[1024];
+    struct sim_event *events = NULL;
+    size_t n_events = 0;
+    if (a.events && !sim_events_load_file(a.events, &s, &events, &n_events, err, sizeof err)) {
+        char safe[4 * sizeof err + 1];
+        format_printable(safe, sizeof safe, err);
+        fprintf(stderr, "%s\n", safe);
+        catalog_free(cat);
+        return EXIT_USAGE;
+    }
+    if (!check_set_events(a.events, &s, cat, events, n_events)) {
+        free(events);
+        catalog_free(cat);
+        return EXIT_USAGE;
+    }
+    struct sim_options o;
+    sim_default_options(&o);
+    o.seed = a.seed;
+    o.jitter = a.jitter;
+    o.failures = a.failures;
+    o.thermal = a.thermal;
+    if (a.tick_s > 0)
+        o.tick_s = a.tick_s;
+    o.sample_interval_s = a.sample_s > 0                  ? a.sample_s
+                          : a.duration_s <= SHORT_RUN_S ? SHORT_SAMPLE_S
+                                                          : LONG_SAMPLE_S;
+    if (o.sample_interval_s < o.tick_s)
+        o.sample_interval_s = o.tick_s;
+    double want = ceil(a.duration_s / o.sample_interval_s) + 1;
+    o.series_capacity = want < 2 ? 2 : want > (double)MAX_CLI_SAMPLES ? MAX_CLI_SAMPLES
+                                                                       : (size_t)want;
+    struct sim *sim = sim_new(&s, cat, &o, err, sizeof err);
+    if (!sim) {
+        cli_error("%s", err);
+        free(events);
+        catalog_free(cat);
+        return EXIT_RUNTIME;
+    }
+    /* A capacity too small to model leaves nothing to simulate: the step
+     * loop would only show the batches already in flight. */
+    const struct model_report *rep = sim_report(sim);
+    if (rep->step_time_s >= MODEL_TIME_CEILING_S) {
+        cli_error("%s cannot run: %s", s.name, rep->why_not);
+        sim_free(sim);
+        free(events);
+        catalog_free(cat);
+        return EXIT_RUNTIME;
+    }
+    size_t late = 0;
+    for (size_t i = 0; i < n_events; i++)
+        late += events[i].time_s > a.duration_s;
+    if (late) {
+        char t[32];
+        format_duration(t, sizeof t, a.duration_s);
+        cli_error("warning: %s: %zu event%s come%s after the end of the run (%s)", a.events, late,
+                  late == 1 ? "" : "s", late == 1 ? "s" : "", t);
+    }
+    for (size_t i = 0; i < n_events; i++) {
+        if (!sim_schedule(sim, &events[i], err, sizeof err)) {
+            cli_error("%s: event %zu: %s", a.events, i + 1, err);
+            sim_free(sim);
+            free(events);
+            catalog_free(cat);
+            return EXIT_USAGE;
+        }
+    }
+    free(events);
+    rc = EXIT_OK;
+    if (!sim_run(sim, a.duration_s, err, sizeof err)) {
+        cli_error("sim: %s", err);
+        rc = EXIT_RUNTIME;
+    }
+    struct sim_counters c;
+    sim_counters(sim, &c);
+    struct summary m;
+    summarize(&c, sim_report(sim), &m);
+    const struct setup *now = sim_setup(sim);
+    if (a.c.format == FORMAT_JSON) {
+        struct json_writer w;
+        json_begin(&w, stdout, true);
+        json_summary(&w, now, &a, &c, &m, n_events);
+        if (a.series)
+            write_series_json(&w, sim);
+        json_finish(&w);
+    } else if (a.series) {
+        write_series_csv(sim);
+    } else if (a.c.format == FORMAT_CSV) {
+        write_csv_summary(now, &a, &c, &m);
+    } else {
+        write_text(now, &a, &c, &m, n_events);
+    }
+    sim_free(sim);
+    catalog_free(cat);
+    return rc;
+}

@@ -1,0 +1,326 @@
+/* view_plan: the plan screen (key p). The search of engine/plan/plan.h runs in a
+ * background thread while the screen shows its progress; then the ranked
+ * table, where the current setup ranks, and a scatter of days to train
+ * against total cost with the Pareto front marked. Enter loads the
+ * selected row into the live view. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curses.h>
+
+#include "draw.h"
+#include "glyphs.h"
+#include "keys.h"
+#include "plan.h"
+#include "ui.h"
+
+enum { PLAN_VIEW_TOP = 20, SETUP_TEXT_LEN = 16384 };
+
+struct plan_view {
+    struct plan_space space;
+    struct plan_spec spec;
+    struct plan_result result;
+    struct plan_progress progress;
+    pthread_t thread;
+    bool started;      /* a thread was started and not yet joined */
+    int finished;      /* set by the thread (atomic) */
+    bool ok;
+    char err[UI_MSG_LEN];
+    char base_yaml[SETUP_TEXT_LEN]; /* the setup searched, to notice changes */
+    const struct catalog *cat;
+    int sel;
+};
+
+static void *search_main(void *arg)
+{
+    struct plan_view *pv = arg;
+    pv->ok = plan_run(&pv->space, pv->cat, &pv->spec, &pv->result, &pv->progress, NULL, NULL,
+                      pv->err, sizeof pv->err);
+    __atomic_store_n(&pv->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static bool search_done(const struct plan_view *pv)
+{
+    return __atomic_load_n(&pv->finished, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Stops and joins a running search; frees its result. */
+static void search_stop(struct plan_view *pv)
+{
+    if (pv->started) {
+        __atomic_store_n(&pv->progress.cancel, 1, __ATOMIC_RELAXED);
+        pthread_join(pv->thread, NULL);
+        pv->started = false;
+    }
+    plan_result_free(&pv->result);
+}
+
+void view_plan_free(struct ui *u)
+{
+    if (!u->plan)
+        return;
+    search_stop(u->plan);
+    free(u->plan);
+    u->plan = NULL;
+}
+
+void view_plan_open(struct ui *u)
+{
+    if (!u->plan) {
+        u->plan = calloc(1, sizeof *u->plan);
+        if (!u->plan) {
+            ui_set_status(u, "plan: out of memory");
+            return;
+        }
+    }
+    struct plan_view *pv = u->plan;
+    u->view = VIEW_PLAN;
+    u->tour = false;
+    char *yaml = malloc(SETUP_TEXT_LEN);
+    if (!yaml)
+        return;
+    setup_write_yaml(&u->setup, yaml, SETUP_TEXT_LEN);
+    bool same = pv->started && strcmp(yaml, pv->base_yaml) == 0;
+    if (!same) {
+        /* A new search of the setup as it is now. */
+        search_stop(pv);
+        snprintf(pv->base_yaml, sizeof pv->base_yaml, "%s", yaml);
+        pv->cat = u->cat;
+        pv->sel = 0;
+        plan_spec_init(&pv->spec);
+        pv->spec.top = PLAN_VIEW_TOP;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        pv->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+        memset(&pv->progress, 0, sizeof pv->progress);
+        pv->finished = 0;
+        pv->ok = false;
+        pv->err[0] = '\0';
+        if (!plan_space_build(&pv->space, &u->setup, &pv->spec, u->cat, pv->err,
+                              sizeof pv->err)) {
+            pv->finished = 1;
+        } else if (pthread_create(&pv->thread, NULL, search_main, pv) == 0) {
+            pv->started = true;
+        } else {
+            snprintf(pv->err, sizeof pv->err, "plan: cannot start the search thread");
+            pv->finished = 1;
+        }
+    }
+    free(yaml);
+}
+
+bool view_plan_key(struct ui *u, enum key_action act, int arg)
+{
+    struct plan_view *pv = u->plan;
+    if (!pv)
+        return false;
+    bool done = search_done(pv) && pv->ok;
+    int rows = done ? pv->result.n_top : 0;
+    if (act == ACT_PLAN_ROW) {
+        if (rows > 0)
+            pv->sel = ((pv->sel + arg) % rows + rows) % rows;
+        return true;
+    }
+    if (act == ACT_PLAN_LOAD) {
+        if (!done) {
+            ui_set_status(u, "the search is still running");
+            return true;
+        }
+        if (rows == 0) {
+            ui_set_status(u, "no runnable configuration to load");
+            return true;
+        }
+        struct setup s;
+        char err[UI_MSG_LEN];
+        plan_space_setup(&pv->space, pv->result.top[pv->sel].index, &s);
+        if (!ui_apply_setup(u, &s, err, sizeof err)) {
+            ui_set_status(u, "cannot load rank %d: %s", pv->sel + 1, err);
+            return true;
+        }
+        ui_set_status(u, "loaded plan rank %d into the live view", pv->sel + 1);
+        u->view = VIEW_OVERVIEW;
+        return true;
+    }
+    return false;
+}
+
+/* ---- drawing ---------------------------------------------------------------- */
+
+static void draw_progress(const struct plan_view *pv, int y, int x, int w)
+{
+    uint64_t done = __atomic_load_n(&pv->progress.done, __ATOMIC_RELAXED);
+    uint64_t total = pv->progress.total ? pv->progress.total : 1;
+    char a[32], b[32];
+    fmt_si(a, sizeof a, (double)done, "");
+    fmt_si(b, sizeof b, (double)total, "");
+    int used = draw_textf(y, x, w, ROLE_TEXT, "searching %s of %s candidates ", a, b);
+    draw_bar(y, x + used, w - used > 40 ? 40 : w - used, (double)done / (double)total, ROLE_OK,
+             ROLE_DIM);
+}
+
+static void table_row(const struct plan_view *pv, int y, int x, int w, const char *rank,
+                      const struct plan_entry *e, enum theme_role role, const char *changes)
+{
+    char tok[32], usd[32], days[32];
+    fmt_si(tok, sizeof tok, e->fig[PLAN_TOKENS_PER_S], "");
+    fmt_usd(usd, sizeof usd, e->fig[PLAN_USD_TOTAL]);
+    fmt_num(days, sizeof days, e->fig[PLAN_DAYS], 1);
+    (void)pv;
+    draw_textf(y, x, w, role, "%5s %9s %7s %9s %5.1f%%  %s", rank, tok, days, usd,
+               100 * e->fig[PLAN_MFU], changes);
+}
+
+/* Changes without the "training." prefixes, to fit the table. */
+static void short_changes(const struct plan_space *sp, uint64_t index, char *buf, size_t len)
+{
+    char full[2048];
+    plan_space_changes(sp, index, full, sizeof full);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const char *p = full; *p && used + 1 < len;) {
+        if (strncmp(p, "training.", 9) == 0)
+            p += 9;
+        buf[used++] = *p++;
+    }
+    buf[used] = '\0';
+    if (!buf[0])
+        snprintf(buf, len, "(as it is)");
+}
+
+struct scatter {
+    double x0, x1, y0, y1;
+    struct rect r;
+};
+
+static void plot(const struct scatter *sc, double x, double y, enum theme_role role,
+                 const char *glyph)
+{
+    double fx = sc->x1 > sc->x0 ? (x - sc->x0) / (sc->x1 - sc->x0) : 0.5;
+    double fy = sc->y1 > sc->y0 ? (y - sc->y0) / (sc->y1 - sc->y0) : 0.5;
+    if (!(fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1))
+        return;
+    int cx = sc->r.x + (int)(fx * (sc->r.w - 1) + 0.5);
+    int cy = sc->r.y + sc->r.h - 1 - (int)(fy * (sc->r.h - 1) + 0.5);
+    draw_text(cy, cx, 1, role, glyph);
+}
+
+static void widen(struct scatter *sc, const struct plan_entry *e, bool *first)
+{
+    double x = e->fig[PLAN_DAYS], y = e->fig[PLAN_USD_TOTAL];
+    if (*first) {
+        sc->x0 = sc->x1 = x;
+        sc->y0 = sc->y1 = y;
+        *first = false;
+        return;
+    }
+    sc->x0 = x < sc->x0 ? x : sc->x0;
+    sc->x1 = x > sc->x1 ? x : sc->x1;
+    sc->y0 = y < sc->y0 ? y : sc->y0;
+    sc->y1 = y > sc->y1 ? y : sc->y1;
+}
+
+static void draw_scatter(const struct plan_view *pv, struct rect box)
+{
+    const struct glyphs *g = glyphs_active();
+    const struct plan_result *r = &pv->result;
+    draw_box(&box, ROLE_BORDER, false, "days to train vs total cost", ROLE_HEADING);
+    if (box.h < 6 || box.w < 20)
+        return;
+    struct scatter sc = {0};
+    sc.r = (struct rect){box.y + 1, box.x + 11, box.h - 4, box.w - 13};
+    bool first = true;
+    for (int i = 0; i < r->n_top; i++)
+        widen(&sc, &r->top[i], &first);
+    for (size_t i = 0; i < r->n_front; i++)
+        widen(&sc, &r->front[i], &first);
+    if (r->base_runnable)
+        widen(&sc, &r->base, &first);
+    if (first) {
+        draw_text(box.y + 2, box.x + 2, box.w - 4, ROLE_DIM, "no runnable configuration");
+        return;
+    }
+    char a[32], b[32];
+    fmt_usd(a, sizeof a, sc.y1);
+    fmt_usd(b, sizeof b, sc.y0);
+    draw_text(sc.r.y, box.x + 1, 10, ROLE_DIM, a);
+    draw_text(sc.r.y + sc.r.h - 1, box.x + 1, 10, ROLE_DIM, b);
+    fmt_num(a, sizeof a, sc.x0, 1);
+    fmt_num(b, sizeof b, sc.x1, 1);
+    int axis_y = sc.r.y + sc.r.h;
+    draw_textf(axis_y, sc.r.x, sc.r.w, ROLE_DIM, "%s d", a);
+    draw_textf(axis_y, sc.r.x + sc.r.w - draw_width(b) - 2, draw_width(b) + 2, ROLE_DIM, "%s d",
+               b);
+    for (int i = 0; i < r->n_top; i++)
+        plot(&sc, r->top[i].fig[PLAN_DAYS], r->top[i].fig[PLAN_USD_TOTAL], ROLE_DIM, g->bullet);
+    for (size_t i = 0; i < r->n_front; i++)
+        plot(&sc, r->front[i].fig[PLAN_DAYS], r->front[i].fig[PLAN_USD_TOTAL], ROLE_OK,
+             g->device);
+    if (r->base_runnable)
+        plot(&sc, r->base.fig[PLAN_DAYS], r->base.fig[PLAN_USD_TOTAL], ROLE_WARN, g->bottleneck);
+    if (r->n_top > 0)
+        plot(&sc, r->top[pv->sel].fig[PLAN_DAYS], r->top[pv->sel].fig[PLAN_USD_TOTAL],
+             ROLE_KNOB_SEL, g->selector);
+    draw_textf(axis_y + 1, box.x + 2, box.w - 4, ROLE_DIM, "%s front  %s ranked  %s your setup  %s selected",
+               g->device, g->bullet, g->bottleneck, g->selector);
+}
+
+void view_plan_draw(struct ui *u)
+{
+    view_draw_title(u, "plan");
+    struct plan_view *pv = u->plan;
+    int top = u->lay.title.y + u->lay.title.h + 1;
+    int bottom = u->lay.footer.y - 1;
+    int x = 1, w = COLS - 2;
+    if (!pv || bottom - top < 4) {
+        view_draw_footer(u, KEYCTX_PLAN);
+        return;
+    }
+    if (!search_done(pv)) {
+        draw_progress(pv, top, x, w);
+        draw_text(top + 2, x, w, ROLE_DIM,
+                  "The planner tries every tensor, pipeline and data-parallel split, micro-batch,"
+                  " recomputation, ZeRO stage and overlap of this setup's devices.");
+        view_draw_footer(u, KEYCTX_PLAN);
+        return;
+    }
+    if (!pv->ok) {
+        draw_text(top, x, w, ROLE_WARN, pv->err[0] ? pv->err : "the search failed");
+        view_draw_footer(u, KEYCTX_PLAN);
+        return;
+    }
+    const struct plan_result *r = &pv->result;
+    char a[32], b[32];
+    fmt_si(a, sizeof a, (double)r->counts.candidates, "");
+    fmt_si(b, sizeof b, (double)r->counts.evaluated, "");
+    draw_textf(top, x, w, ROLE_TEXT, "%s candidates, %s evaluated, %llu runnable: fastest first",
+               a, b, (unsigned long long)r->counts.runnable);
+    /* The table takes the upper part, the scatter the rest. */
+    int avail = bottom - top - 1;
+    int table_h = r->n_top + 4 < avail / 2 ? r->n_top + 4 : avail / 2;
+    if (table_h < 4)
+        table_h = avail < 4 ? avail : 4;
+    int y = top + 2;
+    draw_textf(y++, x, w, ROLE_HEADING, "%5s %9s %7s %9s %6s  %s", "rank", "tokens/s", "days",
+               "USD", "MFU", "changes");
+    int rows = table_h - 3;
+    int first = pv->sel >= rows ? pv->sel - rows + 1 : 0;
+    char changes[512], rank[16];
+    for (int i = first; i < r->n_top && i < first + rows; i++) {
+        snprintf(rank, sizeof rank, "%d", i + 1);
+        short_changes(&pv->space, r->top[i].index, changes, sizeof changes);
+        table_row(pv, y++, x, w, rank, &r->top[i], i == pv->sel ? ROLE_KNOB_SEL : ROLE_TEXT,
+                  changes);
+    }
+    if (r->base_runnable) {
+        snprintf(rank, sizeof rank, "%llu", (unsigned long long)r->counts.better_than_base + 1);
+        table_row(pv, y++, x, w, rank, &r->base, ROLE_WARN, "your setup");
+    } else {
+        draw_text(y++, x, w, ROLE_WARN, "your setup cannot run as it is");
+    }
+    struct rect box = {y + 1, x, bottom - y, w};
+    if (box.h >= 6)
+        draw_scatter(pv, box);
+    view_draw_footer(u, KEYCTX_PLAN);
+}
