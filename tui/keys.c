@@ -219,6 +219,10 @@ static bool merged_earlier(size_t i)
     return false;
 }
 
+/* What the mouse does, for the help overlay, the man page and the docs. */
+static const char mouse_help[] = "Mouse: click a stage box to open it, click a knob to select it, "
+                                 "wheel or click </> to change it, click \"back\" to return.";
+
 size_t keys_help_text(char *buf, size_t len)
 {
     size_t used = 0;
@@ -243,9 +247,7 @@ size_t keys_help_text(char *buf, size_t len)
             EMIT("  %-*s %s\n", KEYS_LABEL_W, label, bindings[i].help);
         }
     }
-    EMIT("Mouse: click a stage box to open it, click a knob to select it, wheel or click "
-         "%s/%s to change it, click \"back\" to return.\n",
-         "<", ">");
+    EMIT("%s\n", mouse_help);
 #undef EMIT
     return used;
 }
@@ -267,4 +269,21 @@ void keys_write_man(FILE *out)
             fputc('\n', out);
         }
     }
+}
+
+void keys_write_md(FILE *out)
+{
+    for (size_t s = 0; s < sizeof help_sections / sizeof help_sections[0]; s++) {
+        unsigned sec = help_sections[s];
+        fprintf(out, "%s**%s**\n\n| Key | What it does |\n| --- | --- |\n", s ? "\n" : "",
+                keys_context_name(sec));
+        for (size_t i = 0; i < N_BINDINGS; i++) {
+            if (home_context(&bindings[i]) != sec || merged_earlier(i))
+                continue;
+            char label[64];
+            merged_label(i, label, sizeof label);
+            fprintf(out, "| `%s` | %s |\n", label, bindings[i].help);
+        }
+    }
+    fprintf(out, "\n%s\n", mouse_help);
 }

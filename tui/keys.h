@@ -90,6 +90,9 @@ size_t keys_footer(unsigned context, const struct key_binding **out, size_t max)
 size_t keys_help_text(char *buf, size_t len);
 /* Man-page (roff) list of the keys, for docs/mlviz.1. */
 void keys_write_man(FILE *out);
+/* The key list as markdown (the block in docs/TUI.md): one table per
+ * context, then the mouse. */
+void keys_write_md(FILE *out);
 /* Name of a context for headings ("Overview", "Stage view", ...). */
 const char *keys_context_name(unsigned context);
 

@@ -1,6 +1,8 @@
-/* ui: state shared by the interactive front end's modules (app.c runs the
- * loop; view_overview.c and view_stage.c draw; knobs.c turns knobs).
- * Internal to tui/: the public face is app.h. */
+/* ui: the interactive screen's state (state.c) and what changes it. The
+ * frame loop (app.c), input (input.c), the tour (tour.c), playback
+ * (play.c) and knobs (knobs.c) use it; views never see it: they get a
+ * read-only view_ctx (views/views.h). Internal to tui/: the public face
+ * is tui.h. */
 #ifndef MLVIZ_UI_H
 #define MLVIZ_UI_H
 
@@ -15,25 +17,12 @@
 #include "setup.h"
 #include "sim.h"
 #include "stagetext.h"
+#include "tui.h"
+#include "views.h"
 
-enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_UNDO_MAX = 32, UI_TRANSCRIPT_MAX = 256, UI_SERIES_MAX = 512,
-       UI_MAX_PARAMS = 16 };
+enum { UI_UNDO_MAX = 32 };
 
-enum ui_view { VIEW_OVERVIEW, VIEW_STAGE, VIEW_PLAN };
-
-/* The tour: an intro stop, one per stage, an outro. */
-enum { TOUR_STOPS = STAGE_COUNT + 2 };
-
-/* One entry of a played scenario's transcript: a say() or a printed line. */
-struct ui_said {
-    char text[UI_MSG_LEN * 2];
-    bool printed;
-};
-
-struct ui_knobs {
-    const struct field *field[UI_MAX_KNOBS];
-    int count;
-};
+struct plan_view;
 
 struct ui {
     /* what runs */
@@ -100,71 +89,74 @@ struct ui {
     bool params_apply;        /* restart with `param_value` at the next frame */
     int param_sel;
     int n_params;
-    char param_name[UI_MAX_PARAMS][64];
-    char param_type[UI_MAX_PARAMS][16];
-    char param_help[UI_MAX_PARAMS][256];
-    char param_value[UI_MAX_PARAMS][64];
+    int params_more;          /* declared beyond UI_MAX_PARAMS (none while it is the host's limit) */
+    struct ui_param params[UI_MAX_PARAMS];
 
     /* the plan screen (key p): its background search, view_plan.c */
     struct plan_view *plan;
 
-    /* series scratch for sparklines */
-    double series[UI_SERIES_MAX];
+    /* what the views gave back for the frame drawn last */
+    struct view_out out;
 };
 
+/* ---- state.c ---- */
+
+/* The speeds + and - offer, simulated seconds per wall second. */
+enum { UI_SPEED_COUNT = 16 };
+extern const double ui_speeds[UI_SPEED_COUNT];
+
+struct ui *ui_new(void);     /* loads the stage texts; NULL when out of memory */
+void ui_free(struct ui *u);
+/* Takes the catalog and the setup of o; evaluates it and starts a sim. */
+void ui_open(struct ui *u, struct tui_options *o);
 /* The report everything on screen shows: the sim's when running. */
 const struct model_report *ui_report(const struct ui *u);
 const struct setup *ui_setup(const struct ui *u);
-/* The stage that limits the run now (enum stage_id), or -1 when the setup
- * cannot run. The steady-state report decides unless the step loop's live
- * state says otherwise (racks throttled below the steady state, devices
- * down): then *live is true and why says what happens now and what the
- * steady state would be. Otherwise why is the report's reason. */
-int ui_bottleneck(const struct ui *u, char *why, size_t why_len, bool *live);
-/* Live figures: from the step loop where one runs (a utilization scaled
- * by the clocks the racks allow now against the steady state's; IT power
- * from the newest sample), else the steady-state report's. */
-double ui_live_util(const struct ui *u, double steady);
-double ui_live_it_kw(const struct ui *u);
-/* Newest n samples of a series into u->series; returns how many. */
-size_t ui_series(struct ui *u, enum sim_series_id id, size_t n);
-/* Throughput (tokens/s) averaged over about one training step, newest n
- * samples into u->series (raw samples are bursty: steps end in jumps). */
-size_t ui_throughput(struct ui *u, size_t n);
 void ui_set_status(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Re-evaluate the model and carry the sim over to a new setup. */
+bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len);
+/* A fresh sim of u->setup (false, with u->sim_error, when it cannot run). */
+bool ui_new_sim(struct ui *u);
+void ui_free_sim(struct ui *u);
+/* Live sample and counters from the sim (or the report when none runs). */
+void ui_refresh_live(struct ui *u);
+/* The offered speed nearest one training step per 1.5 wall seconds. */
+void ui_pick_speed(struct ui *u);
+/* One offered speed up (+1) or down (-1). */
+void ui_change_speed(struct ui *u, int dir);
+/* Advance the sim by up to sim_dt simulated seconds in slices, stopping
+ * when the frame's wall-clock budget (*budget_s, reduced by the time used)
+ * runs out; sets u->lagging then. Returns the simulated time advanced, or
+ * -1 when the sim failed (message in err). */
+double ui_advance(struct ui *u, double sim_dt, double *budget_s, char *err, size_t err_len);
+/* `.` while paused: run until one more training step completes. */
+void ui_single_step(struct ui *u);
+/* Move the batches along the arrows for wall_dt of wall time. */
+void ui_animate(struct ui *u, double wall_dt);
+/* The read-only picture of u the views draw from. */
+void ui_view_ctx(const struct ui *u, struct view_ctx *v);
+double ui_now_s(void);
 
-/* views */
-void view_overview_draw(struct ui *u);
-void view_stage_draw(struct ui *u);
-/* A stage's own picture drawn into a rectangle (stage view; also inside
- * the overview's boxes when they are tall enough). */
-void view_stage_picture(struct ui *u, int stage, struct rect in);
-void view_draw_title(struct ui *u, const char *where);
-void view_draw_footer(struct ui *u, unsigned context);
-void view_draw_caption(struct ui *u);
-/* Short display name of a catalog entry ("H100 SXM"). */
-const char *ui_short_name(const char *name, char *buf, size_t len);
-
-/* the plan screen (view_plan.c) */
-struct plan_view;
-void view_plan_open(struct ui *u); /* shows it; starts a search of the current setup */
-void view_plan_draw(struct ui *u);
-/* Row selection and Enter (load the row); false when not a plan action. */
-bool view_plan_key(struct ui *u, enum key_action act, int arg);
-void view_plan_free(struct ui *u); /* stops the search */
-
-/* knobs */
+/* ---- knobs.c ---- */
 void knobs_build(struct ui *u);
 /* Change knob i of the open stage by one step (dir +1/-1, 0 = set auto).
  * Applies the new setup at once; returns false with a status message. */
 bool knobs_step(struct ui *u, int stage, int i, int dir);
-/* Human label of a knob ("loader workers per device"). */
-void knobs_label(const struct field *f, char *buf, size_t len);
 /* u: back to the setup before the last knob change. */
 void knobs_undo(struct ui *u);
 /* w: the current setup as YAML in a new file in the current directory. */
 void knobs_write(struct ui *u);
-/* Re-evaluate the model and carry the sim over to a new setup. */
-bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len);
+
+/* ---- tour.c ---- */
+void tour_start(struct ui *u);
+void tour_end(struct ui *u);
+void tour_move(struct ui *u, int dir);
+
+/* ---- input.c ---- */
+/* One key (or KEY_MOUSE, KEY_RESIZE); returns false to quit. */
+bool input_key(struct ui *u, int ch);
+/* One action; returns false to quit. */
+bool input_action(struct ui *u, enum key_action act, int arg);
 
 #endif
+
