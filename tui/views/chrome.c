@@ -180,13 +180,11 @@ void view_draw_too_small(const struct view_ctx *v)
     draw_text(y + 3, 1, COLS - 2, ROLE_DIM, "Enlarge the window or use a smaller font. q quits.");
 }
 
-void view_draw_help(const struct view_ctx *v, struct view_out *out)
+/* What the symbols and abbreviations on screen mean, in the glyphs in use. */
+static void help_symbols(char *buf, size_t len)
 {
-    static char text[8192];
-    size_t used = keys_help_text(text, sizeof text);
-    /* What the symbols and abbreviations on screen mean, in the glyphs in use. */
     const struct glyphs *g = glyphs_active();
-    snprintf(text + used, sizeof text - used,
+    snprintf(buf, len,
              "Symbols:\n"
              "\t%s BOTTLENECK: the stage that sets the pace (heavy border)\n"
              "\t\"now:\" beside it: the live run differs from the steady state\n"
@@ -200,6 +198,13 @@ void view_draw_help(const struct view_ctx *v, struct view_out *out)
              "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n",
              g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track, g->pass,
              g->fail, g->warn);
+}
+
+void view_draw_help(const struct view_ctx *v, struct view_out *out)
+{
+    static char text[8192];
+    size_t used = keys_help_text(text, sizeof text);
+    help_symbols(text + used, sizeof text - used);
     struct rect r = v->lay->help;
     draw_clear(&r);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};

@@ -193,15 +193,63 @@ static void num_cell(char *buf, size_t len, double v, int decimals)
         snprintf(buf, len, "%.*f", decimals, v);
 }
 
+/* One catalog entry's cells of the compare table (c[0], its id, is set). */
+static void compare_cells(enum catalog_kind kind, const void *e, char c[6][FIELD_STR_LEN + 8])
+{
+    static const char *const scopes[] = {"local", "shared", "memory"};
+    static const char *const link_kinds[] = {"nvlink", "pcie", "infiniband", "ethernet", "ici",
+                                             "other"};
+    switch (kind) {
+    case CATALOG_STORAGE: {
+        const struct storage *st = e;
+        snprintf(c[1], sizeof c[1], "%s", st->scope >= 0 && st->scope < 3 ? scopes[st->scope] : "?");
+        num_cell(c[2], sizeof c[2], st->read_gbs, 1);
+        num_cell(c[3], sizeof c[3], st->write_gbs, 1);
+        num_cell(c[4], sizeof c[4], st->latency_us, 0);
+        break;
+    }
+    case CATALOG_CPU: {
+        const struct cpu *cp = e;
+        snprintf(c[1], sizeof c[1], "%d", cp->cores);
+        snprintf(c[2], sizeof c[2], "%d", cp->mem_channels);
+        num_cell(c[3], sizeof c[3], cp->mem_bw_gbs, 0);
+        snprintf(c[4], sizeof c[4], "%d", cp->pcie_lanes);
+        num_cell(c[5], sizeof c[5], cp->tdp_w, 0);
+        break;
+    }
+    case CATALOG_ACCELERATOR: {
+        const struct accelerator *a = e;
+        num_cell(c[1], sizeof c[1], a->mem_gb, 0);
+        num_cell(c[2], sizeof c[2], a->mem_bw_gbs, 0);
+        num_cell(c[3], sizeof c[3], a->peak_tflops[PREC_BF16], 0);
+        num_cell(c[4], sizeof c[4], a->peak_tflops[PREC_FP8], 0);
+        num_cell(c[5], sizeof c[5], a->tdp_w, 0);
+        break;
+    }
+    case CATALOG_LINK: {
+        const struct link *l = e;
+        snprintf(c[1], sizeof c[1], "%s", l->kind >= 0 && l->kind < 6 ? link_kinds[l->kind] : "?");
+        num_cell(c[2], sizeof c[2], l->bw_gbs, 1);
+        num_cell(c[3], sizeof c[3], l->latency_us, 1);
+        break;
+    }
+    default: {
+        const struct cooling *co = e;
+        num_cell(c[1], sizeof c[1], co->rack_kw_max, 0);
+        num_cell(c[2], sizeof c[2], co->pue, 2);
+        num_cell(c[3], sizeof c[3], co->inlet_c, 0);
+        num_cell(c[4], sizeof c[4], co->limit_c, 0);
+        break;
+    }
+    }
+}
+
 static void draw_compare(const struct view_ctx *v, struct view_out *out)
 {
     (void)out;
     const struct glyphs *g = glyphs_active();
     struct rect r = v->lay->compare;
-    static const enum catalog_kind kinds[STAGE_COUNT] = {CATALOG_STORAGE, CATALOG_CPU,
-                                                         CATALOG_ACCELERATOR, CATALOG_LINK,
-                                                         CATALOG_COOLING};
-    enum catalog_kind kind = kinds[v->stage];
+    enum catalog_kind kind = stage_table[v->stage].kind;
     char title[64];
     snprintf(title, sizeof title, "compare: %s", catalog_kind_names[kind]);
     draw_box(&r, ROLE_BORDER, false, title, ROLE_HEADING);
@@ -215,9 +263,6 @@ static void draw_compare(const struct view_ctx *v, struct view_out *out)
         {{"link", 14}, {"kind", 10}, {"GB/s/dir", 8}, {"lat us", 6}, {"", 0}, {"", 0}},
         {{"cooling", 13}, {"rack kW", 7}, {"PUE", 5}, {"inlet C", 7}, {"limit C", 7}, {"", 0}},
     };
-    static const char *const scopes[] = {"local", "shared", "memory"};
-    static const char *const link_kinds[] = {"nvlink", "pcie", "infiniband", "ethernet", "ici",
-                                             "other"};
     int ncols = 0;
     while (ncols < 6 && cols[v->stage][ncols].width > 0)
         ncols++;
@@ -253,49 +298,7 @@ static void draw_compare(const struct view_ctx *v, struct view_out *out)
         char c[6][FIELD_STR_LEN + 8];
         const char *cells[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
         snprintf(c[0], sizeof c[0], "%s", h->id);
-        switch (kind) {
-        case CATALOG_STORAGE: {
-            const struct storage *st = e;
-            snprintf(c[1], sizeof c[1], "%s", st->scope >= 0 && st->scope < 3 ? scopes[st->scope] : "?");
-            num_cell(c[2], sizeof c[2], st->read_gbs, 1);
-            num_cell(c[3], sizeof c[3], st->write_gbs, 1);
-            num_cell(c[4], sizeof c[4], st->latency_us, 0);
-            break;
-        }
-        case CATALOG_CPU: {
-            const struct cpu *cp = e;
-            snprintf(c[1], sizeof c[1], "%d", cp->cores);
-            snprintf(c[2], sizeof c[2], "%d", cp->mem_channels);
-            num_cell(c[3], sizeof c[3], cp->mem_bw_gbs, 0);
-            snprintf(c[4], sizeof c[4], "%d", cp->pcie_lanes);
-            num_cell(c[5], sizeof c[5], cp->tdp_w, 0);
-            break;
-        }
-        case CATALOG_ACCELERATOR: {
-            const struct accelerator *a = e;
-            num_cell(c[1], sizeof c[1], a->mem_gb, 0);
-            num_cell(c[2], sizeof c[2], a->mem_bw_gbs, 0);
-            num_cell(c[3], sizeof c[3], a->peak_tflops[PREC_BF16], 0);
-            num_cell(c[4], sizeof c[4], a->peak_tflops[PREC_FP8], 0);
-            num_cell(c[5], sizeof c[5], a->tdp_w, 0);
-            break;
-        }
-        case CATALOG_LINK: {
-            const struct link *l = e;
-            snprintf(c[1], sizeof c[1], "%s", l->kind >= 0 && l->kind < 6 ? link_kinds[l->kind] : "?");
-            num_cell(c[2], sizeof c[2], l->bw_gbs, 1);
-            num_cell(c[3], sizeof c[3], l->latency_us, 1);
-            break;
-        }
-        default: {
-            const struct cooling *co = e;
-            num_cell(c[1], sizeof c[1], co->rack_kw_max, 0);
-            num_cell(c[2], sizeof c[2], co->pue, 2);
-            num_cell(c[3], sizeof c[3], co->inlet_c, 0);
-            num_cell(c[4], sizeof c[4], co->limit_c, 0);
-            break;
-        }
-        }
+        compare_cells(kind, e, c);
         bool mine = (cur[0] && strcmp(h->id, cur[0]) == 0) || (cur[1] && strcmp(h->id, cur[1]) == 0);
         int y = in.y + 1 + (int)(i - first);
         draw_text(y, in.x, 1, ROLE_VALUE, mine ? g->selector : " ");
