@@ -34,10 +34,14 @@ static int box_neighbour(int box, int dir)
     static const int up_of[STAGE_COUNT] = {0, 1, 2, 2, 0};
     static const int down_of[STAGE_COUNT] = {4, 4, 3, 3, 4};
     switch (dir) {
-    case DIR_LEFT: return left_of[box];
-    case DIR_RIGHT: return right_of[box];
-    case DIR_UP: return up_of[box];
-    default: return down_of[box];
+    case DIR_LEFT:
+        return left_of[box];
+    case DIR_RIGHT:
+        return right_of[box];
+    case DIR_UP:
+        return up_of[box];
+    default:
+        return down_of[box];
     }
 }
 

@@ -8,8 +8,8 @@
 
 #include "app.h"
 #include "glyphs.h"
-#include "terminal.h"
 #include "termguard.h"
+#include "terminal.h"
 #include "ui.h"
 
 /* Wall seconds a script's sim:run(d) should take at most, unless the
@@ -179,8 +179,7 @@ static void restart_play(struct ui *u, struct play_state *p, const char *why)
     char args[UI_MAX_PARAMS][sizeof u->params[0].name + sizeof u->params[0].value + 4];
     char *argv[UI_MAX_PARAMS];
     for (int i = 0; i < u->n_params; i++) {
-        snprintf(args[i], sizeof args[i], "--%s=%s", u->params[i].name,
-                 u->params[i].value);
+        snprintf(args[i], sizeof args[i], "--%s=%s", u->params[i].name, u->params[i].value);
         argv[i] = args[i];
     }
     char err[1024];

@@ -24,7 +24,7 @@ enum { ADVANCE_SLICES = 4 };
 
 /* Simulated seconds per wall second. The top ones (an hour, six hours, a
  * day per second) let a played story cover a month-long run in seconds. */
-const double ui_speeds[UI_SPEED_COUNT] = {0.1, 0.25, 0.5, 1,    2,    5,     10,    20,
+const double ui_speeds[UI_SPEED_COUNT] = {0.1, 0.25, 0.5, 1,   2,    5,    10,    20,
                                           50,  100,  200, 500, 1000, 3600, 21600, TUI_SPEED_MAX};
 
 const struct model_report *ui_report(const struct ui *u)
@@ -211,7 +211,7 @@ void ui_single_step(struct ui *u)
  * a few batches; one batch crossing takes 1/rate simulated seconds, but the
  * on-screen speed is limited so fast flows read as a steady stream rather
  * than flicker. */
-#define LANE_BATCHES 3.0
+#define LANE_BATCHES    3.0
 #define MAX_PHASE_PER_S 1.2
 void ui_animate(struct ui *u, double wall_dt)
 {

@@ -129,9 +129,11 @@ int terminal_start(const struct terminal_options *o, bool *mouse)
     keypad(stdscr, TRUE);
     /* Home and End as screen, tmux and rxvt send them, when the terminfo
      * entry in use does not know those forms (a stray '1' would open a stage). */
-    static const struct { const char *seq; int key; } extra_keys[] = {
-        {"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[7~", KEY_HOME},
-        {"\033[8~", KEY_END},  {"\033[H", KEY_HOME}, {"\033[F", KEY_END}};
+    static const struct {
+        const char *seq;
+        int key;
+    } extra_keys[] = {{"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[7~", KEY_HOME},
+                      {"\033[8~", KEY_END},  {"\033[H", KEY_HOME}, {"\033[F", KEY_END}};
     for (size_t i = 0; i < sizeof extra_keys / sizeof extra_keys[0]; i++)
         if (key_defined(extra_keys[i].seq) == 0)
             define_key(extra_keys[i].seq, extra_keys[i].key);

@@ -34,7 +34,8 @@ void tour_end(struct ui *u)
 static void tour_load(struct ui *u, int stage)
 {
     char path[1200], err[UI_MSG_LEN];
-    snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(), stage_table[stage].name);
+    snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(),
+             stage_table[stage].name);
     struct setup s;
     if (!setup_load_file(&s, path, u->cat, err, sizeof err)) {
         ui_set_status(u, "tour: %s", err);

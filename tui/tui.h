@@ -18,12 +18,12 @@
 
 /* What the command line chose for the view. */
 struct tui_options {
-    struct catalog *cat;    /* loaded by the caller; tui_run/tui_play free it */
-    struct setup setup;     /* loaded and resolved by the caller (--setup, --set) */
+    struct catalog *cat; /* loaded by the caller; tui_run/tui_play free it */
+    struct setup setup;  /* loaded and resolved by the caller (--setup, --set) */
     struct resolved res;
-    const char *theme;      /* --theme NAME, or NULL */
-    long frames;            /* --frames N: quit after N frames (0: never) */
-    double speed;           /* --speed X (0: chosen from the step time) */
+    const char *theme; /* --theme NAME, or NULL */
+    long frames;       /* --frames N: quit after N frames (0: never) */
+    double speed;      /* --speed X (0: chosen from the step time) */
     bool tour, mono, ascii, no_mouse;
 };
 

@@ -38,8 +38,9 @@ static int take_option(const struct options_entry *opt, const char *v, unsigned 
     switch (opt->id) {
     case OPT_SETUP:
         if (strcmp(v, "-") == 0)
-            return usage_error(mode, "%s: the view reads keys from standard input; give the "
-                                     "setup as a file (mlviz check - reads it from stdin)",
+            return usage_error(mode,
+                               "%s: the view reads keys from standard input; give the "
+                               "setup as a file (mlviz check - reads it from stdin)",
                                "-c -");
         a->setup_arg = v;
         break;
@@ -48,10 +49,13 @@ static int take_option(const struct options_entry *opt, const char *v, unsigned 
             return usage_error(mode, "--set %s: write PATH=VALUE (given at most 256 times)", v);
         a->changes.sets[a->changes.n_sets++] = v;
         break;
-    case OPT_CATALOG: a->catalog_dir = v; break;
+    case OPT_CATALOG:
+        a->catalog_dir = v;
+        break;
     case OPT_THEME:
         if (!tui_theme_known(v))
-            return usage_error(mode, "unknown theme '%s' (default, light, basic, mono, contrast)", v);
+            return usage_error(mode, "unknown theme '%s' (default, light, basic, mono, contrast)",
+                               v);
         o->theme = v;
         break;
     case OPT_FRAMES:
@@ -66,10 +70,18 @@ static int take_option(const struct options_entry *opt, const char *v, unsigned 
             return usage_error(mode, "--speed wants a number above 0 and at most 86400, not '%s'",
                                v);
         break;
-    case OPT_TOUR: o->tour = true; break;
-    case OPT_MONO: o->mono = true; break;
-    case OPT_ASCII: o->ascii = true; break;
-    case OPT_NO_MOUSE: o->no_mouse = true; break;
+    case OPT_TOUR:
+        o->tour = true;
+        break;
+    case OPT_MONO:
+        o->mono = true;
+        break;
+    case OPT_ASCII:
+        o->ascii = true;
+        break;
+    case OPT_NO_MOUSE:
+        o->no_mouse = true;
+        break;
     }
     return EXIT_OK;
 }

@@ -40,8 +40,10 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
         snprintf(speed, sizeof speed, "x%.2g", v->speed);
     else
         snprintf(speed, sizeof speed, "x%.0f", v->speed);
-    const char *state = !v->sim ? "stopped" : v->paused ? NULL : v->lagging ? "running (sim-limited)"
-                                                                             : "running";
+    const char *state = !v->sim      ? "stopped"
+                        : v->paused  ? NULL
+                        : v->lagging ? "running (sim-limited)"
+                                     : "running";
     snprintf(right, sizeof right, "sim %s  %s  ", clock, speed);
     int rw = draw_width(right) + (state ? draw_width(state) + 2 : 11) + 8;
     /* The setup's name must show (it is what a class is looking at): on a
@@ -135,8 +137,8 @@ static void draw_transcript(const struct view_ctx *v, struct view_out *out, stru
                        : v->play_done  ? "The end.  r: restart  b: back  q: quit"
                                        : "playing...  b: back  r: restart";
     if (max_scroll > 0)
-        snprintf(prompt, sizeof prompt, "%s  PgUp/PgDn: narration %d/%d", what,
-                 total - scroll, total);
+        snprintf(prompt, sizeof prompt, "%s  PgUp/PgDn: narration %d/%d", what, total - scroll,
+                 total);
     else
         snprintf(prompt, sizeof prompt, "%s", what);
     draw_text(in.y + rows, in.x, in.w, v->play_waiting || v->play_done ? ROLE_KEY : ROLE_DIM,

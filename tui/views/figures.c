@@ -22,15 +22,14 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
     bool down = v->sim && (l->failed_devices > 0 || l->phase == PHASE_RESTARTING);
     if (down) {
         *live = true;
-        snprintf(why, why_len, "now: %d device%s down, restarting (steady: %s)",
-                 l->failed_devices, l->failed_devices == 1 ? "" : "s",
-                 stage_table[steady].title);
+        snprintf(why, why_len, "now: %d device%s down, restarting (steady: %s)", l->failed_devices,
+                 l->failed_devices == 1 ? "" : "s", stage_table[steady].title);
         return STAGE_INFRASTRUCTURE;
     }
     if (hot) {
         *live = true;
-        snprintf(why, why_len, "now: clocks %.0f%%, rack %.0f C (steady: %s)",
-                 100 * l->throttle, l->rack_temp_c, stage_table[steady].title);
+        snprintf(why, why_len, "now: clocks %.0f%%, rack %.0f C (steady: %s)", 100 * l->throttle,
+                 l->rack_temp_c, stage_table[steady].title);
         return STAGE_INFRASTRUCTURE;
     }
     snprintf(why, why_len, "%s", r->bottleneck_reason);
@@ -57,8 +56,7 @@ double view_live_it_kw(const struct view_ctx *v)
     return isfinite(x) && x >= 0 ? x : r->power.it_kw;
 }
 
-size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id,
-                   size_t n)
+size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id, size_t n)
 {
     if (!v->sim)
         return 0;
@@ -104,8 +102,8 @@ size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
 
 const char *view_short_name(const char *name, char *buf, size_t len)
 {
-    static const char *const vendors[] = {"NVIDIA ", "AMD ", "Intel ", "Google ", "AWS ",
-                                          "Apple ", "Habana "};
+    static const char *const vendors[] = {"NVIDIA ", "AMD ",   "Intel ", "Google ",
+                                          "AWS ",    "Apple ", "Habana "};
     const char *p = name ? name : "";
     for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
         if (strncmp(p, vendors[i], strlen(vendors[i])) == 0)

@@ -29,20 +29,21 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
      * and which are down. */
     bool hot = v->sim ? v->live->throttle < 0.999 : r->power.throttled;
     y += pic_cells(y, in.x, in.w, grid_h, r->devices, r->devices, v->live->failed_devices,
-                    hot ? ROLE_WARN : theme_role_for_util(util), &per);
+                   hot ? ROLE_WARN : theme_role_for_util(util), &per);
     if (hot)
         draw_textf(y++, in.x, in.w, ROLE_WARN, "%s hot: throttled", g->device_hot);
     if (per > 1)
         draw_textf(y++, in.x, in.w, ROLE_DIM, "each %s = %d devices", g->device, per);
     if (v->live->failed_devices)
-        draw_textf(y++, in.x, in.w, ROLE_FAILED, "%s %d failed: restarting from the last checkpoint",
-                   g->device_failed, v->live->failed_devices);
+        draw_textf(y++, in.x, in.w, ROLE_FAILED,
+                   "%s %d failed: restarting from the last checkpoint", g->device_failed,
+                   v->live->failed_devices);
     /* Memory bar. */
     const struct memory_report *m = &r->memory;
     double parts[5] = {m->params_gb, m->grads_gb, m->optimizer_gb, m->activations_gb + m->logits_gb,
                        m->reserved_gb};
-    static const enum theme_role roles[6] = {ROLE_MEM_WEIGHTS, ROLE_MEM_GRADS, ROLE_MEM_OPTIM,
-                                             ROLE_MEM_ACT, ROLE_PART_OTHER, ROLE_MEM_FREE};
+    static const enum theme_role roles[6] = {ROLE_MEM_WEIGHTS, ROLE_MEM_GRADS,  ROLE_MEM_OPTIM,
+                                             ROLE_MEM_ACT,     ROLE_PART_OTHER, ROLE_MEM_FREE};
     static const char *const names[5] = {"weights", "grads", "optim", "activ", "other"};
     double total = m->capacity_gb > m->per_device_gb ? m->capacity_gb : m->per_device_gb;
     y++;
@@ -58,12 +59,14 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
         x += draw_textf(y, x, in.x + in.w - x, ROLE_DIM, "%s %.1f ", names[i], parts[i]);
     }
     y++;
-    draw_textf(y++, in.x, in.w, m->fits ? ROLE_OK : ROLE_FAILED, "%s %s", m->fits ? g->pass : g->fail,
+    draw_textf(y++, in.x, in.w, m->fits ? ROLE_OK : ROLE_FAILED, "%s %s",
+               m->fits ? g->pass : g->fail,
                m->fits ? "fits in device memory" : "does not fit: try ZeRO 3, recompute or TP");
     /* Achieved against peak: the roofline's verdict for the matrix math. */
     y++;
-    used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ", r->tflops_per_device,
-                      r->peak_tflops);
-    draw_bar(y, in.x + used, in.w - used, r->peak_tflops > 0 ? r->tflops_per_device / r->peak_tflops : 0,
-             ROLE_PART_COMPUTE, ROLE_DIM);
+    used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ",
+                      r->tflops_per_device, r->peak_tflops);
+    draw_bar(y, in.x + used, in.w - used,
+             r->peak_tflops > 0 ? r->tflops_per_device / r->peak_tflops : 0, ROLE_PART_COMPUTE,
+             ROLE_DIM);
 }

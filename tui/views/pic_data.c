@@ -35,7 +35,8 @@ void pic_data(const struct view_ctx *v, struct view_out *out, struct rect in)
     }
     fmt_si(a, sizeof a, r->stages.storage_bw_gbs * 1e9, "B/s");
     fmt_si(c, sizeof c, r->stages.need_bw_gbs * 1e9, "B/s");
-    double need = r->stages.storage_bw_gbs > 0 ? r->stages.need_bw_gbs / r->stages.storage_bw_gbs : 0;
+    double need =
+        r->stages.storage_bw_gbs > 0 ? r->stages.need_bw_gbs / r->stages.storage_bw_gbs : 0;
     int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "  devices need %s of %s ", c, a);
     if (in.w - used > 8)
         draw_bar(y, in.x + used, in.w - used, need, need > 1 ? ROLE_FAILED : ROLE_QUEUE, ROLE_DIM);
@@ -49,7 +50,8 @@ void pic_data(const struct view_ctx *v, struct view_out *out, struct rect in)
     if (y < in.y + in.h) {
         fmt_pct(a, sizeof a, r->starvation);
         bool starving = v->sim && v->live->phase == 0;
-        draw_textf(y, in.x, in.w, starving ? ROLE_WARN : ROLE_DIM, "  %s devices starved %s of the step%s",
-                   starving ? g->warn : g->bullet, a, starving ? "  (waiting now)" : "");
+        draw_textf(y, in.x, in.w, starving ? ROLE_WARN : ROLE_DIM,
+                   "  %s devices starved %s of the step%s", starving ? g->warn : g->bullet, a,
+                   starving ? "  (waiting now)" : "");
     }
 }

@@ -50,18 +50,20 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
         out->series[i] = out->series[i] - out->series[i - 1] > 0 ? 1 : 0;
     if (n)
         out->series[0] = 0;
-    int used = draw_textf(y, in.x, 12, ROLE_DIM, "failures %llu", (unsigned long long)v->counters->failures);
+    int used = draw_textf(y, in.x, 12, ROLE_DIM, "failures %llu",
+                          (unsigned long long)v->counters->failures);
     (void)used;
     draw_spark(y++, in.x + 12, in.w - 12, 1, out->series, n, 1, ROLE_FAILED);
     char ck[32];
     fmt_dur(ck, sizeof ck, r->reliability.checkpoint_interval_min * 60);
     draw_textf(y++, in.x, in.w, ROLE_DIM, "restarts %llu  checkpoints %llu (every %s)",
-               (unsigned long long)v->counters->restarts, (unsigned long long)v->counters->checkpoints, ck);
+               (unsigned long long)v->counters->restarts,
+               (unsigned long long)v->counters->checkpoints, ck);
     char cost[32], tot[32], energy[32];
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
     fmt_usd(tot, sizeof tot, r->cost.usd_total);
     fmt_si(energy, sizeof energy, v->counters->energy_j / 3600.0, "Wh");
     if (y < in.y + in.h)
-        draw_textf(y, in.x, in.w, ROLE_VALUE, "%s/h  energy %s so far  whole run %s", cost,
-                   energy, tot);
+        draw_textf(y, in.x, in.w, ROLE_VALUE, "%s/h  energy %s so far  whole run %s", cost, energy,
+                   tot);
 }

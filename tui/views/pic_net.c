@@ -74,8 +74,10 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
     int algo = s->training.allreduce;
     bool tree = algo == ALLREDUCE_TREE;
     draw_textf(y++, in.x, in.w, ROLE_HEADING, "%s all-reduce over DP=%d: %s, %s exposed",
-               tree ? "tree" : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical" : "ring", r->dp, full,
-               exp);
+               tree                             ? "tree"
+               : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical"
+                                                : "ring",
+               r->dp, full, exp);
     if (r->dp > 1) {
         if (tree)
             pic_tree(v, out, in, y);
@@ -83,7 +85,8 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
             pic_ring(v, out, in, y, r->dp);
         y += 3;
         double share = 2.0 * (r->dp - 1) / r->dp;
-        draw_textf(y++, in.x, in.w, ROLE_DIM, "each link carries 2(n-1)/n = %.2fx the gradients", share);
+        draw_textf(y++, in.x, in.w, ROLE_DIM, "each link carries 2(n-1)/n = %.2fx the gradients",
+                   share);
     } else {
         draw_text(y++, in.x, in.w, ROLE_DIM, "one data-parallel replica: no gradient all-reduce");
     }
@@ -100,7 +103,8 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
     double bubble = (double)(p - 1) / (m + p - 1);
     char bp[16];
     fmt_pct(bp, sizeof bp, bubble);
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "pipeline PP=%d, %d micro-batches: bubble %s", p, m, bp);
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "pipeline PP=%d, %d micro-batches: bubble %s", p, m,
+               bp);
     /* GPipe-style picture: forward wave, then backward wave; the idle
      * corners are the bubble. */
     const struct glyphs *g = glyphs_active();
@@ -110,7 +114,7 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
         int x = in.x;
         x += draw_textf(y + i, x, 4, ROLE_DIM, "s%-2d", i + 1);
         for (int c = 0; c < 2 * (md + p - 1) && x < in.x + in.w; c++) {
-            int f0 = i, f1 = i + md;                       /* forward slots */
+            int f0 = i, f1 = i + md;                         /* forward slots */
             int b0 = md + p - 1 + (p - 1 - i), b1 = b0 + md; /* backward slots */
             if (c >= f0 && c < f1)
                 x += draw_text(y + i, x, 1, ROLE_PART_COMPUTE, "F");

@@ -33,8 +33,8 @@ void pic_queue(int y, int x, int w, const char *label, double fill, double cap)
  * first `filled` in the `on` role. Few items get big blocks (readable on a
  * projector); many are aggregated so each cell stands for several.
  * Returns the rows used; *per_cell receives the items per cell. */
-int pic_cells(int y, int x, int w, int h, int total, int filled, int failed,
-                      enum theme_role on, int *per_cell)
+int pic_cells(int y, int x, int w, int h, int total, int filled, int failed, enum theme_role on,
+              int *per_cell)
 {
     const struct glyphs *g = glyphs_active();
     *per_cell = 1;
@@ -64,8 +64,8 @@ int pic_cells(int y, int x, int w, int h, int total, int filled, int failed,
     for (int i = 0; i < n; i++) {
         int cy = y + (i / per_row) * (ch + gap_y), cx = x + (i % per_row) * (cw + 1);
         enum theme_role role = i < nfailed ? ROLE_FAILED : i < nfilled ? on : ROLE_DIM;
-        const char *glyph = i < nfailed ? g->device_failed
-                            : block     ? (i < nfilled ? g->bar_full : g->bar_empty)
+        const char *glyph = i < nfailed   ? g->device_failed
+                            : block       ? (i < nfilled ? g->bar_full : g->bar_empty)
                             : i < nfilled ? g->device
                                           : g->bar_empty;
         for (int r = 0; r < ch; r++) {
@@ -87,11 +87,21 @@ void view_stage_picture(const struct view_ctx *v, struct view_out *out, int stag
         return;
     draw_clip(&in);
     switch (stage) {
-    case STAGE_DATA: pic_data(v, out, in); break;
-    case STAGE_CPUS: pic_cpus(v, out, in); break;
-    case STAGE_ACCELERATORS: pic_accel(v, out, in); break;
-    case STAGE_INTERCONNECT: pic_net(v, out, in); break;
-    default: pic_infra(v, out, in); break;
+    case STAGE_DATA:
+        pic_data(v, out, in);
+        break;
+    case STAGE_CPUS:
+        pic_cpus(v, out, in);
+        break;
+    case STAGE_ACCELERATORS:
+        pic_accel(v, out, in);
+        break;
+    case STAGE_INTERCONNECT:
+        pic_net(v, out, in);
+        break;
+    default:
+        pic_infra(v, out, in);
+        break;
     }
     draw_clip_reset();
 }

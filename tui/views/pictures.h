@@ -25,7 +25,7 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in);
 /* A queue as one cell per slot when it fits, else as a bar. */
 void pic_queue(int y, int x, int w, const char *label, double fill, double cap);
 /* A grid of `total` items (devices, cores); returns the rows used. */
-int pic_cells(int y, int x, int w, int h, int total, int filled, int failed,
-              enum theme_role on, int *per_cell);
+int pic_cells(int y, int x, int w, int h, int total, int filled, int failed, enum theme_role on,
+              int *per_cell);
 
 #endif

@@ -18,15 +18,20 @@
 #include "model.h"
 #include "setup.h"
 #include "sim.h"
-#include "stagetext.h"
 #include "stages.h"
+#include "stagetext.h"
 
 /* UI_MAX_PARAMS: scenario parameters the view keeps. It must not be below
  * the Lua host's limit (LUAHOST_MAX_PARAMS in engine/lua/luahost.h, 32),
  * else parameters would be dropped; the panel scrolls and says "+N more"
  * when they do not fit on screen. */
-enum { UI_MAX_KNOBS = 24, UI_MSG_LEN = 320, UI_TRANSCRIPT_MAX = 256, UI_SERIES_MAX = 512,
-       UI_MAX_PARAMS = 32 };
+enum {
+    UI_MAX_KNOBS = 24,
+    UI_MSG_LEN = 320,
+    UI_TRANSCRIPT_MAX = 256,
+    UI_SERIES_MAX = 512,
+    UI_MAX_PARAMS = 32
+};
 
 enum ui_view { VIEW_OVERVIEW, VIEW_STAGE, VIEW_PLAN };
 
@@ -58,29 +63,29 @@ struct ui_param {
 struct view_ctx {
     /* what runs */
     const struct catalog *cat;
-    const struct setup *setup;   /* on screen: the sim's setup when one runs */
-    const struct setup *setup0;  /* as loaded (the title notices changes) */
+    const struct setup *setup;  /* on screen: the sim's setup when one runs */
+    const struct setup *setup0; /* as loaded (the title notices changes) */
     const struct resolved *res;
     const struct model_report *report; /* the sim's when one runs */
-    const struct sim *sim;       /* series and state; NULL when none runs */
+    const struct sim *sim;             /* series and state; NULL when none runs */
     const struct sim_live *live;
     const struct sim_counters *counters;
     const struct stage_texts *texts;
     const struct layout *lay;
     /* time */
-    double speed;                /* simulated seconds per wall second */
+    double speed; /* simulated seconds per wall second */
     double wall_s;
     bool paused, lagging;
-    const double *anim_phase;    /* [ARROW_COUNT] batch positions, 0..1 */
+    const double *anim_phase; /* [ARROW_COUNT] batch positions, 0..1 */
     /* the screen */
-    int stage;                   /* the open stage view */
+    int stage; /* the open stage view */
     int selected_box;
     const struct ui_knobs *knobs; /* [STAGE_COUNT] */
-    const int *knob_sel;         /* [STAGE_COUNT] */
+    const int *knob_sel;          /* [STAGE_COUNT] */
     int text_scroll;
     bool text_full;
     int help_scroll;
-    const char *status;          /* a transient message, or "" */
+    const char *status; /* a transient message, or "" */
     /* tour and playback */
     bool tour;
     int tour_stop;
@@ -90,14 +95,14 @@ struct view_ctx {
     int caption_scroll;
     const struct ui_param *params;
     int n_params;
-    int params_more;             /* declared beyond UI_MAX_PARAMS */
+    int params_more; /* declared beyond UI_MAX_PARAMS */
     int param_sel;
 };
 
 /* What a view gives back. */
 struct view_out {
-    struct hit_map *hits;  /* clickable places and their actions */
-    int text_scroll;       /* the scrolls, clamped to their content */
+    struct hit_map *hits; /* clickable places and their actions */
+    int text_scroll;      /* the scrolls, clamped to their content */
     int caption_scroll;
     int help_scroll;
     double series[UI_SERIES_MAX]; /* scratch for sparklines */
@@ -117,8 +122,7 @@ double view_live_util(const struct view_ctx *v, double steady);
 /* IT power from the newest sample, else the report's. */
 double view_live_it_kw(const struct view_ctx *v);
 /* Newest n samples of a series into out->series; returns how many. */
-size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id,
-                   size_t n);
+size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id, size_t n);
 /* Throughput (tokens/s) averaged over about one training step, newest n
  * samples into out->series (raw samples are bursty: steps end in jumps). */
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n);
