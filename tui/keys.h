@@ -63,15 +63,21 @@ enum key_context {
     KEYCTX_ALL = KEYCTX_OVERVIEW | KEYCTX_STAGE | KEYCTX_TOUR,
 };
 
+/* What a key does: an action and its one line of help for the help
+ * overlay, the man page and docs/TUI.md (written once, in keys.c). */
+struct key_command {
+    enum key_action action;
+    const char *help;
+};
+
 struct key_binding {
     int key;            /* curses key code or character */
     int key_last;       /* a range key..key_last (digits); 0 = single key */
     const char *label;  /* how the key is written: "space", "1-5", "Tab" */
-    enum key_action action;
+    const struct key_command *cmd;
     int arg;            /* action argument (for ranges: added to key - key) */
     unsigned contexts;  /* enum key_context mask */
     const char *hint;   /* footer word ("pause"); NULL: not in the footer */
-    const char *help;   /* one line for the help overlay and the man page */
 };
 
 size_t keys_count(void);

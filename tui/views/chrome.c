@@ -93,7 +93,7 @@ void view_draw_footer(const struct view_ctx *v, struct view_out *out, unsigned c
         x += draw_text(r.y, x, r.w - x, ROLE_KEY, items[i]->label);
         x += draw_text(r.y, x, r.w - x, ROLE_DIM, " ");
         x += draw_text(r.y, x, r.w - x, ROLE_DIM, items[i]->hint);
-        hit_add(out->hits, r.y, x0, 1, x - x0, items[i]->action, items[i]->arg);
+        hit_add(out->hits, r.y, x0, 1, x - x0, items[i]->cmd->action, items[i]->arg);
         x += 2;
     }
 }
