@@ -77,7 +77,8 @@ static const struct key_command commands[CMD_COUNT] = {
     [CMD_TEXT_FULL] = {ACT_TEXT_FULL, "the explanation full screen (e or Esc: back)"},
     [CMD_TOUR_NEXT] = {ACT_TOUR_NEXT, "tour: next stop"},
     [CMD_TOUR_PREV] = {ACT_TOUR_PREV, "tour: previous stop; play: back to the previous pause"},
-    [CMD_CAPTION_BACK] = {ACT_CAPTION_BACK, "play: scroll the narration back (also the wheel over it)"},
+    [CMD_CAPTION_BACK] = {ACT_CAPTION_BACK,
+                          "play: scroll the narration back (also the wheel over it)"},
     [CMD_CAPTION_ON] = {ACT_CAPTION_ON, "play: scroll the narration forward"},
     [CMD_TOUR_END] = {ACT_TOUR, "end the tour"},
     [CMD_PARAMS] = {ACT_PARAMS, "play: show the scenario's parameters, to change them and restart"},
@@ -102,7 +103,8 @@ static const struct key_command commands[CMD_COUNT] = {
     [CMD_TOUR] = {ACT_TOUR, "start or stop the guided tour of the five stages"},
     [CMD_THEME] = {ACT_THEME, "cycle the colour theme (default, light, contrast, mono)"},
     [CMD_UNDO] = {ACT_UNDO, "undo the last knob change"},
-    [CMD_WRITE] = {ACT_WRITE, "write the setup as YAML to a new file here (mlviz-setup.yaml, -2, ...)"},
+    [CMD_WRITE] = {ACT_WRITE,
+                   "write the setup as YAML to a new file here (mlviz-setup.yaml, -2, ...)"},
     [CMD_HELP] = {ACT_HELP, "show or hide this help"},
     [CMD_HELP_CLOSE] = {ACT_HELP, "close the help"},
     [CMD_HELP_SCROLL] = {ACT_HELP_SCROLL, "scroll the help"},
@@ -189,7 +191,8 @@ static const struct key_binding bindings[] = {
     {KEY_PPAGE, 0, "PgUp", CMD(HELP_SCROLL), -10, KEYCTX_HELP, NULL},
     {'q', 0, "q", CMD(QUIT), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, "quit"},
     {'Q', 0, "Q", CMD(QUIT), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, NULL},
-    {KEY_F(10), 0, "F10", CMD(QUIT), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, NULL},
+    {KEY_F(10), 0, "F10", CMD(QUIT), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN,
+     NULL},
 };
 
 enum { N_BINDINGS = sizeof bindings / sizeof bindings[0] };
@@ -241,19 +244,26 @@ size_t keys_footer(unsigned context, const struct key_binding **out, size_t max)
     return n;
 }
 
-static const unsigned context_order[] = {KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
-                                         KEYCTX_HELP, KEYCTX_PARAMS, KEYCTX_PLAN};
+static const unsigned context_order[] = {KEYCTX_OVERVIEW, KEYCTX_STAGE,  KEYCTX_TOUR,
+                                         KEYCTX_HELP,     KEYCTX_PARAMS, KEYCTX_PLAN};
 
 const char *keys_context_name(unsigned context)
 {
     switch (context) {
-    case KEYCTX_OVERVIEW: return "Overview";
-    case KEYCTX_STAGE: return "Stage views";
-    case KEYCTX_TOUR: return "Tour and played scenarios";
-    case KEYCTX_HELP: return "Help";
-    case KEYCTX_PARAMS: return "Scenario parameters (mlviz play)";
-    case KEYCTX_PLAN: return "Plan screen";
-    default: return "Everywhere";
+    case KEYCTX_OVERVIEW:
+        return "Overview";
+    case KEYCTX_STAGE:
+        return "Stage views";
+    case KEYCTX_TOUR:
+        return "Tour and played scenarios";
+    case KEYCTX_HELP:
+        return "Help";
+    case KEYCTX_PARAMS:
+        return "Scenario parameters (mlviz play)";
+    case KEYCTX_PLAN:
+        return "Plan screen";
+    default:
+        return "Everywhere";
     }
 }
 
@@ -269,8 +279,8 @@ static unsigned home_context(const struct key_binding *b)
     return KEYCTX_ALL;
 }
 
-static const unsigned help_sections[] = {KEYCTX_ALL, KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
-                                         KEYCTX_HELP, KEYCTX_PARAMS, KEYCTX_PLAN};
+static const unsigned help_sections[] = {KEYCTX_ALL,  KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
+                                         KEYCTX_HELP, KEYCTX_PARAMS,   KEYCTX_PLAN};
 
 static bool same_entry(const struct key_binding *a, const struct key_binding *b)
 {
@@ -316,13 +326,13 @@ size_t keys_help_text(char *buf, size_t len)
     size_t used = 0;
     if (len)
         buf[0] = '\0';
-#define EMIT(...)                                                                                 \
-    do {                                                                                          \
-        if (used < len) {                                                                         \
-            int w_ = snprintf(buf + used, len - used, __VA_ARGS__);                               \
-            if (w_ > 0)                                                                           \
-                used += (size_t)w_ < len - used ? (size_t)w_ : len - used - 1;                    \
-        }                                                                                         \
+#define EMIT(...)                                                                                  \
+    do {                                                                                           \
+        if (used < len) {                                                                          \
+            int w_ = snprintf(buf + used, len - used, __VA_ARGS__);                                \
+            if (w_ > 0)                                                                            \
+                used += (size_t)w_ < len - used ? (size_t)w_ : len - used - 1;                     \
+        }                                                                                          \
     } while (0)
     for (size_t s = 0; s < sizeof help_sections / sizeof help_sections[0]; s++) {
         unsigned sec = help_sections[s];

@@ -19,16 +19,16 @@ enum key_action {
     ACT_RESET,
     ACT_TOUR,
     ACT_THEME,
-    ACT_OPEN,       /* arg: stage 0..4 */
-    ACT_SELECT,     /* arg: direction (enum key_dir) among overview boxes */
-    ACT_ENTER,      /* open the selected box */
+    ACT_OPEN,   /* arg: stage 0..4 */
+    ACT_SELECT, /* arg: direction (enum key_dir) among overview boxes */
+    ACT_ENTER,  /* open the selected box */
     ACT_BACK,
     ACT_KNOB_NEXT,
     ACT_KNOB_PREV,
     ACT_KNOB_INC,
     ACT_KNOB_DEC,
-    ACT_KNOB_PICK,  /* mouse only: arg = knob index */
-    ACT_KNOB_AUTO,  /* set the knob to its automatic value */
+    ACT_KNOB_PICK,   /* mouse only: arg = knob index */
+    ACT_KNOB_AUTO,   /* set the knob to its automatic value */
     ACT_HELP_SCROLL, /* arg: lines (negative: up) */
     ACT_TOUR_NEXT,
     ACT_TOUR_PREV,
@@ -36,13 +36,13 @@ enum key_action {
     ACT_PARAM_SEL,    /* arg: -1 / +1 */
     ACT_PARAM_CHANGE, /* arg: -1 / +1 */
     ACT_PARAM_APPLY,  /* restart the scenario with the shown values */
-    ACT_CAPTION_BACK,   /* scroll the narration transcript back; arg: lines, 0 = a page */
-    ACT_CAPTION_ON,     /* ... and forward */
-    ACT_TEXT_UP,        /* scroll the stage explanation up; arg: lines, 0 = a page, -1 = top */
-    ACT_TEXT_DOWN,      /* ... down; arg: lines, 0 = a page, -1 = the end */
-    ACT_TEXT_FULL,      /* the stage explanation full screen, or back */
-    ACT_UNDO,           /* back to the setup before the last knob change */
-    ACT_WRITE,          /* the current setup as a YAML file */
+    ACT_CAPTION_BACK, /* scroll the narration transcript back; arg: lines, 0 = a page */
+    ACT_CAPTION_ON,   /* ... and forward */
+    ACT_TEXT_UP,      /* scroll the stage explanation up; arg: lines, 0 = a page, -1 = top */
+    ACT_TEXT_DOWN,    /* ... down; arg: lines, 0 = a page, -1 = the end */
+    ACT_TEXT_FULL,    /* the stage explanation full screen, or back */
+    ACT_UNDO,         /* back to the setup before the last knob change */
+    ACT_WRITE,        /* the current setup as a YAML file */
     ACT_PLAN,         /* open the plan screen */
     ACT_PLAN_ROW,     /* arg: -1 / +1 */
     ACT_PLAN_LOAD,    /* load the selected row into the live view */
@@ -71,13 +71,13 @@ struct key_command {
 };
 
 struct key_binding {
-    int key;            /* curses key code or character */
-    int key_last;       /* a range key..key_last (digits); 0 = single key */
-    const char *label;  /* how the key is written: "space", "1-5", "Tab" */
+    int key;           /* curses key code or character */
+    int key_last;      /* a range key..key_last (digits); 0 = single key */
+    const char *label; /* how the key is written: "space", "1-5", "Tab" */
     const struct key_command *cmd;
-    int arg;            /* action argument (for ranges: added to key - key) */
-    unsigned contexts;  /* enum key_context mask */
-    const char *hint;   /* footer word ("pause"); NULL: not in the footer */
+    int arg;           /* action argument (for ranges: added to key - key) */
+    unsigned contexts; /* enum key_context mask */
+    const char *hint;  /* footer word ("pause"); NULL: not in the footer */
 };
 
 size_t keys_count(void);

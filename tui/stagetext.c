@@ -29,16 +29,18 @@ static bool copy_scalar(const char *file, const struct ynode *n, char *dst, size
     return true;
 }
 
-static bool load_stage(const char *file, const struct ynode *m, struct stage_texts *out,
-                       bool *seen, char *err, size_t err_len)
+static bool load_stage(const char *file, const struct ynode *m, struct stage_texts *out, bool *seen,
+                       char *err, size_t err_len)
 {
     if (m->kind != YNODE_MAP)
         return fail_at(file, m, err, err_len, "a stage must be a mapping, found ",
                        ynode_kind_name(m));
     const struct ynode *id = ynode_get(m, "id");
     if (!id || id->kind != YNODE_SCALAR)
-        return fail_at(file, m, err, err_len, "a stage needs an 'id' (data, cpus, accelerators, "
-                                              "interconnect, infrastructure)", NULL);
+        return fail_at(file, m, err, err_len,
+                       "a stage needs an 'id' (data, cpus, accelerators, "
+                       "interconnect, infrastructure)",
+                       NULL);
     int which = -1;
     for (int i = 0; i < STAGETEXT_STAGES; i++)
         if (strcmp(id->value, stage_table[i].name) == 0)

@@ -8,23 +8,23 @@
 #include "draw.h"
 #include "glyphs.h"
 #include "keys.h"
-#include "theme.h"
 #include "pictures.h"
+#include "theme.h"
 #include "views.h"
 
 enum {
-    BOX_PAD = 2,            /* border + one space inside a box */
-    LABEL_W = 17,           /* metric labels before a sparkline or bar */
+    BOX_PAD = 2,  /* border + one space inside a box */
+    LABEL_W = 17, /* metric labels before a sparkline or bar */
     SPARK_H_MAX = 6,
-    BOX_SUMMARY_ROWS = 6,   /* figures at the top of a box */
-    BOX_PICTURE_MIN = 5,    /* rows a picture needs inside a box */
-    METRIC_FIXED_ROWS = 4,  /* breakdown, legend, compute/memory, power rows */
+    BOX_SUMMARY_ROWS = 6,  /* figures at the top of a box */
+    BOX_PICTURE_MIN = 5,   /* rows a picture needs inside a box */
+    METRIC_FIXED_ROWS = 4, /* breakdown, legend, compute/memory, power rows */
 };
 
 static const char *const arrow_words[ARROW_COUNT][2] = {
     {"batch", "loading"}, {"task", "distrib."}, {"gradient", "sync"}, {"system", "support"}};
-static const char *const phase_words[] = {"waiting for data", "forward", "backward",
-                                          "gradient sync", "optimizer", "checkpoint",
+static const char *const phase_words[] = {"waiting for data", "forward",   "backward",
+                                          "gradient sync",    "optimizer", "checkpoint",
                                           "restarting"};
 
 /* ---- stage boxes ---- */
@@ -57,8 +57,8 @@ static struct rect box_frame(const struct view_ctx *v, struct view_out *out, int
      * narrow for them (beside the BOTTLENECK word when it shows). */
     int room = b.w - 4 - (bottleneck && b.w > 30 ? draw_width(" BOTTLENECK ") + 2 : 0);
     for (int brief = 0; brief < 2; brief++) {
-        snprintf(title, sizeof title, "%s%d %s%s%s", v->selected_box == s ? g->selector : "",
-                 s + 1, brief ? stage_table[s].brief : stage_table[s].caps, bottleneck ? " " : "",
+        snprintf(title, sizeof title, "%s%d %s%s%s", v->selected_box == s ? g->selector : "", s + 1,
+                 brief ? stage_table[s].brief : stage_table[s].caps, bottleneck ? " " : "",
                  bottleneck ? g->bottleneck : "");
         if (draw_width(title) <= room)
             break;
@@ -149,7 +149,7 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
     struct rect in = box_frame(v, out, STAGE_ACCELERATORS);
     char name[96];
     view_short_name(v->res->accel ? v->res->accel->head.name : s->cluster.node.accelerator, name,
-                  sizeof name);
+                    sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s %s", r->devices, name,
                train_precision_names[s->training.precision]);
     util_line(in.y + 1, in.x, in.w, v->live->stage_util[STAGE_ACCELERATORS],
@@ -241,8 +241,8 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
     used += draw_text(in.y + 3, in.x + used, in.w - used, ROLE_DIM, "heat ");
     int bw = in.w - used - 6;
     if (bw > 0) {
-        draw_bar(in.y + 3, in.x + used, bw, heat, heat > 1 ? ROLE_FAILED : theme_role_for_util(heat),
-                 ROLE_DIM);
+        draw_bar(in.y + 3, in.x + used, bw, heat,
+                 heat > 1 ? ROLE_FAILED : theme_role_for_util(heat), ROLE_DIM);
         char hp[16];
         fmt_pct(hp, sizeof hp, heat);
         draw_text(in.y + 3, in.x + used + bw + 1, 5, ROLE_VALUE, hp);
@@ -365,9 +365,8 @@ static void draw_verdict(const struct view_ctx *v, struct view_out *out)
 
 enum { PART_COMPUTE, PART_COMM, PART_BUBBLE, PART_DATA, PART_OTHER, PART_COUNT };
 static const char *const part_names[PART_COUNT] = {"compute", "comm", "bubble", "data", "other"};
-static const enum theme_role part_roles[PART_COUNT] = {ROLE_PART_COMPUTE, ROLE_PART_COMM,
-                                                       ROLE_PART_BUBBLE, ROLE_PART_DATA,
-                                                       ROLE_PART_OTHER};
+static const enum theme_role part_roles[PART_COUNT] = {
+    ROLE_PART_COMPUTE, ROLE_PART_COMM, ROLE_PART_BUBBLE, ROLE_PART_DATA, ROLE_PART_OTHER};
 
 static void group_breakdown(const struct step_breakdown *b, double *parts)
 {
@@ -435,8 +434,8 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
                v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
     draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
-    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, spark_max(out->series, n),
-               ROLE_SPARK_TPUT);
+    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n,
+               spark_max(out->series, n), ROLE_SPARK_TPUT);
     double itkw = r->power.it_kw;
     n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
     if (n > 0 && isfinite(out->series[n - 1]))
@@ -473,8 +472,9 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
     fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
-    used = draw_textf(y + 3, x, w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ",
-                      it, fac, isfinite(r->power.pue) ? r->power.pue : 0, r->power.per_rack_kw,
+    used = draw_textf(y + 3, x, w, ROLE_TEXT,
+                      "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ", it, fac,
+                      isfinite(r->power.pue) ? r->power.pue : 0, r->power.per_rack_kw,
                       r->power.rack_cooling_limit_kw);
     double heat = r->power.rack_cooling_limit_kw > 0
                       ? r->power.per_rack_kw / r->power.rack_cooling_limit_kw

@@ -25,8 +25,8 @@ struct plan_view {
     struct plan_result result;
     struct plan_progress progress;
     pthread_t thread;
-    bool started;      /* a thread was started and not yet joined */
-    int finished;      /* set by the thread (atomic) */
+    bool started; /* a thread was started and not yet joined */
+    int finished; /* set by the thread (atomic) */
     bool ok;
     char err[UI_MSG_LEN];
     char base_yaml[SETUP_TEXT_LEN]; /* the setup searched, to notice changes */
@@ -97,8 +97,7 @@ bool plan_view_open(struct plan_view **pvp, const struct setup *setup, const str
         pv->finished = 0;
         pv->ok = false;
         pv->err[0] = '\0';
-        if (!plan_space_build(&pv->space, setup, &pv->spec, cat, pv->err,
-                              sizeof pv->err)) {
+        if (!plan_space_build(&pv->space, setup, &pv->spec, cat, pv->err, sizeof pv->err)) {
             pv->finished = 1;
         } else if (pthread_create(&pv->thread, NULL, search_main, pv) == 0) {
             pv->started = true;
@@ -245,20 +244,19 @@ static void draw_scatter(const struct plan_view *pv, struct rect box)
     fmt_num(b, sizeof b, sc.x1, 1);
     int axis_y = sc.r.y + sc.r.h;
     draw_textf(axis_y, sc.r.x, sc.r.w, ROLE_DIM, "%s d", a);
-    draw_textf(axis_y, sc.r.x + sc.r.w - draw_width(b) - 2, draw_width(b) + 2, ROLE_DIM, "%s d",
-               b);
+    draw_textf(axis_y, sc.r.x + sc.r.w - draw_width(b) - 2, draw_width(b) + 2, ROLE_DIM, "%s d", b);
     for (int i = 0; i < r->n_top; i++)
         plot(&sc, r->top[i].fig[PLAN_DAYS], r->top[i].fig[PLAN_USD_TOTAL], ROLE_DIM, g->bullet);
     for (size_t i = 0; i < r->n_front; i++)
-        plot(&sc, r->front[i].fig[PLAN_DAYS], r->front[i].fig[PLAN_USD_TOTAL], ROLE_OK,
-             g->device);
+        plot(&sc, r->front[i].fig[PLAN_DAYS], r->front[i].fig[PLAN_USD_TOTAL], ROLE_OK, g->device);
     if (r->base_runnable)
         plot(&sc, r->base.fig[PLAN_DAYS], r->base.fig[PLAN_USD_TOTAL], ROLE_WARN, g->bottleneck);
     if (r->n_top > 0)
         plot(&sc, r->top[pv->sel].fig[PLAN_DAYS], r->top[pv->sel].fig[PLAN_USD_TOTAL],
              ROLE_KNOB_SEL, g->selector);
-    draw_textf(axis_y + 1, box.x + 2, box.w - 4, ROLE_DIM, "%s front  %s ranked  %s your setup  %s selected",
-               g->device, g->bullet, g->bottleneck, g->selector);
+    draw_textf(axis_y + 1, box.x + 2, box.w - 4, ROLE_DIM,
+               "%s front  %s ranked  %s your setup  %s selected", g->device, g->bullet,
+               g->bottleneck, g->selector);
 }
 
 void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct plan_view *pv)
@@ -288,8 +286,8 @@ void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct
     char a[32], b[32];
     fmt_si(a, sizeof a, (double)r->counts.candidates, "");
     fmt_si(b, sizeof b, (double)r->counts.evaluated, "");
-    draw_textf(top, x, w, ROLE_TEXT, "%s candidates, %s evaluated, %llu runnable: fastest first",
-               a, b, (unsigned long long)r->counts.runnable);
+    draw_textf(top, x, w, ROLE_TEXT, "%s candidates, %s evaluated, %llu runnable: fastest first", a,
+               b, (unsigned long long)r->counts.runnable);
     /* The table takes the upper part, the scatter the rest. */
     int avail = bottom - top - 1;
     int table_h = r->n_top + 4 < avail / 2 ? r->n_top + 4 : avail / 2;

@@ -8,8 +8,8 @@
 #include "draw.h"
 #include "glyphs.h"
 #include "keys.h"
-#include "theme.h"
 #include "pictures.h"
+#include "theme.h"
 #include "views.h"
 
 enum {
@@ -153,9 +153,9 @@ static void draw_knobs(const struct view_ctx *v, struct view_out *out)
 static void draw_picture(const struct view_ctx *v, struct view_out *out)
 {
     struct rect r = v->lay->picture;
-    static const char *const titles[STAGE_COUNT] = {"storage and prefetch", "host CPUs",
-                                                    "devices and memory", "collectives and pipeline",
-                                                    "racks, heat and failures"};
+    static const char *const titles[STAGE_COUNT] = {
+        "storage and prefetch", "host CPUs", "devices and memory", "collectives and pipeline",
+        "racks, heat and failures"};
     draw_box(&r, ROLE_BORDER, false, titles[v->stage], ROLE_HEADING);
     struct rect in = inner(&r);
     if (in.h <= 0 || in.w <= 0)
@@ -197,12 +197,13 @@ static void num_cell(char *buf, size_t len, double v, int decimals)
 static void compare_cells(enum catalog_kind kind, const void *e, char c[6][FIELD_STR_LEN + 8])
 {
     static const char *const scopes[] = {"local", "shared", "memory"};
-    static const char *const link_kinds[] = {"nvlink", "pcie", "infiniband", "ethernet", "ici",
-                                             "other"};
+    static const char *const link_kinds[] = {"nvlink",   "pcie", "infiniband",
+                                             "ethernet", "ici",  "other"};
     switch (kind) {
     case CATALOG_STORAGE: {
         const struct storage *st = e;
-        snprintf(c[1], sizeof c[1], "%s", st->scope >= 0 && st->scope < 3 ? scopes[st->scope] : "?");
+        snprintf(c[1], sizeof c[1], "%s",
+                 st->scope >= 0 && st->scope < 3 ? scopes[st->scope] : "?");
         num_cell(c[2], sizeof c[2], st->read_gbs, 1);
         num_cell(c[3], sizeof c[3], st->write_gbs, 1);
         num_cell(c[4], sizeof c[4], st->latency_us, 0);
@@ -274,14 +275,23 @@ static void draw_compare(const struct view_ctx *v, struct view_out *out)
     const struct setup *s = v->setup;
     const char *cur[2] = {NULL, NULL};
     switch (v->stage) {
-    case STAGE_DATA: cur[0] = s->cluster.storage; cur[1] = s->cluster.node.local_storage; break;
-    case STAGE_CPUS: cur[0] = s->cluster.node.cpu; break;
-    case STAGE_ACCELERATORS: cur[0] = s->cluster.node.accelerator; break;
+    case STAGE_DATA:
+        cur[0] = s->cluster.storage;
+        cur[1] = s->cluster.node.local_storage;
+        break;
+    case STAGE_CPUS:
+        cur[0] = s->cluster.node.cpu;
+        break;
+    case STAGE_ACCELERATORS:
+        cur[0] = s->cluster.node.accelerator;
+        break;
     case STAGE_INTERCONNECT:
         cur[0] = v->res->intra_link ? v->res->intra_link->head.id : "";
         cur[1] = s->cluster.node.nic;
         break;
-    default: cur[0] = s->facility.cooling; break;
+    default:
+        cur[0] = s->facility.cooling;
+        break;
     }
     int rows = in.h - 1;
     size_t first = 0, cur_i = 0;
@@ -299,10 +309,12 @@ static void draw_compare(const struct view_ctx *v, struct view_out *out)
         const char *cells[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
         snprintf(c[0], sizeof c[0], "%s", h->id);
         compare_cells(kind, e, c);
-        bool mine = (cur[0] && strcmp(h->id, cur[0]) == 0) || (cur[1] && strcmp(h->id, cur[1]) == 0);
+        bool mine =
+            (cur[0] && strcmp(h->id, cur[0]) == 0) || (cur[1] && strcmp(h->id, cur[1]) == 0);
         int y = in.y + 1 + (int)(i - first);
         draw_text(y, in.x, 1, ROLE_VALUE, mine ? g->selector : " ");
-        table_row(y, in.x + 2, in.w - 2, mine ? ROLE_VALUE : ROLE_DIM, cells, cols[v->stage], ncols);
+        table_row(y, in.x + 2, in.w - 2, mine ? ROLE_VALUE : ROLE_DIM, cells, cols[v->stage],
+                  ncols);
     }
 }
 
@@ -317,8 +329,8 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
     char pct[16], tp[32];
     double util = v->live->stage_util[v->stage];
     fmt_pct(pct, sizeof pct, util);
-    static const char *const short_names[STAGE_COUNT] = {"Data", "CPUs", "Accelerators",
-                                                         "Network", "Infrastructure"};
+    static const char *const short_names[STAGE_COUNT] = {"Data", "CPUs", "Accelerators", "Network",
+                                                         "Infrastructure"};
     draw_textf(l.y, x, LIVE_LABEL_W, ROLE_VALUE, "%s busy %s", short_names[v->stage], pct);
     size_t n = view_series(v, out, util_series[v->stage], (size_t)(half - LIVE_LABEL_W - 2));
     draw_spark(l.y, x + LIVE_LABEL_W, half - LIVE_LABEL_W - 2, 1, out->series, n, 1,
@@ -336,7 +348,8 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
     case STAGE_DATA:
         fmt_dur(a, sizeof a, r->stages.read_s);
         fmt_pct(b, sizeof b, r->starvation);
-        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "read one global batch %s   devices starved %s", a, b);
+        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "read one global batch %s   devices starved %s",
+                   a, b);
         break;
     case STAGE_CPUS:
         fmt_dur(a, sizeof a, r->stages.preprocess_s);
@@ -348,9 +361,10 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         fmt_pct(a, sizeof a, r->achieved_fraction);
         fmt_dur(b, sizeof b, r->breakdown.compute);
         fmt_pct(c, sizeof c, view_live_util(v, r->mfu));
-        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT,
-                   "achieved %.0f TFLOP/s per device (%s of %.0f peak)   MFU %s   compute %s per step",
-                   r->tflops_per_device, a, r->peak_tflops, c, b);
+        draw_textf(
+            l.y + 1, x, l.w - 2, ROLE_TEXT,
+            "achieved %.0f TFLOP/s per device (%s of %.0f peak)   MFU %s   compute %s per step",
+            r->tflops_per_device, a, r->peak_tflops, c, b);
         break;
     case STAGE_INTERCONNECT:
         fmt_dur(a, sizeof a, r->stages.dp_comm_s);
