@@ -2,11 +2,14 @@
  * simulation (state.c) and the parameters overlay (views/chrome.c): each
  * action does what the key table says, the advance honours its wall-clock
  * budget, and no scenario parameter is dropped silently. */
-#include <cmocka.h>
-#include <setjmp.h>
+/* cmocka.h needs these before it */
+/* clang-format off */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+/* clang-format on */
 
 #include <curses.h>
 #include <stdio.h>
