@@ -1,29 +1,26 @@
-/* app: the interactive front end (`mlviz`, `mlviz play`). tui_main and
- * tui_play are declared in cli.h; this header adds what other front-end
- * files need to wire into it. */
+/* app: the frame loop (app.c), shared by `mlviz` (tui_run) and `mlviz
+ * play` (play.c). Internal to tui/; views never include it. */
 #ifndef MLVIZ_APP_H
 #define MLVIZ_APP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-#include "luahost.h"
+#include "tui.h"
 
-/* Fill hooks with the callbacks that deliver a played script's narration
- * (say, print, focus, mark) to the interactive view. cmd_lua.c calls this
- * before luahost_new when it is going to call tui_play. */
-void tui_play_hooks(struct luahost_hooks *hooks);
+enum { APP_EXIT_OK = 0, APP_EXIT_RUNTIME = 1, APP_EXIT_USAGE = 2 };
 
-/* For benchmarks and tests: the interactive state for a setup, drawn to
- * whatever curses screen is current (newterm on a pty or /dev/null).
- * tui_frame_open loads the catalog and setup (messages on stderr) and
- * applies the theme; call it after newterm. */
 struct ui;
-struct ui *tui_frame_open(const char *setup_arg, bool utf8);
-/* Advance the step loop by wall_dt seconds of wall time at the current
- * speed (not timed by a frame benchmark) ... */
-void tui_frame_advance(struct ui *u, double wall_dt);
-/* ... then lay out, draw and output one frame. */
-void tui_frame_draw(struct ui *u);
-void tui_frame_close(struct ui *u);
+/* Called once a frame before drawing: advances what runs. False ends the
+ * loop with exit status 1 (message in err). */
+typedef bool (*app_tick_fn)(struct ui *u, void *ctx, double wall_dt, char *err, size_t err_len);
+
+/* The screen's state for the catalog and setup of o (taken from o); NULL,
+ * with the message printed, when out of memory. */
+struct ui *app_open(struct tui_options *o);
+/* Starts the terminal, runs frames until quit (or --frames), restores the
+ * terminal. tick NULL: the simulation advances at the chosen speed.
+ * Returns the exit status. */
+int app_run(struct ui *u, const struct tui_options *o, app_tick_fn tick, void *ctx);
 
 #endif

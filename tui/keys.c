@@ -8,99 +8,191 @@
 
 enum { KEY_ESCAPE = 27, KEY_TAB = '\t', KEY_NEWLINE = '\n', KEY_RETURN = '\r', KEY_DEL = 127 };
 
-/* Order matters twice: the footer shows hints in this order, and for the
- * same key a binding limited to fewer contexts is preferred (see lookup). */
+/* What a key can do: an action and its one line of help (the help overlay,
+ * the man page, docs/TUI.md). Each is written once; bindings refer to them. */
+enum key_cmd {
+    CMD_OPEN,
+    CMD_SELECT,
+    CMD_ENTER,
+    CMD_BACK,
+    CMD_KNOB_NEXT,
+    CMD_KNOB_PREV,
+    CMD_KNOB_INC,
+    CMD_KNOB_DEC,
+    CMD_KNOB_AUTO,
+    CMD_TEXT_DOWN,
+    CMD_TEXT_UP,
+    CMD_TEXT_START,
+    CMD_TEXT_END,
+    CMD_TEXT_FULL,
+    CMD_TOUR_NEXT,
+    CMD_TOUR_PREV,
+    CMD_CAPTION_BACK,
+    CMD_CAPTION_ON,
+    CMD_TOUR_END,
+    CMD_PARAMS,
+    CMD_PARAM_PREV,
+    CMD_PARAM_NEXT,
+    CMD_PARAM_INC,
+    CMD_PARAM_DEC,
+    CMD_PARAM_APPLY,
+    CMD_PARAMS_CLOSE,
+    CMD_PLAN,
+    CMD_PLAN_PREV,
+    CMD_PLAN_NEXT,
+    CMD_PLAN_LOAD,
+    CMD_PLAN_BACK,
+    CMD_PAUSE,
+    CMD_STEP,
+    CMD_FASTER,
+    CMD_SLOWER,
+    CMD_FASTER_ALL,
+    CMD_SLOWER_ALL,
+    CMD_RESET,
+    CMD_TOUR,
+    CMD_THEME,
+    CMD_UNDO,
+    CMD_WRITE,
+    CMD_HELP,
+    CMD_HELP_CLOSE,
+    CMD_HELP_SCROLL,
+    CMD_QUIT,
+    CMD_COUNT
+};
+
+static const struct key_command commands[CMD_COUNT] = {
+    [CMD_OPEN] = {ACT_OPEN, "open a stage view (1 Data ... 5 Infrastructure)"},
+    [CMD_SELECT] = {ACT_SELECT, "move the selection between stage boxes"},
+    [CMD_ENTER] = {ACT_ENTER, "open the selected stage box"},
+    [CMD_BACK] = {ACT_BACK, "back to the overview"},
+    [CMD_KNOB_NEXT] = {ACT_KNOB_NEXT, "select the next knob"},
+    [CMD_KNOB_PREV] = {ACT_KNOB_PREV, "select the previous knob"},
+    [CMD_KNOB_INC] = {ACT_KNOB_INC, "raise the knob / next choice"},
+    [CMD_KNOB_DEC] = {ACT_KNOB_DEC, "lower the knob / previous choice"},
+    [CMD_KNOB_AUTO] = {ACT_KNOB_AUTO, "set the knob to auto (where it has one)"},
+    [CMD_TEXT_DOWN] = {ACT_TEXT_DOWN, "scroll the explanation (also the wheel over it)"},
+    [CMD_TEXT_UP] = {ACT_TEXT_UP, "scroll the explanation back"},
+    [CMD_TEXT_START] = {ACT_TEXT_UP, "the start of the explanation"},
+    [CMD_TEXT_END] = {ACT_TEXT_DOWN, "the end of the explanation"},
+    [CMD_TEXT_FULL] = {ACT_TEXT_FULL, "the explanation full screen (e or Esc: back)"},
+    [CMD_TOUR_NEXT] = {ACT_TOUR_NEXT, "tour: next stop"},
+    [CMD_TOUR_PREV] = {ACT_TOUR_PREV, "tour: previous stop; play: back to the previous pause"},
+    [CMD_CAPTION_BACK] = {ACT_CAPTION_BACK,
+                          "play: scroll the narration back (also the wheel over it)"},
+    [CMD_CAPTION_ON] = {ACT_CAPTION_ON, "play: scroll the narration forward"},
+    [CMD_TOUR_END] = {ACT_TOUR, "end the tour"},
+    [CMD_PARAMS] = {ACT_PARAMS, "play: show the scenario's parameters, to change them and restart"},
+    [CMD_PARAM_PREV] = {ACT_PARAM_SEL, "select the previous parameter"},
+    [CMD_PARAM_NEXT] = {ACT_PARAM_SEL, "select the next parameter"},
+    [CMD_PARAM_INC] = {ACT_PARAM_CHANGE, "raise the parameter"},
+    [CMD_PARAM_DEC] = {ACT_PARAM_CHANGE, "lower the parameter"},
+    [CMD_PARAM_APPLY] = {ACT_PARAM_APPLY, "restart the scenario with these values"},
+    [CMD_PARAMS_CLOSE] = {ACT_PARAMS, "close the parameters"},
+    [CMD_PLAN] = {ACT_PLAN, "plan: search layouts for the fastest (ranked list, Pareto front)"},
+    [CMD_PLAN_PREV] = {ACT_PLAN_ROW, "select the previous ranked row"},
+    [CMD_PLAN_NEXT] = {ACT_PLAN_ROW, "select the next ranked row"},
+    [CMD_PLAN_LOAD] = {ACT_PLAN_LOAD, "load the selected configuration into the live view"},
+    [CMD_PLAN_BACK] = {ACT_BACK, "back to the overview (the search goes on)"},
+    [CMD_PAUSE] = {ACT_PAUSE, "pause or resume the simulation"},
+    [CMD_STEP] = {ACT_STEP, "when paused: advance one training step"},
+    [CMD_FASTER] = {ACT_FASTER, "simulate faster"},
+    [CMD_SLOWER] = {ACT_SLOWER, "simulate slower"},
+    [CMD_FASTER_ALL] = {ACT_FASTER, "simulate faster (also in stage views)"},
+    [CMD_SLOWER_ALL] = {ACT_SLOWER, "simulate slower (also in stage views)"},
+    [CMD_RESET] = {ACT_RESET, "restart the simulation from the setup"},
+    [CMD_TOUR] = {ACT_TOUR, "start or stop the guided tour of the five stages"},
+    [CMD_THEME] = {ACT_THEME, "cycle the colour theme (default, light, contrast, mono)"},
+    [CMD_UNDO] = {ACT_UNDO, "undo the last knob change"},
+    [CMD_WRITE] = {ACT_WRITE,
+                   "write the setup as YAML to a new file here (mlviz-setup.yaml, -2, ...)"},
+    [CMD_HELP] = {ACT_HELP, "show or hide this help"},
+    [CMD_HELP_CLOSE] = {ACT_HELP, "close the help"},
+    [CMD_HELP_SCROLL] = {ACT_HELP_SCROLL, "scroll the help"},
+    [CMD_QUIT] = {ACT_QUIT, "quit mlviz"},
+};
+
+#define CMD(name) (&commands[CMD_##name])
+
+/* The keys. Order matters twice: the footer shows hints in this order, and
+ * for the same key a binding limited to fewer contexts is preferred (see
+ * keys_lookup). */
 static const struct key_binding bindings[] = {
-    {'1', '5', "1-5", ACT_OPEN, 0, KEYCTX_OVERVIEW | KEYCTX_STAGE, "stage",
-     "open a stage view (1 Data ... 5 Infrastructure)"},
-    {KEY_LEFT, 0, "Left", ACT_SELECT, DIR_LEFT, KEYCTX_OVERVIEW, NULL, "move the selection between stage boxes"},
-    {KEY_RIGHT, 0, "Right", ACT_SELECT, DIR_RIGHT, KEYCTX_OVERVIEW, NULL, "move the selection between stage boxes"},
-    {KEY_UP, 0, "Up", ACT_SELECT, DIR_UP, KEYCTX_OVERVIEW, NULL, "move the selection between stage boxes"},
-    {KEY_DOWN, 0, "Down", ACT_SELECT, DIR_DOWN, KEYCTX_OVERVIEW, NULL, "move the selection between stage boxes"},
-    {KEY_NEWLINE, 0, "Enter", ACT_ENTER, 0, KEYCTX_OVERVIEW, "open", "open the selected stage box"},
-    {KEY_RETURN, 0, "Enter", ACT_ENTER, 0, KEYCTX_OVERVIEW, NULL, "open the selected stage box"},
-    {KEY_ENTER, 0, "KP-Enter", ACT_ENTER, 0, KEYCTX_OVERVIEW, NULL, "open the selected stage box"},
-    {KEY_ESCAPE, 0, "Esc", ACT_BACK, 0, KEYCTX_STAGE, "back", "back to the overview"},
-    {KEY_BACKSPACE, 0, "Backspace", ACT_BACK, 0, KEYCTX_STAGE, NULL, "back to the overview"},
-    {KEY_DEL, 0, "Del", ACT_BACK, 0, KEYCTX_STAGE, NULL, "back to the overview"},
-    {KEY_TAB, 0, "Tab", ACT_KNOB_NEXT, 0, KEYCTX_STAGE, "knob", "select the next knob"},
-    {KEY_DOWN, 0, "Down", ACT_KNOB_NEXT, 0, KEYCTX_STAGE, NULL, "select the next knob"},
-    {KEY_BTAB, 0, "Shift-Tab", ACT_KNOB_PREV, 0, KEYCTX_STAGE, NULL, "select the previous knob"},
-    {KEY_UP, 0, "Up", ACT_KNOB_PREV, 0, KEYCTX_STAGE, NULL, "select the previous knob"},
-    {KEY_RIGHT, 0, "Right", ACT_KNOB_INC, 0, KEYCTX_STAGE, "change", "raise the knob / next choice"},
-    {'+', 0, "+", ACT_KNOB_INC, 0, KEYCTX_STAGE, NULL, "raise the knob / next choice"},
-    {'=', 0, "=", ACT_KNOB_INC, 0, KEYCTX_STAGE, NULL, "raise the knob / next choice"},
-    {KEY_LEFT, 0, "Left", ACT_KNOB_DEC, 0, KEYCTX_STAGE, NULL, "lower the knob / previous choice"},
-    {'-', 0, "-", ACT_KNOB_DEC, 0, KEYCTX_STAGE, NULL, "lower the knob / previous choice"},
-    {'a', 0, "a", ACT_KNOB_AUTO, 0, KEYCTX_STAGE, NULL, "set the knob to auto (where it has one)"},
-    {KEY_NPAGE, 0, "PgDn", ACT_TEXT_DOWN, 0, KEYCTX_STAGE, NULL,
-     "scroll the explanation (also the wheel over it)"},
-    {KEY_PPAGE, 0, "PgUp", ACT_TEXT_UP, 0, KEYCTX_STAGE, NULL, "scroll the explanation back"},
-    {KEY_HOME, 0, "Home", ACT_TEXT_UP, -1, KEYCTX_STAGE, NULL, "the start of the explanation"},
-    {KEY_END, 0, "End", ACT_TEXT_DOWN, -1, KEYCTX_STAGE, NULL, "the end of the explanation"},
-    {'e', 0, "e", ACT_TEXT_FULL, 0, KEYCTX_STAGE, "explain", "the explanation full screen (e or Esc: back)"},
-    {'n', 0, "n", ACT_TOUR_NEXT, 0, KEYCTX_TOUR, "next", "tour: next stop"},
-    {KEY_RIGHT, 0, "Right", ACT_TOUR_NEXT, 0, KEYCTX_TOUR, NULL, "tour: next stop"},
-    {KEY_NEWLINE, 0, "Enter", ACT_TOUR_NEXT, 0, KEYCTX_TOUR, NULL, "tour: next stop"},
-    {'b', 0, "b", ACT_TOUR_PREV, 0, KEYCTX_TOUR, "back",
-     "tour: previous stop; play: back to the previous pause"},
-    {'p', 0, "p", ACT_TOUR_PREV, 0, KEYCTX_TOUR, NULL,
-     "tour: previous stop; play: back to the previous pause"},
-    {KEY_LEFT, 0, "Left", ACT_TOUR_PREV, 0, KEYCTX_TOUR, NULL,
-     "tour: previous stop; play: back to the previous pause"},
-    {KEY_PPAGE, 0, "PgUp", ACT_CAPTION_BACK, 0, KEYCTX_TOUR, NULL,
-     "play: scroll the narration back (also the wheel over it)"},
-    {KEY_NPAGE, 0, "PgDn", ACT_CAPTION_ON, 0, KEYCTX_TOUR, NULL,
-     "play: scroll the narration forward"},
-    {KEY_ESCAPE, 0, "Esc", ACT_TOUR, 0, KEYCTX_TOUR, "end tour", "end the tour"},
-    {'o', 0, "o", ACT_PARAMS, 0, KEYCTX_TOUR | KEYCTX_PARAMS, "params",
-     "play: show the scenario's parameters, to change them and restart"},
-    {KEY_UP, 0, "Up", ACT_PARAM_SEL, -1, KEYCTX_PARAMS, NULL, "select the previous parameter"},
-    {KEY_DOWN, 0, "Down", ACT_PARAM_SEL, 1, KEYCTX_PARAMS, NULL, "select the next parameter"},
-    {KEY_TAB, 0, "Tab", ACT_PARAM_SEL, 1, KEYCTX_PARAMS, NULL, "select the next parameter"},
-    {KEY_RIGHT, 0, "Right", ACT_PARAM_CHANGE, 1, KEYCTX_PARAMS, NULL, "raise the parameter"},
-    {'+', 0, "+", ACT_PARAM_CHANGE, 1, KEYCTX_PARAMS, NULL, "raise the parameter"},
-    {KEY_LEFT, 0, "Left", ACT_PARAM_CHANGE, -1, KEYCTX_PARAMS, NULL, "lower the parameter"},
-    {'-', 0, "-", ACT_PARAM_CHANGE, -1, KEYCTX_PARAMS, NULL, "lower the parameter"},
-    {KEY_NEWLINE, 0, "Enter", ACT_PARAM_APPLY, 0, KEYCTX_PARAMS, NULL,
-     "restart the scenario with these values"},
-    {KEY_RETURN, 0, "Enter", ACT_PARAM_APPLY, 0, KEYCTX_PARAMS, NULL,
-     "restart the scenario with these values"},
-    {KEY_ESCAPE, 0, "Esc", ACT_PARAMS, 0, KEYCTX_PARAMS, NULL, "close the parameters"},
-    {'p', 0, "p", ACT_PLAN, 0, KEYCTX_OVERVIEW | KEYCTX_STAGE, "plan",
-     "plan: search layouts for the fastest (ranked list, Pareto front)"},
-    {KEY_UP, 0, "Up", ACT_PLAN_ROW, -1, KEYCTX_PLAN, NULL, "select the previous ranked row"},
-    {KEY_DOWN, 0, "Down", ACT_PLAN_ROW, 1, KEYCTX_PLAN, "row", "select the next ranked row"},
-    {KEY_NEWLINE, 0, "Enter", ACT_PLAN_LOAD, 0, KEYCTX_PLAN, "load",
-     "load the selected configuration into the live view"},
-    {KEY_RETURN, 0, "Enter", ACT_PLAN_LOAD, 0, KEYCTX_PLAN, NULL,
-     "load the selected configuration into the live view"},
-    {KEY_ESCAPE, 0, "Esc", ACT_BACK, 0, KEYCTX_PLAN, "back", "back to the overview (the search goes on)"},
-    {'p', 0, "p", ACT_BACK, 0, KEYCTX_PLAN, NULL, "back to the overview (the search goes on)"},
-    {' ', 0, "space", ACT_PAUSE, 0, KEYCTX_ALL, "pause", "pause or resume the simulation"},
-    {'.', 0, ".", ACT_STEP, 0, KEYCTX_ALL, NULL, "when paused: advance one training step"},
-    {'+', 0, "+", ACT_FASTER, 0, KEYCTX_OVERVIEW | KEYCTX_TOUR, "speed", "simulate faster"},
-    {'-', 0, "-", ACT_SLOWER, 0, KEYCTX_OVERVIEW | KEYCTX_TOUR, NULL, "simulate slower"},
-    {']', 0, "]", ACT_FASTER, 0, KEYCTX_ALL, NULL, "simulate faster (also in stage views)"},
-    {'[', 0, "[", ACT_SLOWER, 0, KEYCTX_ALL, NULL, "simulate slower (also in stage views)"},
-    {'r', 0, "r", ACT_RESET, 0, KEYCTX_ALL, "reset", "restart the simulation from the setup"},
-    {'t', 0, "t", ACT_TOUR, 0, KEYCTX_OVERVIEW | KEYCTX_STAGE | KEYCTX_TOUR, "tour",
-     "start or stop the guided tour of the five stages"},
-    {'c', 0, "c", ACT_THEME, 0, KEYCTX_ALL, NULL, "cycle the colour theme (default, light, contrast, mono)"},
-    {'u', 0, "u", ACT_UNDO, 0, KEYCTX_ALL, NULL, "undo the last knob change"},
-    {'w', 0, "w", ACT_WRITE, 0, KEYCTX_ALL, NULL,
-     "write the setup as YAML to a new file here (mlviz-setup.yaml, -2, ...)"},
-    {'?', 0, "?", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, "help", "show or hide this help"},
-    {KEY_F(1), 0, "F1", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, NULL, "show or hide this help"},
-    {'h', 0, "h", ACT_HELP, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, NULL, "show or hide this help"},
-    {KEY_ESCAPE, 0, "Esc", ACT_HELP, 0, KEYCTX_HELP, NULL, "close the help"},
-    {KEY_DOWN, 0, "Down", ACT_HELP_SCROLL, 1, KEYCTX_HELP, NULL, "scroll the help"},
-    {KEY_UP, 0, "Up", ACT_HELP_SCROLL, -1, KEYCTX_HELP, NULL, "scroll the help"},
-    {KEY_NPAGE, 0, "PgDn", ACT_HELP_SCROLL, 10, KEYCTX_HELP, NULL, "scroll the help"},
-    {KEY_PPAGE, 0, "PgUp", ACT_HELP_SCROLL, -10, KEYCTX_HELP, NULL, "scroll the help"},
-    {'q', 0, "q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, "quit", "quit mlviz"},
-    {'Q', 0, "Q", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, NULL, "quit mlviz"},
-    {KEY_F(10), 0, "F10", ACT_QUIT, 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, NULL, "quit mlviz"},
+    {'1', '5', "1-5", CMD(OPEN), 0, KEYCTX_OVERVIEW | KEYCTX_STAGE, "stage"},
+    {KEY_LEFT, 0, "Left", CMD(SELECT), DIR_LEFT, KEYCTX_OVERVIEW, NULL},
+    {KEY_RIGHT, 0, "Right", CMD(SELECT), DIR_RIGHT, KEYCTX_OVERVIEW, NULL},
+    {KEY_UP, 0, "Up", CMD(SELECT), DIR_UP, KEYCTX_OVERVIEW, NULL},
+    {KEY_DOWN, 0, "Down", CMD(SELECT), DIR_DOWN, KEYCTX_OVERVIEW, NULL},
+    {KEY_NEWLINE, 0, "Enter", CMD(ENTER), 0, KEYCTX_OVERVIEW, "open"},
+    {KEY_RETURN, 0, "Enter", CMD(ENTER), 0, KEYCTX_OVERVIEW, NULL},
+    {KEY_ENTER, 0, "KP-Enter", CMD(ENTER), 0, KEYCTX_OVERVIEW, NULL},
+    {KEY_ESCAPE, 0, "Esc", CMD(BACK), 0, KEYCTX_STAGE, "back"},
+    {KEY_BACKSPACE, 0, "Backspace", CMD(BACK), 0, KEYCTX_STAGE, NULL},
+    {KEY_DEL, 0, "Del", CMD(BACK), 0, KEYCTX_STAGE, NULL},
+    {KEY_TAB, 0, "Tab", CMD(KNOB_NEXT), 0, KEYCTX_STAGE, "knob"},
+    {KEY_DOWN, 0, "Down", CMD(KNOB_NEXT), 0, KEYCTX_STAGE, NULL},
+    {KEY_BTAB, 0, "Shift-Tab", CMD(KNOB_PREV), 0, KEYCTX_STAGE, NULL},
+    {KEY_UP, 0, "Up", CMD(KNOB_PREV), 0, KEYCTX_STAGE, NULL},
+    {KEY_RIGHT, 0, "Right", CMD(KNOB_INC), 0, KEYCTX_STAGE, "change"},
+    {'+', 0, "+", CMD(KNOB_INC), 0, KEYCTX_STAGE, NULL},
+    {'=', 0, "=", CMD(KNOB_INC), 0, KEYCTX_STAGE, NULL},
+    {KEY_LEFT, 0, "Left", CMD(KNOB_DEC), 0, KEYCTX_STAGE, NULL},
+    {'-', 0, "-", CMD(KNOB_DEC), 0, KEYCTX_STAGE, NULL},
+    {'a', 0, "a", CMD(KNOB_AUTO), 0, KEYCTX_STAGE, NULL},
+    {KEY_NPAGE, 0, "PgDn", CMD(TEXT_DOWN), 0, KEYCTX_STAGE, NULL},
+    {KEY_PPAGE, 0, "PgUp", CMD(TEXT_UP), 0, KEYCTX_STAGE, NULL},
+    {KEY_HOME, 0, "Home", CMD(TEXT_START), -1, KEYCTX_STAGE, NULL},
+    {KEY_END, 0, "End", CMD(TEXT_END), -1, KEYCTX_STAGE, NULL},
+    {'e', 0, "e", CMD(TEXT_FULL), 0, KEYCTX_STAGE, "explain"},
+    {'n', 0, "n", CMD(TOUR_NEXT), 0, KEYCTX_TOUR, "next"},
+    {KEY_RIGHT, 0, "Right", CMD(TOUR_NEXT), 0, KEYCTX_TOUR, NULL},
+    {KEY_NEWLINE, 0, "Enter", CMD(TOUR_NEXT), 0, KEYCTX_TOUR, NULL},
+    {'b', 0, "b", CMD(TOUR_PREV), 0, KEYCTX_TOUR, "back"},
+    {'p', 0, "p", CMD(TOUR_PREV), 0, KEYCTX_TOUR, NULL},
+    {KEY_LEFT, 0, "Left", CMD(TOUR_PREV), 0, KEYCTX_TOUR, NULL},
+    {KEY_PPAGE, 0, "PgUp", CMD(CAPTION_BACK), 0, KEYCTX_TOUR, NULL},
+    {KEY_NPAGE, 0, "PgDn", CMD(CAPTION_ON), 0, KEYCTX_TOUR, NULL},
+    {KEY_ESCAPE, 0, "Esc", CMD(TOUR_END), 0, KEYCTX_TOUR, "end tour"},
+    {'o', 0, "o", CMD(PARAMS), 0, KEYCTX_TOUR | KEYCTX_PARAMS, "params"},
+    {KEY_UP, 0, "Up", CMD(PARAM_PREV), -1, KEYCTX_PARAMS, NULL},
+    {KEY_DOWN, 0, "Down", CMD(PARAM_NEXT), 1, KEYCTX_PARAMS, NULL},
+    {KEY_TAB, 0, "Tab", CMD(PARAM_NEXT), 1, KEYCTX_PARAMS, NULL},
+    {KEY_RIGHT, 0, "Right", CMD(PARAM_INC), 1, KEYCTX_PARAMS, NULL},
+    {'+', 0, "+", CMD(PARAM_INC), 1, KEYCTX_PARAMS, NULL},
+    {KEY_LEFT, 0, "Left", CMD(PARAM_DEC), -1, KEYCTX_PARAMS, NULL},
+    {'-', 0, "-", CMD(PARAM_DEC), -1, KEYCTX_PARAMS, NULL},
+    {KEY_NEWLINE, 0, "Enter", CMD(PARAM_APPLY), 0, KEYCTX_PARAMS, NULL},
+    {KEY_RETURN, 0, "Enter", CMD(PARAM_APPLY), 0, KEYCTX_PARAMS, NULL},
+    {KEY_ESCAPE, 0, "Esc", CMD(PARAMS_CLOSE), 0, KEYCTX_PARAMS, NULL},
+    {'p', 0, "p", CMD(PLAN), 0, KEYCTX_OVERVIEW | KEYCTX_STAGE, "plan"},
+    {KEY_UP, 0, "Up", CMD(PLAN_PREV), -1, KEYCTX_PLAN, NULL},
+    {KEY_DOWN, 0, "Down", CMD(PLAN_NEXT), 1, KEYCTX_PLAN, "row"},
+    {KEY_NEWLINE, 0, "Enter", CMD(PLAN_LOAD), 0, KEYCTX_PLAN, "load"},
+    {KEY_RETURN, 0, "Enter", CMD(PLAN_LOAD), 0, KEYCTX_PLAN, NULL},
+    {KEY_ESCAPE, 0, "Esc", CMD(PLAN_BACK), 0, KEYCTX_PLAN, "back"},
+    {'p', 0, "p", CMD(PLAN_BACK), 0, KEYCTX_PLAN, NULL},
+    {' ', 0, "space", CMD(PAUSE), 0, KEYCTX_ALL, "pause"},
+    {'.', 0, ".", CMD(STEP), 0, KEYCTX_ALL, NULL},
+    {'+', 0, "+", CMD(FASTER), 0, KEYCTX_OVERVIEW | KEYCTX_TOUR, "speed"},
+    {'-', 0, "-", CMD(SLOWER), 0, KEYCTX_OVERVIEW | KEYCTX_TOUR, NULL},
+    {']', 0, "]", CMD(FASTER_ALL), 0, KEYCTX_ALL, NULL},
+    {'[', 0, "[", CMD(SLOWER_ALL), 0, KEYCTX_ALL, NULL},
+    {'r', 0, "r", CMD(RESET), 0, KEYCTX_ALL, "reset"},
+    {'t', 0, "t", CMD(TOUR), 0, KEYCTX_OVERVIEW | KEYCTX_STAGE | KEYCTX_TOUR, "tour"},
+    {'c', 0, "c", CMD(THEME), 0, KEYCTX_ALL, NULL},
+    {'u', 0, "u", CMD(UNDO), 0, KEYCTX_ALL, NULL},
+    {'w', 0, "w", CMD(WRITE), 0, KEYCTX_ALL, NULL},
+    {'?', 0, "?", CMD(HELP), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, "help"},
+    {KEY_F(1), 0, "F1", CMD(HELP), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, NULL},
+    {'h', 0, "h", CMD(HELP), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PLAN, NULL},
+    {KEY_ESCAPE, 0, "Esc", CMD(HELP_CLOSE), 0, KEYCTX_HELP, NULL},
+    {KEY_DOWN, 0, "Down", CMD(HELP_SCROLL), 1, KEYCTX_HELP, NULL},
+    {KEY_UP, 0, "Up", CMD(HELP_SCROLL), -1, KEYCTX_HELP, NULL},
+    {KEY_NPAGE, 0, "PgDn", CMD(HELP_SCROLL), 10, KEYCTX_HELP, NULL},
+    {KEY_PPAGE, 0, "PgUp", CMD(HELP_SCROLL), -10, KEYCTX_HELP, NULL},
+    {'q', 0, "q", CMD(QUIT), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, "quit"},
+    {'Q', 0, "Q", CMD(QUIT), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN, NULL},
+    {KEY_F(10), 0, "F10", CMD(QUIT), 0, KEYCTX_ALL | KEYCTX_HELP | KEYCTX_PARAMS | KEYCTX_PLAN,
+     NULL},
 };
 
 enum { N_BINDINGS = sizeof bindings / sizeof bindings[0] };
@@ -140,7 +232,7 @@ enum key_action keys_lookup(int key, unsigned context, int *arg)
         return ACT_NONE;
     if (arg)
         *arg = best->arg + (best->key_last ? key - best->key : 0);
-    return best->action;
+    return best->cmd->action;
 }
 
 size_t keys_footer(unsigned context, const struct key_binding **out, size_t max)
@@ -152,19 +244,26 @@ size_t keys_footer(unsigned context, const struct key_binding **out, size_t max)
     return n;
 }
 
-static const unsigned context_order[] = {KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
-                                         KEYCTX_HELP, KEYCTX_PARAMS, KEYCTX_PLAN};
+static const unsigned context_order[] = {KEYCTX_OVERVIEW, KEYCTX_STAGE,  KEYCTX_TOUR,
+                                         KEYCTX_HELP,     KEYCTX_PARAMS, KEYCTX_PLAN};
 
 const char *keys_context_name(unsigned context)
 {
     switch (context) {
-    case KEYCTX_OVERVIEW: return "Overview";
-    case KEYCTX_STAGE: return "Stage views";
-    case KEYCTX_TOUR: return "Tour and played scenarios";
-    case KEYCTX_HELP: return "Help";
-    case KEYCTX_PARAMS: return "Scenario parameters (mlviz play)";
-    case KEYCTX_PLAN: return "Plan screen";
-    default: return "Everywhere";
+    case KEYCTX_OVERVIEW:
+        return "Overview";
+    case KEYCTX_STAGE:
+        return "Stage views";
+    case KEYCTX_TOUR:
+        return "Tour and played scenarios";
+    case KEYCTX_HELP:
+        return "Help";
+    case KEYCTX_PARAMS:
+        return "Scenario parameters (mlviz play)";
+    case KEYCTX_PLAN:
+        return "Plan screen";
+    default:
+        return "Everywhere";
     }
 }
 
@@ -180,13 +279,12 @@ static unsigned home_context(const struct key_binding *b)
     return KEYCTX_ALL;
 }
 
-static const unsigned help_sections[] = {KEYCTX_ALL, KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
-                                         KEYCTX_HELP, KEYCTX_PARAMS, KEYCTX_PLAN};
+static const unsigned help_sections[] = {KEYCTX_ALL,  KEYCTX_OVERVIEW, KEYCTX_STAGE, KEYCTX_TOUR,
+                                         KEYCTX_HELP, KEYCTX_PARAMS,   KEYCTX_PLAN};
 
 static bool same_entry(const struct key_binding *a, const struct key_binding *b)
 {
-    return home_context(a) == home_context(b) && a->action == b->action &&
-           strcmp(a->help, b->help) == 0;
+    return home_context(a) == home_context(b) && a->cmd == b->cmd;
 }
 
 /* Bindings that do the same thing in the same place share one line:
@@ -219,18 +317,22 @@ static bool merged_earlier(size_t i)
     return false;
 }
 
+/* What the mouse does, for the help overlay, the man page and the docs. */
+static const char mouse_help[] = "Mouse: click a stage box to open it, click a knob to select it, "
+                                 "wheel or click </> to change it, click \"back\" to return.";
+
 size_t keys_help_text(char *buf, size_t len)
 {
     size_t used = 0;
     if (len)
         buf[0] = '\0';
-#define EMIT(...)                                                                                 \
-    do {                                                                                          \
-        if (used < len) {                                                                         \
-            int w_ = snprintf(buf + used, len - used, __VA_ARGS__);                               \
-            if (w_ > 0)                                                                           \
-                used += (size_t)w_ < len - used ? (size_t)w_ : len - used - 1;                    \
-        }                                                                                         \
+#define EMIT(...)                                                                                  \
+    do {                                                                                           \
+        if (used < len) {                                                                          \
+            int w_ = snprintf(buf + used, len - used, __VA_ARGS__);                                \
+            if (w_ > 0)                                                                            \
+                used += (size_t)w_ < len - used ? (size_t)w_ : len - used - 1;                     \
+        }                                                                                          \
     } while (0)
     for (size_t s = 0; s < sizeof help_sections / sizeof help_sections[0]; s++) {
         unsigned sec = help_sections[s];
@@ -240,12 +342,10 @@ size_t keys_help_text(char *buf, size_t len)
                 continue;
             char label[64];
             merged_label(i, label, sizeof label);
-            EMIT("  %-*s %s\n", KEYS_LABEL_W, label, bindings[i].help);
+            EMIT("  %-*s %s\n", KEYS_LABEL_W, label, bindings[i].cmd->help);
         }
     }
-    EMIT("Mouse: click a stage box to open it, click a knob to select it, wheel or click "
-         "%s/%s to change it, click \"back\" to return.\n",
-         "<", ">");
+    EMIT("%s\n", mouse_help);
 #undef EMIT
     return used;
 }
@@ -263,8 +363,25 @@ void keys_write_man(FILE *out)
             fputs(".TP\n.B ", out);
             roff_escape(out, label);
             fputc('\n', out);
-            roff_escape(out, bindings[i].help);
+            roff_escape(out, bindings[i].cmd->help);
             fputc('\n', out);
         }
     }
+}
+
+void keys_write_md(FILE *out)
+{
+    for (size_t s = 0; s < sizeof help_sections / sizeof help_sections[0]; s++) {
+        unsigned sec = help_sections[s];
+        fprintf(out, "%s**%s**\n\n| Key | What it does |\n| --- | --- |\n", s ? "\n" : "",
+                keys_context_name(sec));
+        for (size_t i = 0; i < N_BINDINGS; i++) {
+            if (home_context(&bindings[i]) != sec || merged_earlier(i))
+                continue;
+            char label[64];
+            merged_label(i, label, sizeof label);
+            fprintf(out, "| `%s` | %s |\n", label, bindings[i].cmd->help);
+        }
+    }
+    fprintf(out, "\n%s\n", mouse_help);
 }

@@ -4,10 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stages.h"
 #include "yamldoc.h"
 
-static const char *const stage_ids[STAGETEXT_STAGES] = {"data", "cpus", "accelerators",
-                                                        "interconnect", "infrastructure"};
+/* Stage ids and titles are the stage table's (engine/core/stages.h). */
+_Static_assert((int)STAGETEXT_STAGES == (int)STAGE_COUNT, "one text per stage");
 
 static bool fail_at(const char *file, const struct ynode *n, char *err, size_t err_len,
                     const char *msg, const char *what)
@@ -28,19 +29,21 @@ static bool copy_scalar(const char *file, const struct ynode *n, char *dst, size
     return true;
 }
 
-static bool load_stage(const char *file, const struct ynode *m, struct stage_texts *out,
-                       bool *seen, char *err, size_t err_len)
+static bool load_stage(const char *file, const struct ynode *m, struct stage_texts *out, bool *seen,
+                       char *err, size_t err_len)
 {
     if (m->kind != YNODE_MAP)
         return fail_at(file, m, err, err_len, "a stage must be a mapping, found ",
                        ynode_kind_name(m));
     const struct ynode *id = ynode_get(m, "id");
     if (!id || id->kind != YNODE_SCALAR)
-        return fail_at(file, m, err, err_len, "a stage needs an 'id' (data, cpus, accelerators, "
-                                              "interconnect, infrastructure)", NULL);
+        return fail_at(file, m, err, err_len,
+                       "a stage needs an 'id' (data, cpus, accelerators, "
+                       "interconnect, infrastructure)",
+                       NULL);
     int which = -1;
     for (int i = 0; i < STAGETEXT_STAGES; i++)
-        if (strcmp(id->value, stage_ids[i]) == 0)
+        if (strcmp(id->value, stage_table[i].name) == 0)
             which = i;
     if (which < 0)
         return fail_at(file, id, err, err_len, "unknown stage id ", id->value);
@@ -121,7 +124,7 @@ static bool load_doc(const struct ydoc *doc, struct stage_texts *out, char *err,
         return fail_at(file, root, err, err_len, "missing 'stages'", NULL);
     for (int i = 0; i < STAGETEXT_STAGES; i++)
         if (!seen[i])
-            return fail_at(file, root, err, err_len, "missing stage ", stage_ids[i]);
+            return fail_at(file, root, err, err_len, "missing stage ", stage_table[i].name);
     return true;
 }
 
@@ -151,12 +154,10 @@ bool stagetext_load_string(const char *name, const char *text, struct stage_text
 
 void stagetext_fallback(struct stage_texts *out)
 {
-    static const char *const titles[STAGETEXT_STAGES] = {
-        "Data", "CPUs", "Accelerators", "Interconnects & networking", "Supporting infrastructure"};
     memset(out, 0, sizeof *out);
     for (int i = 0; i < STAGETEXT_STAGES; i++) {
-        snprintf(out->stage[i].id, sizeof out->stage[i].id, "%s", stage_ids[i]);
-        snprintf(out->stage[i].title, sizeof out->stage[i].title, "%s", titles[i]);
+        snprintf(out->stage[i].id, sizeof out->stage[i].id, "%s", stage_table[i].name);
+        snprintf(out->stage[i].title, sizeof out->stage[i].title, "%s", stage_table[i].title);
         snprintf(out->stage[i].text, sizeof out->stage[i].text,
                  "(assets/stages.yaml was not found: set MLVIZ_DATA to the directory that "
                  "holds assets/)");

@@ -10,7 +10,8 @@
 
 #include <curses.h>
 
-#include "app.h"
+#include "cli.h"
+#include "tui.h"
 
 enum { COLS_BENCH = 200, ROWS_BENCH = 60, WARMUP = 20, FRAMES = 300 };
 #define FRAME_DT_S (1.0 / 30.0)
@@ -45,7 +46,12 @@ int main(void)
     }
     set_term(scr);
     resizeterm(ROWS_BENCH, COLS_BENCH);
-    struct ui *u = tui_frame_open("default", true);
+    struct catalog *cat = cli_load_catalog(NULL);
+    static struct setup setup;
+    struct resolved res;
+    struct ui *u = cat && cli_load_setup("default", cat, &setup, &res)
+                       ? tui_frame_open(cat, &setup, true)
+                       : NULL;
     if (!u) {
         endwin();
         delscreen(scr);

@@ -59,7 +59,7 @@ start tour 80 24 -- -c default --tour
 ok=1 why=""
 for stop in "1 DATA|Data|to move the bottleneck." "2 CPUs|CPUs|to move the bottleneck." \
             "3 ACCELERATORS|Accelerators|the share of peak used." \
-            "4 NETWORK|Interconnects|to move the bottleneck." \
+            "4 INTERCONNECT|Interconnects|to move the bottleneck." \
             "5 INFRASTRUCTURE|Supporting infrastructure|cooling for full speed."; do
     title=${stop%%|*} rest=${stop#*|}
     stage=${rest%%|*} ending=${rest#*|}

@@ -33,7 +33,7 @@ for d in 1 2 3 4 5; do
         1) want="1 DATA" knob="storage" ;;
         2) want="2 CPUs" knob="loader workers" ;;
         3) want="3 ACCELERATORS" knob="micro batch" ;;
-        4) want="4 NETWORK" knob="tensor parallel" ;;
+        4) want="4 INTERCONNECT" knob="tensor parallel" ;;
         5) want="5 INFRASTRUCTURE" knob="cooling" ;;
     esac
     if ! wait_title ov "$want" || ! wait_for ov "knobs" 20 || ! screen ov | grep -qF "$knob"; then

@@ -78,14 +78,14 @@ int cmd_play(int argc, char **argv);      /* tui/cli/cmd_lua.c */
 int cmd_lesson(int argc, char **argv);    /* tui/cli/cmd_lesson.c */
 int cmd_scenarios(int argc, char **argv); /* tui/cli/cmd_lua.c */
 int cmd_probe(int argc, char **argv);     /* tui/cli/cmd_probe.c */
-int tui_main(int argc, char **argv);      /* tui/app.c: the interactive front end */
+int cmd_view(int argc, char **argv);     /* tui/cli/cmd_view.c: `mlviz`, the interactive view */
 
 struct luahost;
-/* tui/app.c: play a loaded scenario in the interactive view (mlviz play).
- * `argc/argv` are the TUI options left after the Lua options were taken.
- * The presenter may restart the scenario with other parameters, which
- * replaces *host (the caller frees whatever *host is at the end). Returns
- * the exit status. */
-int tui_play(struct luahost **host, const char *script_path, int argc, char **argv);
+/* tui/cli/cmd_view.c: play a loaded scenario in the interactive view (mlviz
+ * play, mlviz lesson). `argc/argv` are the view's options left after the
+ * Lua options were taken. The presenter may restart the scenario with
+ * other parameters, which replaces *host (the caller frees whatever *host
+ * is at the end). Returns the exit status. */
+int view_play(struct luahost **host, const char *script_path, int argc, char **argv);
 
 #endif

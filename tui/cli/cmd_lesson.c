@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "tui.h"
 #include "cli.h"
 #include "luahost.h"
 #include "model.h"
@@ -188,7 +188,7 @@ int cmd_lesson(int argc, char **argv)
             cli_error("%s", err);
             rc = EXIT_RUNTIME;
         } else {
-            rc = tui_play(&h, file, argc - 2, argv + 2);
+            rc = view_play(&h, file, argc - 2, argv + 2);
         }
         luahost_free(h);
     }

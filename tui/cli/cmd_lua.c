@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "app.h"
+#include "tui.h"
 #include "cli.h"
 #include "commands.h"
 #include "csv.h"
@@ -247,7 +247,7 @@ static int run_or_play(int argc, char **argv, bool play)
         rc = luahost_usage_error(h) ? EXIT_USAGE : EXIT_RUNTIME;
     } else if (play) {
         fflush(stdout);
-        rc = tui_play(&h, path, c.ntui, c.tui);
+        rc = view_play(&h, path, c.ntui, c.tui);
     } else if (luahost_run(h, err, LUA_ERR_LEN)) {
         rc = EXIT_OK;
     } else {

@@ -67,7 +67,7 @@ static const struct commands_spec specs[] = {
     {"lesson", "FILE.yaml", NULL, "[view options]", {{NULL, NULL, ARG_NONE, NULL, 0, NULL}}},
     {"scenarios", "", "", NULL, {FORMAT}},
     {"fields", "", "", NULL, {FORMAT}},
-    {"keys", "", "", NULL, {{"--man", NULL, ARG_NONE, NULL, 0, NULL}}},
+    {"keys", "", "", NULL, {{"--man", NULL, ARG_NONE, NULL, 0, NULL}, {"--md", NULL, ARG_NONE, NULL, 0, NULL}}},
     {"options", "", "", NULL, {{"--man", NULL, ARG_NONE, NULL, 0, NULL}}},
     {"plan",
      "FILE|PRESET",

@@ -1,11 +1,12 @@
 /* main: command dispatch. With no command mlviz opens the interactive view. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "completion.h"
-#include "keys.h"
 #include "options.h"
+#include "tui.h"
 
 static const char usage_text[] =
     "usage: mlviz [options]                         open the interactive pipeline view\n"
@@ -25,7 +26,7 @@ static const char usage_text[] =
     "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
     "       mlviz probe [--write FILE] [--measure DIR]  this machine as a setup\n"
     "       mlviz completion bash|zsh|fish          a shell completion script\n"
-    "       mlviz keys [--man]                      the key bindings of the interactive view\n"
+    "       mlviz keys [--man|--md]                 the key bindings of the interactive view\n"
     "       mlviz options [--man]                   the options of the interactive view\n"
     "       mlviz --help | --version\n"
     "\n"
@@ -52,20 +53,17 @@ static int cmd_options(int argc, char **argv)
     return EXIT_OK;
 }
 
-/* `mlviz keys [--man]`: the key table as help text or as man-page roff. */
+/* `mlviz keys [--man|--md]`: the key table as help text, man-page roff or
+ * markdown (the block in docs/TUI.md). */
 static int cmd_keys(int argc, char **argv)
 {
-    if (argc > 2 || (argc == 2 && strcmp(argv[1], "--man") != 0)) {
-        cli_error("usage: mlviz keys [--man]");
+    bool man = argc == 2 && strcmp(argv[1], "--man") == 0;
+    bool md = argc == 2 && strcmp(argv[1], "--md") == 0;
+    if (argc > 2 || (argc == 2 && !man && !md)) {
+        cli_error("usage: mlviz keys [--man|--md]");
         return EXIT_USAGE;
     }
-    if (argc == 2) {
-        keys_write_man(stdout);
-        return EXIT_OK;
-    }
-    char buf[8192];
-    keys_help_text(buf, sizeof buf);
-    fputs(buf, stdout);
+    tui_write_keys(stdout, man ? TUI_KEYS_MAN : md ? TUI_KEYS_MD : TUI_KEYS_TEXT);
     return EXIT_OK;
 }
 
@@ -129,5 +127,5 @@ int main(int argc, char **argv)
                   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         return EXIT_USAGE;
     }
-    return tui_main(argc, argv);
+    return cmd_view(argc, argv);
 }

@@ -8,231 +8,68 @@
 #include "draw.h"
 #include "glyphs.h"
 #include "keys.h"
+#include "pictures.h"
 #include "theme.h"
-#include "ui.h"
+#include "views.h"
 
 enum {
-    BOX_PAD = 2,            /* border + one space inside a box */
-    LABEL_W = 17,           /* metric labels before a sparkline or bar */
+    BOX_PAD = 2,  /* border + one space inside a box */
+    LABEL_W = 17, /* metric labels before a sparkline or bar */
     SPARK_H_MAX = 6,
-    BOX_SUMMARY_ROWS = 6,   /* figures at the top of a box */
-    BOX_PICTURE_MIN = 5,    /* rows a picture needs inside a box */
-    METRIC_FIXED_ROWS = 4,  /* breakdown, legend, compute/memory, power rows */
-    FOOTER_MAX = 24,
+    BOX_SUMMARY_ROWS = 6,  /* figures at the top of a box */
+    BOX_PICTURE_MIN = 5,   /* rows a picture needs inside a box */
+    METRIC_FIXED_ROWS = 4, /* breakdown, legend, compute/memory, power rows */
 };
 
-static const char *const stage_caps[STAGE_COUNT] = {"DATA", "CPUs", "ACCELERATORS",
-                                                    "INTERCONNECT", "SUPPORTING INFRASTRUCTURE"};
 static const char *const arrow_words[ARROW_COUNT][2] = {
     {"batch", "loading"}, {"task", "distrib."}, {"gradient", "sync"}, {"system", "support"}};
-static const char *const phase_words[] = {"waiting for data", "forward", "backward",
-                                          "gradient sync", "optimizer", "checkpoint",
+static const char *const phase_words[] = {"waiting for data", "forward",   "backward",
+                                          "gradient sync",    "optimizer", "checkpoint",
                                           "restarting"};
-
-const char *ui_short_name(const char *name, char *buf, size_t len)
-{
-    static const char *const vendors[] = {"NVIDIA ", "AMD ", "Intel ", "Google ", "AWS ",
-                                          "Apple ", "Habana "};
-    const char *p = name ? name : "";
-    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
-        if (strncmp(p, vendors[i], strlen(vendors[i])) == 0)
-            p += strlen(vendors[i]);
-    snprintf(buf, len, "%s", p);
-    return buf;
-}
-
-/* ---- shared furniture ---- */
-
-void view_draw_title(struct ui *u, const char *where)
-{
-    const struct glyphs *g = glyphs_active();
-    struct rect r = u->lay.title;
-    draw_repeat(r.y, 0, r.w, ROLE_TITLE, " ");
-    char clock[32], left[256];
-    fmt_clock(clock, sizeof clock, u->counters.time_s);
-    /* Where you are first: the setup name is what gets cut on narrow screens. */
-    const struct setup *s = ui_setup(u);
-    char now[160] = "";
-    /* Knobs changed the cluster: the loaded name no longer says what runs. */
-    if (s->cluster.nodes != u->setup0.cluster.nodes ||
-        s->cluster.node.accelerators_per_node != u->setup0.cluster.node.accelerators_per_node ||
-        strcmp(s->cluster.node.accelerator, u->setup0.cluster.node.accelerator) != 0) {
-        char acc[64];
-        snprintf(now, sizeof now, ", now %d x %d %s", s->cluster.nodes,
-                 s->cluster.node.accelerators_per_node,
-                 ui_short_name(s->cluster.node.accelerator, acc, sizeof acc));
-    }
-    snprintf(left, sizeof left, " mlviz %s %s %s %s%s", g->v, where, g->v, s->name, now);
-    char right[160];
-    char speed[32];
-    if (u->speed < 1)
-        snprintf(speed, sizeof speed, "x%.2g", u->speed);
-    else
-        snprintf(speed, sizeof speed, "x%.0f", u->speed);
-    const char *state = !u->sim ? "stopped" : u->paused ? NULL : u->lagging ? "running (sim-limited)"
-                                                                             : "running";
-    snprintf(right, sizeof right, "sim %s  %s  ", clock, speed);
-    int rw = draw_width(right) + (state ? draw_width(state) + 2 : 11) + 8;
-    /* The setup's name must show (it is what a class is looking at): on a
-     * narrow screen the clock and the state word give way first. */
-    if (draw_width(left) + rw + 1 > r.w) {
-        snprintf(right, sizeof right, "%s ", speed);
-        if (state)
-            state = "";
-        rw = draw_width(right) + (state ? 2 : 11) + 8;
-    }
-    int rx = r.w - rw;
-    if (rx < 0)
-        rx = 0;
-    draw_text(r.y, 0, rx - 1, ROLE_TITLE, left);
-    int used = draw_text(r.y, rx, r.w - rx, ROLE_TITLE, right);
-    if (state) {
-        char st[64];
-        snprintf(st, sizeof st, "%s %s", g->arrow_right, state);
-        used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_TITLE, st);
-    } else {
-        used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_PAUSED, " || PAUSED ");
-    }
-    used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_TITLE, "  ? help");
-    hit_add(&u->hits, r.y, rx + used - 8, 1, 8, ACT_HELP, 0);
-}
-
-void view_draw_footer(struct ui *u, unsigned context)
-{
-    struct rect r = u->lay.footer;
-    const struct key_binding *items[FOOTER_MAX];
-    size_t n = keys_footer(context, items, FOOTER_MAX);
-    int x = 1;
-    /* The last entries (help, quit) always show: reserve their room. */
-    enum { KEEP_LAST = 2 };
-    int reserve = 0;
-    for (size_t i = n > KEEP_LAST ? n - KEEP_LAST : 0; i < n; i++)
-        reserve += draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
-    for (size_t i = 0; i < n; i++) {
-        int need = draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
-        bool kept = i + KEEP_LAST >= n;
-        if (x + need + (kept ? 0 : reserve) > r.w) {
-            if (kept)
-                break;
-            continue;
-        }
-        int x0 = x;
-        x += draw_text(r.y, x, r.w - x, ROLE_KEY, items[i]->label);
-        x += draw_text(r.y, x, r.w - x, ROLE_DIM, " ");
-        x += draw_text(r.y, x, r.w - x, ROLE_DIM, items[i]->hint);
-        hit_add(&u->hits, r.y, x0, 1, x - x0, items[i]->action, items[i]->arg);
-        x += 2;
-    }
-}
-
-/* Rows one transcript entry takes when wrapped to w columns. */
-static int said_rows(const struct ui_said *e, int w)
-{
-    struct rect none = {0, 0, 0, w};
-    int n = draw_wrap(&none, ROLE_TEXT, e->text, 0);
-    return n > 0 ? n : 1;
-}
-
-/* mlviz play: the transcript (narration and printed lines, newest at the
- * bottom, scrolled back by caption_scroll rows) above one prompt row. */
-static void draw_transcript(struct ui *u, struct rect in)
-{
-    int rows = in.h - 1;
-    int total = 0;
-    for (int i = 0; i < u->transcript_count; i++)
-        total += said_rows(&u->transcript[i], in.w);
-    int max_scroll = total > rows ? total - rows : 0;
-    if (u->caption_scroll > max_scroll)
-        u->caption_scroll = max_scroll;
-    int first = total - rows - u->caption_scroll;
-    if (first < 0)
-        first = 0;
-    int row = 0, y = in.y;
-    for (int i = 0; i < u->transcript_count && y < in.y + rows; i++) {
-        const struct ui_said *e = &u->transcript[i];
-        int n = said_rows(e, in.w);
-        if (row + n > first) {
-            int skip = first > row ? first - row : 0;
-            struct rect r = {y, in.x, in.y + rows - y, in.w};
-            draw_wrap(&r, e->printed ? ROLE_DIM : ROLE_CAPTION, e->text, skip);
-            y += n - skip;
-        }
-        row += n;
-    }
-    char prompt[160];
-    const char *what = u->play_waiting ? "space: continue  b: back  r: restart"
-                       : u->play_done  ? "The end.  r: restart  b: back  q: quit"
-                                       : "playing...  b: back  r: restart";
-    if (max_scroll > 0)
-        snprintf(prompt, sizeof prompt, "%s  PgUp/PgDn: narration %d/%d", what,
-                 total - u->caption_scroll, total);
-    else
-        snprintf(prompt, sizeof prompt, "%s", what);
-    draw_text(in.y + rows, in.x, in.w, u->play_waiting || u->play_done ? ROLE_KEY : ROLE_DIM,
-              prompt);
-    hit_add_wheel(&u->hits, in.y, in.x, in.h, in.w, ACT_NONE, 2, ACT_CAPTION_BACK, ACT_CAPTION_ON);
-}
-
-void view_draw_caption(struct ui *u)
-{
-    struct rect r = u->lay.caption;
-    if (r.h <= 0)
-        return;
-    for (int i = 0; i < r.h; i++)
-        draw_repeat(r.y + i, r.x, r.w, ROLE_CAPTION, " ");
-    char text[STAGETEXT_LONG + UI_MSG_LEN * 4];
-    struct rect in = {r.y, r.x + 1, r.h, r.w - 2};
-    if (u->playing) {
-        draw_transcript(u, in);
-        return;
-    }
-    const char *body;
-    int s = u->tour_stop;
-    if (s == 0)
-        body = u->texts->tour_intro;
-    else if (s <= STAGE_COUNT)
-        body = u->texts->stage[s - 1].tour;
-    else
-        body = u->texts->tour_outro;
-    snprintf(text, sizeof text, "Tour %d/%d  %s", s + 1, TOUR_STOPS, body);
-    draw_wrap(&in, ROLE_CAPTION, text, 0);
-}
 
 /* ---- stage boxes ---- */
 
-static int live_bottleneck(const struct ui *u)
+static int live_bottleneck(const struct view_ctx *v)
 {
     char why[8];
     bool live;
-    return ui_bottleneck(u, why, sizeof why, &live);
+    return view_bottleneck(v, why, sizeof why, &live);
 }
 
-static enum theme_role box_role(const struct ui *u, int s)
+static enum theme_role box_role(const struct view_ctx *v, int s)
 {
-    int b = live_bottleneck(u);
+    int b = live_bottleneck(v);
     if (b < 0)
         return ROLE_BORDER;
     if (b == s)
         return ROLE_BOTTLENECK;
-    return theme_role_for_util(u->live.stage_util[s]);
+    return theme_role_for_util(v->live->stage_util[s]);
 }
 
-static struct rect box_frame(struct ui *u, int s)
+static struct rect box_frame(const struct view_ctx *v, struct view_out *out, int s)
 {
     const struct glyphs *g = glyphs_active();
-    struct rect b = u->lay.box[s];
-    bool bottleneck = live_bottleneck(u) == s;
-    enum theme_role role = box_role(u, s);
+    struct rect b = v->lay->box[s];
+    bool bottleneck = live_bottleneck(v) == s;
+    enum theme_role role = box_role(v, s);
     char title[96];
-    snprintf(title, sizeof title, "%s%d %s%s%s", u->selected_box == s ? g->selector : "", s + 1,
-             stage_caps[s], bottleneck ? " " : "", bottleneck ? g->bottleneck : "");
-    draw_box(&b, role, bottleneck || u->selected_box == s, title,
+    /* The stage table's caps, or its brief form where the box is too
+     * narrow for them (beside the BOTTLENECK word when it shows). */
+    int room = b.w - 4 - (bottleneck && b.w > 30 ? draw_width(" BOTTLENECK ") + 2 : 0);
+    for (int brief = 0; brief < 2; brief++) {
+        snprintf(title, sizeof title, "%s%d %s%s%s", v->selected_box == s ? g->selector : "", s + 1,
+                 brief ? stage_table[s].brief : stage_table[s].caps, bottleneck ? " " : "",
+                 bottleneck ? g->bottleneck : "");
+        if (draw_width(title) <= room)
+            break;
+    }
+    draw_box(&b, role, bottleneck || v->selected_box == s, title,
              bottleneck ? ROLE_BOTTLENECK : ROLE_HEADING);
     if (bottleneck && b.w > 30) {
         const char *word = " BOTTLENECK ";
         draw_text(b.y, b.x + b.w - draw_width(word) - 2, draw_width(word), ROLE_BOTTLENECK, word);
     }
-    hit_add(&u->hits, b.y, b.x, b.h, b.w, ACT_OPEN, s);
+    hit_add(out->hits, b.y, b.x, b.h, b.w, ACT_OPEN, s);
     struct rect in = {b.y + 1, b.x + BOX_PAD, b.h - 2, b.w - 2 * BOX_PAD};
     return in;
 }
@@ -247,15 +84,15 @@ static void util_line(int y, int x, int w, double util, enum theme_role role)
     draw_text(y, x + w - pw + 1, pw, ROLE_VALUE, pct);
 }
 
-static void draw_data_box(struct ui *u)
+static void draw_data_box(const struct view_ctx *v, struct view_out *out)
 {
-    const struct model_report *r = ui_report(u);
-    const struct setup *s = ui_setup(u);
-    struct rect in = box_frame(u, STAGE_DATA);
+    const struct model_report *r = v->report;
+    const struct setup *s = v->setup;
+    struct rect in = box_frame(v, out, STAGE_DATA);
     char a[32], b[32];
-    const struct storage *st = s->data.source == DATA_LOCAL && u->res.local_storage
-                                   ? u->res.local_storage
-                                   : u->res.storage;
+    const struct storage *st = s->data.source == DATA_LOCAL && v->res->local_storage
+                                   ? v->res->local_storage
+                                   : v->res->storage;
     fmt_si(a, sizeof a, r->stages.storage_bw_gbs * 1e9, "B/s");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s", st ? st->head.id : "storage", a);
     fmt_si(b, sizeof b, r->stages.need_bw_gbs * 1e9, "B/s");
@@ -263,8 +100,8 @@ static void draw_data_box(struct ui *u)
     char hit[16];
     fmt_pct(hit, sizeof hit, s->data.cache_hit);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cache %s  ahead %d", hit, s->data.prefetch_batches);
-    util_line(in.y + 3, in.x, in.w, u->live.stage_util[STAGE_DATA],
-              theme_role_for_util(u->live.stage_util[STAGE_DATA]));
+    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_DATA],
+              theme_role_for_util(v->live->stage_util[STAGE_DATA]));
     if (in.h > 4) {
         char sv[16];
         fmt_pct(sv, sizeof sv, r->starvation);
@@ -278,20 +115,20 @@ static void draw_data_box(struct ui *u)
     }
 }
 
-static void draw_cpu_box(struct ui *u)
+static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
 {
-    const struct model_report *r = ui_report(u);
-    const struct setup *s = ui_setup(u);
-    struct rect in = box_frame(u, STAGE_CPUS);
+    const struct model_report *r = v->report;
+    const struct setup *s = v->setup;
+    struct rect in = box_frame(v, out, STAGE_CPUS);
     char name[96];
-    ui_short_name(u->res.cpu ? u->res.cpu->head.name : s->cluster.node.cpu, name, sizeof name);
+    view_short_name(v->res->cpu ? v->res->cpu->head.name : s->cluster.node.cpu, name, sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s", s->cluster.node.cpu_sockets, name);
     draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
                s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %.1f/%.0f busy", r->stages.cpu_cores_busy,
                r->stages.cpu_cores_total);
-    util_line(in.y + 3, in.x, in.w, u->live.stage_util[STAGE_CPUS],
-              theme_role_for_util(u->live.stage_util[STAGE_CPUS]));
+    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
+              theme_role_for_util(v->live->stage_util[STAGE_CPUS]));
     if (in.h > 4) {
         const struct glyphs *g = glyphs_active();
         draw_textf(in.y + 4, in.x, in.w, r->host_ram_ok ? ROLE_OK : ROLE_WARN, "%s host RAM %s",
@@ -304,35 +141,35 @@ static void draw_cpu_box(struct ui *u)
     }
 }
 
-static void draw_accel_box(struct ui *u)
+static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
 {
     const struct glyphs *g = glyphs_active();
-    const struct model_report *r = ui_report(u);
-    const struct setup *s = ui_setup(u);
-    struct rect in = box_frame(u, STAGE_ACCELERATORS);
+    const struct model_report *r = v->report;
+    const struct setup *s = v->setup;
+    struct rect in = box_frame(v, out, STAGE_ACCELERATORS);
     char name[96];
-    ui_short_name(u->res.accel ? u->res.accel->head.name : s->cluster.node.accelerator, name,
-                  sizeof name);
+    view_short_name(v->res->accel ? v->res->accel->head.name : s->cluster.node.accelerator, name,
+                    sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s %s", r->devices, name,
                train_precision_names[s->training.precision]);
-    util_line(in.y + 1, in.x, in.w, u->live.stage_util[STAGE_ACCELERATORS],
-              theme_role_for_util(u->live.stage_util[STAGE_ACCELERATORS]));
+    util_line(in.y + 1, in.x, in.w, v->live->stage_util[STAGE_ACCELERATORS],
+              theme_role_for_util(v->live->stage_util[STAGE_ACCELERATORS]));
     char mfu[16];
-    fmt_pct(mfu, sizeof mfu, ui_live_util(u, r->mfu));
-    int ph = u->live.phase;
-    const char *pw = u->sim && ph >= 0 && ph < (int)(sizeof phase_words / sizeof phase_words[0])
+    fmt_pct(mfu, sizeof mfu, view_live_util(v, r->mfu));
+    int ph = v->live->phase;
+    const char *pw = v->sim && ph >= 0 && ph < (int)(sizeof phase_words / sizeof phase_words[0])
                          ? phase_words[ph]
                          : "";
     int used = draw_textf(in.y + 2, in.x, in.w, ROLE_VALUE, "MFU %s  ", mfu);
-    draw_text(in.y + 2, in.x + used, in.w - used, ph == 0 && u->sim ? ROLE_WARN : ROLE_DIM, pw);
+    draw_text(in.y + 2, in.x + used, in.w - used, ph == 0 && v->sim ? ROLE_WARN : ROLE_DIM, pw);
     char mem[48];
     snprintf(mem, sizeof mem, "mem %.0f/%.0f GB", r->memory.per_device_gb, r->memory.capacity_gb);
     used = draw_text(in.y + 3, in.x, in.w, r->memory.fits ? ROLE_TEXT : ROLE_FAILED, mem);
     if (!r->memory.fits)
         draw_textf(in.y + 3, in.x + used, in.w - used, ROLE_FAILED, " %s too big", g->fail);
-    if (in.h > 4 && u->live.failed_devices > 0)
+    if (in.h > 4 && v->live->failed_devices > 0)
         draw_textf(in.y + 4, in.x, in.w, ROLE_FAILED, "%s %d failed, restarting", g->device_failed,
-                   u->live.failed_devices);
+                   v->live->failed_devices);
     else if (in.h > 4)
         draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "peak %.0f TFLOP/s", r->peak_tflops);
     if (in.h > 5) {
@@ -342,12 +179,12 @@ static void draw_accel_box(struct ui *u)
     }
 }
 
-static void draw_net_box(struct ui *u)
+static void draw_net_box(const struct view_ctx *v, struct view_out *out)
 {
-    const struct model_report *r = ui_report(u);
-    struct rect in = box_frame(u, STAGE_INTERCONNECT);
+    const struct model_report *r = v->report;
+    struct rect in = box_frame(v, out, STAGE_INTERCONNECT);
     char bw[32], t[32], exp[32];
-    const struct link *l = u->res.intra_link;
+    const struct link *l = v->res->intra_link;
     fmt_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s/dir", l ? l->head.id : "-", bw);
     if (r->cp > 1 || r->ep > 1) /* context and expert parallelism when used */
@@ -358,31 +195,31 @@ static void draw_net_box(struct ui *u)
     fmt_dur(t, sizeof t, r->stages.dp_comm_s);
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "grad sync %s", t);
-    util_line(in.y + 3, in.x, in.w, u->live.stage_util[STAGE_INTERCONNECT],
-              theme_role_for_util(u->live.stage_util[STAGE_INTERCONNECT]));
-    if (in.h > 4 && u->res.nic) {
+    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
+              theme_role_for_util(v->live->stage_util[STAGE_INTERCONNECT]));
+    if (in.h > 4 && v->res->nic) {
         char nb[32];
-        fmt_si(nb, sizeof nb, u->res.nic->bw_gbs * 1e9, "B/s");
-        draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "NIC %s %s", u->res.nic->head.id, nb);
+        fmt_si(nb, sizeof nb, v->res->nic->bw_gbs * 1e9, "B/s");
+        draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "NIC %s %s", v->res->nic->head.id, nb);
     }
     if (in.h > 5)
         draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "exposed %s (%s)", exp,
-                   allreduce_names[ui_setup(u)->training.allreduce]);
+                   allreduce_names[v->setup->training.allreduce]);
 }
 
-static void draw_infra_box(struct ui *u)
+static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
 {
     const struct glyphs *g = glyphs_active();
-    const struct model_report *r = ui_report(u);
-    const struct setup *s = ui_setup(u);
-    struct rect in = box_frame(u, STAGE_INFRASTRUCTURE);
+    const struct model_report *r = v->report;
+    const struct setup *s = v->setup;
+    struct rect in = box_frame(v, out, STAGE_INFRASTRUCTURE);
     char it[32], fac[32], cost[32];
-    fmt_si(it, sizeof it, ui_live_it_kw(u) * 1e3, "W");
+    fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
     fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f", it, fac,
                isfinite(r->power.pue) ? r->power.pue : 0);
-    double temp = u->sim ? u->live.rack_temp_c : r->power.rack_temp_c;
-    bool throttled = u->sim ? u->live.throttle < 0.999 : r->power.throttled;
+    double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
+    bool throttled = v->sim ? v->live->throttle < 0.999 : r->power.throttled;
     int used = draw_textf(in.y + 1, in.x, in.w, ROLE_TEXT, "rack %.1f/%.0f kW %s %.0f C ",
                           r->power.per_rack_kw, r->power.rack_cooling_limit_kw, s->facility.cooling,
                           isfinite(temp) ? temp : 0);
@@ -404,18 +241,18 @@ static void draw_infra_box(struct ui *u)
     used += draw_text(in.y + 3, in.x + used, in.w - used, ROLE_DIM, "heat ");
     int bw = in.w - used - 6;
     if (bw > 0) {
-        draw_bar(in.y + 3, in.x + used, bw, heat, heat > 1 ? ROLE_FAILED : theme_role_for_util(heat),
-                 ROLE_DIM);
+        draw_bar(in.y + 3, in.x + used, bw, heat,
+                 heat > 1 ? ROLE_FAILED : theme_role_for_util(heat), ROLE_DIM);
         char hp[16];
         fmt_pct(hp, sizeof hp, heat);
         draw_text(in.y + 3, in.x + used + bw + 1, 5, ROLE_VALUE, hp);
     }
     if (in.h > 4) {
         char energy[32];
-        fmt_si(energy, sizeof energy, u->counters.energy_j / 3600.0, "Wh");
+        fmt_si(energy, sizeof energy, v->counters->energy_j / 3600.0, "Wh");
         draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "failures %llu  restarts %llu  energy %s",
-                   (unsigned long long)u->counters.failures,
-                   (unsigned long long)u->counters.restarts, energy);
+                   (unsigned long long)v->counters->failures,
+                   (unsigned long long)v->counters->restarts, energy);
     }
 }
 
@@ -450,83 +287,86 @@ static void draw_track(int y, int x, int n, double phase, double rate, double qu
     }
 }
 
-static void draw_lane(struct ui *u, int a, int qi)
+static void draw_lane(const struct view_ctx *v, struct view_out *out, int a, int qi)
 {
-    struct rect r = u->lay.arrow[a];
+    (void)out;
+    struct rect r = v->lay->arrow[a];
     int inner_w = r.w - 2;
     int x = r.x + 1;
     int y = r.y + 1;
     draw_center(y, x, inner_w, ROLE_DIM, arrow_words[a][0]);
     draw_center(y + 1, x, inner_w, ROLE_DIM, arrow_words[a][1]);
     double frac = 0;
-    if (qi >= 0 && u->live.queue_cap[qi] > 0)
-        frac = u->live.queue_fill[qi] / u->live.queue_cap[qi];
-    draw_track(y + 2, x, inner_w, u->anim_phase[a], u->live.flow_rate[a], frac,
-               u->sim != NULL && !u->paused);
+    if (qi >= 0 && v->live->queue_cap[qi] > 0)
+        frac = v->live->queue_fill[qi] / v->live->queue_cap[qi];
+    draw_track(y + 2, x, inner_w, v->anim_phase[a], v->live->flow_rate[a], frac,
+               v->sim != NULL && !v->paused);
     if (qi >= 0 && r.h > 4) {
         draw_bar(y + 3, x, inner_w, frac, ROLE_QUEUE, ROLE_DIM);
         if (r.h > 5)
-            draw_textf(y + 4, x, inner_w, ROLE_DIM, "q %.0f/%.0f", u->live.queue_fill[qi],
-                       u->live.queue_cap[qi]);
+            draw_textf(y + 4, x, inner_w, ROLE_DIM, "q %.0f/%.0f", v->live->queue_fill[qi],
+                       v->live->queue_cap[qi]);
     }
 }
 
-static void draw_sync_lane(struct ui *u)
+static void draw_sync_lane(const struct view_ctx *v, struct view_out *out)
 {
+    (void)out;
     const struct glyphs *g = glyphs_active();
-    struct rect r = u->lay.arrow[ARROW_GRADIENT_SYNC];
-    bool syncing = u->sim && u->live.phase == 3;
+    struct rect r = v->lay->arrow[ARROW_GRADIENT_SYNC];
+    bool syncing = v->sim && v->live->phase == 3;
     char text[96];
     /* The arrows alternate while the devices exchange gradients. */
-    bool up = syncing && fmod(u->wall_s * 4, 2) < 1;
+    bool up = syncing && fmod(v->wall_s * 4, 2) < 1;
     const char *a1 = up ? g->arrow_up : g->arrow_down, *a2 = up ? g->arrow_down : g->arrow_up;
     snprintf(text, sizeof text, "%s%s gradient sync %s%s", a1, a2, a2, a1);
     draw_center(r.y + (r.h - 1) / 2, r.x, r.w, syncing ? ROLE_FLOW : ROLE_DIM, text);
 }
 
-static void draw_support_lane(struct ui *u)
+static void draw_support_lane(const struct view_ctx *v, struct view_out *out)
 {
+    (void)out;
     const struct glyphs *g = glyphs_active();
-    struct rect r = u->lay.support;
+    struct rect r = v->lay->support;
     int y = r.y + (r.h - 1) / 2;
     for (int s = 0; s < 2; s++) {
-        struct rect b = u->lay.box[s];
+        struct rect b = v->lay->box[s];
         char text[64];
         snprintf(text, sizeof text, "%s system support %s", g->arrow_up, g->arrow_up);
         draw_center(y, b.x, b.w, ROLE_DIM, text);
     }
     /* Power and cooling reach the interconnect box on the right. */
-    struct rect a = u->lay.arrow[ARROW_SYSTEM_SUPPORT];
+    struct rect a = v->lay->arrow[ARROW_SYSTEM_SUPPORT];
     int x = a.x + 1, w = a.w - 2;
     draw_center(a.y + 1, x, w, ROLE_DIM, "power");
     draw_center(a.y + 2, x, w, ROLE_DIM, "cooling");
-    draw_track(a.y + 3, x, w, u->anim_phase[ARROW_SYSTEM_SUPPORT],
-               u->live.flow_rate[ARROW_SYSTEM_SUPPORT], 0, u->sim != NULL && !u->paused);
+    draw_track(a.y + 3, x, w, v->anim_phase[ARROW_SYSTEM_SUPPORT],
+               v->live->flow_rate[ARROW_SYSTEM_SUPPORT], 0, v->sim != NULL && !v->paused);
 }
 
 /* ---- verdict and metrics ---- */
 
-static void draw_verdict(struct ui *u)
+static void draw_verdict(const struct view_ctx *v, struct view_out *out)
 {
+    (void)out;
     const struct glyphs *g = glyphs_active();
-    struct rect v = u->lay.verdict;
+    struct rect vr = v->lay->verdict;
     char why[UI_MSG_LEN];
     bool live;
-    int b = ui_bottleneck(u, why, sizeof why, &live);
+    int b = view_bottleneck(v, why, sizeof why, &live);
     if (b < 0) {
-        draw_textf(v.y, v.x + 1, v.w - 2, ROLE_FAILED, " %s CANNOT RUN: %s ", g->fail, why);
+        draw_textf(vr.y, vr.x + 1, vr.w - 2, ROLE_FAILED, " %s CANNOT RUN: %s ", g->fail, why);
         return;
     }
-    int used = draw_textf(v.y, v.x + 1, v.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
-                          g->bottleneck, g->arrow_right, stage_caps[b]);
-    draw_textf(v.y, v.x + 1 + used, v.w - 2 - used, ROLE_TEXT, " - %s", why);
+    int used = draw_textf(vr.y, vr.x + 1, vr.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
+                          g->bottleneck, g->arrow_right, stage_table[b].caps);
+    draw_textf(vr.y, vr.x + 1 + used, vr.w - 2 - used, ROLE_TEXT, " - %s", why);
 }
 
 enum { PART_COMPUTE, PART_COMM, PART_BUBBLE, PART_DATA, PART_OTHER, PART_COUNT };
 static const char *const part_names[PART_COUNT] = {"compute", "comm", "bubble", "data", "other"};
-static const enum theme_role part_roles[PART_COUNT] = {ROLE_PART_COMPUTE, ROLE_PART_COMM,
-                                                       ROLE_PART_BUBBLE, ROLE_PART_DATA,
-                                                       ROLE_PART_OTHER};
+static const enum theme_role part_roles[PART_COUNT] = {
+    ROLE_PART_COMPUTE, ROLE_PART_COMM, ROLE_PART_BUBBLE, ROLE_PART_DATA, ROLE_PART_OTHER};
 
 static void group_breakdown(const struct step_breakdown *b, double *parts)
 {
@@ -570,11 +410,11 @@ static double spark_max(const double *v, size_t n)
     return m * SPARK_HEADROOM;
 }
 
-static void draw_metrics(struct ui *u)
+static void draw_metrics(const struct view_ctx *v, struct view_out *out)
 {
     const struct glyphs *g = glyphs_active();
-    const struct model_report *r = ui_report(u);
-    struct rect m = u->lay.metrics;
+    const struct model_report *r = v->report;
+    struct rect m = v->lay->metrics;
     int spark_h = m.h - METRIC_FIXED_ROWS;
     if (spark_h < 1)
         spark_h = 1;
@@ -585,35 +425,35 @@ static void draw_metrics(struct ui *u)
     /* Throughput and power with sparklines. */
     char tp[32], pw[32];
     double tps = r->tokens_per_s;
-    size_t n = ui_throughput(u, (size_t)(half - LABEL_W - 1));
-    if (n > 0 && isfinite(u->series[n - 1]) && u->series[n - 1] > 0)
-        tps = u->series[n - 1];
+    size_t n = view_throughput(v, out, (size_t)(half - LABEL_W - 1));
+    if (n > 0 && isfinite(out->series[n - 1]) && out->series[n - 1] > 0)
+        tps = out->series[n - 1];
     if (!r->runnable)
         tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
     fmt_si(tp, sizeof tp, tps, "");
     draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
-               u->setup.model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
+               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
     draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
-    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, u->series, n, spark_max(u->series, n),
-               ROLE_SPARK_TPUT);
+    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n,
+               spark_max(out->series, n), ROLE_SPARK_TPUT);
     double itkw = r->power.it_kw;
-    n = ui_series(u, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
-    if (n > 0 && isfinite(u->series[n - 1]))
-        itkw = u->series[n - 1];
+    n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
+    if (n > 0 && isfinite(out->series[n - 1]))
+        itkw = out->series[n - 1];
     fmt_si(pw, sizeof pw, itkw * 1e3, "W");
     draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", pw);
     draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
-    draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, u->series, n,
-               spark_max(u->series, n), ROLE_SPARK_POWER);
+    draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, out->series, n,
+               spark_max(out->series, n), ROLE_SPARK_POWER);
     int y = m.y + spark_h;
     /* Step-time breakdown and its legend (or a status message). */
-    draw_breakdown(y, x, w, r, !u->status[0], y + 1);
-    if (u->status[0])
-        draw_textf(y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, u->status);
+    draw_breakdown(y, x, w, r, !v->status[0], y + 1);
+    if (v->status[0])
+        draw_textf(y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, v->status);
     /* Compute and memory. */
     char mfu[16], hfu[16];
-    fmt_pct(mfu, sizeof mfu, ui_live_util(u, r->mfu));
-    fmt_pct(hfu, sizeof hfu, ui_live_util(u, r->hfu));
+    fmt_pct(mfu, sizeof mfu, view_live_util(v, r->mfu));
+    fmt_pct(hfu, sizeof hfu, view_live_util(v, r->hfu));
     int used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
     used += draw_textf(y + 2, x + used, w - used, ROLE_DIM, "  HFU %s  %.0f TFLOP/s/device  ", hfu,
                        r->tflops_per_device);
@@ -629,11 +469,12 @@ static void draw_metrics(struct ui *u)
                r->memory.fits ? g->pass : g->fail, r->memory.fits ? "fits" : "too big");
     /* Power, heat, cost. */
     char it[32], fac[32], cost[32];
-    fmt_si(it, sizeof it, ui_live_it_kw(u) * 1e3, "W");
+    fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
     fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
-    used = draw_textf(y + 3, x, w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ",
-                      it, fac, isfinite(r->power.pue) ? r->power.pue : 0, r->power.per_rack_kw,
+    used = draw_textf(y + 3, x, w, ROLE_TEXT,
+                      "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ", it, fac,
+                      isfinite(r->power.pue) ? r->power.pue : 0, r->power.per_rack_kw,
                       r->power.rack_cooling_limit_kw);
     double heat = r->power.rack_cooling_limit_kw > 0
                       ? r->power.per_rack_kw / r->power.rack_cooling_limit_kw
@@ -651,34 +492,34 @@ static void draw_metrics(struct ui *u)
 
 /* Tall boxes (big screens, projectors) also show the stage's picture
  * under their figures. */
-static void box_pictures(struct ui *u)
+static void box_pictures(const struct view_ctx *v, struct view_out *out)
 {
     const struct glyphs *g = glyphs_active();
     for (int s = 0; s < STAGE_COUNT; s++) {
-        struct rect b = u->lay.box[s];
+        struct rect b = v->lay->box[s];
         struct rect in = {b.y + 1 + BOX_SUMMARY_ROWS + 1, b.x + BOX_PAD, 0, b.w - 2 * BOX_PAD};
         in.h = b.y + b.h - 1 - in.y;
         if (in.h < BOX_PICTURE_MIN)
             continue;
         draw_repeat(in.y - 1, b.x + 1, b.w - 2, ROLE_BORDER, g->h);
-        view_stage_picture(u, s, in);
+        view_stage_picture(v, out, s, in);
     }
 }
 
-void view_overview_draw(struct ui *u)
+void view_overview_draw(const struct view_ctx *v, struct view_out *out)
 {
-    view_draw_title(u, "overview");
-    draw_data_box(u);
-    draw_cpu_box(u);
-    draw_accel_box(u);
-    draw_net_box(u);
-    draw_infra_box(u);
-    box_pictures(u);
-    draw_lane(u, ARROW_BATCH_LOADING, 0);
-    draw_lane(u, ARROW_TASK_DISTRIBUTION, 1);
-    draw_sync_lane(u);
-    draw_support_lane(u);
-    draw_verdict(u);
-    draw_metrics(u);
-    view_draw_footer(u, u->tour ? KEYCTX_TOUR : KEYCTX_OVERVIEW);
+    view_draw_title(v, out, "overview");
+    draw_data_box(v, out);
+    draw_cpu_box(v, out);
+    draw_accel_box(v, out);
+    draw_net_box(v, out);
+    draw_infra_box(v, out);
+    box_pictures(v, out);
+    draw_lane(v, out, ARROW_BATCH_LOADING, 0);
+    draw_lane(v, out, ARROW_TASK_DISTRIBUTION, 1);
+    draw_sync_lane(v, out);
+    draw_support_lane(v, out);
+    draw_verdict(v, out);
+    draw_metrics(v, out);
+    view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_OVERVIEW);
 }

@@ -14,7 +14,8 @@
 #include "glyphs.h"
 #include "keys.h"
 #include "plan.h"
-#include "ui.h"
+#include "plan_view.h"
+#include "views.h"
 
 enum { PLAN_VIEW_TOP = 20, SETUP_TEXT_LEN = 16384 };
 
@@ -24,8 +25,8 @@ struct plan_view {
     struct plan_result result;
     struct plan_progress progress;
     pthread_t thread;
-    bool started;      /* a thread was started and not yet joined */
-    int finished;      /* set by the thread (atomic) */
+    bool started; /* a thread was started and not yet joined */
+    int finished; /* set by the thread (atomic) */
     bool ok;
     char err[UI_MSG_LEN];
     char base_yaml[SETUP_TEXT_LEN]; /* the setup searched, to notice changes */
@@ -58,37 +59,35 @@ static void search_stop(struct plan_view *pv)
     plan_result_free(&pv->result);
 }
 
-void view_plan_free(struct ui *u)
+void plan_view_free(struct plan_view *pv)
 {
-    if (!u->plan)
+    if (!pv)
         return;
-    search_stop(u->plan);
-    free(u->plan);
-    u->plan = NULL;
+    search_stop(pv);
+    free(pv);
 }
 
-void view_plan_open(struct ui *u)
+bool plan_view_open(struct plan_view **pvp, const struct setup *setup, const struct catalog *cat,
+                    char *msg, size_t msg_len)
 {
-    if (!u->plan) {
-        u->plan = calloc(1, sizeof *u->plan);
-        if (!u->plan) {
-            ui_set_status(u, "plan: out of memory");
-            return;
+    if (!*pvp) {
+        *pvp = calloc(1, sizeof **pvp);
+        if (!*pvp) {
+            snprintf(msg, msg_len, "plan: out of memory");
+            return false;
         }
     }
-    struct plan_view *pv = u->plan;
-    u->view = VIEW_PLAN;
-    u->tour = false;
+    struct plan_view *pv = *pvp;
     char *yaml = malloc(SETUP_TEXT_LEN);
     if (!yaml)
-        return;
-    setup_write_yaml(&u->setup, yaml, SETUP_TEXT_LEN);
+        return true;
+    setup_write_yaml(setup, yaml, SETUP_TEXT_LEN);
     bool same = pv->started && strcmp(yaml, pv->base_yaml) == 0;
     if (!same) {
         /* A new search of the setup as it is now. */
         search_stop(pv);
         snprintf(pv->base_yaml, sizeof pv->base_yaml, "%s", yaml);
-        pv->cat = u->cat;
+        pv->cat = cat;
         pv->sel = 0;
         plan_spec_init(&pv->spec);
         pv->spec.top = PLAN_VIEW_TOP;
@@ -98,8 +97,7 @@ void view_plan_open(struct ui *u)
         pv->finished = 0;
         pv->ok = false;
         pv->err[0] = '\0';
-        if (!plan_space_build(&pv->space, &u->setup, &pv->spec, u->cat, pv->err,
-                              sizeof pv->err)) {
+        if (!plan_space_build(&pv->space, setup, &pv->spec, cat, pv->err, sizeof pv->err)) {
             pv->finished = 1;
         } else if (pthread_create(&pv->thread, NULL, search_main, pv) == 0) {
             pv->started = true;
@@ -109,41 +107,37 @@ void view_plan_open(struct ui *u)
         }
     }
     free(yaml);
+    return true;
 }
 
-bool view_plan_key(struct ui *u, enum key_action act, int arg)
+static int ready_rows(const struct plan_view *pv)
 {
-    struct plan_view *pv = u->plan;
+    return search_done(pv) && pv->ok ? pv->result.n_top : 0;
+}
+
+void plan_view_row(struct plan_view *pv, int dir)
+{
+    int rows = pv ? ready_rows(pv) : 0;
+    if (rows > 0)
+        pv->sel = ((pv->sel + dir) % rows + rows) % rows;
+}
+
+bool plan_view_pick(const struct plan_view *pv, struct setup *out, int *rank, char *msg,
+                    size_t msg_len)
+{
     if (!pv)
         return false;
-    bool done = search_done(pv) && pv->ok;
-    int rows = done ? pv->result.n_top : 0;
-    if (act == ACT_PLAN_ROW) {
-        if (rows > 0)
-            pv->sel = ((pv->sel + arg) % rows + rows) % rows;
-        return true;
+    if (!(search_done(pv) && pv->ok)) {
+        snprintf(msg, msg_len, "the search is still running");
+        return false;
     }
-    if (act == ACT_PLAN_LOAD) {
-        if (!done) {
-            ui_set_status(u, "the search is still running");
-            return true;
-        }
-        if (rows == 0) {
-            ui_set_status(u, "no runnable configuration to load");
-            return true;
-        }
-        struct setup s;
-        char err[UI_MSG_LEN];
-        plan_space_setup(&pv->space, pv->result.top[pv->sel].index, &s);
-        if (!ui_apply_setup(u, &s, err, sizeof err)) {
-            ui_set_status(u, "cannot load rank %d: %s", pv->sel + 1, err);
-            return true;
-        }
-        ui_set_status(u, "loaded plan rank %d into the live view", pv->sel + 1);
-        u->view = VIEW_OVERVIEW;
-        return true;
+    if (ready_rows(pv) == 0) {
+        snprintf(msg, msg_len, "no runnable configuration to load");
+        return false;
     }
-    return false;
+    plan_space_setup(&pv->space, pv->result.top[pv->sel].index, out);
+    *rank = pv->sel + 1;
+    return true;
 }
 
 /* ---- drawing ---------------------------------------------------------------- */
@@ -250,31 +244,29 @@ static void draw_scatter(const struct plan_view *pv, struct rect box)
     fmt_num(b, sizeof b, sc.x1, 1);
     int axis_y = sc.r.y + sc.r.h;
     draw_textf(axis_y, sc.r.x, sc.r.w, ROLE_DIM, "%s d", a);
-    draw_textf(axis_y, sc.r.x + sc.r.w - draw_width(b) - 2, draw_width(b) + 2, ROLE_DIM, "%s d",
-               b);
+    draw_textf(axis_y, sc.r.x + sc.r.w - draw_width(b) - 2, draw_width(b) + 2, ROLE_DIM, "%s d", b);
     for (int i = 0; i < r->n_top; i++)
         plot(&sc, r->top[i].fig[PLAN_DAYS], r->top[i].fig[PLAN_USD_TOTAL], ROLE_DIM, g->bullet);
     for (size_t i = 0; i < r->n_front; i++)
-        plot(&sc, r->front[i].fig[PLAN_DAYS], r->front[i].fig[PLAN_USD_TOTAL], ROLE_OK,
-             g->device);
+        plot(&sc, r->front[i].fig[PLAN_DAYS], r->front[i].fig[PLAN_USD_TOTAL], ROLE_OK, g->device);
     if (r->base_runnable)
         plot(&sc, r->base.fig[PLAN_DAYS], r->base.fig[PLAN_USD_TOTAL], ROLE_WARN, g->bottleneck);
     if (r->n_top > 0)
         plot(&sc, r->top[pv->sel].fig[PLAN_DAYS], r->top[pv->sel].fig[PLAN_USD_TOTAL],
              ROLE_KNOB_SEL, g->selector);
-    draw_textf(axis_y + 1, box.x + 2, box.w - 4, ROLE_DIM, "%s front  %s ranked  %s your setup  %s selected",
-               g->device, g->bullet, g->bottleneck, g->selector);
+    draw_textf(axis_y + 1, box.x + 2, box.w - 4, ROLE_DIM,
+               "%s front  %s ranked  %s your setup  %s selected", g->device, g->bullet,
+               g->bottleneck, g->selector);
 }
 
-void view_plan_draw(struct ui *u)
+void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct plan_view *pv)
 {
-    view_draw_title(u, "plan");
-    struct plan_view *pv = u->plan;
-    int top = u->lay.title.y + u->lay.title.h + 1;
-    int bottom = u->lay.footer.y - 1;
+    view_draw_title(v, out, "plan");
+    int top = v->lay->title.y + v->lay->title.h + 1;
+    int bottom = v->lay->footer.y - 1;
     int x = 1, w = COLS - 2;
     if (!pv || bottom - top < 4) {
-        view_draw_footer(u, KEYCTX_PLAN);
+        view_draw_footer(v, out, KEYCTX_PLAN);
         return;
     }
     if (!search_done(pv)) {
@@ -282,20 +274,20 @@ void view_plan_draw(struct ui *u)
         draw_text(top + 2, x, w, ROLE_DIM,
                   "The planner tries every tensor, pipeline and data-parallel split, micro-batch,"
                   " recomputation, ZeRO stage and overlap of this setup's devices.");
-        view_draw_footer(u, KEYCTX_PLAN);
+        view_draw_footer(v, out, KEYCTX_PLAN);
         return;
     }
     if (!pv->ok) {
         draw_text(top, x, w, ROLE_WARN, pv->err[0] ? pv->err : "the search failed");
-        view_draw_footer(u, KEYCTX_PLAN);
+        view_draw_footer(v, out, KEYCTX_PLAN);
         return;
     }
     const struct plan_result *r = &pv->result;
     char a[32], b[32];
     fmt_si(a, sizeof a, (double)r->counts.candidates, "");
     fmt_si(b, sizeof b, (double)r->counts.evaluated, "");
-    draw_textf(top, x, w, ROLE_TEXT, "%s candidates, %s evaluated, %llu runnable: fastest first",
-               a, b, (unsigned long long)r->counts.runnable);
+    draw_textf(top, x, w, ROLE_TEXT, "%s candidates, %s evaluated, %llu runnable: fastest first", a,
+               b, (unsigned long long)r->counts.runnable);
     /* The table takes the upper part, the scatter the rest. */
     int avail = bottom - top - 1;
     int table_h = r->n_top + 4 < avail / 2 ? r->n_top + 4 : avail / 2;
@@ -322,5 +314,5 @@ void view_plan_draw(struct ui *u)
     struct rect box = {y + 1, x, bottom - y, w};
     if (box.h >= 6)
         draw_scatter(pv, box);
-    view_draw_footer(u, KEYCTX_PLAN);
+    view_draw_footer(v, out, KEYCTX_PLAN);
 }

@@ -131,7 +131,7 @@ static void test_keys_drive_help(void **state)
     for (size_t i = 0; i < keys_count(); i++) {
         const struct key_binding *b = keys_get(i);
         assert_non_null(b->label);
-        assert_non_null(b->help);
+        assert_non_null(b->cmd->help);
         /* Some line shows this help with this key among its labels. */
         bool found = false;
         for (const char *p = help; *p && !found;) {
@@ -139,7 +139,7 @@ static void test_keys_drive_help(void **state)
             size_t n = nl ? (size_t)(nl - p) : strlen(p);
             char line[512];
             snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
-            const char *h = strstr(line, b->help);
+            const char *h = strstr(line, b->cmd->help);
             if (h && line[0] == ' ') {
                 char labels[128];
                 snprintf(labels, sizeof labels, "/%.*s/", (int)(h - line - 3), line + 2);
@@ -157,7 +157,7 @@ static void test_keys_drive_help(void **state)
             p = nl ? nl + 1 : p + n;
         }
         if (!found)
-            fail_msg("binding '%s' (%s) missing from help", b->label, b->help);
+            fail_msg("binding '%s' (%s) missing from help", b->label, b->cmd->help);
     }
     /* Every action but the internal ones has a key. */
     for (int a = ACT_QUIT; a < ACT_COUNT; a++) {
@@ -165,7 +165,7 @@ static void test_keys_drive_help(void **state)
             continue;
         bool found = false;
         for (size_t i = 0; i < keys_count(); i++)
-            found = found || keys_get(i)->action == (enum key_action)a;
+            found = found || keys_get(i)->cmd->action == (enum key_action)a;
         if (!found)
             fail_msg("action %d has no key", a);
     }

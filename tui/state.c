@@ -1,0 +1,295 @@
+/* state: the interactive screen's state (struct ui, ui.h) and the one way
+ * each part of it changes: the setup and its evaluation, the simulation
+ * (started, advanced in budgeted slices, stepped), the speed, the status
+ * line, and the read-only picture of it all the views draw from. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plan_view.h"
+#include "ui.h"
+
+/* How long a status message stays. */
+#define STATUS_S 6.0
+/* Single step (`.`): give up after this many steps' worth of time. */
+#define STEP_TIMEOUT_STEPS 4.0
+/* Target wall seconds per training step for the starting speed. */
+#define WALL_S_PER_STEP 1.5
+/* ui_advance cuts a frame's simulated time into this many runs, checking
+ * the wall-clock budget after each. */
+enum { ADVANCE_SLICES = 4 };
+
+/* Simulated seconds per wall second. The top ones (an hour, six hours, a
+ * day per second) let a played story cover a month-long run in seconds. */
+const double ui_speeds[UI_SPEED_COUNT] = {0.1, 0.25, 0.5, 1,   2,    5,    10,    20,
+                                          50,  100,  200, 500, 1000, 3600, 21600, TUI_SPEED_MAX};
+
+const struct model_report *ui_report(const struct ui *u)
+{
+    return u->sim ? sim_report(u->sim) : &u->report;
+}
+
+const struct setup *ui_setup(const struct ui *u)
+{
+    return u->sim ? sim_setup(u->sim) : &u->setup;
+}
+
+void ui_set_status(struct ui *u, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->status, sizeof u->status, fmt, ap);
+    va_end(ap);
+    u->status_until_s = u->wall_s + STATUS_S;
+}
+
+double ui_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct ui *ui_new(void)
+{
+    struct ui *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->texts = calloc(1, sizeof *u->texts);
+    if (!u->texts) {
+        free(u);
+        return NULL;
+    }
+    char path[1200], err[UI_MSG_LEN];
+    snprintf(path, sizeof path, "%s/assets/stages.yaml", mlviz_data_dir());
+    if (!stagetext_load(path, u->texts, err, sizeof err)) {
+        stagetext_fallback(u->texts);
+        ui_set_status(u, "%s", err);
+        fprintf(stderr, "%s\n", err);
+    }
+    return u;
+}
+
+void ui_free(struct ui *u)
+{
+    if (!u)
+        return;
+    plan_view_free(u->plan); /* joins the search thread before the catalog goes */
+    u->plan = NULL;
+    ui_free_sim(u);
+    if (u->cat)
+        catalog_free(u->cat);
+    free(u->texts);
+    free(u);
+}
+
+void ui_pick_speed(struct ui *u)
+{
+    double step = ui_report(u)->step_time_s;
+    double want = isfinite(step) && step > 0 ? step / WALL_S_PER_STEP : 1;
+    int best = 0;
+    for (int i = 0; i < UI_SPEED_COUNT; i++)
+        if (fabs(log(ui_speeds[i] / want)) < fabs(log(ui_speeds[best] / want)))
+            best = i;
+    u->speed_index = best;
+    u->speed = ui_speeds[best];
+}
+
+void ui_refresh_live(struct ui *u)
+{
+    if (u->sim) {
+        sim_live(u->sim, &u->live);
+        sim_counters(u->sim, &u->counters);
+    } else {
+        memset(&u->live, 0, sizeof u->live);
+        memset(&u->counters, 0, sizeof u->counters);
+        /* A setup that cannot run keeps nothing busy. */
+        for (int i = 0; i < STAGE_COUNT; i++)
+            u->live.stage_util[i] = u->report.runnable ? u->report.utilization[i] : 0;
+    }
+}
+
+void ui_free_sim(struct ui *u)
+{
+    if (u->sim && u->sim_owned)
+        sim_free(u->sim);
+    u->sim = NULL;
+}
+
+bool ui_new_sim(struct ui *u)
+{
+    struct sim_options so;
+    sim_default_options(&so);
+    so.seed = 1;
+    ui_free_sim(u);
+    u->sim_error[0] = '\0';
+    if (!u->report.runnable) {
+        snprintf(u->sim_error, sizeof u->sim_error, "%s", u->report.why_not);
+        return false;
+    }
+    u->sim = sim_new(&u->setup, u->cat, &so, u->sim_error, sizeof u->sim_error);
+    u->sim_owned = u->sim != NULL;
+    return u->sim != NULL;
+}
+
+bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len)
+{
+    struct resolved r;
+    if (!setup_resolve(s, u->cat, &r, err, err_len))
+        return false;
+    u->setup = *s;
+    u->res = r;
+    model_eval(&u->setup, &u->res, &u->report);
+    if (u->sim && u->report.runnable) {
+        if (!sim_replace_setup(u->sim, &u->setup, err, err_len)) {
+            /* The sim refused: start a fresh one on the new setup. */
+            if (u->sim_owned)
+                ui_new_sim(u);
+        }
+    } else if (u->sim_owned || !u->sim) {
+        ui_new_sim(u);
+    }
+    ui_refresh_live(u);
+    return true;
+}
+
+void ui_change_speed(struct ui *u, int dir)
+{
+    int i = u->speed_index + dir;
+    if (i < 0)
+        i = 0;
+    if (i >= UI_SPEED_COUNT)
+        i = UI_SPEED_COUNT - 1;
+    u->speed_index = i;
+    u->speed = ui_speeds[i];
+}
+
+double ui_advance(struct ui *u, double sim_dt, double *budget_s, char *err, size_t err_len)
+{
+    double t0 = ui_now_s(), done = 0;
+    u->lagging = false;
+    for (int i = 0; i < ADVANCE_SLICES && sim_dt > 0; i++) {
+        double slice = sim_dt / ADVANCE_SLICES;
+        if (!sim_run(u->sim, slice, err, err_len))
+            return -1;
+        done += slice;
+        if (ui_now_s() - t0 > *budget_s) {
+            u->lagging = i + 1 < ADVANCE_SLICES;
+            break;
+        }
+    }
+    *budget_s -= ui_now_s() - t0;
+    return done;
+}
+
+void ui_single_step(struct ui *u)
+{
+    if (!u->sim)
+        return;
+    struct sim_counters c;
+    sim_counters(u->sim, &c);
+    uint64_t start = c.steps;
+    double step = ui_report(u)->step_time_s;
+    if (!(step > 0) || !isfinite(step))
+        step = 1;
+    double limit = c.time_s + step * STEP_TIMEOUT_STEPS;
+    double slice = step / 64;
+    char err[UI_MSG_LEN];
+    while (c.steps == start && c.time_s < limit) {
+        if (!sim_run(u->sim, slice, err, sizeof err)) {
+            ui_set_status(u, "simulation stopped: %s", err);
+            break;
+        }
+        sim_counters(u->sim, &c);
+    }
+}
+
+/* Batches move along the arrows at the sim's flow rates. Each lane shows
+ * a few batches; one batch crossing takes 1/rate simulated seconds, but the
+ * on-screen speed is limited so fast flows read as a steady stream rather
+ * than flicker. */
+#define LANE_BATCHES    3.0
+#define MAX_PHASE_PER_S 1.2
+void ui_animate(struct ui *u, double wall_dt)
+{
+    if (u->paused || !u->sim)
+        return;
+    for (int i = 0; i < ARROW_COUNT; i++) {
+        double rate = u->live.flow_rate[i];
+        if (!isfinite(rate) || rate < 0)
+            rate = 0;
+        double dphase = rate * u->speed * wall_dt / LANE_BATCHES;
+        if (dphase > MAX_PHASE_PER_S * wall_dt)
+            dphase = MAX_PHASE_PER_S * wall_dt;
+        u->anim_phase[i] = fmod(u->anim_phase[i] + dphase, 1.0);
+    }
+}
+
+void ui_open(struct ui *u, struct tui_options *o)
+{
+    u->cat = o->cat;
+    o->cat = NULL;
+    u->setup = o->setup;
+    u->res = o->res;
+    u->setup0 = u->setup;
+    model_eval(&u->setup, &u->res, &u->report);
+    ui_new_sim(u);
+    ui_refresh_live(u);
+    ui_pick_speed(u);
+    if (o->speed > 0) {
+        u->speed = o->speed;
+        u->speed_chosen = true;
+        /* +/- continue from the nearest offered speed. */
+        for (int i = 0; i < UI_SPEED_COUNT; i++)
+            if (fabs(log(ui_speeds[i] / o->speed)) <
+                fabs(log(ui_speeds[u->speed_index] / o->speed)))
+                u->speed_index = i;
+    }
+    u->selected_box = u->report.bottleneck >= 0 && u->report.bottleneck < STAGE_COUNT
+                          ? u->report.bottleneck
+                          : STAGE_ACCELERATORS;
+}
+
+void ui_view_ctx(const struct ui *u, struct view_ctx *v)
+{
+    *v = (struct view_ctx){
+        .cat = u->cat,
+        .setup = ui_setup(u),
+        .setup0 = &u->setup0,
+        .res = &u->res,
+        .report = ui_report(u),
+        .sim = u->sim,
+        .live = &u->live,
+        .counters = &u->counters,
+        .texts = u->texts,
+        .lay = &u->lay,
+        .speed = u->speed,
+        .wall_s = u->wall_s,
+        .paused = u->paused,
+        .lagging = u->lagging,
+        .anim_phase = u->anim_phase,
+        .stage = u->stage,
+        .selected_box = u->selected_box,
+        .knobs = u->knobs,
+        .knob_sel = u->knob_sel,
+        .text_scroll = u->text_scroll,
+        .text_full = u->text_full,
+        .help_scroll = u->help_scroll,
+        .status = u->status,
+        .tour = u->tour,
+        .tour_stop = u->tour_stop,
+        .playing = u->playing,
+        .play_waiting = u->play_waiting,
+        .play_done = u->play_done,
+        .transcript = u->transcript,
+        .transcript_count = u->transcript_count,
+        .caption_scroll = u->caption_scroll,
+        .params = u->params,
+        .n_params = u->n_params,
+        .params_more = u->params_more,
+        .param_sel = u->param_sel,
+    };
+}

@@ -1,0 +1,194 @@
+/* terminal: curses setup and restore for the screen, and stdout capture
+ * while a script plays. The signal side (handlers, the terminfo probe,
+ * waiting for input) is termguard.c: it must stay async-signal-safe and
+ * free of curses, so it stays its own module. */
+#include "terminal.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "glyphs.h"
+#include "report.h"
+#include "termguard.h"
+#include "theme.h"
+
+enum { ESC_DELAY_MS = 25 };
+
+static bool curses_active;
+static void replay_stdout(void);
+
+/* Leaves curses; also the atexit handler, so every way out of the process
+ * (exit() included) gives the terminal back and replays captured output. */
+void terminal_restore(void)
+{
+    if (curses_active) {
+        if (has_mouse())
+            mousemask(0, NULL);
+        endwin();
+        curses_active = false;
+        termguard_set_active(-1);
+    }
+    replay_stdout();
+}
+
+/* While a script plays, anything it writes to stdout would scribble over
+ * the screen: curses gets its own handle on the terminal and stdout goes
+ * to a temporary file that is replayed after the terminal is restored. */
+static FILE *tty_out;
+static FILE *captured_stdout;
+static int saved_stdout_fd = -1;
+
+void terminal_capture_stdout(void)
+{
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    FILE *tmp = fd >= 0 ? tmpfile() : NULL;
+    if (!tmp) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    tty_out = fdopen(fd, "w");
+    if (!tty_out) {
+        close(fd);
+        fclose(tmp);
+        return;
+    }
+    saved_stdout_fd = dup(fd);
+    captured_stdout = tmp;
+    dup2(fileno(tmp), STDOUT_FILENO);
+    termguard_set_capture(fileno(tmp), saved_stdout_fd);
+}
+
+/* The scenario starts again (r, b): what it printed so far goes. */
+void terminal_restart_capture(void)
+{
+    if (!captured_stdout)
+        return;
+    fflush(stdout);
+    if (ftruncate(fileno(captured_stdout), 0) == 0)
+        lseek(STDOUT_FILENO, 0, SEEK_SET);
+}
+
+static void replay_stdout(void)
+{
+    if (!captured_stdout)
+        return;
+    termguard_set_capture(-1, -1);
+    fflush(stdout);
+    dup2(saved_stdout_fd, STDOUT_FILENO);
+    close(saved_stdout_fd);
+    saved_stdout_fd = -1;
+    rewind(captured_stdout);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, captured_stdout)) > 0)
+        fwrite(buf, 1, n, stdout);
+    fflush(stdout);
+    fclose(captured_stdout);
+    captured_stdout = NULL;
+}
+
+/* COLORFGBG ("fg;bg" or "fg;default;bg", set by rxvt, Konsole and
+ * others): a light background is colour 7 or 15 (white) or 9-14 light. */
+static bool light_background(void)
+{
+    const char *v = getenv("COLORFGBG");
+    if (!v || !*v)
+        return false;
+    const char *bg = strrchr(v, ';');
+    bg = bg ? bg + 1 : v;
+    char *end;
+    long n = strtol(bg, &end, 10);
+    if (end == bg || *end != '\0')
+        return false;
+    return n == 7 || (n >= 9 && n <= 15);
+}
+
+int terminal_start(const struct terminal_options *o, bool *mouse)
+{
+    /* ncurses reads ESCDELAY before initscr: a short delay keeps Esc snappy. */
+    set_escdelay(ESC_DELAY_MS);
+    FILE *out = tty_out ? tty_out : stdout;
+    /* newterm, not initscr: initscr ends the process when it fails. */
+    if (!newterm(NULL, out, stdin))
+        return -1;
+    curses_active = true;
+    termguard_set_active(fileno(out));
+    static bool registered;
+    if (!registered)
+        registered = atexit(terminal_restore) == 0;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    /* Home and End as screen, tmux and rxvt send them, when the terminfo
+     * entry in use does not know those forms (a stray '1' would open a stage). */
+    static const struct {
+        const char *seq;
+        int key;
+    } extra_keys[] = {{"\033[1~", KEY_HOME}, {"\033[4~", KEY_END}, {"\033[7~", KEY_HOME},
+                      {"\033[8~", KEY_END},  {"\033[H", KEY_HOME}, {"\033[F", KEY_END}};
+    for (size_t i = 0; i < sizeof extra_keys / sizeof extra_keys[0]; i++)
+        if (key_defined(extra_keys[i].seq) == 0)
+            define_key(extra_keys[i].seq, extra_keys[i].key);
+    curs_set(0);
+    bool no_color = o->mono || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
+    enum theme_id wanted = THEME_DEFAULT;
+    if (o->theme)
+        theme_parse(o->theme, &wanted);
+    else if (light_background())
+        wanted = THEME_LIGHT;
+    /* Colour is never switched on under NO_COLOR / --mono: not even the
+     * white-on-black of the default pair reaches the terminal. COLORS is
+     * only known after start_color. */
+    int colors = 0;
+    if (!no_color && has_colors()) {
+        start_color();
+        use_default_colors();
+        colors = COLORS;
+    }
+    theme_apply(theme_choose(wanted, colors, no_color));
+    *mouse = !o->no_mouse;
+    if (*mouse) {
+        mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+        mouseinterval(0);
+    }
+    return colors;
+}
+
+void terminal_replay_stdout(void)
+{
+    replay_stdout();
+}
+
+bool terminal_theme_known(const char *name)
+{
+    enum theme_id t;
+    return theme_parse(name, &t);
+}
+
+int terminal_prepare(bool ascii)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fputs("mlviz: the interactive view needs a terminal, but stdin or stdout is not one.\n"
+              "For scripts and pipes use the headless commands: 'mlviz eval default',\n"
+              "'mlviz sim default --duration 1h', 'mlviz run SCRIPT.lua' (see 'mlviz --help').\n",
+              stderr);
+        return 2;
+    }
+    char err[320], safe[4 * sizeof err + 1];
+    if (!termguard_probe(STDOUT_FILENO, err, sizeof err)) {
+        format_printable(safe, sizeof safe, err); /* TERM is the user's text */
+        fprintf(stderr, "mlviz: %s\n", safe);
+        return 2;
+    }
+    setlocale(LC_ALL, "");
+    glyphs_use(glyphs_want_utf8(nl_langinfo(CODESET), ascii));
+    return 0;
+}

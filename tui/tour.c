@@ -1,0 +1,95 @@
+/* tour: the guided tour (t). An intro stop, one stop per stage that loads a
+ * setup whose bottleneck is that stage (assets/tour/STAGE.yaml), an outro;
+ * then it starts over, so a kiosk can leave it running. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ui.h"
+
+/* Seconds per stop when nobody presses a key. */
+#define TOUR_STOP_S 14.0
+
+/* Back to the setup the tour started from. */
+static void tour_restore(struct ui *u)
+{
+    if (!u->tour_swapped)
+        return;
+    char err[UI_MSG_LEN];
+    u->tour_swapped = false;
+    if (!ui_apply_setup(u, &u->tour_saved, err, sizeof err))
+        ui_set_status(u, "cannot restore the setup: %s", err);
+    else if (!u->sim && u->report.runnable)
+        ui_new_sim(u);
+    memset(u->anim_phase, 0, sizeof u->anim_phase);
+}
+
+void tour_end(struct ui *u)
+{
+    u->tour = false;
+    tour_restore(u);
+}
+
+/* A stage's stop loads a setup whose bottleneck is that stage
+ * (assets/tour/STAGE.yaml), so the picture shows what the caption says. */
+static void tour_load(struct ui *u, int stage)
+{
+    char path[1200], err[UI_MSG_LEN];
+    snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(),
+             stage_table[stage].name);
+    struct setup s;
+    if (!setup_load_file(&s, path, u->cat, err, sizeof err)) {
+        ui_set_status(u, "tour: %s", err);
+        return;
+    }
+    if (!u->tour_swapped)
+        u->tour_saved = *ui_setup(u);
+    if (u->sim_owned)
+        ui_free_sim(u);
+    u->sim = NULL;
+    if (!ui_apply_setup(u, &s, err, sizeof err)) {
+        ui_set_status(u, "tour: %s", err);
+        tour_restore(u);
+        return;
+    }
+    u->tour_swapped = true;
+    memset(u->anim_phase, 0, sizeof u->anim_phase);
+    if (!u->speed_chosen)
+        ui_pick_speed(u);
+}
+
+static void tour_show(struct ui *u)
+{
+    int s = u->tour_stop;
+    if (s >= 1 && s <= STAGE_COUNT)
+        tour_load(u, s - 1);
+    else
+        tour_restore(u);
+    if (s >= 1 && s <= STAGE_COUNT) {
+        u->view = VIEW_STAGE;
+        u->stage = s - 1;
+        u->selected_box = s - 1;
+    } else {
+        u->view = VIEW_OVERVIEW;
+    }
+    u->tour_next_s = u->wall_s + TOUR_STOP_S;
+}
+
+void tour_start(struct ui *u)
+{
+    u->tour = true;
+    u->tour_stop = 0;
+    tour_show(u);
+}
+
+void tour_move(struct ui *u, int dir)
+{
+    int s = u->tour_stop + dir;
+    if (s < 0)
+        s = 0;
+    if (s >= TOUR_STOPS) {
+        /* After the outro the tour starts over: a kiosk can leave it running. */
+        s = 0;
+    }
+    u->tour_stop = s;
+    tour_show(u);
+}

@@ -1,0 +1,113 @@
+/* figures: the live figures every view shows, computed from the read-only
+ * view context (the steady-state report corrected by the live sample). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views.h"
+
+int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *live)
+{
+    const struct model_report *r = v->report;
+    *live = false;
+    if (!r->runnable) {
+        snprintf(why, why_len, "%s", r->why_not);
+        return -1;
+    }
+    int steady = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
+    const struct sim_live *l = v->live;
+    /* A throttle deeper than the steady state's by more than rounding. */
+    enum { PHASE_RESTARTING = 6 };
+    bool hot = v->sim && isfinite(l->throttle) && l->throttle < r->power.throttle_factor - 0.01;
+    bool down = v->sim && (l->failed_devices > 0 || l->phase == PHASE_RESTARTING);
+    if (down) {
+        *live = true;
+        snprintf(why, why_len, "now: %d device%s down, restarting (steady: %s)", l->failed_devices,
+                 l->failed_devices == 1 ? "" : "s", stage_table[steady].title);
+        return STAGE_INFRASTRUCTURE;
+    }
+    if (hot) {
+        *live = true;
+        snprintf(why, why_len, "now: clocks %.0f%%, rack %.0f C (steady: %s)", 100 * l->throttle,
+                 l->rack_temp_c, stage_table[steady].title);
+        return STAGE_INFRASTRUCTURE;
+    }
+    snprintf(why, why_len, "%s", r->bottleneck_reason);
+    return steady;
+}
+
+double view_live_util(const struct view_ctx *v, double steady)
+{
+    const struct model_report *r = v->report;
+    double keep = r->power.throttle_factor;
+    if (!v->sim || !(keep > 0) || !isfinite(v->live->throttle))
+        return steady;
+    double x = steady * v->live->throttle / keep;
+    return isfinite(x) && x > 0 ? x : 0;
+}
+
+double view_live_it_kw(const struct view_ctx *v)
+{
+    const struct model_report *r = v->report;
+    size_t len = v->sim ? sim_series_len(v->sim) : 0;
+    if (len == 0)
+        return r->power.it_kw;
+    double x = sim_series_at(v->sim, SERIES_IT_KW, len - 1);
+    return isfinite(x) && x >= 0 ? x : r->power.it_kw;
+}
+
+size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id, size_t n)
+{
+    if (!v->sim)
+        return 0;
+    if (n > UI_SERIES_MAX)
+        n = UI_SERIES_MAX;
+    return sim_series_tail(v->sim, id, out->series, n);
+}
+
+size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
+{
+    enum { WINDOW_MAX = 64 };
+    static double tot[UI_SERIES_MAX + WINDOW_MAX], tim[UI_SERIES_MAX + WINDOW_MAX];
+    if (!v->sim)
+        return 0;
+    if (n > UI_SERIES_MAX)
+        n = UI_SERIES_MAX;
+    size_t len = sim_series_len(v->sim);
+    if (len < 2)
+        return 0;
+    double step = v->report->step_time_s;
+    double dt = sim_series_at(v->sim, SERIES_TIME_S, len - 1) -
+                sim_series_at(v->sim, SERIES_TIME_S, len - 2);
+    size_t w = dt > 0 && isfinite(step) ? (size_t)ceil(step / dt) : 1;
+    if (w < 1)
+        w = 1;
+    if (w > WINDOW_MAX)
+        w = WINDOW_MAX;
+    size_t got = sim_series_tail(v->sim, SERIES_TOKENS_TOTAL, tot, n + w);
+    sim_series_tail(v->sim, SERIES_TIME_S, tim, n + w);
+    size_t made = 0;
+    for (size_t i = 1; i < got; i++) {
+        size_t j = i >= w ? i - w : 0;
+        double span = tim[i] - tim[j];
+        out->series[made++] = span > 0 ? (tot[i] - tot[j]) / span : 0;
+    }
+    /* Keep the newest n. */
+    if (made > n) {
+        memmove(out->series, out->series + (made - n), n * sizeof out->series[0]);
+        made = n;
+    }
+    return made;
+}
+
+const char *view_short_name(const char *name, char *buf, size_t len)
+{
+    static const char *const vendors[] = {"NVIDIA ", "AMD ",   "Intel ", "Google ",
+                                          "AWS ",    "Apple ", "Habana "};
+    const char *p = name ? name : "";
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+        if (strncmp(p, vendors[i], strlen(vendors[i])) == 0)
+            p += strlen(vendors[i]);
+    snprintf(buf, len, "%s", p);
+    return buf;
+}

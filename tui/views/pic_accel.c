@@ -1,0 +1,72 @@
+/* pic_accel: the Accelerators stage's picture: devices (busy, failed,
+ * hot) and what fills their memory. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "glyphs.h"
+#include "pictures.h"
+#include "theme.h"
+
+void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
+{
+    (void)out;
+    const struct glyphs *g = glyphs_active();
+    const struct model_report *r = v->report;
+    int y = in.y;
+    double util = v->live->stage_util[STAGE_ACCELERATORS];
+    char pct[16];
+    fmt_pct(pct, sizeof pct, util);
+    double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "%d devices  load %s  %.0f C%s", r->devices, pct,
+               isfinite(temp) ? temp : 0, v->live->failed_devices ? "" : "");
+    int grid_h = in.h - 6;
+    if (grid_h < 1)
+        grid_h = 1;
+    int per = 1;
+    /* Identical devices share one load; the grid shows how many there are
+     * and which are down. */
+    bool hot = v->sim ? v->live->throttle < 0.999 : r->power.throttled;
+    y += pic_cells(y, in.x, in.w, grid_h, r->devices, r->devices, v->live->failed_devices,
+                   hot ? ROLE_WARN : theme_role_for_util(util), &per);
+    if (hot)
+        draw_textf(y++, in.x, in.w, ROLE_WARN, "%s hot: throttled", g->device_hot);
+    if (per > 1)
+        draw_textf(y++, in.x, in.w, ROLE_DIM, "each %s = %d devices", g->device, per);
+    if (v->live->failed_devices)
+        draw_textf(y++, in.x, in.w, ROLE_FAILED,
+                   "%s %d failed: restarting from the last checkpoint", g->device_failed,
+                   v->live->failed_devices);
+    /* Memory bar. */
+    const struct memory_report *m = &r->memory;
+    double parts[5] = {m->params_gb, m->grads_gb, m->optimizer_gb, m->activations_gb + m->logits_gb,
+                       m->reserved_gb};
+    static const enum theme_role roles[6] = {ROLE_MEM_WEIGHTS, ROLE_MEM_GRADS,  ROLE_MEM_OPTIM,
+                                             ROLE_MEM_ACT,     ROLE_PART_OTHER, ROLE_MEM_FREE};
+    static const char *const names[5] = {"weights", "grads", "optim", "activ", "other"};
+    double total = m->capacity_gb > m->per_device_gb ? m->capacity_gb : m->per_device_gb;
+    y++;
+    if (y >= in.y + in.h)
+        return;
+    int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %.0f/%.0f GB ", m->per_device_gb,
+                          m->capacity_gb);
+    draw_stacked(y, in.x + used, in.w - used, parts, roles, 5, total);
+    y++;
+    int x = in.x;
+    for (int i = 0; i < 5 && y < in.y + in.h; i++) {
+        x += draw_text(y, x, in.x + in.w - x, roles[i], draw_part_fill((size_t)i, true));
+        x += draw_textf(y, x, in.x + in.w - x, ROLE_DIM, "%s %.1f ", names[i], parts[i]);
+    }
+    y++;
+    draw_textf(y++, in.x, in.w, m->fits ? ROLE_OK : ROLE_FAILED, "%s %s",
+               m->fits ? g->pass : g->fail,
+               m->fits ? "fits in device memory" : "does not fit: try ZeRO 3, recompute or TP");
+    /* Achieved against peak: the roofline's verdict for the matrix math. */
+    y++;
+    used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ",
+                      r->tflops_per_device, r->peak_tflops);
+    draw_bar(y, in.x + used, in.w - used,
+             r->peak_tflops > 0 ? r->tflops_per_device / r->peak_tflops : 0, ROLE_PART_COMPUTE,
+             ROLE_DIM);
+}

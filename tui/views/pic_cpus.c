@@ -1,0 +1,49 @@
+/* pic_cpus: the CPUs stage's picture: host cores busy feeding the devices. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "glyphs.h"
+#include "pictures.h"
+#include "theme.h"
+
+void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
+{
+    (void)out;
+    const struct glyphs *g = glyphs_active();
+    const struct model_report *r = v->report;
+    const struct setup *s = v->setup;
+    int y = in.y;
+    int total = (int)lround(r->stages.cpu_cores_total),
+        busy = (int)lround(r->stages.cpu_cores_busy);
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "cores of one node: %.1f of %d busy loading data",
+               r->stages.cpu_cores_busy, total);
+    int grid_h = in.h / 3;
+    if (grid_h < 1)
+        grid_h = 1;
+    int per = 1;
+    y += pic_cells(y, in.x, in.w, grid_h, total, busy, 0,
+                   theme_role_for_util(v->live->stage_util[STAGE_CPUS]), &per);
+    if (per > 1)
+        draw_textf(y++, in.x, in.w, ROLE_DIM, "each cell = %d cores", per);
+    y++;
+    double dev_mem = r->memory.capacity_gb * s->cluster.node.accelerators_per_node;
+    draw_textf(y++, in.x, in.w, ROLE_TEXT, "host RAM %.0f GB  vs  device memory %.0f GB per node",
+               s->cluster.node.host_ram_gb, dev_mem);
+    draw_textf(y++, in.x, in.w, r->host_ram_ok ? ROLE_OK : ROLE_FAILED,
+               "  %s %s: host RAM >= device memory", r->host_ram_ok ? g->pass : g->fail,
+               r->host_ram_ok ? "PASS" : "FAIL");
+    draw_textf(y++, in.x, in.w, r->pcie_lanes_ok ? ROLE_OK : ROLE_WARN,
+               "  %s PCIe lanes: %.0f needed of %.0f", r->pcie_lanes_ok ? g->pass : g->fail,
+               r->pcie_lanes_needed, r->pcie_lanes_have);
+    if (v->res->host_link) {
+        char bw[32], t[32];
+        fmt_si(bw, sizeof bw, v->res->host_link->bw_gbs * 1e9, "B/s");
+        fmt_dur(t, sizeof t, r->stages.h2d_s);
+        draw_textf(y++, in.x, in.w, ROLE_DIM, "host link %s %s/dir, copies %s per step",
+                   v->res->host_link->head.id, bw, t);
+    }
+    if (v->res->cpu && y < in.y + in.h)
+        draw_textf(y, in.x, in.w, ROLE_DIM, "vector units: %s", v->res->cpu->vector_ext);
+}

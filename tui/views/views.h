@@ -1,0 +1,148 @@
+/* views: what the screen's views draw from and what they give back.
+ *
+ * A view never changes the screen's state and never calls into the app:
+ * it reads a view_ctx (filled by the app before each frame, state.c) and
+ * answers with a view_out: the actions its clickable places stand for
+ * (hit rectangles) and the scroll positions clamped to what fits. The
+ * frame loop applies those. */
+#ifndef MLVIZ_VIEWS_H
+#define MLVIZ_VIEWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "catalog.h"
+#include "fields.h"
+#include "hit.h"
+#include "layout.h"
+#include "model.h"
+#include "setup.h"
+#include "sim.h"
+#include "stages.h"
+#include "stagetext.h"
+
+/* UI_MAX_PARAMS: scenario parameters the view keeps. It must not be below
+ * the Lua host's limit (LUAHOST_MAX_PARAMS in engine/lua/luahost.h, 32),
+ * else parameters would be dropped; the panel scrolls and says "+N more"
+ * when they do not fit on screen. */
+enum {
+    UI_MAX_KNOBS = 24,
+    UI_MSG_LEN = 320,
+    UI_TRANSCRIPT_MAX = 256,
+    UI_SERIES_MAX = 512,
+    UI_MAX_PARAMS = 32
+};
+
+enum ui_view { VIEW_OVERVIEW, VIEW_STAGE, VIEW_PLAN };
+
+/* The tour: an intro stop, one per stage, an outro. */
+enum { TOUR_STOPS = STAGE_COUNT + 2 };
+
+/* One entry of a played scenario's transcript: a say() or a printed line. */
+struct ui_said {
+    char text[UI_MSG_LEN * 2];
+    bool printed;
+};
+
+/* A stage view's knobs: fields of the setup field table. */
+struct ui_knobs {
+    const struct field *field[UI_MAX_KNOBS];
+    int count;
+};
+
+/* A played scenario's parameter, shown as a knob (key o). */
+struct ui_param {
+    char name[64];
+    char type[16];
+    char help[256];
+    char value[64];
+};
+
+/* Everything a view reads. Pointers point into the app's state, which does
+ * not change while a frame is drawn. */
+struct view_ctx {
+    /* what runs */
+    const struct catalog *cat;
+    const struct setup *setup;  /* on screen: the sim's setup when one runs */
+    const struct setup *setup0; /* as loaded (the title notices changes) */
+    const struct resolved *res;
+    const struct model_report *report; /* the sim's when one runs */
+    const struct sim *sim;             /* series and state; NULL when none runs */
+    const struct sim_live *live;
+    const struct sim_counters *counters;
+    const struct stage_texts *texts;
+    const struct layout *lay;
+    /* time */
+    double speed; /* simulated seconds per wall second */
+    double wall_s;
+    bool paused, lagging;
+    const double *anim_phase; /* [ARROW_COUNT] batch positions, 0..1 */
+    /* the screen */
+    int stage; /* the open stage view */
+    int selected_box;
+    const struct ui_knobs *knobs; /* [STAGE_COUNT] */
+    const int *knob_sel;          /* [STAGE_COUNT] */
+    int text_scroll;
+    bool text_full;
+    int help_scroll;
+    const char *status; /* a transient message, or "" */
+    /* tour and playback */
+    bool tour;
+    int tour_stop;
+    bool playing, play_waiting, play_done;
+    const struct ui_said *transcript;
+    int transcript_count;
+    int caption_scroll;
+    const struct ui_param *params;
+    int n_params;
+    int params_more; /* declared beyond UI_MAX_PARAMS */
+    int param_sel;
+};
+
+/* What a view gives back. */
+struct view_out {
+    struct hit_map *hits; /* clickable places and their actions */
+    int text_scroll;      /* the scrolls, clamped to their content */
+    int caption_scroll;
+    int help_scroll;
+    double series[UI_SERIES_MAX]; /* scratch for sparklines */
+};
+
+/* ---- figures every view shows (figures.c) ---- */
+
+/* The stage that limits the run now (enum stage_id), or -1 when the setup
+ * cannot run. The steady-state report decides unless the live state says
+ * otherwise (racks throttled below the steady state, devices down): then
+ * *live is true and why says what happens now and what the steady state
+ * would be. Otherwise why is the report's reason. */
+int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *live);
+/* A utilization scaled by the clocks the racks allow now against the
+ * steady state's (the steady figure when no sim runs). */
+double view_live_util(const struct view_ctx *v, double steady);
+/* IT power from the newest sample, else the report's. */
+double view_live_it_kw(const struct view_ctx *v);
+/* Newest n samples of a series into out->series; returns how many. */
+size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id, size_t n);
+/* Throughput (tokens/s) averaged over about one training step, newest n
+ * samples into out->series (raw samples are bursty: steps end in jumps). */
+size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n);
+/* Short display name of a catalog entry ("H100 SXM"). */
+const char *view_short_name(const char *name, char *buf, size_t len);
+
+/* Human label of a knob ("loader workers/device"), knobs.c. */
+void knobs_label(const struct field *f, char *buf, size_t len);
+
+/* ---- the views ---- */
+
+void view_overview_draw(const struct view_ctx *v, struct view_out *out);
+void view_stage_draw(const struct view_ctx *v, struct view_out *out);
+
+/* chrome.c: the furniture around the views and the overlays. */
+void view_draw_title(const struct view_ctx *v, struct view_out *out, const char *where);
+void view_draw_footer(const struct view_ctx *v, struct view_out *out, unsigned context);
+void view_draw_caption(const struct view_ctx *v, struct view_out *out);
+void view_draw_help(const struct view_ctx *v, struct view_out *out);
+void view_draw_params(const struct view_ctx *v, struct view_out *out);
+void view_draw_too_small(const struct view_ctx *v);
+
+#endif
