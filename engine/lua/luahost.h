@@ -70,6 +70,10 @@ struct luahost_request {
     double duration_s;    /* LUAHOST_RUN: simulated time to advance */
 };
 
+/* Parameters one script may declare: a `params` table with more is an
+ * error naming its line. Front ends size their parameter lists by it. */
+#define LUAHOST_MAX_PARAMS 32
+
 /* A scenario's declared parameter (from its `params` table). */
 struct luahost_param {
     char name[FIELD_STR_LEN];
