@@ -173,6 +173,8 @@ void lh_push_mlviz(lua_State *L, struct luahost *h);
 
 /* lua_setup.c */
 struct lsetup *lh_check_setup(lua_State *L, int idx);
+void lh_set_field(lua_State *L, struct setup *s, const struct field *f, int idx, const char *fn);
+const struct field *lh_check_field(lua_State *L, const char *path, const char *fn);
 struct lsetup *lh_push_setup(lua_State *L, const struct setup *s);
 const struct catalog *lh_need_catalog(lua_State *L, struct luahost *h, const char *fn);
 int lh_load(lua_State *L);

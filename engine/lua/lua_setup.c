@@ -50,18 +50,13 @@ struct lsetup *lh_push_setup(lua_State *L, const struct setup *s)
     return u;
 }
 
-/* Store the Lua value at idx into the field at path. */
-static void set_field_value(lua_State *L, struct setup *s, const char *path, int idx,
-                            const char *fn)
+/* The one conversion of a Lua value into a setup field: numbers go in as
+ * numbers where the field holds one, booleans as "true"/"false", anything
+ * else through the field's text parser. Raises "fn: path: message". */
+void lh_set_field(lua_State *L, struct setup *s, const struct field *f, int idx, const char *fn)
 {
     char err[512];
-    const struct field *f = fields_find(setup_fields(), path);
     bool ok;
-    if (!f) {
-        setup_set(s, path, "", err, sizeof err); /* writes the did-you-mean message */
-        lh_api_error(L, fn, err);
-        return;
-    }
     switch (lua_type(L, idx)) {
     case LUA_TNUMBER:
         if (f->type == FIELD_INT || f->type == FIELD_NUM || f->type == FIELD_NUM_AUTO)
@@ -76,12 +71,33 @@ static void set_field_value(lua_State *L, struct setup *s, const char *path, int
         ok = fields_set_text(f, s, lua_tostring(L, idx), err, sizeof err);
         break;
     default:
-        luaL_error(L, "%s: value for '%s' must be a number, string or boolean (got %s)", fn, path,
-                   luaL_typename(L, idx));
+        luaL_error(L, "%s: value for '%s' must be a number, string or boolean (got %s)", fn,
+                   f->path, luaL_typename(L, idx));
         return;
     }
     if (!ok)
-        luaL_error(L, "%s: %s: %s", fn, path, err);
+        luaL_error(L, "%s: %s: %s", fn, f->path, err);
+}
+
+/* The field at path, or an error naming the nearest one. */
+const struct field *lh_check_field(lua_State *L, const char *path, const char *fn)
+{
+    const struct field *f = fields_find(setup_fields(), path);
+    if (!f) {
+        char err[512];
+        struct setup tmp;
+        setup_defaults(&tmp);
+        setup_set(&tmp, path, "", err, sizeof err); /* writes the did-you-mean message */
+        lh_api_error(L, fn, err);
+    }
+    return f;
+}
+
+/* Store the Lua value at idx into the field at path. */
+static void set_field_value(lua_State *L, struct setup *s, const char *path, int idx,
+                            const char *fn)
+{
+    lh_set_field(L, s, lh_check_field(L, path, fn), idx, fn);
 }
 
 /* Apply a nested (YAML-shaped) or dotted-key table onto a setup. */
