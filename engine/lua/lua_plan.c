@@ -209,6 +209,56 @@ static void push_plan_entry(lua_State *L, const struct plan_space *sp, const str
     lua_setfield(L, -2, "setup");
 }
 
+/* The front, fastest first (ties by candidate number). */
+static void sort_front(struct plan_entry *front, size_t n_front)
+{
+    for (size_t i = 1; i < n_front; i++)
+        for (size_t j = i; j > 0 && (front[j].fig[PLAN_DAYS] < front[j - 1].fig[PLAN_DAYS] ||
+                                     (front[j].fig[PLAN_DAYS] == front[j - 1].fig[PLAN_DAYS] &&
+                                      front[j].index < front[j - 1].index));
+             j--) {
+            struct plan_entry tmp = front[j];
+            front[j] = front[j - 1];
+            front[j - 1] = tmp;
+        }
+}
+
+/* The result table of mlviz.plan. */
+static void push_plan_result(lua_State *L, struct plan_work *w)
+{
+    const struct plan_result *res = &w->result;
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, (lua_Integer)res->counts.candidates);
+    lua_setfield(L, -2, "candidates");
+    lua_pushinteger(L, (lua_Integer)res->counts.evaluated);
+    lua_setfield(L, -2, "evaluated");
+    lua_pushinteger(L, (lua_Integer)res->counts.runnable);
+    lua_setfield(L, -2, "runnable");
+    lua_pushstring(L, plan_figure_names[w->spec.objective]);
+    lua_setfield(L, -2, "objective");
+    lua_createtable(L, res->n_top, 0);
+    for (int i = 0; i < res->n_top; i++) {
+        push_plan_entry(L, &w->space, &res->top[i], i + 1, true);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "top");
+    sort_front(w->result.front, res->n_front);
+    lua_createtable(L, (int)(res->n_front < 100000 ? res->n_front : 0), 0);
+    for (size_t i = 0; i < res->n_front; i++) {
+        push_plan_entry(L, &w->space, &res->front[i], 0, true);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "front");
+    push_plan_entry(L, &w->space, &res->base, 0, false);
+    lua_pushboolean(L, res->base_runnable);
+    lua_setfield(L, -2, "runnable");
+    if (res->base_runnable) {
+        lua_pushinteger(L, (lua_Integer)res->counts.better_than_base + 1);
+        lua_setfield(L, -2, "rank");
+    }
+    lua_setfield(L, -2, "base");
+}
+
 /* mlviz.plan(setup, {vary=, max=, objective=, top=, threads=}) -> {top, front,
  * base, candidates, evaluated, runnable}: the search of `mlviz plan`. */
 int lh_plan(lua_State *L)
@@ -257,46 +307,7 @@ int lh_plan(lua_State *L)
     lh_host_charge_steps(L, h,
                       w->result.counts.evaluated * PLAN_EVAL_COST +
                           w->result.counts.candidates / PLAN_CUT_PER_STEP);
-    const struct plan_result *res = &w->result;
-    lua_createtable(L, 0, 8);
-    lua_pushinteger(L, (lua_Integer)res->counts.candidates);
-    lua_setfield(L, -2, "candidates");
-    lua_pushinteger(L, (lua_Integer)res->counts.evaluated);
-    lua_setfield(L, -2, "evaluated");
-    lua_pushinteger(L, (lua_Integer)res->counts.runnable);
-    lua_setfield(L, -2, "runnable");
-    lua_pushstring(L, plan_figure_names[w->spec.objective]);
-    lua_setfield(L, -2, "objective");
-    lua_createtable(L, res->n_top, 0);
-    for (int i = 0; i < res->n_top; i++) {
-        push_plan_entry(L, &w->space, &res->top[i], i + 1, true);
-        lua_rawseti(L, -2, i + 1);
-    }
-    lua_setfield(L, -2, "top");
-    /* The front, fastest first (ties by candidate number). */
-    struct plan_entry *front = w->result.front;
-    for (size_t i = 1; i < res->n_front; i++)
-        for (size_t j = i; j > 0 && (front[j].fig[PLAN_DAYS] < front[j - 1].fig[PLAN_DAYS] ||
-                                     (front[j].fig[PLAN_DAYS] == front[j - 1].fig[PLAN_DAYS] &&
-                                      front[j].index < front[j - 1].index));
-             j--) {
-            struct plan_entry tmp = front[j];
-            front[j] = front[j - 1];
-            front[j - 1] = tmp;
-        }
-    lua_createtable(L, (int)(res->n_front < 100000 ? res->n_front : 0), 0);
-    for (size_t i = 0; i < res->n_front; i++) {
-        push_plan_entry(L, &w->space, &res->front[i], 0, true);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "front");
-    push_plan_entry(L, &w->space, &res->base, 0, false);
-    lua_pushboolean(L, res->base_runnable);
-    lua_setfield(L, -2, "runnable");
-    if (res->base_runnable) {
-        lua_pushinteger(L, (lua_Integer)res->counts.better_than_base + 1);
-        lua_setfield(L, -2, "rank");
-    }
-    lua_setfield(L, -2, "base");
+    push_plan_result(L, w);
     return 1;
 }
+

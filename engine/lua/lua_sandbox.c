@@ -554,23 +554,32 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction f)
     lua_pop(L, 1);
 }
 
-/* Build the environment scripts see. Sandboxed: an empty table whose
- * fallback is a table of allowed names, itself failing loudly on anything
- * else, and refusing new globals. Trusted: the real globals. */
-void lh_build_env(lua_State *L, struct luahost *h)
+/* The globals every script has, sandboxed or trusted. */
+static const luaL_Reg narration_funcs[] = {
+    {"print", lh_print}, {"say", lh_say},   {"pause", lh_pause},
+    {"focus", lh_focus}, {"mark", lh_mark}, {"show", lh_show},
+    {NULL, NULL},
+};
+
+/* The standard libraries: all of them trusted, the safe ones sandboxed. */
+static void env_open_libs(lua_State *L, const struct luahost *h)
 {
     if (h->opt.trusted) {
         luaL_openlibs(L);
-    } else {
-        open_lib(L, LUA_GNAME, luaopen_base);
-        open_lib(L, LUA_TABLIBNAME, luaopen_table);
-        open_lib(L, LUA_STRLIBNAME, luaopen_string);
-        open_lib(L, LUA_MATHLIBNAME, luaopen_math);
-        open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
-        open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
-        open_lib(L, LUA_OSLIBNAME, luaopen_os); /* only three functions are copied */
+        return;
     }
-    /* Work in C that grows with its arguments counts against the budget. */
+    open_lib(L, LUA_GNAME, luaopen_base);
+    open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
+    open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
+    open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
+    open_lib(L, LUA_OSLIBNAME, luaopen_os); /* only three functions are copied */
+}
+
+/* Work in C that grows with its arguments counts against the budget. */
+static void env_charge_work(lua_State *L)
+{
     lua_getglobal(L, "string");
     lua_patterns_install(L, -1, pattern_charge);
     lua_pushcfunction(L, l_string_rep);
@@ -587,8 +596,12 @@ void lh_build_env(lua_State *L, struct luahost *h)
         lua_setfield(L, -2, charged[i].name);
     }
     lua_pop(L, 1);
-    /* math.random starts from the run's seed; randomseed stays deterministic.
-     * The library's own randomseed is kept in the registry for l_randomseed. */
+}
+
+/* math.random starts from the run's seed; randomseed stays deterministic.
+ * The library's own randomseed is kept in the registry for l_randomseed. */
+static void env_seed_random(lua_State *L, const struct luahost *h)
+{
     lua_getglobal(L, "math");
     lua_getfield(L, -1, "randomseed");
     lua_pushvalue(L, -1);
@@ -598,54 +611,36 @@ void lh_build_env(lua_State *L, struct luahost *h)
     lua_pushcfunction(L, l_randomseed);
     lua_setfield(L, -2, "randomseed");
     lua_pop(L, 1);
+}
 
-    lh_push_mlviz(L, h);
-    int mlviz = lua_gettop(L);
-
-    if (h->opt.trusted) {
-        lua_pushvalue(L, mlviz);
-        lua_setglobal(L, "mlviz");
-        const luaL_Reg hooks[] = {{"print", lh_print}, {"say", lh_say},   {"pause", lh_pause},
-                                  {"focus", lh_focus}, {"mark", lh_mark}, {"show", lh_show},
-                                  {NULL, NULL}};
-        lua_pushglobaltable(L);
-        luaL_setfuncs(L, hooks, 0);
-        lua_pop(L, 1);
-        /* require still finds scripts/ and the script's directory. */
-        lua_getglobal(L, "package");
-        lua_pushfstring(L, "%s/?.lua;%s/?.lua;", h->dir, h->scripts_dir);
-        lua_getfield(L, -2, "path");
-        lua_concat(L, 2);
-        lua_setfield(L, -2, "path");
-        lua_getfield(L, -1, "loaded");
-        lua_pushvalue(L, mlviz);
-        lua_setfield(L, -2, "mlviz");
-        lua_pop(L, 2);
-        lua_pushglobaltable(L);
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &lh_key_env);
-        lua_newtable(L);
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &lh_key_api);
-        lua_pop(L, 1);
-        return;
-    }
-
-    /* The allow-list table. */
-    lua_newtable(L);
-    int api = lua_gettop(L);
-    for (int i = 0; safe_base[i]; i++) {
-        lua_getglobal(L, safe_base[i]);
-        lua_setfield(L, api, safe_base[i]);
-    }
-    const luaL_Reg extra[] = {
-        {"print", lh_print}, {"say", lh_say},       {"pause", lh_pause},
-        {"focus", lh_focus}, {"mark", lh_mark},     {"show", lh_show},
-        {"load", l_safe_load},
-        {"require", l_require}, {"collectgarbage", l_collectgarbage}, {NULL, NULL},
-    };
-    lua_pushvalue(L, api);
-    luaL_setfuncs(L, extra, 0);
+/* Trusted: the real globals, plus mlviz and the narration functions. */
+static void env_trusted(lua_State *L, const struct luahost *h, int mlviz)
+{
+    lua_pushvalue(L, mlviz);
+    lua_setglobal(L, "mlviz");
+    lua_pushglobaltable(L);
+    luaL_setfuncs(L, narration_funcs, 0);
     lua_pop(L, 1);
-    /* os: the clock and the calendar only. */
+    /* require still finds scripts/ and the script's directory. */
+    lua_getglobal(L, "package");
+    lua_pushfstring(L, "%s/?.lua;%s/?.lua;", h->dir, h->scripts_dir);
+    lua_getfield(L, -2, "path");
+    lua_concat(L, 2);
+    lua_setfield(L, -2, "path");
+    lua_getfield(L, -1, "loaded");
+    lua_pushvalue(L, mlviz);
+    lua_setfield(L, -2, "mlviz");
+    lua_pop(L, 2);
+    lua_pushglobaltable(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lh_key_env);
+    lua_newtable(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lh_key_api);
+    lua_pop(L, 1);
+}
+
+/* os in the sandbox: the clock and the calendar only. Sets api.os. */
+static void env_sandbox_os(lua_State *L, int api)
+{
     lua_createtable(L, 0, 3);
     lua_getglobal(L, "os");
     const char *os_ok[] = {"clock", "time", "date"};
@@ -659,6 +654,31 @@ void lh_build_env(lua_State *L, struct luahost *h)
     lua_setfield(L, -2, "__index");
     lua_setmetatable(L, -2);
     lua_setfield(L, api, "os");
+    /* The real os library is not needed by anything else. */
+    lua_pushnil(L);
+    lua_setglobal(L, "os");
+}
+
+/* Pushes the allow-list table: the safe globals, the narration functions,
+ * the sandbox's load/require/collectgarbage, os and mlviz; any other name
+ * fails loudly. */
+static int env_allow_list(lua_State *L, int mlviz)
+{
+    lua_newtable(L);
+    int api = lua_gettop(L);
+    for (int i = 0; safe_base[i]; i++) {
+        lua_getglobal(L, safe_base[i]);
+        lua_setfield(L, api, safe_base[i]);
+    }
+    const luaL_Reg extra[] = {
+        {"load", l_safe_load},
+        {"require", l_require},
+        {"collectgarbage", l_collectgarbage},
+        {NULL, NULL},
+    };
+    luaL_setfuncs(L, narration_funcs, 0);
+    luaL_setfuncs(L, extra, 0);
+    env_sandbox_os(L, api);
     /* Binary chunks cannot be loaded; do not hand out their maker either. */
     lua_getglobal(L, "string");
     lua_pushnil(L);
@@ -666,19 +686,32 @@ void lh_build_env(lua_State *L, struct luahost *h)
     lua_pop(L, 1);
     lua_pushvalue(L, mlviz);
     lua_setfield(L, api, "mlviz");
-    /* The real os library is not needed by anything else. */
-    lua_pushnil(L);
-    lua_setglobal(L, "os");
-    /* Unknown names in the allow-list fail loudly. */
     lua_createtable(L, 0, 2);
     lua_pushcfunction(L, env_undeclared);
     lua_setfield(L, -2, "__index");
     lua_pushliteral(L, "locked");
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, api);
+    return api;
+}
+
+/* Build the environment scripts see. Sandboxed: an empty table whose
+ * fallback is a table of allowed names, itself failing loudly on anything
+ * else, and refusing new globals. Trusted: the real globals. */
+void lh_build_env(lua_State *L, struct luahost *h)
+{
+    env_open_libs(L, h);
+    env_charge_work(L);
+    env_seed_random(L, h);
+    lh_push_mlviz(L, h);
+    int mlviz = lua_gettop(L);
+    if (h->opt.trusted) {
+        env_trusted(L, h, mlviz);
+        return;
+    }
+    int api = env_allow_list(L, mlviz);
     lua_pushvalue(L, api);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &lh_key_api);
-
     /* The script's environment. */
     lua_newtable(L);
     lua_createtable(L, 0, 3);

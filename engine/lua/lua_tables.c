@@ -273,6 +273,87 @@ int lh_write_csv(lua_State *L)
     return write_output(L, "write_csv", ".csv", csv_body, 2, cols);
 }
 
+static bool json_value(lua_State *L, int idx, struct json_writer *w, const char *key, int depth,
+                       char *err, size_t err_len);
+
+/* The table at idx (keys 1..n) as a JSON array. */
+static bool json_array(lua_State *L, int idx, lua_Integer n, struct json_writer *w,
+                       const char *key, int depth, char *err, size_t err_len)
+{
+    json_open(w, key, true);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        bool ok = json_value(L, -1, w, NULL, depth + 1, err, err_len);
+        lua_pop(L, 1);
+        if (!ok)
+            return false;
+    }
+    json_close(w, true);
+    return true;
+}
+
+/* Pushes the keys of the table at idx as sorted strings (numbers in their
+ * string form) and returns how many; false with a message for other keys. */
+static bool json_push_keys(lua_State *L, int idx, lua_Integer count, lua_Integer *n, char *err,
+                           size_t err_len)
+{
+    lua_createtable(L, (int)(count < INT32_MAX ? count : 0), 0);
+    int keys = lua_gettop(L);
+    lua_Integer k = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER) {
+            lua_pop(L, 2);
+            snprintf(err, err_len, "JSON object keys must be strings or numbers");
+            return false;
+        }
+        lua_pushvalue(L, -1);
+        lua_pushstring(L, lua_tostring(L, -1)); /* string form of the key */
+        lua_remove(L, -2);
+        lua_rawseti(L, keys, ++k);
+    }
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lh_key_table_sort);
+    lua_pushvalue(L, keys);
+    lua_call(L, 1, 0); /* string keys: no metamethod, no error but memory */
+    *n = k;
+    return true;
+}
+
+/* The table at idx as a JSON object with sorted keys (numbers are written
+ * as strings). */
+static bool json_object(lua_State *L, int idx, lua_Integer count, struct json_writer *w,
+                        const char *key, int depth, char *err, size_t err_len)
+{
+    lua_Integer k = 0;
+    if (!json_push_keys(L, idx, count, &k, err, err_len))
+        return false;
+    int keys = lua_gettop(L);
+    json_open(w, key, false);
+    for (lua_Integer i = 1; i <= k; i++) {
+        lua_rawgeti(L, keys, i);
+        const char *ks = lua_tostring(L, -1);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, idx) == LUA_TNIL) { /* the key was a number */
+            lua_pop(L, 1);
+            lua_Number num = lua_tonumber(L, -1);
+            lua_pushnumber(L, num);
+            if (lua_isinteger(L, -2) || num == floor(num))
+                lua_pushinteger(L, (lua_Integer)num), lua_remove(L, -2);
+            lua_rawget(L, idx);
+        }
+        bool ok = json_value(L, -1, w, ks, depth + 1, err, err_len);
+        lua_pop(L, 2);
+        if (!ok) {
+            lua_pop(L, 1);
+            return false;
+        }
+    }
+    json_close(w, false);
+    lua_pop(L, 1);
+    return true;
+}
+
 /* Lua value -> JSON. Arrays are tables with keys 1..n; other tables become
  * objects with sorted keys. Errors are reported in err (a memory error may
  * still raise: callers run it protected). */
@@ -316,62 +397,9 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
         count++;
         lua_pop(L, 1);
     }
-    bool is_array = count == n && n > 0; /* {} is written as an object */
-    if (is_array) {
-        json_open(w, key, true);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_rawgeti(L, idx, i);
-            bool ok = json_value(L, -1, w, NULL, depth + 1, err, err_len);
-            lua_pop(L, 1);
-            if (!ok)
-                return false;
-        }
-        json_close(w, true);
-        return true;
-    }
-    /* Sorted string keys (numbers are written as strings). */
-    lua_createtable(L, (int)(count < INT32_MAX ? count : 0), 0);
-    int keys = lua_gettop(L);
-    lua_Integer k = 0;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER) {
-            lua_pop(L, 2);
-            snprintf(err, err_len, "JSON object keys must be strings or numbers");
-            return false;
-        }
-        lua_pushvalue(L, -1);
-        lua_pushstring(L, lua_tostring(L, -1)); /* string form of the key */
-        lua_remove(L, -2);
-        lua_rawseti(L, keys, ++k);
-    }
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &lh_key_table_sort);
-    lua_pushvalue(L, keys);
-    lua_call(L, 1, 0); /* string keys: no metamethod, no error but memory */
-    json_open(w, key, false);
-    for (lua_Integer i = 1; i <= k; i++) {
-        lua_rawgeti(L, keys, i);
-        const char *ks = lua_tostring(L, -1);
-        lua_pushvalue(L, -1);
-        if (lua_rawget(L, idx) == LUA_TNIL) { /* the key was a number */
-            lua_pop(L, 1);
-            lua_Number num = lua_tonumber(L, -1);
-            lua_pushnumber(L, num);
-            if (lua_isinteger(L, -2) || num == floor(num))
-                lua_pushinteger(L, (lua_Integer)num), lua_remove(L, -2);
-            lua_rawget(L, idx);
-        }
-        bool ok = json_value(L, -1, w, ks, depth + 1, err, err_len);
-        lua_pop(L, 2);
-        if (!ok) {
-            lua_pop(L, 1);
-            return false;
-        }
-    }
-    json_close(w, false);
-    lua_pop(L, 1);
-    return true;
+    if (count == n && n > 0) /* {} is written as an object */
+        return json_array(L, idx, n, w, key, depth, err, err_len);
+    return json_object(L, idx, count, w, key, depth, err, err_len);
 }
 
 /* write_output body: value (1), nil (2), FILE (3). */
