@@ -70,8 +70,6 @@ static int params_index(lua_State *L)
 static void record_param(struct luahost *h, const char *name, const char *type, lua_State *L,
                          int def_idx, const char *help)
 {
-    if (h->n_params >= LUAHOST_MAX_PARAMS)
-        return;
     struct luahost_param *p = &h->params[h->n_params++];
     snprintf(p->name, sizeof p->name, "%s", name);
     snprintf(p->type, sizeof p->type, "%s", type);
@@ -91,6 +89,9 @@ int lh_params(lua_State *L)
     int over = lua_gettop(L);
     h->n_params = 0;
     lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+    if (n > LUAHOST_MAX_PARAMS)
+        return luaL_error(L, "params: %d parameters declared, a script may declare at most %d",
+                          (int)(n < INT32_MAX ? n : INT32_MAX), LUAHOST_MAX_PARAMS);
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
             return luaL_error(L, "params: entry %d must be {name, default, help}", (int)i);

@@ -241,7 +241,7 @@ static int csv_body(lua_State *L)
                 if (!isfinite(v))
                     return luaL_error(L, "row %d: %s is not a finite number", (int)r,
                                       lua_tostring(L, -1));
-                snprintf(cell, sizeof cell, "%.10g", v == 0 ? 0.0 : v);
+                output_format_number(cell, sizeof cell, v, 10); /* as in JSON */
             } else if (t == LUA_TBOOLEAN) {
                 snprintf(cell, sizeof cell, "%s", lua_toboolean(L, -1) ? "true" : "false");
             } else if (t == LUA_TNIL) {
