@@ -43,6 +43,13 @@ for t in tests/lua/test_*.lua; do
     if [ $rc -ne 0 ]; then fail "$n" "exit $rc: $(tail -n 5 "$out/$n.log" | tr '\n' ' ')"; fi
 done
 
+# ---- the API surface: what the host registers is what the docs describe ---------
+if "$MLVIZ_BIN" run --trust tests/lua/api_surface.lua >"$out/surface" 2>"$out/stderr"; then
+    python3 tests/lua/api_surface.py "$out/surface" || fails=$((fails + 1))
+else
+    fail "api surface" "listing failed: $(head -c 300 "$out/stderr")"
+fi
+
 # ---- every scenario runs headless and concludes what the engine says -----------
 conclusion() { # scenario, pattern
     expect "scenario $1" 0 "^Conclusion: .*$2" -- run "$1"
