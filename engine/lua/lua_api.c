@@ -101,8 +101,9 @@ static int stage_from_value(lua_State *L, int idx, const char *fn)
     const char *names[STAGE_COUNT + 1];
     stage_name_list(names);
     const char *near = fields_suggest_word(name, names, STAGE_COUNT);
-    luaL_error(L, "%s: unknown stage '%s'%s%s%s (stages: data, cpus, accelerators, interconnect, "
-                  "infrastructure or 1-5)",
+    luaL_error(L,
+               "%s: unknown stage '%s'%s%s%s (stages: data, cpus, accelerators, interconnect, "
+               "infrastructure or 1-5)",
                fn, name, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
     return 0;
 }
@@ -190,7 +191,6 @@ int lh_focus(lua_State *L)
     return 0;
 }
 
-
 /* The front end keeps drawing the sim at idx after it is handed over: hold
  * its Lua object (until another is handed over, or the host goes). */
 void lh_hold_for_view(lua_State *L, struct luahost *h, int idx)
@@ -251,7 +251,6 @@ int lh_mark(lua_State *L)
     return 0;
 }
 
-
 bool lh_opt_bool(lua_State *L, int t, const char *k, bool dflt)
 {
     bool v = dflt;
@@ -299,7 +298,6 @@ void lh_check_known_keys(lua_State *L, int t, const char *const *names, const ch
         lua_pop(L, 1);
     }
 }
-
 
 /* ---- small utilities exposed to scripts -------------------------------------------- */
 
@@ -381,12 +379,14 @@ static int l_collective(lua_State *L)
         if (strcmp(algo, allreduce_names[i]) == 0)
             algi = i;
     if (opi < 0)
-        return luaL_error(L, "collective: unknown operation '%s' (all-reduce, all-gather, "
-                             "reduce-scatter, broadcast)",
+        return luaL_error(L,
+                          "collective: unknown operation '%s' (all-reduce, all-gather, "
+                          "reduce-scatter, broadcast)",
                           op);
     if (algi < 0)
-        return luaL_error(L, "collective: unknown algorithm '%s' (auto, ring, tree, "
-                             "hierarchical)",
+        return luaL_error(L,
+                          "collective: unknown algorithm '%s' (auto, ring, tree, "
+                          "hierarchical)",
                           algo);
     if (!(bytes >= 0) || !isfinite(bytes))
         return luaL_error(L, "collective: bytes must be a finite number >= 0");

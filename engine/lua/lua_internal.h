@@ -22,8 +22,8 @@
 #include <lua.h>
 
 #include "fields.h"
-#include "luahost.h"
 #include "lua_output.h"
+#include "luahost.h"
 #include "model.h"
 #include "setup.h"
 #include "sim.h"
@@ -57,11 +57,11 @@
  * its traceback can still be built. */
 #define LUAHOST_MEM_RESERVE_BYTES ((size_t)1 << 20)
 /* Describing a script runs its top until mlviz.params: keep it small. */
-#define LUAHOST_DESCRIBE_BUDGET 20000000ULL
+#define LUAHOST_DESCRIBE_BUDGET       20000000ULL
 #define LUAHOST_DESCRIBE_MEMORY_BYTES ((size_t)32 << 20)
-#define LUAHOST_DESCRIBE_TIME_S 2.0
-#define LUAHOST_PATH_LEN 1024
-#define LUAHOST_MSG_LEN 2048
+#define LUAHOST_DESCRIBE_TIME_S       2.0
+#define LUAHOST_PATH_LEN              1024
+#define LUAHOST_MSG_LEN               2048
 /* Nesting limit when turning Lua values into JSON. */
 #define LUAHOST_MAX_DEPTH 32
 /* Nesting limit of setup tables (field paths have three or four parts). */
@@ -78,7 +78,7 @@ extern const char lh_key_randomseed;
 extern const char lh_key_table_sort;
 
 #define SETUP_MT "mlviz.setup"
-#define SIM_MT "mlviz.sim"
+#define SIM_MT   "mlviz.sim"
 
 struct luahost {
     lua_State *L;
@@ -93,18 +93,18 @@ struct luahost {
     bool interrupted;
     sig_atomic_t interrupt_seen; /* interrupt_count when the host was made */
     double time_limit_s;
-    double active_s;             /* script running time of finished stretches */
-    double active_since;         /* CLOCK_MONOTONIC start of the current stretch */
-    int active_depth;            /* nesting of clock_enter */
-    uint64_t unchecked_steps;    /* C work charged since the last limit check */
-    int held_sim_ref;            /* the sim last handed to the front end */
-    bool describing;   /* mlviz.params records and stops the script */
-    bool usage_error;  /* the last luahost_load failure was the command line's fault */
+    double active_s;          /* script running time of finished stretches */
+    double active_since;      /* CLOCK_MONOTONIC start of the current stretch */
+    int active_depth;         /* nesting of clock_enter */
+    uint64_t unchecked_steps; /* C work charged since the last limit check */
+    int held_sim_ref;         /* the sim last handed to the front end */
+    bool describing;          /* mlviz.params records and stops the script */
+    bool usage_error;         /* the last luahost_load failure was the command line's fault */
     bool loaded;
     bool finished;
     bool started;
-    int chunk_ref;     /* the compiled script (headless) */
-    lua_State *co;     /* played: the script's coroutine */
+    int chunk_ref; /* the compiled script (headless) */
+    lua_State *co; /* played: the script's coroutine */
     int co_ref;
     enum luahost_status yield_kind;
     struct luahost_request req;
@@ -114,8 +114,8 @@ struct luahost {
     struct lua_output out; /* where write_csv/write_json go */
     struct luahost_param params[LUAHOST_MAX_PARAMS];
     size_t n_params;
-    struct setup follow;  /* played: the setup made or evaluated last ... */
-    bool follow_pending;  /* ... and not yet on screen (shown at the next pause) */
+    struct setup follow; /* played: the setup made or evaluated last ... */
+    bool follow_pending; /* ... and not yet on screen (shown at the next pause) */
 };
 
 struct lsetup {
@@ -128,8 +128,8 @@ struct lsim {
     lua_State *running; /* thread inside sim:run, NULL otherwise */
     int next_id;
     double tick_s;
-    bool closed;        /* sim:close() while the front end still shows it */
-    bool has_error;     /* a callback failed; its error value is in the user value [0] */
+    bool closed;          /* sim:close() while the front end still shows it */
+    bool has_error;       /* a callback failed; its error value is in the user value [0] */
     size_t charged_bytes; /* the sim's heap, counted against the memory cap */
 };
 
@@ -181,9 +181,9 @@ int lh_load(lua_State *L);
 int lh_setup(lua_State *L);
 void lh_push_field_value(lua_State *L, const struct field *f, const void *obj);
 void lh_push_report(lua_State *L, const struct setup *s, const struct resolved *r,
-                        const struct model_report *o);
+                    const struct model_report *o);
 void lh_new_class(lua_State *L, const char *mt, const luaL_Reg *methods, const char *what,
-                      lua_CFunction gc, lua_CFunction tostring);
+                  lua_CFunction gc, lua_CFunction tostring);
 
 /* lua_sim.c */
 int lh_sim(lua_State *L);

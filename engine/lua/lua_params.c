@@ -114,8 +114,7 @@ int lh_params(lua_State *L)
         if (lua_type(L, e + 1) != LUA_TSTRING || !name[0])
             return luaL_error(L, "params: entry %d needs a name", (int)i);
         if (!type)
-            return luaL_error(L, "params: '%s' needs a default (number, string or boolean)",
-                              name);
+            return luaL_error(L, "params: '%s' needs a default (number, string or boolean)", name);
         if (strlen(name) >= FIELD_STR_LEN)
             return luaL_error(L, "params: name '%s' is too long", name);
         record_param(h, name, type, L, e + 2, help);
@@ -143,7 +142,6 @@ int lh_params(lua_State *L)
     lua_pushvalue(L, values);
     return 1;
 }
-
 
 void lh_split_args(struct luahost *h, int argc, char **argv)
 {
@@ -195,8 +193,9 @@ bool lh_check_overrides(struct luahost *h, char *err, size_t err_len)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s--%s", i ? ", " : "",
                          h->params[i].name);
             snprintf(err, err_len, "%s: unknown option '--%s' (%s%s)", h->path, name,
-                     h->n_params ? "the script's parameters: " : "the script declares no "
-                                                                  "parameters",
+                     h->n_params ? "the script's parameters: "
+                                 : "the script declares no "
+                                   "parameters",
                      list);
             lua_pop(L, 2);
             return false;

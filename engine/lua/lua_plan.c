@@ -31,7 +31,7 @@
 /* Scripts search at most this many candidates (a few seconds); larger
  * spaces belong to `mlviz plan` and its shards. */
 #define PLAN_SCRIPT_MAX_CANDIDATES (UINT64_C(1) << 26)
-#define PLAN_MT "mlviz.plan_work"
+#define PLAN_MT                    "mlviz.plan_work"
 
 /* The search's memory: a userdata the GC frees (with the front the engine
  * allocates), so an error anywhere leaks nothing. */
@@ -50,7 +50,7 @@ static int plan_work_gc(lua_State *L)
 
 /* Budget charged per full evaluation of a candidate (a few microseconds,
  * a few hundred Lua instructions), and per candidate cut without one. */
-#define PLAN_EVAL_COST 200
+#define PLAN_EVAL_COST    200
 #define PLAN_CUT_PER_STEP 64
 
 struct plan_watch {
@@ -68,8 +68,7 @@ static void plan_limit_check(void *ctx, const struct plan_progress *p)
         __atomic_store_n(&w->progress->cancel, 1, __ATOMIC_RELAXED);
 }
 
-static const char *const plan_option_names[] = {"vary", "max", "objective", "top", "threads",
-                                                NULL};
+static const char *const plan_option_names[] = {"vary", "max", "objective", "top", "threads", NULL};
 
 /* opts.vary: an array of "path=values" strings, or a map path -> "values"
  * or path -> {values...}. */
@@ -110,10 +109,10 @@ static void plan_read_vary(lua_State *L, int t, struct plan_spec *spec)
                                     ? (lua_toboolean(L, -1) ? "true" : "false")
                                     : lua_tostring(L, -1);
                 if (!v || strchr(v, ','))
-                    luaL_error(L, "plan: vary['%s'][%d] must be a number, string or boolean",
-                               path, (int)k);
-                used += (size_t)snprintf(arg + used, sizeof arg - used, "%s%s", k > 1 ? "," : "",
-                                         v);
+                    luaL_error(L, "plan: vary['%s'][%d] must be a number, string or boolean", path,
+                               (int)k);
+                used +=
+                    (size_t)snprintf(arg + used, sizeof arg - used, "%s%s", k > 1 ? "," : "", v);
                 lua_pop(L, 1);
             }
         }
@@ -298,16 +297,15 @@ int lh_plan(lua_State *L)
     lh_host_check(L, h);
     struct plan_progress progress = {0};
     struct plan_watch watch = {h, &progress};
-    bool ok = plan_run(&w->space, cat, &w->spec, &w->result, &progress, plan_limit_check,
-                       &watch, err, sizeof err);
+    bool ok = plan_run(&w->space, cat, &w->spec, &w->result, &progress, plan_limit_check, &watch,
+                       err, sizeof err);
     if (!ok)
         return lh_api_error(L, "plan", err);
     if (w->result.cancelled)
         lh_host_check(L, h); /* raises the limit that stopped it */
     lh_host_charge_steps(L, h,
-                      w->result.counts.evaluated * PLAN_EVAL_COST +
-                          w->result.counts.candidates / PLAN_CUT_PER_STEP);
+                         w->result.counts.evaluated * PLAN_EVAL_COST +
+                             w->result.counts.candidates / PLAN_CUT_PER_STEP);
     push_plan_result(L, w);
     return 1;
 }
-

@@ -36,7 +36,6 @@ struct luahost *lh_host_of(lua_State *L)
 
 /* ---- allocator and instruction budget ----------------------------------------- */
 
-
 static void trip_memory_cap(struct luahost *h)
 {
     if (!h->over_memory && h->L) {
@@ -142,8 +141,7 @@ bool lh_limits_hit(struct luahost *h)
         h->interrupted = true;
     else if (h->instructions > h->budget)
         h->over_budget = true;
-    else if (h->active_depth &&
-             h->active_s + (monotonic_s() - h->active_since) > h->time_limit_s)
+    else if (h->active_depth && h->active_s + (monotonic_s() - h->active_since) > h->time_limit_s)
         h->over_time = true;
     return lh_stop_flagged(h);
 }
@@ -255,7 +253,7 @@ int lh_msg_handler(lua_State *L)
  * the error surfaced as a bare "not enough memory". */
 void lh_final_message(struct luahost *h, const char *raw, char *err, size_t err_len)
 {
-    const char *key = h->interrupted  ? "script interrupted"
+    const char *key = h->interrupted   ? "script interrupted"
                       : h->over_memory ? "memory cap"
                       : h->over_time   ? "time limit"
                                        : "instruction budget";
@@ -274,7 +272,6 @@ int lh_api_error(lua_State *L, const char *fn, const char *msg)
 {
     return luaL_error(L, "%s: %s", fn, msg);
 }
-
 
 /* ---- the sandbox --------------------------------------------------------------- */
 
@@ -522,30 +519,32 @@ static int env_undeclared(lua_State *L)
     const char *name = luaL_tolstring(L, 2, NULL);
     for (int i = 0; forbidden_globals[i]; i++)
         if (strcmp(name, forbidden_globals[i]) == 0)
-            return luaL_error(L, "'%s' is not available in the sandbox (mlviz run --trust "
-                                 "lifts it)",
+            return luaL_error(L,
+                              "'%s' is not available in the sandbox (mlviz run --trust "
+                              "lifts it)",
                               name);
     return luaL_error(L, "undeclared global '%s' (a typo? declare it with 'local')", name);
 }
 
 static int os_forbidden(lua_State *L)
 {
-    return luaL_error(L, "os.%s is not available in the sandbox (only os.clock, os.time and "
-                         "os.date; mlviz run --trust lifts it)",
+    return luaL_error(L,
+                      "os.%s is not available in the sandbox (only os.clock, os.time and "
+                      "os.date; mlviz run --trust lifts it)",
                       luaL_tolstring(L, 2, NULL));
 }
 
 static int env_assign(lua_State *L)
 {
     const char *name = luaL_tolstring(L, 2, NULL);
-    return luaL_error(L, "assignment to undeclared global '%s' (use 'local %s = ...')", name,
-                      name);
+    return luaL_error(L, "assignment to undeclared global '%s' (use 'local %s = ...')", name, name);
 }
 
 static const char *const safe_base[] = {
-    "assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget",
-    "rawlen", "rawset", "select", "setmetatable", "tonumber", "tostring", "type", "xpcall",
-    "_VERSION", "string", "table", "math", "utf8", "coroutine", NULL,
+    "assert",       "error",    "getmetatable", "ipairs", "next",      "pairs",
+    "pcall",        "rawequal", "rawget",       "rawlen", "rawset",    "select",
+    "setmetatable", "tonumber", "tostring",     "type",   "xpcall",    "_VERSION",
+    "string",       "table",    "math",         "utf8",   "coroutine", NULL,
 };
 
 static void open_lib(lua_State *L, const char *name, lua_CFunction f)
@@ -556,9 +555,8 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction f)
 
 /* The globals every script has, sandboxed or trusted. */
 static const luaL_Reg narration_funcs[] = {
-    {"print", lh_print}, {"say", lh_say},   {"pause", lh_pause},
-    {"focus", lh_focus}, {"mark", lh_mark}, {"show", lh_show},
-    {NULL, NULL},
+    {"print", lh_print}, {"say", lh_say},   {"pause", lh_pause}, {"focus", lh_focus},
+    {"mark", lh_mark},   {"show", lh_show}, {NULL, NULL},
 };
 
 /* The standard libraries: all of them trusted, the safe ones sandboxed. */
@@ -587,7 +585,9 @@ static void env_charge_work(lua_State *L)
     lua_pop(L, 1);
     lua_getglobal(L, "table");
     const luaL_Reg charged[] = {
-        {"move", l_table_move}, {"insert", l_table_insert}, {"remove", l_table_remove},
+        {"move", l_table_move},
+        {"insert", l_table_insert},
+        {"remove", l_table_remove},
         {NULL, NULL},
     };
     for (int i = 0; charged[i].name; i++) {

@@ -105,8 +105,9 @@ static void apply_table(lua_State *L, struct setup *s, int idx, const char *pref
                         const char *fn)
 {
     if (depth >= LUAHOST_SETUP_MAX_DEPTH)
-        luaL_error(L, "%s: table nested too deeply under '%s' (setup tables have at most %d "
-                      "levels)",
+        luaL_error(L,
+                   "%s: table nested too deeply under '%s' (setup tables have at most %d "
+                   "levels)",
                    fn, prefix, LUAHOST_SETUP_MAX_DEPTH);
     luaL_checkstack(L, 4, "setup table"); /* each level holds a key and a value */
     idx = lua_absindex(L, idx);
@@ -143,8 +144,10 @@ static bool find_setup_file(struct luahost *h, const char *arg, char *out, size_
         return false;
     }
     if (!h->opt.trusted && !lh_path_is_contained(arg)) {
-        snprintf(err, err_len, "'%s': the sandbox only reads setup files below the current or "
-                               "the script's directory (use --trust to lift it)", arg);
+        snprintf(err, err_len,
+                 "'%s': the sandbox only reads setup files below the current or "
+                 "the script's directory (use --trust to lift it)",
+                 arg);
         return false;
     }
     if (lh_file_exists(arg) || arg[0] == '/') {
@@ -295,8 +298,14 @@ static void tb_close(void *ctx)
         lua_rawseti(b->L, -2, ++b->count[b->depth]);
 }
 
-static void tb_begin(void *ctx, const char *key) { tb_open(ctx, key, 0); }
-static void tb_begin_list(void *ctx, const char *key) { tb_open(ctx, key, SUGGESTION_MAX); }
+static void tb_begin(void *ctx, const char *key)
+{
+    tb_open(ctx, key, 0);
+}
+static void tb_begin_list(void *ctx, const char *key)
+{
+    tb_open(ctx, key, SUGGESTION_MAX);
+}
 
 static void tb_set(struct table_builder *b, const char *key)
 {
@@ -331,11 +340,11 @@ static void tb_bool(void *ctx, const char *key, bool v)
 }
 
 void lh_push_report(lua_State *L, const struct setup *s, const struct resolved *r,
-                        const struct model_report *o)
+                    const struct model_report *o)
 {
     struct table_builder b = {.L = L};
-    struct report_visitor v = {&b, tb_begin, tb_close, tb_begin_list, tb_close, tb_num, tb_str,
-                               tb_bool};
+    struct report_visitor v = {&b,       tb_begin, tb_close, tb_begin_list,
+                               tb_close, tb_num,   tb_str,   tb_bool};
     luaL_checkstack(L, TABLE_MAX_NEST + 4, "report");
     lua_createtable(L, 0, 32);
     report_visit(s, r, o, &v);
@@ -394,8 +403,8 @@ static int push_picked(lua_State *L, const struct setup *s, const struct resolve
         const struct report_field *f = report_field_find(name);
         struct picked v = {LUA_TNONE, 0, NULL};
         if (f) {
-            struct report_visitor vis = {&v, pk_nest, pk_none, pk_nest, pk_none, pk_num, pk_str,
-                                         pk_bool};
+            struct report_visitor vis = {&v,      pk_nest, pk_none, pk_nest,
+                                         pk_none, pk_num,  pk_str,  pk_bool};
             report_visit_field(f, s, r, o, &vis);
         }
         if (v.type == LUA_TNONE)
@@ -480,8 +489,9 @@ static int setup_tostring(lua_State *L)
 }
 
 static const luaL_Reg setup_methods[] = {
-    {"get", setup_get_m},     {"set", setup_set_m},   {"copy", setup_copy_m},
-    {"eval", setup_eval_m},   {"check", setup_check_m}, {"yaml", setup_yaml_m},
+    {"get", setup_get_m},         {"set", setup_set_m},
+    {"copy", setup_copy_m},       {"eval", setup_eval_m},
+    {"check", setup_check_m},     {"yaml", setup_yaml_m},
     {"devices", setup_devices_m}, {NULL, NULL},
 };
 
@@ -508,7 +518,7 @@ static int method_index(lua_State *L)
 }
 
 void lh_new_class(lua_State *L, const char *mt, const luaL_Reg *methods, const char *what,
-                      lua_CFunction gc, lua_CFunction tostring)
+                  lua_CFunction gc, lua_CFunction tostring)
 {
     luaL_newmetatable(L, mt);
     lua_newtable(L);

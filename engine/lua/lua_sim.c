@@ -33,8 +33,9 @@ static int sim_memory_error(lua_State *L, struct luahost *h, size_t bytes, const
 {
     char need[32];
     snprintf(need, sizeof need, "%.1f", (double)bytes / (1 << 20));
-    return luaL_error(L, "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
-                         "simulation needs %s MiB more for %s",
+    return luaL_error(L,
+                      "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
+                      "simulation needs %s MiB more for %s",
                       (int)(h->mem_cap >> 20), need, what);
 }
 
@@ -74,16 +75,16 @@ static bool sim_callback(void *ctx, struct sim *sim, int callback_id, char *err,
     }
     int top = lua_gettop(L);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lh_key_sims);
-    lua_rawgetp(L, -1, u);              /* the sim userdata */
+    lua_rawgetp(L, -1, u); /* the sim userdata */
     if (lua_isnil(L, -1)) {
         lua_settop(L, top);
         lh_copy_msg(err, err_len, "sim callback: the simulation is gone");
         return false;
     }
-    lua_getiuservalue(L, -1, 1);         /* callbacks table */
+    lua_getiuservalue(L, -1, 1); /* callbacks table */
     lua_rawgeti(L, -1, callback_id);
-    lua_pushvalue(L, -3);                /* fn(sim) */
-    lh_clock_enter(h); /* played: the front end runs the sim between resumes */
+    lua_pushvalue(L, -3); /* fn(sim) */
+    lh_clock_enter(h);    /* played: the front end runs the sim between resumes */
     /* Played, the front end is inside sim_run: the callback must not run or
      * close this sim again any more than headless. */
     lua_State *was_running = u->running;
@@ -98,7 +99,7 @@ static bool sim_callback(void *ctx, struct sim *sim, int callback_id, char *err,
     /* Keep the error value for sim:run to re-raise with its own position. */
     const char *msg = lua_tostring(L, -1);
     lh_copy_msg(err, err_len, msg ? msg : "error in sim callback");
-    lua_rawseti(L, -2, 0);               /* callbacks[0] = error */
+    lua_rawseti(L, -2, 0); /* callbacks[0] = error */
     u->has_error = true;
     lua_settop(L, top);
     return false;
@@ -119,18 +120,23 @@ static int sim_gc(lua_State *L)
     return 0;
 }
 
-
-
 static const char *const sim_option_names[] = {
-    "seed", "jitter", "failures", "thermal", "tick_s", "sample_interval_s", "series_capacity",
-    "compute_jitter_cv", "storage_jitter_cv", NULL,
+    "seed",
+    "jitter",
+    "failures",
+    "thermal",
+    "tick_s",
+    "sample_interval_s",
+    "series_capacity",
+    "compute_jitter_cv",
+    "storage_jitter_cv",
+    NULL,
 };
-
 
 /* Upper bounds of sim options, to refuse absurd values with a message. */
 #define SIM_MAX_TICK_S 3600.0
 #define SIM_MAX_SERIES 10000000.0
-#define SIM_MAX_CV 10.0
+#define SIM_MAX_CV     10.0
 
 int lh_sim(lua_State *L)
 {
@@ -148,14 +154,13 @@ int lh_sim(lua_State *L)
         o.failures = lh_opt_bool(L, 2, "failures", o.failures);
         o.thermal = lh_opt_bool(L, 2, "thermal", o.thermal);
         o.tick_s = lh_opt_num(L, 2, "tick_s", o.tick_s, 1e-6, SIM_MAX_TICK_S);
-        o.sample_interval_s =
-            lh_opt_num(L, 2, "sample_interval_s", o.sample_interval_s, 1e-6, 1e9);
+        o.sample_interval_s = lh_opt_num(L, 2, "sample_interval_s", o.sample_interval_s, 1e-6, 1e9);
         o.series_capacity = (size_t)lh_opt_num(L, 2, "series_capacity", (double)o.series_capacity,
-                                            2, SIM_MAX_SERIES);
-        o.compute_jitter_cv = lh_opt_num(L, 2, "compute_jitter_cv", o.compute_jitter_cv, 0,
-                                      SIM_MAX_CV);
-        o.storage_jitter_cv = lh_opt_num(L, 2, "storage_jitter_cv", o.storage_jitter_cv, 0,
-                                      SIM_MAX_CV);
+                                               2, SIM_MAX_SERIES);
+        o.compute_jitter_cv =
+            lh_opt_num(L, 2, "compute_jitter_cv", o.compute_jitter_cv, 0, SIM_MAX_CV);
+        o.storage_jitter_cv =
+            lh_opt_num(L, 2, "storage_jitter_cv", o.storage_jitter_cv, 0, SIM_MAX_CV);
     }
     char err[LUAHOST_MSG_LEN];
     struct lsim *u = lua_newuserdatauv(L, sizeof *u, 1);
@@ -213,8 +218,9 @@ static int sim_at_m(lua_State *L)
     } else if (lua_type(L, 3) == LUA_TTABLE) {
         lh_check_known_keys(L, 3, event_keys, "at");
         if (lua_getfield(L, 3, "event") != LUA_TSTRING)
-            return luaL_error(L, "at: the event table needs event = \"fail_device\", "
-                                 "\"cooling_loss\", \"set\"... (got %s)",
+            return luaL_error(L,
+                              "at: the event table needs event = \"fail_device\", "
+                              "\"cooling_loss\", \"set\"... (got %s)",
                               luaL_typename(L, -1));
         ev.kind = event_kind_from(L, lua_tostring(L, -1));
         lua_pop(L, 1);
@@ -240,8 +246,7 @@ static int sim_at_m(lua_State *L)
         } else if (vt == LUA_TNUMBER) {
             ev.value = lua_tonumber(L, -1);
         } else if (vt != LUA_TNIL) {
-            return luaL_error(L, "at: event value must be a number (got %s)",
-                              luaL_typename(L, -1));
+            return luaL_error(L, "at: event value must be a number (got %s)", luaL_typename(L, -1));
         } else if (ev.kind == SIM_EVENT_COOLING_LOSS) {
             ev.value = 1.0; /* all of the cooling */
         } else if (ev.kind == SIM_EVENT_STORAGE_SLOW) {
@@ -296,8 +301,10 @@ static int sim_run_m(lua_State *L)
     double ticks = floor(d / u->tick_s + 0.5);
     if (ticks > LUAHOST_MAX_SIM_TICKS) {
         char msg[160];
-        snprintf(msg, sizeof msg, "%g s in ticks of %g s is more than one run may take (2^53 "
-                 "ticks)", d, u->tick_s);
+        snprintf(msg, sizeof msg,
+                 "%g s in ticks of %g s is more than one run may take (2^53 "
+                 "ticks)",
+                 d, u->tick_s);
         return lh_api_error(L, "run", msg);
     }
     if (lh_can_yield_to_host(h, L)) {
@@ -474,10 +481,11 @@ static int sim_tostring(lua_State *L)
 }
 
 static const luaL_Reg sim_methods[] = {
-    {"at", sim_at_m},         {"run", sim_run_m},     {"set", sim_set_m},
-    {"counters", sim_counters_m}, {"series", sim_series_m}, {"report", sim_report_m},
-    {"setup", sim_setup_m},   {"time", sim_time_m},   {"close", sim_close_m},
-    {NULL, NULL},
+    {"at", sim_at_m},         {"run", sim_run_m},
+    {"set", sim_set_m},       {"counters", sim_counters_m},
+    {"series", sim_series_m}, {"report", sim_report_m},
+    {"setup", sim_setup_m},   {"time", sim_time_m},
+    {"close", sim_close_m},   {NULL, NULL},
 };
 
 void lh_sim_register(lua_State *L)

@@ -27,10 +27,9 @@
 #include "sim.h"
 
 static const char *const default_sweep_fields[] = {
-    "runnable",     "step_time_s",          "tokens_per_s", "mfu", "bottleneck",
-    "memory.fits",  "memory.per_device_gb", NULL,
+    "runnable",   "step_time_s", "tokens_per_s",         "mfu",
+    "bottleneck", "memory.fits", "memory.per_device_gb", NULL,
 };
-
 
 /* ---- sweeps -------------------------------------------------------------------- */
 
@@ -144,8 +143,7 @@ static void add_pick(lua_State *L, struct sweep_ctx *x, const char *name)
     const char *dot = strchr(name, '.');
     if (strlen(name) >= sizeof p->name || (dot && strchr(dot + 1, '.')) ||
         (dot && (size_t)(dot - name) >= sizeof p->section))
-        luaL_error(L, "sweep: bad result field '%s' (write 'mfu' or 'memory.per_device_gb')",
-                   name);
+        luaL_error(L, "sweep: bad result field '%s' (write 'mfu' or 'memory.per_device_gb')", name);
     snprintf(p->name, sizeof p->name, "%s", name);
     if (dot) {
         snprintf(p->section, sizeof p->section, "%.*s", (int)(dot - name), name);
@@ -267,8 +265,9 @@ static void sweep_read_axes(lua_State *L, struct sweep_space *sp)
         if (ax->n == 0)
             luaL_error(L, "sweep: no values for '%s'", path);
         if (ax->n > LUAHOST_MAX_SWEEP_ROWS / sp->total)
-            luaL_error(L, "sweep: too many combinations (more than %d; sweep fewer values or "
-                          "split the sweep)",
+            luaL_error(L,
+                       "sweep: too many combinations (more than %d; sweep fewer values or "
+                       "split the sweep)",
                        LUAHOST_MAX_SWEEP_ROWS);
         sp->total *= ax->n;
         lua_pushvalue(L, first + 2 * a);
@@ -323,8 +322,8 @@ static void sweep_push_row(lua_State *L, struct sweep_ctx *x, const struct sweep
                            const lua_Integer *index, const struct setup *base,
                            const struct catalog *cat, bool first_row)
 {
-    struct report_visitor v = {x, sw_begin, sw_end, sw_begin_list, sw_end_list, sw_num, sw_str,
-                               sw_bool};
+    struct report_visitor v = {x,           sw_begin, sw_end, sw_begin_list,
+                               sw_end_list, sw_num,   sw_str, sw_bool};
     char err[LUAHOST_MSG_LEN];
     struct setup s = *base;
     struct resolved r;

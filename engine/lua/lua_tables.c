@@ -277,8 +277,8 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
                        char *err, size_t err_len);
 
 /* The table at idx (keys 1..n) as a JSON array. */
-static bool json_array(lua_State *L, int idx, lua_Integer n, struct json_writer *w,
-                       const char *key, int depth, char *err, size_t err_len)
+static bool json_array(lua_State *L, int idx, lua_Integer n, struct json_writer *w, const char *key,
+                       int depth, char *err, size_t err_len)
 {
     json_open(w, key, true);
     for (lua_Integer i = 1; i <= n; i++) {

@@ -152,8 +152,6 @@ size_t luahost_memory_bytes(const struct luahost *h)
 
 /* ---- loading and running --------------------------------------------------------- */
 
-
-
 static bool describe_script(const char *path, char *title, size_t title_len,
                             struct luahost_param *params, size_t max_params, size_t *n_params,
                             sig_atomic_t interrupt_seen, char *err, size_t err_len);
@@ -230,8 +228,9 @@ bool luahost_run(struct luahost *h, char *err, size_t err_len)
 {
     lua_State *L = h->L;
     if (!h->loaded || h->finished || h->opt.played) {
-        lh_copy_msg(err, err_len, h->opt.played ? "luahost_run: use luahost_resume in played mode"
-                                             : "luahost_run: no script loaded");
+        lh_copy_msg(err, err_len,
+                    h->opt.played ? "luahost_run: use luahost_resume in played mode"
+                                  : "luahost_run: no script loaded");
         return false;
     }
     h->finished = true;
@@ -344,9 +343,8 @@ static void read_title(const char *path, char *title, size_t len)
     free(text);
 }
 
-bool luahost_describe(const char *path, char *title, size_t title_len,
-                      struct luahost_param *params, size_t max_params, size_t *n_params,
-                      char *err, size_t err_len)
+bool luahost_describe(const char *path, char *title, size_t title_len, struct luahost_param *params,
+                      size_t max_params, size_t *n_params, char *err, size_t err_len)
 {
     return describe_script(path, title, title_len, params, max_params, n_params,
                            lh_interrupts_now(), err, err_len);

@@ -1,8 +1,9 @@
 /* test_luahost: the C side of the Lua host (headless, played, limits). */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
 
 #include "luahost_fixture.h"
 
@@ -20,8 +20,9 @@ static void test_headless_print_and_hooks(void **state)
     struct captured c = {0};
     struct luahost *h = host(&c, false, 0);
     char err[4096];
-    const char *p = script("-- hooks\nprint('tokens', mlviz.load('default'):eval().layout.devices)\n"
-                           "say('hi') focus('cpus') mark('x') pause()\n");
+    const char *p =
+        script("-- hooks\nprint('tokens', mlviz.load('default'):eval().layout.devices)\n"
+               "say('hi') focus('cpus') mark('x') pause()\n");
     assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
     assert_true(luahost_run(h, err, sizeof err));
     assert_string_equal(c.text, "tokens\t8\n");
@@ -42,8 +43,10 @@ static void test_error_names_file_and_line(void **state)
     assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
     assert_false(luahost_run(h, err, sizeof err));
     char want[256];
-    snprintf(want, sizeof want, "%s:3: set: unknown field 'cluster.nodez' (did you mean "
-                                "'cluster.nodes'?)", p);
+    snprintf(want, sizeof want,
+             "%s:3: set: unknown field 'cluster.nodez' (did you mean "
+             "'cluster.nodes'?)",
+             p);
     assert_non_null(strstr(err, want));
     assert_non_null(strstr(err, "stack traceback"));
     luahost_free(h);
@@ -84,9 +87,10 @@ static void test_params_and_describe(void **state)
     char title[128], err[1024];
     struct luahost_param params[4];
     size_t n = 0;
-    const char *p = script("-- A story about nodes\nlocal P = mlviz.params{ {'nodes', 4, 'how many'},"
-                           " {name = 'fast', default = false, help = 'go fast'} }\n"
-                           "print(P.nodes, P.fast)\n");
+    const char *p =
+        script("-- A story about nodes\nlocal P = mlviz.params{ {'nodes', 4, 'how many'},"
+               " {name = 'fast', default = false, help = 'go fast'} }\n"
+               "print(P.nodes, P.fast)\n");
     assert_true(luahost_describe(p, title, sizeof title, params, 4, &n, err, sizeof err));
     assert_string_equal(title, "A story about nodes");
     assert_int_equal(n, 2);
@@ -155,15 +159,15 @@ static void test_played_show_and_follow(void **state)
     char err[4096];
     const char *p = script("local a = mlviz.load('default'):set('name', 'first')\n"
                            "local b = a:copy{ name = 'second' }\n"
-                           "pause()\n"                 /* follows b, the last made */
+                           "pause()\n" /* follows b, the last made */
                            "a:eval()\n"
-                           "pause()\n"                 /* follows a, evaluated last */
-                           "pause()\n"                 /* nothing new: no show */
+                           "pause()\n" /* follows a, evaluated last */
+                           "pause()\n" /* nothing new: no show */
                            "show(b, { focus = 'cpus' })\n"
                            "local sim = mlviz.sim(a)\n"
                            "show(sim)\n"
                            "sim:close(); sim = nil; collectgarbage()\n"
-                           "pause()\n"                 /* the sim was shown after a */
+                           "pause()\n" /* the sim was shown after a */
                            "print(pcall(show, 42))\n");
     assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
     struct luahost_request req;

@@ -1,23 +1,23 @@
 /* test_luahost_limits: the C side of the Lua host, continued: the output
  * directory, the memory cap of C-side allocations, parameter discovery,
  * interrupts, the time limit, and sims handed to a played front end. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 
-
-#include "luahost_fixture.h"
 #include "../../test_time.h"
+#include "luahost_fixture.h"
 
 static struct luahost *io_host(struct captured *c, bool played, bool trusted, const char *out)
 {
@@ -113,7 +113,7 @@ static void test_io_describe_runs_no_side_effect(void **state)
     assert_int_equal(n, 1);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
-    assert_int_equal(st.st_size, 0);              /* nothing printed */
+    assert_int_equal(st.st_size, 0);               /* nothing printed */
     assert_int_not_equal(stat("top.csv", &st), 0); /* nothing written */
     assert_int_not_equal(stat("mlviz-out", &st), 0);
     remove(path);
@@ -129,8 +129,9 @@ static void test_io_default_and_trusted_directories(void **state)
     char cwd[1024], err[4096];
     assert_non_null(getcwd(cwd, sizeof cwd));
     char p[64]; /* script() returns a static buffer */
-    snprintf(p, sizeof p, "%s", script("assert(mlviz.write_csv('a.csv', {{x = 1}}) == "
-                                       "'mlviz-out/a.csv')\n"));
+    snprintf(p, sizeof p, "%s",
+             script("assert(mlviz.write_csv('a.csv', {{x = 1}}) == "
+                    "'mlviz-out/a.csv')\n"));
     const char *q = script("assert(mlviz.write_json('sub/b.json', {x = 1}) == './sub/b.json')\n");
     assert_int_equal(chdir(dir), 0);
     struct captured c = {0};
@@ -183,9 +184,10 @@ static void test_io_print_table_wide_rows(void **state)
     o.hooks.print = count_foreign_bytes;
     struct luahost *h = luahost_new(&o, err, sizeof err);
     assert_non_null(h);
-    const char *p = script("local r = {}\n"
-                           "for i = 1, 60 do r[string.format('c%02d', i)] = string.rep('x', 70) end\n"
-                           "mlviz.print_table({r, r})\n");
+    const char *p =
+        script("local r = {}\n"
+               "for i = 1, 60 do r[string.format('c%02d', i)] = string.rep('x', 70) end\n"
+               "mlviz.print_table({r, r})\n");
     assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
     assert_true(luahost_run(h, err, sizeof err));
     assert_int_equal(bad, 0);
@@ -217,7 +219,8 @@ static struct luahost *limited_host(struct captured *c, bool played, uint64_t bu
     o.instruction_budget = budget;
     o.time_limit_s = time_limit_s;
     o.memory_cap_bytes = (size_t)64 << 20;
-    o.hooks = (struct luahost_hooks){c, print_maybe_interrupt, cap_say, cap_focus, cap_mark, cap_show};
+    o.hooks =
+        (struct luahost_hooks){c, print_maybe_interrupt, cap_say, cap_focus, cap_mark, cap_show};
     struct luahost *h = luahost_new(&o, err, sizeof err);
     assert_non_null(h);
     return h;
@@ -352,19 +355,19 @@ static void test_many_events_in_order(void **state)
     struct captured c = {0};
     struct luahost *h = limited_host(&c, false, 0, 0);
     char err[4096];
-    const char *p = script(
-        "local sim = mlviz.sim(mlviz.load('default'))\n"
-        "local seen = {}\n"
-        "for i = 60000, 1, -1 do\n"
-        "  sim:at((i % 300) * 0.01, function() seen[#seen + 1] = i end)\n"
-        "end\n"
-        "sim:run(5)\n"
-        "assert(#seen == 60000, #seen)\n"
-        "for k = 2, #seen do\n"
-        "  local a, b = seen[k - 1], seen[k]\n"
-        "  assert(a % 300 < b % 300 or (a % 300 == b % 300 and a > b), 'order at ' .. k)\n"
-        "end\n"
-        "print('ordered')\n");
+    const char *p =
+        script("local sim = mlviz.sim(mlviz.load('default'))\n"
+               "local seen = {}\n"
+               "for i = 60000, 1, -1 do\n"
+               "  sim:at((i % 300) * 0.01, function() seen[#seen + 1] = i end)\n"
+               "end\n"
+               "sim:run(5)\n"
+               "assert(#seen == 60000, #seen)\n"
+               "for k = 2, #seen do\n"
+               "  local a, b = seen[k - 1], seen[k]\n"
+               "  assert(a % 300 < b % 300 or (a % 300 == b % 300 and a > b), 'order at ' .. k)\n"
+               "end\n"
+               "print('ordered')\n");
     assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
     double t0 = wall_s();
     if (!luahost_run(h, err, sizeof err))
@@ -376,8 +379,8 @@ static void test_many_events_in_order(void **state)
 }
 
 /* A played host running `body`, resumed to its first sim:run. */
-static struct luahost *played_at_first_run(struct captured *c, const char *body,
-                                           const char **path, struct luahost_request *req)
+static struct luahost *played_at_first_run(struct captured *c, const char *body, const char **path,
+                                           struct luahost_request *req)
 {
     char err[4096];
     struct luahost *h = limited_host(c, true, 0, 0);
