@@ -1,30 +1,13 @@
+/* lua_api: the `mlviz` table and the narration globals (print, say,
+ * pause, focus, show, mark), small utilities exposed to scripts, and the
+ * argument helpers the other files share (durations, stages, option tables). */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-
-#include "collective.h"
-#include "csv.h"
-#include "infile.h"
-#include "lua_output.h"
-#include "lua_patterns.h"
-#include "model.h"
-#include "plan.h"
 #include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 /* ---- small helpers ------------------------------------------------------------- */
 

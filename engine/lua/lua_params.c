@@ -1,30 +1,8 @@
+/* lua_params: mlviz.params (a script's declared parameters, at most
+ * LUAHOST_MAX_PARAMS) and the --name=value words of the command line. */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-
-#include "collective.h"
-#include "csv.h"
-#include "infile.h"
-#include "lua_output.h"
-#include "lua_patterns.h"
-#include "model.h"
-#include "plan.h"
-#include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 /* ---- parameters --------------------------------------------------------------- */
 

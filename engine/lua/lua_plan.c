@@ -1,30 +1,11 @@
+/* lua_plan: mlviz.plan, the search of `mlviz plan` run from a script,
+ * under the script's limits. */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-
-#include "collective.h"
-#include "csv.h"
-#include "infile.h"
-#include "lua_output.h"
-#include "lua_patterns.h"
-#include "model.h"
 #include "plan.h"
-#include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 /* ---- mlviz.plan ------------------------------------------------------------------- */
 

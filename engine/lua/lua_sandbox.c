@@ -1,30 +1,18 @@
+/* lua_sandbox: what keeps a script in bounds. The counting allocator and
+ * the one byte counter of the memory cap, the instruction budget, the time
+ * limit and interrupts, the messages of a failed run, and the environment a
+ * script sees (allow-listed globals, charged C work, seeded random, the
+ * sandbox's load and require). */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <lauxlib.h>
-#include <lua.h>
 #include <lualib.h>
 
-#include "collective.h"
-#include "csv.h"
 #include "infile.h"
-#include "lua_output.h"
 #include "lua_patterns.h"
-#include "model.h"
-#include "plan.h"
-#include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 struct luahost *lh_host_of(lua_State *L)
 {

@@ -1,30 +1,12 @@
+/* lua_setup: the Setup class (mlviz.load, mlviz.setup, setup:get/set/copy/
+ * eval/check/yaml/devices), the one conversion of a Lua value into a setup
+ * field, and report tables built on report_visit. */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-
-#include "collective.h"
-#include "csv.h"
-#include "infile.h"
-#include "lua_output.h"
-#include "lua_patterns.h"
-#include "model.h"
-#include "plan.h"
 #include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 /* ---- setups -------------------------------------------------------------------- */
 

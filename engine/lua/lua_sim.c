@@ -1,30 +1,10 @@
+/* lua_sim: the Sim class (mlviz.sim, sim:at/run/set/counters/series/
+ * report/setup/time/close): the step loop driven from a script, its memory
+ * counted against the cap, its callbacks run protected. */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-
-#include "collective.h"
-#include "csv.h"
-#include "infile.h"
-#include "lua_output.h"
-#include "lua_patterns.h"
-#include "model.h"
-#include "plan.h"
-#include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 /* ---- simulations --------------------------------------------------------------- */
 

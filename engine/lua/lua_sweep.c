@@ -1,30 +1,11 @@
+/* lua_sweep: mlviz.sweep, every combination of some setup fields
+ * evaluated in C, one table row each. */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-
-#include "collective.h"
-#include "csv.h"
-#include "infile.h"
-#include "lua_output.h"
-#include "lua_patterns.h"
-#include "model.h"
-#include "plan.h"
 #include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 static const char *const default_sweep_fields[] = {
     "runnable",   "step_time_s", "tokens_per_s",         "mfu",

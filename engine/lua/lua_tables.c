@@ -1,30 +1,13 @@
+/* lua_tables: mlviz.print_table, mlviz.write_csv and mlviz.write_json,
+ * through the engine's writers (csv_write_field, json_*, output_format_number)
+ * and lua_output's atomic files. */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-
-#include "collective.h"
 #include "csv.h"
-#include "infile.h"
-#include "lua_output.h"
-#include "lua_patterns.h"
-#include "model.h"
-#include "plan.h"
 #include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 /* ---- tables, CSV and JSON -------------------------------------------------------- */
 

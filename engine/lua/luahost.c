@@ -1,30 +1,21 @@
+/* luahost: the Lua 5.4 host's lifecycle: making and freeing a host, loading
+ * a script with its arguments, running it headless or resuming it played,
+ * and describing a script without the engine (see luahost.h and
+ * docs/lua-api.md; the other jobs live in the lua_*.c files, lua_internal.h).
+ *
+ * Practices borrowed from embedders that run scripts they did not write:
+ * an allow-list environment with a read-only fallback table (Redis), a
+ * count hook that re-arms itself after tripping so pcall cannot swallow the
+ * stop (Redis), a counting allocator for a hard memory cap, a message
+ * handler with a traceback on every protected call (mpv), and script
+ * parameters declared by the script itself (sysbench). */
 #include "lua_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
-
-#include "collective.h"
-#include "csv.h"
 #include "infile.h"
-#include "lua_output.h"
-#include "lua_patterns.h"
-#include "model.h"
-#include "plan.h"
-#include "report.h"
-#include "setup.h"
-#include "sim.h"
 
 const char lh_key_host = 'h';
 const char lh_key_env = 'e';
