@@ -99,6 +99,7 @@ struct luahost {
     uint64_t unchecked_steps; /* C work charged since the last limit check */
     int held_sim_ref;         /* the sim last handed to the front end */
     bool describing;          /* mlviz.params records and stops the script */
+    bool params_over_cap;     /* mlviz.params got more than LUAHOST_MAX_PARAMS */
     bool usage_error;         /* the last luahost_load failure was the command line's fault */
     bool loaded;
     bool finished;

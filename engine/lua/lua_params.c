@@ -67,9 +67,11 @@ int lh_params(lua_State *L)
     int over = lua_gettop(L);
     h->n_params = 0;
     lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
-    if (n > LUAHOST_MAX_PARAMS)
+    if (n > LUAHOST_MAX_PARAMS) {
+        h->params_over_cap = true; /* describing: the load fails with this message */
         return luaL_error(L, "params: %d parameters declared, a script may declare at most %d",
                           (int)(n < INT32_MAX ? n : INT32_MAX), LUAHOST_MAX_PARAMS);
+    }
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
             return luaL_error(L, "params: entry %d must be {name, default, help}", (int)i);

@@ -368,7 +368,10 @@ static bool describe_script(const char *path, char *title, size_t title_len,
         lua_State *L = h->L;
         lua_settop(L, 0);
         lua_rawgeti(L, LUA_REGISTRYINDEX, h->chunk_ref);
-        (void)lua_pcall(L, 0, 0, 0);
+        if (lua_pcall(L, 0, 0, 0) != LUA_OK && h->params_over_cap) {
+            lh_copy_msg(err, err_len, lua_tostring(L, -1));
+            ok = false;
+        }
         lua_settop(L, 0);
         size_t n = h->n_params < max_params ? h->n_params : max_params;
         if (params)

@@ -272,18 +272,25 @@ static void test_params_cap(void **state)
                  "local P = mlviz.params(list)\nprint(P.p1)\n",
                  LUAHOST_MAX_PARAMS + extra);
         const char *p = script(text);
-        assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+        bool loaded = luahost_load(h, p, 0, NULL, err, sizeof err);
         size_t n = 0;
         luahost_params(h, &n);
-        bool ran = luahost_run(h, err, sizeof err);
         if (extra == 0) {
-            assert_true(ran);
+            assert_true(loaded);
             assert_int_equal(n, LUAHOST_MAX_PARAMS);
+            assert_true(luahost_run(h, err, sizeof err));
         } else {
-            assert_false(ran);
+            /* Found while reading the parameters: the load fails, and so
+             * does the description (`mlviz scenarios`, --help). */
+            assert_false(loaded);
+            assert_false(luahost_usage_error(h));
             char want[256];
             snprintf(want, sizeof want, "%s:3: params: %d parameters declared", p,
                      LUAHOST_MAX_PARAMS + 1);
+            assert_non_null(strstr(err, want));
+            struct luahost_param params[LUAHOST_MAX_PARAMS];
+            assert_false(
+                luahost_describe(p, NULL, 0, params, LUAHOST_MAX_PARAMS, &n, err, sizeof err));
             assert_non_null(strstr(err, want));
         }
         luahost_free(h);
