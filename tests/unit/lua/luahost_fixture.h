@@ -81,20 +81,27 @@ static inline void cap_show(void *ctx, const struct setup *s)
     snprintf(c->shown, sizeof c->shown, "%s", s->name);
 }
 
-static inline struct luahost *host(struct captured *c, bool played, uint64_t budget)
+/* A host whose hooks fill c, on the test catalog, with a 64 MiB cap;
+ * o (may be NULL) gives the other options. */
+static inline struct luahost *host_with(struct captured *c, const struct luahost_options *o)
 {
-    struct luahost_options o;
+    struct luahost_options opt;
     char err[1024];
-    memset(&o, 0, sizeof o);
-    o.cat = cat;
-    o.seed = 5;
-    o.played = played;
-    o.instruction_budget = budget;
-    o.memory_cap_bytes = (size_t)64 << 20;
-    o.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark, cap_show};
-    struct luahost *h = luahost_new(&o, err, sizeof err);
+    memset(&opt, 0, sizeof opt);
+    if (o)
+        opt = *o;
+    opt.cat = cat;
+    opt.memory_cap_bytes = (size_t)64 << 20;
+    opt.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark, cap_show};
+    struct luahost *h = luahost_new(&opt, err, sizeof err);
     assert_non_null(h);
     return h;
+}
+
+static inline struct luahost *host(struct captured *c, bool played, uint64_t budget)
+{
+    return host_with(
+        c, &(struct luahost_options){.seed = 5, .played = played, .instruction_budget = budget});
 }
 
 #endif

@@ -21,18 +21,8 @@
 
 static struct luahost *io_host(struct captured *c, bool played, bool trusted, const char *out)
 {
-    struct luahost_options o;
-    char err[1024];
-    memset(&o, 0, sizeof o);
-    o.cat = cat;
-    o.played = played;
-    o.trusted = trusted;
-    o.output_dir = out;
-    o.memory_cap_bytes = (size_t)64 << 20;
-    o.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark, cap_show};
-    struct luahost *h = luahost_new(&o, err, sizeof err);
-    assert_non_null(h);
-    return h;
+    return host_with(
+        c, &(struct luahost_options){.played = played, .trusted = trusted, .output_dir = out});
 }
 
 /* A fresh empty directory to run in; returns its path (static buffer). */
