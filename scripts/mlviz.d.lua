@@ -128,6 +128,12 @@ function mlviz.sim(setup, opts) end
 ---@param opts? {fields?: string[]}
 ---@return table[] rows
 function mlviz.sweep(setup, axes, opts) end
+---The search of `mlviz plan`: layouts of the setup's devices and the hardware in `vary`, ranked by `objective`.
+---Result: candidates, evaluated, runnable, objective, top (ranked rows: rank, figures, changes, setup), front (Pareto front by days), base.
+---@param setup mlviz.Setup
+---@param opts? {vary?: string[]|table<string, any[]>, max?: {days?: number, devices?: integer}, objective?: "tokens_per_s"|"days"|"usd_total"|"energy_mwh"|"mfu", top?: integer, threads?: integer}
+---@return table result
+function mlviz.plan(setup, opts) end
 ---Print rows as an aligned table.
 ---@param rows table[]
 ---@param opts? {columns?: string[], title?: string}
@@ -169,6 +175,9 @@ function mlviz.format_duration(seconds) end
 ---@return string
 function mlviz.format_si(v, unit) end
 
+---The arguments' tostring, tab-separated, on one line: stdout headless, the transcript pane in the TUI.
+---@param ... any
+function print(...) end
 ---Narration: a caption in the TUI, "  > text" headless.
 ---@param text string
 function say(text) end

@@ -276,6 +276,20 @@ static const char *match_backref(struct matcher *m, const char *s, int digit)
     return NULL;
 }
 
+/* %f[set] at s (p points at the '['): the pattern after the set when the
+ * character before s is not in the set and the one at s is, else NULL. */
+static const char *match_frontier(struct matcher *m, const char *s, const char *p)
+{
+    if (p >= m->pat_end || *p != '[')
+        luaL_error(m->L, "missing '[' after '%%f' in pattern");
+    const char *ep = item_end(m, p);
+    int before = s == m->src ? 0 : (unsigned char)s[-1];
+    int at = s < m->src_end ? (unsigned char)*s : 0;
+    if (set_matches(before, p, ep - 1) || !set_matches(at, p, ep - 1))
+        return NULL;
+    return ep;
+}
+
 /* Match pattern p against the subject from s; the end of the match or NULL. */
 static const char *match_here(struct matcher *m, const char *s, const char *p)
 {
@@ -311,15 +325,9 @@ static const char *match_here(struct matcher *m, const char *s, const char *p)
             continue;
         }
         if (*p == '%' && p + 1 < m->pat_end && p[1] == 'f') {
-            p += 2;
-            if (p >= m->pat_end || *p != '[')
-                luaL_error(m->L, "missing '[' after '%%f' in pattern");
-            const char *ep = item_end(m, p);
-            int before = s == m->src ? 0 : (unsigned char)s[-1];
-            int at = s < m->src_end ? (unsigned char)*s : 0;
-            if (set_matches(before, p, ep - 1) || !set_matches(at, p, ep - 1))
+            p = match_frontier(m, s, p + 2);
+            if (!p)
                 break;
-            p = ep;
             continue;
         }
         if (*p == '%' && p + 1 < m->pat_end && isdigit((unsigned char)p[1])) {

@@ -31,10 +31,10 @@ struct luahost;
 /* Called as the script runs; any may be NULL (headless defaults apply). */
 struct luahost_hooks {
     void *ctx;
-    void (*print)(void *ctx, const char *text);      /* print() and mlviz.print_table */
-    void (*say)(void *ctx, const char *text);        /* narration caption */
-    void (*focus)(void *ctx, int stage);             /* enum stage_id, open its view */
-    void (*mark)(void *ctx, const char *label);      /* a labelled moment */
+    void (*print)(void *ctx, const char *text); /* print() and mlviz.print_table */
+    void (*say)(void *ctx, const char *text);   /* narration caption */
+    void (*focus)(void *ctx, int stage);        /* enum stage_id, open its view */
+    void (*mark)(void *ctx, const char *label); /* a labelled moment */
     /* Played: put this setup on screen (show(setup), or at a pause the setup
      * the script made or evaluated last when it showed nothing since). A
      * shown sim arrives as a LUAHOST_RUN request of zero duration. */
@@ -43,19 +43,19 @@ struct luahost_hooks {
 
 struct luahost_options {
     const struct catalog *cat;
-    uint64_t seed;                  /* math.random and sims without a seed */
-    bool trusted;                   /* --trust: full standard library */
-    uint64_t instruction_budget;    /* 0: default (1e9 instructions); work done in C
-                                       (pattern matching, sweeps, string.rep...)
-                                       counts too */
-    double time_limit_s;            /* 0: default (600 s) of wall-clock time spent
-                                       running the script (animation and pauses of
-                                       `mlviz play` do not count) */
-    size_t memory_cap_bytes;        /* 0: default (256 MiB) */
-    const char *output_dir;         /* where write_csv/write_json write; NULL: "mlviz-out"
-                                       (created on the first write), or with --trust the
-                                       current directory (docs/lua-api.md) */
-    bool played;                    /* running under the TUI: sim:run and pause yield */
+    uint64_t seed;               /* math.random and sims without a seed */
+    bool trusted;                /* --trust: full standard library */
+    uint64_t instruction_budget; /* 0: default (1e9 instructions); work done in C
+                                    (pattern matching, sweeps, string.rep...)
+                                    counts too */
+    double time_limit_s;         /* 0: default (600 s) of wall-clock time spent
+                                    running the script (animation and pauses of
+                                    `mlviz play` do not count) */
+    size_t memory_cap_bytes;     /* 0: default (256 MiB) */
+    const char *output_dir;      /* where write_csv/write_json write; NULL: "mlviz-out"
+                                    (created on the first write), or with --trust the
+                                    current directory (docs/lua-api.md) */
+    bool played;                 /* running under the TUI: sim:run and pause yield */
     struct luahost_hooks hooks;
 };
 
@@ -66,16 +66,20 @@ enum luahost_status { LUAHOST_DONE, LUAHOST_ERROR, LUAHOST_RUN, LUAHOST_PAUSE };
  * luahost_resume hands out another sim, or until luahost_free. Neither
  * dropping it and collecting garbage nor sim:close() frees it earlier. */
 struct luahost_request {
-    struct sim *sim;      /* LUAHOST_RUN: the simulation to animate (owned by the host) */
-    double duration_s;    /* LUAHOST_RUN: simulated time to advance */
+    struct sim *sim;   /* LUAHOST_RUN: the simulation to animate (owned by the host) */
+    double duration_s; /* LUAHOST_RUN: simulated time to advance */
 };
+
+/* Parameters one script may declare: a `params` table with more is an
+ * error naming its line. Front ends size their parameter lists by it. */
+#define LUAHOST_MAX_PARAMS 32
 
 /* A scenario's declared parameter (from its `params` table). */
 struct luahost_param {
     char name[FIELD_STR_LEN];
     char default_text[FIELD_STR_LEN];
     char help[256];
-    char type[16];        /* "number", "string" or "boolean": the default's type */
+    char type[16];                  /* "number", "string" or "boolean": the default's type */
     char value_text[FIELD_STR_LEN]; /* the value in effect for this run */
 };
 
@@ -132,8 +136,7 @@ size_t luahost_memory_bytes(const struct luahost *h);
 
 /* Declared parameters and the one-line description of a script, read
  * without running it with the engine (for `mlviz scenarios` and --help). */
-bool luahost_describe(const char *path, char *title, size_t title_len,
-                      struct luahost_param *params, size_t max_params, size_t *n_params,
-                      char *err, size_t err_len);
+bool luahost_describe(const char *path, char *title, size_t title_len, struct luahost_param *params,
+                      size_t max_params, size_t *n_params, char *err, size_t err_len);
 
 #endif

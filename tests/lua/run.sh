@@ -43,6 +43,13 @@ for t in tests/lua/test_*.lua; do
     if [ $rc -ne 0 ]; then fail "$n" "exit $rc: $(tail -n 5 "$out/$n.log" | tr '\n' ' ')"; fi
 done
 
+# ---- the API surface: what the host registers is what the docs describe ---------
+if "$MLVIZ_BIN" run --trust tests/lua/api_surface.lua >"$out/surface" 2>"$out/stderr"; then
+    python3 tests/lua/api_surface.py "$out/surface" || fails=$((fails + 1))
+else
+    fail "api surface" "listing failed: $(head -c 300 "$out/stderr")"
+fi
+
 # ---- every scenario runs headless and concludes what the engine says -----------
 conclusion() { # scenario, pattern
     expect "scenario $1" 0 "^Conclusion: .*$2" -- run "$1"
@@ -72,6 +79,8 @@ expect "scenario unknown param is a usage error" 2 "unknown option '--nodez'" --
 expect "scenario param of the wrong type" 2 "expects a number" -- run cooling --nodes_per_rack=many
 expect "scenario --help lists params" 0 "--nodes_per_rack=number" -- run cooling --help
 expect "scenarios lists descriptions" 0 "^data-starvation +Data starvation" -- scenarios
+expect "params past the cap name the line" 1 "params_too_many.lua:5: params: 33 parameters declared, a script may declare at most 32" -- \
+    run tests/lua/hostile/params_too_many.lua
 expect "run without a script" 2 "which script" -- run
 expect "run of a missing script" 2 "no script" -- run no-such-scenario
 
@@ -276,6 +285,19 @@ elif ! python3 tests/lua/output_check.py "$W/mlviz-out"; then
     fail "output round trip" "python could not read back the files"
 else
     pass "output round trip"
+fi
+
+# Engine numbers and awkward values read back with their quoting and digits.
+make_tree
+rm -rf "$W/mlviz-out"
+(cd "$W" && "$MLVIZ_BIN" run "$here/tests/lua/numbers_roundtrip.lua" >"$out/printed" 2>"$out/stderr")
+rc=$?
+if [ $rc -ne 0 ]; then
+    fail "numbers round trip" "exit $rc: $(head -c 300 "$out/stderr")"
+elif ! python3 tests/lua/numbers_check.py "$W/mlviz-out" "$out/printed" 2>"$out/why"; then
+    fail "numbers round trip" "$(head -c 300 "$out/why")"
+else
+    pass "numbers round trip"
 fi
 
 # --out names the directory; it is created on the first write, not before.

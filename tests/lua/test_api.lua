@@ -68,6 +68,19 @@ check("sweep map form and default fields", #map == 2 and map[1].bottleneck ~= ni
 local bad = mlviz.sweep(s, { { "training.tensor_parallel", { 1, 3 } } })
 check("sweep keeps unrunnable rows", bad[2].runnable == false and type(bad[2].error) == "string")
 raises("sweep unknown result field", function() mlviz.sweep(s, { ["cluster.nodes"] = { 1 } }, { fields = { "mfuu" } }) end, "no result field 'mfuu'")
+-- sweep values go into the setup exactly as set() puts them: booleans, "auto",
+-- numbers as text for a text field, and the same errors
+local kinds = mlviz.sweep(s, { { "training.sequence_parallel", { true, false } }, { "cluster.storage_bw_gbs", { "auto", 50 } } },
+  { fields = { "tokens_per_s" } })
+local function via_set(sp, bw) return s:copy():set("training.sequence_parallel", sp):set("cluster.storage_bw_gbs", bw):eval().tokens_per_s end
+check("sweep booleans and auto as set", #kinds == 4 and kinds[1].tokens_per_s == via_set(true, "auto")
+  and kinds[4].tokens_per_s == via_set(false, 50), kinds[4] and kinds[4].tokens_per_s)
+raises("sweep value of a bad type", function() mlviz.sweep(s, { ["cluster.nodes"] = { {} } }) end,
+  "sweep: value for 'cluster.nodes' must be a number, string or boolean %(got table%)")
+raises("set value of a bad type", function() s:copy():set("cluster.nodes", {}) end,
+  "set: value for 'cluster.nodes' must be a number, string or boolean %(got table%)")
+raises("sweep value out of range", function() mlviz.sweep(s, { ["training.zero_stage"] = { 7 } }) end, "sweep: training.zero_stage: ")
+raises("sweep unknown axis suggests", function() mlviz.sweep(s, { ["cluster.nodez"] = { 1 } }) end, "sweep: .*did you mean 'cluster.nodes'")
 
 -- output
 mlviz.print_table(rows)

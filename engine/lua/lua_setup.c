@@ -1,0 +1,525 @@
+/* lua_setup: the Setup class (mlviz.load, mlviz.setup, setup:get/set/copy/
+ * eval/check/yaml/devices), the one conversion of a Lua value into a setup
+ * field, and report tables built on report_visit. */
+#include "lua_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ---- setups -------------------------------------------------------------------- */
+
+/* Field paths are strings, never numbers that happen to convert. */
+static const char *check_path(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TSTRING)
+        luaL_typeerror(L, idx, "field path string");
+    return lua_tostring(L, idx);
+}
+
+struct lsetup *lh_check_setup(lua_State *L, int idx)
+{
+    return luaL_checkudata(L, idx, SETUP_MT);
+}
+
+struct lsetup *lh_push_setup(lua_State *L, const struct setup *s)
+{
+    struct lsetup *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->s = *s;
+    luaL_setmetatable(L, SETUP_MT);
+    lh_follow_setup(L, s);
+    return u;
+}
+
+/* The one conversion of a Lua value into a setup field: numbers go in as
+ * numbers where the field holds one, booleans as "true"/"false", anything
+ * else through the field's text parser. Raises "fn: path: message". */
+void lh_set_field(lua_State *L, struct setup *s, const struct field *f, int idx, const char *fn)
+{
+    char err[512];
+    bool ok;
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+        if (f->type == FIELD_INT || f->type == FIELD_NUM || f->type == FIELD_NUM_AUTO)
+            ok = fields_set_number(f, s, lua_tonumber(L, idx), err, sizeof err);
+        else
+            ok = fields_set_text(f, s, lua_tostring(L, idx), err, sizeof err);
+        break;
+    case LUA_TBOOLEAN:
+        ok = fields_set_text(f, s, lua_toboolean(L, idx) ? "true" : "false", err, sizeof err);
+        break;
+    case LUA_TSTRING:
+        ok = fields_set_text(f, s, lua_tostring(L, idx), err, sizeof err);
+        break;
+    default:
+        luaL_error(L, "%s: value for '%s' must be a number, string or boolean (got %s)", fn,
+                   f->path, luaL_typename(L, idx));
+        return;
+    }
+    if (!ok)
+        luaL_error(L, "%s: %s: %s", fn, f->path, err);
+}
+
+/* The field at path, or an error naming the nearest one. */
+const struct field *lh_check_field(lua_State *L, const char *path, const char *fn)
+{
+    const struct field *f = fields_find(setup_fields(), path);
+    if (!f) {
+        char err[512];
+        struct setup tmp;
+        setup_defaults(&tmp);
+        setup_set(&tmp, path, "", err, sizeof err); /* writes the did-you-mean message */
+        lh_api_error(L, fn, err);
+    }
+    return f;
+}
+
+/* Store the Lua value at idx into the field at path. */
+static void set_field_value(lua_State *L, struct setup *s, const char *path, int idx,
+                            const char *fn)
+{
+    lh_set_field(L, s, lh_check_field(L, path, fn), idx, fn);
+}
+
+/* Apply a nested (YAML-shaped) or dotted-key table onto a setup. */
+static void apply_table(lua_State *L, struct setup *s, int idx, const char *prefix, int depth,
+                        const char *fn)
+{
+    if (depth >= LUAHOST_SETUP_MAX_DEPTH)
+        luaL_error(L,
+                   "%s: table nested too deeply under '%s' (setup tables have at most %d "
+                   "levels)",
+                   fn, prefix, LUAHOST_SETUP_MAX_DEPTH);
+    luaL_checkstack(L, 4, "setup table"); /* each level holds a key and a value */
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (lua_type(L, -2) != LUA_TSTRING) {
+            luaL_error(L, "%s: keys must be field names (got a %s key under '%s')", fn,
+                       luaL_typename(L, -2), prefix[0] ? prefix : "the top");
+        }
+        const char *k = lua_tostring(L, -2);
+        char path[256];
+        int n = snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", k);
+        if (n < 0 || (size_t)n >= sizeof path)
+            luaL_error(L, "%s: field path too long under '%s'", fn, prefix[0] ? prefix : "the top");
+        if (lua_type(L, -1) == LUA_TTABLE)
+            apply_table(L, s, -1, path, depth + 1, fn);
+        else if (!(depth == 0 && strcmp(k, "preset") == 0))
+            set_field_value(L, s, path, -1, fn);
+        lua_pop(L, 1);
+    }
+}
+
+/* Resolve a setup path or preset name; NULL with a message. */
+static bool find_setup_file(struct luahost *h, const char *arg, char *out, size_t len, char *err,
+                            size_t err_len)
+{
+    bool is_path = strchr(arg, '/') || strstr(arg, ".yaml") || strstr(arg, ".yml");
+    if (!is_path) {
+        snprintf(out, len, "%s/scenarios/presets/%s.yaml", mlviz_data_dir(), arg);
+        if (lh_file_exists(out))
+            return true;
+        snprintf(err, err_len, "no preset '%s' (presets live in %s/scenarios/presets)", arg,
+                 mlviz_data_dir());
+        return false;
+    }
+    if (!h->opt.trusted && !lh_path_is_contained(arg)) {
+        snprintf(err, err_len,
+                 "'%s': the sandbox only reads setup files below the current or "
+                 "the script's directory (use --trust to lift it)",
+                 arg);
+        return false;
+    }
+    if (lh_file_exists(arg) || arg[0] == '/') {
+        snprintf(out, len, "%s", arg);
+        return true;
+    }
+    int w = snprintf(out, len, "%s/%s", h->dir, arg);
+    if (w > 0 && (size_t)w < len && lh_file_exists(out))
+        return true;
+    snprintf(out, len, "%s", arg); /* let the loader name the missing file */
+    return true;
+}
+
+const struct catalog *lh_need_catalog(lua_State *L, struct luahost *h, const char *fn)
+{
+    if (!h->opt.cat)
+        luaL_error(L, "%s: no catalog loaded", fn);
+    return h->opt.cat;
+}
+
+int lh_load(lua_State *L)
+{
+    struct luahost *h = lh_host_of(L);
+    const char *arg = luaL_checkstring(L, 1);
+    const struct catalog *cat = lh_need_catalog(L, h, "load");
+    char path[LUAHOST_PATH_LEN], err[LUAHOST_MSG_LEN];
+    struct setup s;
+    if (!find_setup_file(h, arg, path, sizeof path, err, sizeof err))
+        return lh_api_error(L, "load", err);
+    if (!setup_load_file(&s, path, cat, err, sizeof err))
+        return lh_api_error(L, "load", err);
+    lh_push_setup(L, &s);
+    return 1;
+}
+
+int lh_setup(lua_State *L)
+{
+    struct luahost *h = lh_host_of(L);
+    struct setup s;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    setup_defaults(&s);
+    if (lua_getfield(L, 1, "preset") != LUA_TNIL) {
+        const char *name = luaL_checkstring(L, -1);
+        char path[LUAHOST_PATH_LEN], err[LUAHOST_MSG_LEN];
+        if (!find_setup_file(h, name, path, sizeof path, err, sizeof err) ||
+            !setup_load_file(&s, path, lh_need_catalog(L, h, "setup"), err, sizeof err))
+            return lh_api_error(L, "setup", err);
+    }
+    lua_pop(L, 1);
+    apply_table(L, &s, 1, "", 0, "setup");
+    lh_push_setup(L, &s);
+    return 1;
+}
+
+void lh_push_field_value(lua_State *L, const struct field *f, const void *obj)
+{
+    double v;
+    switch (f->type) {
+    case FIELD_INT:
+        lua_pushinteger(L, (lua_Integer)fields_get_number(f, obj));
+        return;
+    case FIELD_NUM:
+    case FIELD_NUM_AUTO:
+        v = fields_get_number(f, obj);
+        if (f->type == FIELD_NUM_AUTO && v == FIELD_AUTO)
+            lua_pushliteral(L, "auto");
+        else if ((f->flags & FIELD_NULLABLE) && v == FIELD_ABSENT)
+            lua_pushnil(L);
+        else
+            lua_pushnumber(L, v);
+        return;
+    case FIELD_BOOL:
+        lua_pushboolean(L, fields_get_number(f, obj) != 0);
+        return;
+    default:
+        lua_pushstring(L, fields_get_string(f, obj));
+        return;
+    }
+}
+
+static int setup_get_m(lua_State *L)
+{
+    struct lsetup *u = lh_check_setup(L, 1);
+    const char *path = check_path(L, 2);
+    const struct field *f = fields_find(setup_fields(), path);
+    if (!f) {
+        char buf[8], err[512];
+        setup_get(&u->s, path, buf, sizeof buf, err, sizeof err);
+        return lh_api_error(L, "get", err);
+    }
+    lh_push_field_value(L, f, &u->s);
+    return 1;
+}
+
+static int setup_set_m(lua_State *L)
+{
+    struct lsetup *u = lh_check_setup(L, 1);
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        apply_table(L, &u->s, 2, "", 0, "set");
+    } else {
+        const char *path = check_path(L, 2);
+        luaL_checkany(L, 3);
+        set_field_value(L, &u->s, path, 3, "set");
+    }
+    lh_follow_setup(L, &u->s);
+    lua_settop(L, 1);
+    return 1; /* the setup, for chaining */
+}
+
+static int setup_copy_m(lua_State *L)
+{
+    struct lsetup *u = lh_check_setup(L, 1);
+    lh_push_setup(L, &u->s);
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        struct lsetup *c = lua_touserdata(L, -1);
+        apply_table(L, &c->s, 2, "", 0, "copy");
+        lh_follow_setup(L, &c->s);
+    }
+    return 1;
+}
+
+/* Report -> Lua table, through the one walk of report_visit. */
+enum { TABLE_MAX_NEST = 8 };
+struct table_builder {
+    lua_State *L;
+    const char *keys[TABLE_MAX_NEST];
+    lua_Integer count[TABLE_MAX_NEST];
+    int depth;
+};
+
+static void tb_open(void *ctx, const char *key, int narr)
+{
+    struct table_builder *b = ctx;
+    lua_createtable(b->L, narr, narr ? 0 : 8);
+    b->depth++;
+    b->keys[b->depth] = key;
+    b->count[b->depth] = 0;
+}
+
+static void tb_close(void *ctx)
+{
+    struct table_builder *b = ctx;
+    const char *key = b->keys[b->depth];
+    b->depth--;
+    if (key)
+        lua_setfield(b->L, -2, key);
+    else
+        lua_rawseti(b->L, -2, ++b->count[b->depth]);
+}
+
+static void tb_begin(void *ctx, const char *key)
+{
+    tb_open(ctx, key, 0);
+}
+static void tb_begin_list(void *ctx, const char *key)
+{
+    tb_open(ctx, key, SUGGESTION_MAX);
+}
+
+static void tb_set(struct table_builder *b, const char *key)
+{
+    if (key)
+        lua_setfield(b->L, -2, key);
+    else
+        lua_rawseti(b->L, -2, ++b->count[b->depth]);
+}
+
+static void tb_num(void *ctx, const char *key, double v)
+{
+    struct table_builder *b = ctx;
+    if (v == floor(v) && fabs(v) < 9e15)
+        lua_pushinteger(b->L, (lua_Integer)v);
+    else
+        lua_pushnumber(b->L, v);
+    tb_set(b, key);
+}
+
+static void tb_str(void *ctx, const char *key, const char *v)
+{
+    struct table_builder *b = ctx;
+    lua_pushstring(b->L, v);
+    tb_set(b, key);
+}
+
+static void tb_bool(void *ctx, const char *key, bool v)
+{
+    struct table_builder *b = ctx;
+    lua_pushboolean(b->L, v);
+    tb_set(b, key);
+}
+
+void lh_push_report(lua_State *L, const struct setup *s, const struct resolved *r,
+                    const struct model_report *o)
+{
+    struct table_builder b = {.L = L};
+    struct report_visitor v = {&b,       tb_begin, tb_close, tb_begin_list,
+                               tb_close, tb_num,   tb_str,   tb_bool};
+    luaL_checkstack(L, TABLE_MAX_NEST + 4, "report");
+    lua_createtable(L, 0, 32);
+    report_visit(s, r, o, &v);
+}
+
+/* Values of single report fields, kept in C until they are pushed. */
+struct picked {
+    int type; /* LUA_TNUMBER, LUA_TSTRING, LUA_TBOOLEAN; LUA_TNONE: not a single value */
+    double num;
+    const char *str; /* points into the report or setup, alive during the call */
+};
+
+static void pk_num(void *ctx, const char *key, double v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TNUMBER, v, NULL};
+}
+static void pk_str(void *ctx, const char *key, const char *v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TSTRING, 0, v};
+}
+static void pk_bool(void *ctx, const char *key, bool v)
+{
+    (void)key;
+    *(struct picked *)ctx = (struct picked){LUA_TBOOLEAN, v, NULL};
+}
+static void pk_nest(void *ctx, const char *key)
+{
+    (void)key;
+    ((struct picked *)ctx)->type = LUA_TNONE; /* a list: not one value */
+}
+static void pk_none(void *ctx)
+{
+    (void)ctx;
+}
+
+/* The fields named by arguments 2.. (strings, or one array of them), read
+ * straight from the report through report_fields: no table, no walk. */
+static int push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    enum { PICK_MAX = 64 };
+    int top = lua_gettop(L);
+    bool array = top == 2 && lua_type(L, 2) == LUA_TTABLE;
+    lua_Integer n = array ? (lua_Integer)lua_rawlen(L, 2) : top - 1;
+    if (n > PICK_MAX)
+        return luaL_error(L, "eval: at most %d result keys", PICK_MAX);
+    luaL_checkstack(L, (int)n + 2, "eval");
+    for (lua_Integer i = 1; i <= n; i++) {
+        int t = array ? lua_rawgeti(L, 2, i) : lua_type(L, (int)i + 1);
+        if (t != LUA_TSTRING)
+            return luaL_error(L, "eval: result keys must be strings (key %d is a %s)", (int)i,
+                              lua_typename(L, t));
+        const char *name = lua_tostring(L, array ? -1 : (int)i + 1);
+        const struct report_field *f = report_field_find(name);
+        struct picked v = {LUA_TNONE, 0, NULL};
+        if (f) {
+            struct report_visitor vis = {&v,      pk_nest, pk_none, pk_nest,
+                                         pk_none, pk_num,  pk_str,  pk_bool};
+            report_visit_field(f, s, r, o, &vis);
+        }
+        if (v.type == LUA_TNONE)
+            return luaL_error(L, "eval: no result field '%s' (see setup:eval() for the keys)",
+                              name);
+        if (array)
+            lua_pop(L, 1);
+        if (v.type == LUA_TSTRING)
+            lua_pushstring(L, v.str);
+        else if (v.type == LUA_TBOOLEAN)
+            lua_pushboolean(L, v.num != 0);
+        else if (v.num == floor(v.num) && fabs(v.num) < 9e15)
+            lua_pushinteger(L, (lua_Integer)v.num);
+        else
+            lua_pushnumber(L, v.num);
+    }
+    return (int)n;
+}
+
+/* setup:eval() -> the whole report table. setup:eval("tokens_per_s",
+ * "memory.fits") or setup:eval{"tokens_per_s", "memory.fits"} -> just
+ * those values, in that order: no table is built, so a loop that reads two
+ * figures pays for the evaluation alone. */
+static int setup_eval_m(lua_State *L)
+{
+    struct luahost *h = lh_host_of(L);
+    struct lsetup *u = lh_check_setup(L, 1);
+    struct resolved r;
+    struct model_report o;
+    char err[LUAHOST_MSG_LEN];
+    if (!setup_resolve(&u->s, lh_need_catalog(L, h, "eval"), &r, err, sizeof err))
+        return lh_api_error(L, "eval", err);
+    model_eval(&u->s, &r, &o);
+    if (lua_gettop(L) > 1)
+        return push_picked(L, &u->s, &r, &o);
+    lh_push_report(L, &u->s, &r, &o);
+    lh_follow_setup(L, &u->s);
+    return 1;
+}
+
+static int setup_check_m(lua_State *L)
+{
+    struct luahost *h = lh_host_of(L);
+    struct lsetup *u = lh_check_setup(L, 1);
+    struct resolved r;
+    char err[LUAHOST_MSG_LEN];
+    if (setup_resolve(&u->s, lh_need_catalog(L, h, "check"), &r, err, sizeof err)) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushnil(L);
+    lua_pushstring(L, err);
+    return 2;
+}
+
+static int setup_yaml_m(lua_State *L)
+{
+    struct lsetup *u = lh_check_setup(L, 1);
+    enum { YAML_BUF = 16384 };
+    /* A Lua buffer: counted by the memory cap, and freed even when pushing
+     * the result raises. */
+    luaL_Buffer b;
+    char *buf = luaL_buffinitsize(L, &b, YAML_BUF);
+    setup_write_yaml(&u->s, buf, YAML_BUF);
+    luaL_pushresultsize(&b, strlen(buf));
+    return 1;
+}
+
+static int setup_devices_m(lua_State *L)
+{
+    struct lsetup *u = lh_check_setup(L, 1);
+    lua_pushinteger(L, setup_devices(&u->s));
+    return 1;
+}
+
+static int setup_tostring(lua_State *L)
+{
+    struct lsetup *u = lh_check_setup(L, 1);
+    lua_pushfstring(L, "setup '%s' (%I x %s)", u->s.name, (lua_Integer)setup_devices(&u->s),
+                    u->s.cluster.node.accelerator);
+    return 1;
+}
+
+static const luaL_Reg setup_methods[] = {
+    {"get", setup_get_m},         {"set", setup_set_m},
+    {"copy", setup_copy_m},       {"eval", setup_eval_m},
+    {"check", setup_check_m},     {"yaml", setup_yaml_m},
+    {"devices", setup_devices_m}, {NULL, NULL},
+};
+
+/* __index for userdata: methods, or an error that names the nearest one. */
+static int method_index(lua_State *L)
+{
+    const char *what = lua_tostring(L, lua_upvalueindex(2));
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+        return 1;
+    const char *name = lua_tostring(L, 2);
+    if (!name)
+        return luaL_error(L, "%s: no field %s", what, luaL_typename(L, 2));
+    const char *words[32];
+    size_t n = 0;
+    lua_pushnil(L);
+    while (n < 32 && lua_next(L, lua_upvalueindex(1))) {
+        words[n++] = lua_tostring(L, -2);
+        lua_pop(L, 1);
+    }
+    const char *near = fields_suggest_word(name, words, n);
+    return luaL_error(L, "%s has no method '%s'%s%s%s", what, name, near ? " (did you mean '" : "",
+                      near ? near : "", near ? "'?)" : "");
+}
+
+void lh_new_class(lua_State *L, const char *mt, const luaL_Reg *methods, const char *what,
+                  lua_CFunction gc, lua_CFunction tostring)
+{
+    luaL_newmetatable(L, mt);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_pushstring(L, what);
+    lua_pushcclosure(L, method_index, 2);
+    lua_setfield(L, -2, "__index");
+    if (gc) {
+        lua_pushcfunction(L, gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pushcfunction(L, tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+}
+
+void lh_setup_register(lua_State *L)
+{
+    lh_new_class(L, SETUP_MT, setup_methods, "setup", NULL, setup_tostring);
+}
