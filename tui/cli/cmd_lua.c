@@ -155,9 +155,9 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
 static void print_script_help(const char *path)
 {
     char title[256], err[1024];
-    struct luahost_param params[32];
+    struct luahost_param params[LUAHOST_MAX_PARAMS];
     size_t n = 0;
-    if (!luahost_describe(path, title, sizeof title, params, 32, &n, err, sizeof err)) {
+    if (!luahost_describe(path, title, sizeof title, params, LUAHOST_MAX_PARAMS, &n, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return;
     }
@@ -339,11 +339,11 @@ int cmd_scenarios(int argc, char **argv)
         printf("name,description,parameters\n");
     for (size_t i = 0; i < n; i++) {
         char path[LUA_PATH_LEN * 2], title[256], err[1024], plist[512] = "";
-        struct luahost_param params[32];
+        struct luahost_param params[LUAHOST_MAX_PARAMS];
         size_t np = 0;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         names[i][strlen(names[i]) - 4] = '\0';
-        if (!luahost_describe(path, title, sizeof title, params, 32, &np, err, sizeof err)) {
+        if (!luahost_describe(path, title, sizeof title, params, LUAHOST_MAX_PARAMS, &np, err, sizeof err)) {
             fprintf(stderr, "%s\n", err);
             rc = EXIT_RUNTIME;
             snprintf(title, sizeof title, "(does not load)");

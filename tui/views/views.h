@@ -15,22 +15,22 @@
 #include "fields.h"
 #include "hit.h"
 #include "layout.h"
+#include "luahost.h"
 #include "model.h"
 #include "setup.h"
 #include "sim.h"
 #include "stages.h"
 #include "stagetext.h"
 
-/* UI_MAX_PARAMS: scenario parameters the view keeps. It must not be below
- * the Lua host's limit (LUAHOST_MAX_PARAMS in engine/lua/luahost.h, 32),
- * else parameters would be dropped; the panel scrolls and says "+N more"
- * when they do not fit on screen. */
+/* UI_MAX_PARAMS: scenario parameters the view keeps: the Lua host's limit,
+ * so none is dropped; the panel scrolls and says "+N more" when they do not
+ * fit on screen. */
 enum {
     UI_MAX_KNOBS = 24,
     UI_MSG_LEN = 320,
     UI_TRANSCRIPT_MAX = 256,
     UI_SERIES_MAX = 512,
-    UI_MAX_PARAMS = 32
+    UI_MAX_PARAMS = LUAHOST_MAX_PARAMS
 };
 
 enum ui_view { VIEW_OVERVIEW, VIEW_STAGE, VIEW_PLAN };
