@@ -20,7 +20,7 @@ local nvl = mlviz.load("default"):set(moe):set{
                        cpu_sockets = 2 } } }
 local res = story.evaluate{ { "9 x HGX B200 (8 per domain)", hgx }, { "GB200 NVL72 (72 per domain)", nvl } }
 story.table(res, { { "tokens_per_s", "tokens/s" }, { "breakdown_s.ep_comm", "all-to-all s" },
-                   { "breakdown_s.dp_comm_exposed", "grad sync s" }, { "bottleneck" } }, "72 Blackwell GPUs, EP 36 x TP 2")
+                   { "breakdown_s.dp_comm_exposed", "DP sync exposed s" }, { "bottleneck" } }, "72 Blackwell GPUs, EP 36 x TP 2")
 story.show("9 x HGX B200", res[1].setup, res[1].r)
 pause()
 local a, b = res[1].r, res[2].r
