@@ -27,6 +27,8 @@ local inter = story.evaluate{
 }
 story.table(inter, { { "tokens_per_s", "tokens/s" }, { "stages.dp_comm_s", "DP sync s" }, { "bottleneck" } },
   "Between servers: ZeRO-3 data parallel (weights gathered, gradients reduce-scattered), not overlapped")
+story.show("ZeRO-3 data parallel over Ethernet 100G", inter[3].setup, inter[3].r)
+pause()
 local nv, pc = intra[1].r, intra[2].r
 local ib, e100 = inter[1].r, inter[3].r
 story.conclude("PCIe instead of NVLink makes tensor-parallel traffic %s slower and the job %s slower; a 100G Ethernet NIC instead of InfiniBand NDR stretches data-parallel sync (ZeRO-3 weight gathers and gradient reduce-scatters) from %.2f s to %.2f s per step",

@@ -24,6 +24,7 @@ story.table(res, { { "tokens_per_s", "tokens/s" }, { "breakdown_s.ep_comm", "all
 story.show("9 x HGX B200", res[1].setup, res[1].r)
 pause()
 local a, b = res[1].r, res[2].r
+story.show("GB200 NVL72", res[2].setup, b)
 story.conclude("with expert parallelism 36 the all-to-alls take %.2f s per step across 8-GPU servers and %.2f s inside the NVL72 domain; the rack trains %s faster",
   a.breakdown_s.ep_comm, b.breakdown_s.ep_comm, story.times(b.tokens_per_s, a.tokens_per_s))
 return { hgx = a.breakdown_s.ep_comm, nvl72 = b.breakdown_s.ep_comm }
