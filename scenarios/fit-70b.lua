@@ -28,11 +28,16 @@ for _, r in ipairs(rows) do
   if r["memory.fits"] and (not fastest or r.tokens_per_s > fastest.tokens_per_s) then fastest = r end
 end
 local worst = rows[1]
+if fastest then
+  story.show(string.format("ZeRO %d with %s recomputation", fastest["training.zero_stage"], fastest["training.recompute"]),
+    base:copy():set("training.zero_stage", fastest["training.zero_stage"])
+               :set("training.recompute", fastest["training.recompute"]))
+end
 if not first then
   story.conclude("no combination fits: even the smallest needs more than %.0f GB per GPU", worst["memory.capacity_gb"])
   return { fits = false }
 end
-story.conclude("without ZeRO or recomputation a GPU needs %.0f GB (it has %.0f); the first setting that fits is ZeRO %d with %s recomputation (%.0f GB), and the fastest that fits is ZeRO %d with %s (%.0f tokens/s)",
+story.conclude("without ZeRO or recomputation a GPU needs %.0f GB (it has %.0f); the first setting that fits is ZeRO %d with %s recomputation (%.0f GB), and the fastest that fits is ZeRO %d with %s recomputation (%.0f tokens/s)",
   worst["memory.per_device_gb"], worst["memory.capacity_gb"], first["training.zero_stage"], first["training.recompute"],
   first["memory.per_device_gb"], fastest["training.zero_stage"], fastest["training.recompute"], fastest.tokens_per_s)
 return { fits = true, first_zero = first["training.zero_stage"], first_recompute = first["training.recompute"],

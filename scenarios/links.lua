@@ -2,7 +2,7 @@
 local P = mlviz.params{ { "nodes", 16, "8-GPU H100 servers" } }
 local story = require("story")
 say("Tensor parallelism sends activations between GPUs several times per layer: it needs NVLink.")
-say("Gradient sync crosses the network once per step: the NIC sets its pace.")
+say("Data-parallel traffic crosses the network every step: the NIC sets its pace.")
 focus("interconnect")
 local base = mlviz.load("default"):set{
   name = string.format("34B-class model on %d DGX H100", P.nodes),
@@ -25,11 +25,13 @@ local inter = story.evaluate{
   { "Ethernet 400G (RoCE)", dp:copy():set("cluster.node.nic", "eth-400g") },
   { "Ethernet 100G", dp:copy():set("cluster.node.nic", "eth-100g") },
 }
-story.table(inter, { { "tokens_per_s", "tokens/s" }, { "stages.dp_comm_s", "grad sync s" }, { "bottleneck" } },
-  "Between servers: data parallel, gradient sync not overlapped")
+story.table(inter, { { "tokens_per_s", "tokens/s" }, { "stages.dp_comm_s", "DP sync s" }, { "bottleneck" } },
+  "Between servers: ZeRO-3 data parallel (weights gathered, gradients reduce-scattered), not overlapped")
+story.show("ZeRO-3 data parallel over Ethernet 100G", inter[3].setup, inter[3].r)
+pause()
 local nv, pc = intra[1].r, intra[2].r
 local ib, e100 = inter[1].r, inter[3].r
-story.conclude("PCIe instead of NVLink makes tensor-parallel traffic %s slower and the job %s slower; a 100G Ethernet NIC instead of InfiniBand NDR stretches gradient sync from %.2f s to %.2f s per step",
+story.conclude("PCIe instead of NVLink makes tensor-parallel traffic %s slower and the job %s slower; a 100G Ethernet NIC instead of InfiniBand NDR stretches data-parallel sync (ZeRO-3 weight gathers and gradient reduce-scatters) from %.2f s to %.2f s per step",
   story.times(pc.breakdown_s.tp_comm, nv.breakdown_s.tp_comm), story.times(nv.tokens_per_s, pc.tokens_per_s),
   ib.stages.dp_comm_s, e100.stages.dp_comm_s)
 return { nvlink_speedup = nv.tokens_per_s / pc.tokens_per_s, ib_sync_s = ib.stages.dp_comm_s, eth100_sync_s = e100.stages.dp_comm_s }

@@ -14,6 +14,7 @@ story.table(res, { { "peak_tflops", "peak TFLOPS" }, { "tokens_per_s", "tokens/s
 story.show("fp32", res[1].setup, res[1].r)
 pause()
 local fp32, bf16, fp8 = res[1].r, res[3].r, res[4].r
+story.show("bf16", res[3].setup, bf16)
 story.conclude("bf16 is %s faster than fp32 and fp8 another %s (engine peaks %.0f / %.0f / %.0f TFLOPS); fp32 %s in device memory",
   story.times(bf16.tokens_per_s, fp32.tokens_per_s), story.times(fp8.tokens_per_s, bf16.tokens_per_s),
   fp32.peak_tflops, bf16.peak_tflops, fp8.peak_tflops, fp32.memory.fits and "fits" or "does not fit")

@@ -21,9 +21,9 @@ for _, r in ipairs(rows) do
 end
 story.show(string.format("checkpoints every %s", mlviz.format_duration(auto.checkpoint_interval_min * 60)), s)
 pause()
-story.conclude("with %.1f preemptions a day the best interval in the sweep is %d min (goodput %s); the Young/Daly rule picks %.0f min (goodput %s); saving every %d min drops goodput to %s",
+story.conclude("with %.1f preemptions a day the best interval in the sweep is %d min (goodput %s); the Young/Daly rule picks %s (goodput %s); saving every %d min drops goodput to %s",
   auto.interruptions_per_day, best["reliability.checkpoint_interval_min"], story.pct(best["reliability.goodput"]),
-  auto.checkpoint_interval_min, story.pct(auto.goodput), rows[#rows]["reliability.checkpoint_interval_min"],
+  mlviz.format_duration(auto.checkpoint_interval_min * 60), story.pct(auto.goodput), rows[#rows]["reliability.checkpoint_interval_min"],
   story.pct(rows[#rows]["reliability.goodput"]))
 return { best_interval_min = best["reliability.checkpoint_interval_min"], auto_interval_min = auto.checkpoint_interval_min,
          auto_goodput = auto.goodput, best_goodput = best["reliability.goodput"] }
