@@ -256,8 +256,17 @@ static bool play_tick(struct ui *u, void *ctx, double wall_dt, char *err, size_t
             return play_fast_forward(u, p, err, err_len);
         }
     }
-    if (u->play_done || u->play_waiting)
+    if (u->play_done || u->play_waiting) {
+        /* At a pause the picture stays live: a setup the story showed runs
+         * in the view's own sim. A script's sim is left alone, so going
+         * back (b) replays the story exactly. */
+        if (u->sim_owned && u->sim && !u->paused) {
+            double budget = PLAY_BUDGET_S;
+            if (ui_advance(u, wall_dt * u->speed, &budget, err, err_len) < 0)
+                return false;
+        }
         return true;
+    }
     if (p->running) {
         if (u->paused)
             return true;
