@@ -207,3 +207,49 @@ EOF
         fail "$name" "$(head -c 300 "$tmp/err")"
     fi
 done
+
+# --set changes the setup before the search, as for eval (and the base row
+# then has eval's figures for the changed setup).
+"$MLVIZ_BIN" eval default --set cluster.nodes=2 --set training.micro_batch=2 --format json \
+    >"$tmp/set-eval.json" 2>"$tmp/err"
+if "$MLVIZ_BIN" plan default --set cluster.nodes=2 --set training.micro_batch=2 --top 1 \
+    --format json >"$tmp/set-plan.json" 2>>"$tmp/err" &&
+    python3 - "$tmp/set-plan.json" "$tmp/set-eval.json" <<'PY' 2>>"$tmp/err"; then
+import json, sys
+plan = json.load(open(sys.argv[1]))
+ev = json.load(open(sys.argv[2]))
+assert plan["base"]["devices"] == ev["layout"]["devices"] == 16, "devices"
+assert plan["base"]["tokens_per_s"] == ev["tokens_per_s"], "figures differ from eval"
+PY
+    pass set-changes-base
+else
+    fail set-changes-base "$(head -c 300 "$tmp/err")"
+fi
+usage bad-set-field "--set bogus.x=1: unknown field" default --set bogus.x=1
+usage bad-set-range "--set cluster.nodes=0" default --set cluster.nodes=0
+usage bad-set-form "write PATH=VALUE" default --set cluster.nodes
+usage bad-merge-set "drop --shard, --vary, --max and --set" --merge "$tmp/part0" --set cluster.nodes=2
+
+# The man page's PLAN OPTIONS come from the command table: every option
+# plan --help names is there (with a description), and nothing is left to fill.
+"$MLVIZ_BIN" plan --man >"$tmp/plan.man" 2>&1
+missing=""
+for opt in $("$MLVIZ_BIN" plan --help | grep -o -- '^  --[a-z-]*'); do
+    case $opt in --man) continue ;; esac
+    esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
+    grep -q -- "^\\\\fB$esc\\\\fR" "$tmp/plan.man" || missing="$missing $opt"
+done
+if [ -z "$missing" ] && grep -q '^\.TP' "$tmp/plan.man" && grep -q 'what to optimize' "$tmp/plan.man"; then
+    pass man-plan-options
+else
+    fail man-plan-options "missing:$missing"
+fi
+BUILD=${BUILD:-build}
+if [ -f "$BUILD/mlviz.1" ]; then
+    if grep -q '^\.SH PLAN OPTIONS' "$BUILD/mlviz.1" && ! grep -q '@PLAN_OPTIONS@' "$BUILD/mlviz.1" &&
+        grep -q 'fB\\-\\-objective' "$BUILD/mlviz.1" && grep -q 'fB\\-\\-shard' "$BUILD/mlviz.1"; then
+        pass man-page-plan-section
+    else
+        fail man-page-plan-section "no PLAN OPTIONS section with --objective in $BUILD/mlviz.1"
+    fi
+fi

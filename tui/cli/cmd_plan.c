@@ -10,20 +10,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "csv.h"
 #include "plan.h"
 #include "report.h"
-
-static const char usage[] =
-    "mlviz plan FILE|PRESET [--objective tokens_per_s|days|usd_total|energy_mwh|mfu]\n"
-    "           [--top N] [--vary PATH=a,b,c|PATH=lo..hi[+step]]... [--max FIGURE=V]...\n"
-    "           [--pareto] [--threads N] [--shard I/N] [--write-best FILE] [--write-top DIR]\n"
-    "           [--quiet] [--format text|csv|json] [--catalog DIR]\n"
-    "       mlviz plan --merge PARTIAL... [same output options]";
+#include "roff.h"
 
 struct plan_cli {
     struct cli_common common;
     struct plan_spec spec;
+    struct cli_setup_args changes; /* --set */
     const char *setup_arg;
     const char *write_best, *write_top;
     bool pareto, quiet, sharded, merge, threads_given;
@@ -72,6 +68,37 @@ static void show_progress(void *ctx, const struct plan_progress *p)
 }
 
 /* ---- arguments ------------------------------------------------------------------ */
+
+/* Usage and options from the command table (tui/cli/commands.c). */
+static void print_help(void)
+{
+    char usage[2048];
+    commands_usage("plan", usage, sizeof usage);
+    printf("usage: %s\n\n", usage);
+    commands_option_help(stdout, "plan");
+}
+
+/* The options as the body of the man page's PLAN OPTIONS section. */
+static void print_man(void)
+{
+    const struct commands_spec *c = commands_find("plan");
+    for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++) {
+        const struct commands_option *o = &c->options[i];
+        if (!o->help || strcmp(o->name, "--man") == 0)
+            continue;
+        fputs(".TP\n\\fB", stdout);
+        roff_escape(stdout, o->name);
+        fputs("\\fR", stdout);
+        if (o->metavar) {
+            fputs(" \\fI", stdout);
+            roff_escape(stdout, o->metavar);
+            fputs("\\fR", stdout);
+        }
+        fputc('\n', stdout);
+        roff_escape(stdout, o->help);
+        fputs(".\n", stdout);
+    }
+}
 
 static bool parse_int(const char *text, long lo, long hi, long *out)
 {
@@ -170,7 +197,11 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
         if (k > 0)
             continue;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: %s\n", usage);
+            print_help();
+            return -1;
+        }
+        if (strcmp(argv[i], "--man") == 0) {
+            print_man();
             return -1;
         }
         if (strcmp(argv[i], "--pareto") == 0) {
@@ -181,7 +212,8 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
             pc->merge = true;
         } else if (strcmp(argv[i], "--exhaustive") == 0) {
             pc->spec.exhaustive = true;
-        } else if ((k = value_option(argc, argv, &i, pc)) != 0) {
+        } else if ((k = value_option(argc, argv, &i, pc)) != 0 ||
+                   (k = cli_set_option(argc, argv, &i, &pc->changes)) != 0) {
             if (k < 0)
                 return EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -199,9 +231,9 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
             cli_error("--merge needs the partial result files of every shard");
             return EXIT_USAGE;
         }
-        if (pc->sharded || pc->spec.n_vary || pc->spec.n_maxes) {
-            cli_error("--merge takes the space from the partial files: drop --shard, --vary "
-                      "and --max");
+        if (pc->sharded || pc->spec.n_vary || pc->spec.n_maxes || pc->changes.n_sets) {
+            cli_error("--merge takes the space from the partial files: drop --shard, --vary, "
+                      "--max and --set");
             return EXIT_USAGE;
         }
         return EXIT_OK;
@@ -599,7 +631,7 @@ int cmd_plan(int argc, char **argv)
     }
     struct setup base;
     struct resolved res;
-    if (!cli_load_setup(pc->setup_arg, cat, &base, &res)) {
+    if (!cli_load_setup_args(pc->setup_arg, &pc->changes, cat, &base, &res)) {
         rc = EXIT_USAGE;
         goto out;
     }
