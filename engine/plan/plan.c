@@ -60,6 +60,7 @@ void plan_spec_init(struct plan_spec *spec)
     spec->top = 10;
     spec->threads = 1;
     spec->shard_count = 1;
+    spec->front = true;
 }
 
 bool plan_spec_objective(struct plan_spec *spec, const char *name, char *err, size_t err_len)

@@ -15,7 +15,9 @@
  * Pruning (docs/PLAN.md says why each cut is safe): a unit that
  * setup_resolve rejects, or whose most memory-frugal switch combination does
  * not fit, is cut whole; a candidate that does not fit is cut before its full
- * evaluation; a unit whose devices break --max devices is cut whole.
+ * evaluation; a unit whose devices break --max devices is cut whole; without
+ * the front, a unit whose fastest possible step (plan_bound.c) cannot beat
+ * the N-th best or the base setup is cut whole.
  * plan_run allocates only for the Pareto front; model evaluation never does. */
 #ifndef MLVIZ_PLAN_H
 #define MLVIZ_PLAN_H
@@ -70,6 +72,9 @@ struct plan_spec {
     int threads;                  /* 1..64 */
     int shard_index, shard_count; /* this run does units u with u % count == index */
     bool exhaustive;              /* reference mode: resolve and evaluate every candidate */
+    /* The Pareto front is wanted (the default). When false the front is not
+     * kept and the step-time bound may cut units (docs/PLAN.md, Pruning). */
+    bool front;
     /* The option strings that define the space, replayed by --merge. */
     char vary[PLAN_DIMS_MAX][PLAN_ARG_LEN];
     int n_vary;
@@ -123,6 +128,7 @@ struct plan_counts {
     uint64_t evaluated;        /* full model evaluations */
     uint64_t runnable;         /* evaluated, runnable and within every --max */
     uint64_t better_than_base; /* runnable candidates strictly better than the base setup */
+    uint64_t bound_cut; /* cut whole: their fastest possible step is too slow (plan_bound.c) */
 };
 
 struct plan_result {

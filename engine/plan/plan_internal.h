@@ -25,4 +25,20 @@ void plan_apply_value(const struct plan_dim *d, int k, struct setup *s);
 /* Digits of a candidate number, last dimension fastest. */
 void plan_digits_of(const struct plan_space *sp, uint64_t index, int digit[PLAN_DIMS_MAX]);
 
+/* The step-time bound (plan_bound.c). */
+struct plan_bound {
+    bool on;            /* front not wanted, objective bounded, F known */
+    double model_flops; /* F: model FLOPs of one step, from the base setup */
+};
+void plan_bound_init(struct plan_bound *b, const struct plan_space *sp,
+                     const struct plan_spec *spec, const struct model_report *base);
+/* A lower bound on the step time of every switch setting of unit setup s
+ * (0 when unknown). */
+double plan_bound_step_s(const struct plan_bound *b, const struct setup *s,
+                         const struct accelerator *a);
+/* The best key (plan_key: lower is better) any candidate of the unit could
+ * have; -INFINITY when the bound is off or unknown. */
+double plan_bound_key(const struct plan_bound *b, const struct plan_spec *spec,
+                      const struct setup *s, const struct accelerator *a);
+
 #endif

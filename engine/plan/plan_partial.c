@@ -160,7 +160,13 @@ static int header_line(struct lines *l, char *line, struct plan_partial *p, char
             snprintf(msg, msg_len, "counts takes 7 whole numbers");
             return -1;
         }
-        p->counts = (struct plan_counts){v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+        p->counts = (struct plan_counts){.candidates = v[0],
+                                         .invalid = v[1],
+                                         .memory_cut = v[2],
+                                         .constraint_cut = v[3],
+                                         .evaluated = v[4],
+                                         .runnable = v[5],
+                                         .better_than_base = v[6]};
     } else if (strncmp(line, "setup ", 6) == 0) {
         uint64_t n;
         if (!read_u64(line + 6, &n) || n > SETUP_YAML_MAX || n > l->len - l->pos) {

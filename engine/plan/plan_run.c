@@ -1,6 +1,7 @@
 /* plan_run: the search itself (workers over units, pruning, merge of their results). */
 #include "plan.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@ struct shared {
     struct plan_progress *progress;
     double base_key;
     bool base_ok;
+    struct plan_bound bound;
+    double cut_key;     /* units whose best possible key is above this are cut */
     uint64_t next_unit; /* atomic */
     int finished;       /* atomic */
 };
@@ -43,7 +46,7 @@ static void record(struct worker *w, const struct model_report *o, uint64_t inde
     if (w->sh->base_ok && plan_key(spec, &e) < w->sh->base_key)
         c->better_than_base++;
     plan_top_add(w->res, spec, &e);
-    if (!plan_front_add(w->res, &e))
+    if (spec->front && !plan_front_add(w->res, &e))
         w->ok = false;
 }
 
@@ -66,6 +69,18 @@ static void unit_exhaustive(struct worker *w, uint64_t unit)
         model_eval(&s, &r, &o);
         record(w, &o, index);
     }
+}
+
+/* Tensor, context and pipeline sizes of the unit with these digits
+ * multiply into a divisor of the devices. */
+static bool splits_devices(const struct plan_space *sp, const int digit[PLAN_DIMS_MAX],
+                           long long devices)
+{
+    long long split = 1;
+    for (int i = 0; i < sp->n_dims - sp->n_switch; i++)
+        if (sp->dims[i].splits_devices)
+            split *= (long long)sp->dims[i].num[digit[i]];
+    return split <= devices && devices % split == 0;
 }
 
 enum { BOUND_TRIES_MAX = 16 };
@@ -125,11 +140,7 @@ static void unit_pruned(struct worker *w, uint64_t unit)
     /* Tensor, context and pipeline sizes multiply into a divisor of the
      * devices (data parallelism takes the rest): a cheap necessary
      * condition before the resolve. */
-    long long split = 1;
-    for (int i = 0; i < first_switch; i++)
-        if (sp->dims[i].splits_devices)
-            split *= (long long)sp->dims[i].num[digit[i]];
-    if (split > setup_devices(&s) || setup_devices(&s) % split != 0) {
+    if (!splits_devices(sp, digit, setup_devices(&s))) {
         c->invalid += sp->per_unit;
         return;
     }
@@ -137,6 +148,12 @@ static void unit_pruned(struct worker *w, uint64_t unit)
      * exhaustive search), so one resolve decides the unit. */
     if (!setup_resolve(&s, w->sh->cat, &r, err, sizeof err)) {
         c->invalid += sp->per_unit;
+        return;
+    }
+    /* No switch setting of the unit can beat the N-th best. */
+    if (w->sh->cut_key < INFINITY &&
+        plan_bound_key(&w->sh->bound, spec, &s, r.accel) > w->sh->cut_key) {
+        c->bound_cut += sp->per_unit;
         return;
     }
     if (!unit_may_fit(sp, &s, &r)) {
@@ -201,6 +218,7 @@ static void add_counts(struct plan_counts *to, const struct plan_counts *from)
     to->evaluated += from->evaluated;
     to->runnable += from->runnable;
     to->better_than_base += from->better_than_base;
+    to->bound_cut += from->bound_cut;
 }
 
 static uint64_t shard_units(const struct plan_space *sp, const struct plan_spec *spec)
@@ -225,6 +243,121 @@ static bool gather(struct plan_result *out, const struct plan_spec *spec, const 
     return ok;
 }
 
+enum {
+    BOUND_UNITS_MAX = 1 << 22, /* above this many valid units the bound is not used */
+    BOUND_FIRST_UNITS = 256    /* at least this many units (or 1/16 of them) searched first */
+};
+
+struct unit_key {
+    double key;
+    uint64_t unit;
+};
+
+static int unit_key_order(const void *a, const void *b)
+{
+    const struct unit_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->unit < y->unit ? -1 : x->unit > y->unit ? 1 : 0;
+}
+
+/* The best possible key of every unit that can be valid, best first, in
+ * *keys (malloc'd); false when out of memory or over BOUND_UNITS_MAX. */
+static bool unit_keys(const struct shared *sh, struct unit_key **keys, size_t *n)
+{
+    const struct plan_space *sp = sh->sp;
+    const struct plan_spec *spec = sh->spec;
+    size_t cap = 0;
+    struct setup s;
+    int digit[PLAN_DIMS_MAX];
+    *keys = NULL;
+    *n = 0;
+    for (uint64_t u = 0; u < sp->units; u++) {
+        plan_space_setup(sp, u * sp->per_unit, &s);
+        plan_digits_of(sp, u * sp->per_unit, digit);
+        long long devices = setup_devices(&s);
+        const struct accelerator *a =
+            catalog_find(sh->cat, CATALOG_ACCELERATOR, s.cluster.node.accelerator);
+        if (!a || !splits_devices(sp, digit, devices) ||
+            (spec->has_max[PLAN_DEVICES] && devices > spec->max[PLAN_DEVICES]))
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            struct unit_key *more =
+                cap <= BOUND_UNITS_MAX ? realloc(*keys, cap * sizeof *more) : NULL;
+            if (!more) {
+                free(*keys);
+                *keys = NULL;
+                return false;
+            }
+            *keys = more;
+        }
+        (*keys)[*n].key = plan_bound_key(&sh->bound, spec, &s, a);
+        (*keys)[(*n)++].unit = u;
+    }
+    qsort(*keys, *n, sizeof **keys, unit_key_order);
+    return true;
+}
+
+/* The cut for the step-time bound, the same for any thread count and shard:
+ * the units with the best bounds are searched first, in that order, until
+ * the next one cannot improve the N-th best (or a sixteenth of them, at
+ * least BOUND_FIRST_UNITS, were searched). A unit is then cut when its best possible key is worse than
+ * that N-th best. (Counts of better candidates than the base then leave out
+ * the cut ones: its rank is exact only when it is in the top N.)
+ * INFINITY (no cut) when the bound is off or nothing was found. */
+static double bound_cut_key(const struct shared *sh)
+{
+    const struct plan_spec *spec = sh->spec;
+    if (!sh->bound.on)
+        return INFINITY;
+    struct unit_key *keys = NULL;
+    size_t n = 0;
+    struct plan_result *first = calloc(1, sizeof *first);
+    double cut = INFINITY;
+    if (first && unit_keys(sh, &keys, &n)) {
+        struct shared scratch = *sh;
+        scratch.cut_key = INFINITY;
+        struct worker w = {&scratch, first, true};
+        size_t budget = n / 16 > BOUND_FIRST_UNITS ? n / 16 : BOUND_FIRST_UNITS;
+        for (size_t k = 0; k < n && k < budget; k++) {
+            if (first->n_top == spec->top &&
+                keys[k].key > plan_key(spec, &first->top[first->n_top - 1]))
+                break;
+            unit_pruned(&w, keys[k].unit);
+        }
+        if (first->n_top == spec->top) {
+            cut = plan_key(spec, &first->top[first->n_top - 1]);
+            /* Rounding: the bound and the figures come by different sums. */
+            cut += 1e-9 * fabs(cut);
+        }
+    }
+    free(keys);
+    free(first);
+    return cut;
+}
+
+/* The base setup's own figures and place, and the bound's cut. */
+static bool base_place(struct shared *sh, struct plan_result *out, char *err, size_t err_len)
+{
+    const struct plan_space *sp = sh->sp;
+    struct resolved r;
+    struct model_report o;
+    char msg[512];
+    if (!setup_resolve(&sp->base, sh->cat, &r, msg, sizeof msg)) {
+        snprintf(err, err_len, "plan: the setup itself is invalid: %s", msg);
+        return false;
+    }
+    out->base.index = UINT64_MAX;
+    out->base_runnable = plan_eval_setup(&sp->base, sh->cat, &out->base);
+    sh->base_ok = out->base_runnable;
+    sh->base_key = plan_key(sh->spec, &out->base);
+    model_eval(&sp->base, &r, &o);
+    plan_bound_init(&sh->bound, sp, sh->spec, &o);
+    sh->cut_key = bound_cut_key(sh);
+    return true;
+}
+
 bool plan_run(const struct plan_space *sp, const struct catalog *cat, const struct plan_spec *spec,
               struct plan_result *out, struct plan_progress *progress,
               void (*report)(void *ctx, const struct plan_progress *p), void *ctx, char *err,
@@ -237,20 +370,9 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat, const stru
     progress->total = shard_units(sp, spec) * sp->per_unit;
     __atomic_store_n(&progress->done, 0, __ATOMIC_RELAXED);
 
-    struct shared sh = {sp, cat, spec, progress, 0, false, 0, 0};
-    /* The base setup's own figures and place. */
-    {
-        struct resolved r;
-        char msg[512];
-        if (!setup_resolve(&sp->base, cat, &r, msg, sizeof msg)) {
-            snprintf(err, err_len, "plan: the setup itself is invalid: %s", msg);
-            return false;
-        }
-        out->base.index = UINT64_MAX;
-        out->base_runnable = plan_eval_setup(&sp->base, cat, &out->base);
-        sh.base_ok = out->base_runnable;
-        sh.base_key = plan_key(spec, &out->base);
-    }
+    struct shared sh = {.sp = sp, .cat = cat, .spec = spec, .progress = progress};
+    if (!base_place(&sh, out, err, err_len))
+        return false;
     int n = spec->threads < 1 ? 1 : spec->threads > 64 ? 64 : spec->threads;
     struct worker *w = calloc((size_t)n, sizeof *w);
     pthread_t *tid = calloc((size_t)n, sizeof *tid);

@@ -140,7 +140,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ("setup", "objective", "candidates", "evaluated", "runnable", "pruned", "base", "top"):
     assert k in d, k
-assert set(d["pruned"]) == {"invalid", "memory", "constraint"}
+assert set(d["pruned"]) == {"invalid", "memory", "constraint", "bound"}
 assert d["base"]["rank"] >= 1 and d["top"][0]["rank"] == 1
 assert "changes" in d["top"][0]
 ' "$tmp/plan.json" 2>"$tmp/err"; then

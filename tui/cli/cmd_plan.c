@@ -248,6 +248,9 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
         return EXIT_USAGE;
     }
     pc->setup_arg = pc->files[0];
+    /* Without --pareto the front is not needed, so the step-time bound may
+     * cut; shards keep the front for a merge that may ask for it. */
+    pc->spec.front = pc->pareto || pc->sharded;
     return EXIT_OK;
 }
 
@@ -326,6 +329,14 @@ static int front_order(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
 }
 
+/* With the step-time bound some candidates were never evaluated: the base's
+ * rank counts only evaluated ones, exact when it is within the top N (every
+ * cut candidate is worse than the N-th best). */
+static bool base_rank_exact(const struct plan_result *r)
+{
+    return r->counts.bound_cut == 0 || r->counts.better_than_base < (uint64_t)r->n_top;
+}
+
 static void write_json(FILE *out, const struct plan_space *sp, const struct plan_spec *spec,
                        const struct plan_result *r, bool pareto)
 {
@@ -342,6 +353,7 @@ static void write_json(FILE *out, const struct plan_space *sp, const struct plan
     json_key_uint(&w, "invalid", c->invalid);
     json_key_uint(&w, "memory", c->memory_cut);
     json_key_uint(&w, "constraint", c->constraint_cut);
+    json_key_uint(&w, "bound", c->bound_cut);
     json_close(&w, false);
     json_open(&w, "base", false);
     json_key_bool(&w, "runnable", r->base_runnable);
@@ -349,6 +361,8 @@ static void write_json(FILE *out, const struct plan_space *sp, const struct plan
         json_key_uint(&w, "rank", base_rank);
     for (int i = 0; i < SHOWN; i++)
         json_key_num(&w, plan_figure_names[shown_figures[i]], r->base.fig[shown_figures[i]]);
+    if (r->base_runnable)
+        json_key_bool(&w, "rank_exact", base_rank_exact(r));
     json_close(&w, false);
     json_open(&w, "top", true);
     for (int i = 0; i < r->n_top; i++)
@@ -410,6 +424,11 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
             (unsigned long long)c->runnable);
     fprintf(out, "objective: %s (%s is better)\n", plan_figure_names[spec->objective],
             plan_figure_maximized(spec->objective) ? "higher" : "lower");
+    if (c->bound_cut > 0) {
+        format_si(a, sizeof a, (double)c->bound_cut, "");
+        fprintf(out, "step-time bound: %s candidates cut unevaluated (too slow for the top %d)\n",
+                a, spec->top);
+    }
     for (int i = 0; i < spec->n_maxes; i++)
         fprintf(out, "limit: %s\n", spec->maxes[i]);
     fputc('\n', out);
@@ -425,7 +444,8 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     if (r->base_runnable) {
         char rank[24];
         snprintf(rank, sizeof rank, "%llu", (unsigned long long)base_rank);
-        fprintf(out, "\nyour setup ranks %s of %llu:\n", rank, (unsigned long long)c->runnable);
+        fprintf(out, "\nyour setup ranks %s%s of %s%llu:\n", base_rank_exact(r) ? "" : "at least ",
+                rank, c->bound_cut > 0 ? "at least " : "", (unsigned long long)c->runnable);
         text_row(out, rank, &r->base, "");
     } else {
         fprintf(out, "\nyour setup cannot run as it is\n");
@@ -515,6 +535,7 @@ static int merge_one(const struct plan_cli *pc, const struct catalog *cat,
     c->evaluated += q->counts.evaluated;
     c->runnable += q->counts.runnable;
     c->better_than_base += q->counts.better_than_base;
+    c->bound_cut += q->counts.bound_cut;
     for (int pass = 0; pass < 2; pass++) {
         const uint64_t *idx = pass ? q->front : q->top;
         size_t cnt = pass ? q->n_front : q->n_top;
