@@ -53,6 +53,7 @@ int plan_figure_find(const char *name);
 
 enum plan_level { PLAN_HARDWARE, PLAN_LAYOUT, PLAN_SWITCH };
 enum { PLAN_DIMS_MAX = 24, PLAN_VALUES_MAX = 64, PLAN_TOP_MAX = 1000, PLAN_ARG_LEN = 1024 };
+enum { PLAN_ONE_FEWER = -1 };
 
 struct plan_dim {
     const struct field *field;
@@ -62,6 +63,9 @@ struct plan_dim {
     char text[PLAN_VALUES_MAX][FIELD_STR_LEN]; /* catalog ids and text */
     int frugal;          /* index of the value that needs the least memory, -1 unknown */
     bool splits_devices; /* a parallel size: the product of these divides the devices */
+    /* first/last_stage_layers searched by default: the value PLAN_ONE_FEWER
+     * stands for one layer fewer than the stage's even share. */
+    bool one_fewer;
 };
 
 struct plan_spec {

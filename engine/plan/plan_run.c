@@ -302,10 +302,10 @@ static bool unit_keys(const struct shared *sh, struct unit_key **keys, size_t *n
 /* The cut for the step-time bound, the same for any thread count and shard:
  * the units with the best bounds are searched first, in that order, until
  * the next one cannot improve the N-th best (or a sixteenth of them, at
- * least BOUND_FIRST_UNITS, were searched). A unit is then cut when its best possible key is worse than
- * that N-th best. (Counts of better candidates than the base then leave out
- * the cut ones: its rank is exact only when it is in the top N.)
- * INFINITY (no cut) when the bound is off or nothing was found. */
+ * least BOUND_FIRST_UNITS, were searched). A unit is then cut when its best possible key is worse
+ * than that N-th best. (Counts of better candidates than the base then leave out the cut ones: its
+ * rank is exact only when it is in the top N.) INFINITY (no cut) when the bound is off or nothing
+ * was found. */
 static double bound_cut_key(const struct shared *sh)
 {
     const struct plan_spec *spec = sh->spec;

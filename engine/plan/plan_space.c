@@ -7,7 +7,14 @@
 
 #include "plan_internal.h"
 
-enum value_source { FROM_DEVICES, FROM_EXPERTS, FROM_LAYERS, FROM_BATCH, FROM_CHOICES };
+enum value_source {
+    FROM_DEVICES,
+    FROM_EXPERTS,
+    FROM_LAYERS,
+    FROM_UNEVEN,
+    FROM_BATCH,
+    FROM_CHOICES
+};
 
 /* The fields searched by default. A field missing from the setup table is
  * skipped, so a field added to the model joins the search by being listed
@@ -24,6 +31,12 @@ static const struct default_dim {
     {"training.pipeline_parallel", PLAN_LAYOUT, FROM_DEVICES, NULL},
     {"training.expert_parallel", PLAN_LAYOUT, FROM_EXPERTS, NULL},
     {"training.virtual_stages", PLAN_LAYOUT, FROM_LAYERS, NULL},
+    /* Uneven pipelines (Llama 3 paper, section 3.3.2: one layer fewer on
+     * the first and the last stage, which also hold the embedding and the
+     * output layer and loss): as even as possible, or one layer fewer than
+     * the even share on that stage, and the base setup's own split. */
+    {"training.first_stage_layers", PLAN_LAYOUT, FROM_UNEVEN, NULL},
+    {"training.last_stage_layers", PLAN_LAYOUT, FROM_UNEVEN, NULL},
     {"training.micro_batch", PLAN_LAYOUT, FROM_BATCH, NULL},
     /* Full recomputation needs the least memory except on a stage of one
      * layer with one micro-batch in flight, so every value is tried. */
@@ -205,6 +218,17 @@ static bool default_values(struct plan_dim *d, int source, const struct plan_spa
     case FROM_LAYERS:
         add_divisors(d, b->model.layers);
         return true;
+    case FROM_UNEVEN: {
+        add_value(d, "0", 0);
+        add_value(d, "even-1", PLAN_ONE_FEWER);
+        double own = fields_get_number(f, b);
+        if (own > 0) {
+            char text[32];
+            snprintf(text, sizeof text, "%.0f", own);
+            add_value(d, text, own);
+        }
+        return true;
+    }
     case FROM_BATCH:
         add_divisors(d, b->training.global_batch);
         return true;
@@ -341,6 +365,7 @@ bool plan_space_build(struct plan_space *sp, const struct setup *base, const str
             }
             d->frugal = -1;
             d->splits_devices = dd->source == FROM_DEVICES;
+            d->one_fewer = dd->source == FROM_UNEVEN && j == n_user;
             if (dd->frugal && strcmp(dd->frugal, "*") == 0)
                 d->frugal = 0;
             else if (dd->frugal)
@@ -358,6 +383,15 @@ bool plan_space_build(struct plan_space *sp, const struct setup *base, const str
 void plan_apply_value(const struct plan_dim *d, int k, struct setup *s)
 {
     char msg[200];
+    if (d->one_fewer && d->num[k] == PLAN_ONE_FEWER) {
+        /* One layer fewer than the even share of a stage; a share of one
+         * layer (or no pipeline) gets a split that setup_resolve refuses,
+         * so it never repeats the even candidate. */
+        int p = s->training.pipeline_parallel, layers = s->model.layers;
+        int share = p > 1 ? layers / p - 1 : 0;
+        fields_set_number(d->field, s, share >= 1 ? share : layers, msg, sizeof msg);
+        return;
+    }
     if (d->field->type == FIELD_REF || d->field->type == FIELD_STR)
         fields_set_text(d->field, s, d->text[k], msg, sizeof msg);
     else

@@ -2,7 +2,7 @@
 # mlviz plan: bad arguments (a named argument, exit 2), identical answers for
 # --threads 1 and 2 and for --shard/--merge, files written by --write-best and
 # --write-top reproduce the same figures through mlviz eval, the output keys,
-# and the Megatron-LM and NeMo validation rows (the planner's best is at least as fast
+# the Megatron-LM and NeMo validation rows (the planner's best is at least as fast
 # as the published layout, which appears in the ranked list with eval's
 # figures). One line per check: "PASS name" or "FAIL name: why".
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
@@ -190,7 +190,10 @@ for f in tests/validation/setups/megatron-*.yaml tests/validation/setups/nemo-*.
     [ -n "$CP1" ] && cp="--vary training.context_parallel=$(python3 -c '
 import json, sys
 print(json.load(open(sys.argv[1]))["layout"]["context_parallel"])' "$tmp/v-eval.json")"
-    "$MLVIZ_BIN" plan "$f" $cp --top 1000 --format json >"$tmp/v-plan.json" 2>"$tmp/err"
+    # The published layouts split their pipelines evenly; uneven splits
+    # (checked below) would push NeMo's GPT-3 row past rank 1000.
+    "$MLVIZ_BIN" plan "$f" $cp --vary training.first_stage_layers=0 \
+        --vary training.last_stage_layers=0 --top 1000 --format json >"$tmp/v-plan.json" 2>"$tmp/err"
     if python3 - "$tmp/v-plan.json" "$tmp/v-eval.json" "$name" <<'EOF' 2>"$tmp/err"; then
 import json, sys
 plan = json.load(open(sys.argv[1]))
@@ -262,4 +265,15 @@ if [ -f "$BUILD/mlviz.1" ]; then
     else
         fail man-page-plan-section "no PLAN OPTIONS section with --objective in $BUILD/mlviz.1"
     fi
+fi
+
+# Uneven pipelines are searched: Llama 3 405B (126 layers) over 4 stages
+# lists a last stage of 30 layers (one fewer than the even 31) in its ranks.
+if "$MLVIZ_BIN" plan tests/validation/setups/llama3-405b.yaml $CP1 \
+    --vary training.pipeline_parallel=4 --top 1000 --format csv >"$tmp/uneven.csv" 2>"$tmp/err" &&
+    grep -q 'training.last_stage_layers=30' "$tmp/uneven.csv" &&
+    grep -q 'training.first_stage_layers=30' "$tmp/uneven.csv"; then
+    pass uneven-splits-searched
+else
+    fail uneven-splits-searched "no uneven split in the ranks: $(head -c 300 "$tmp/err")"
 fi

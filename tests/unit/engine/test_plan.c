@@ -58,6 +58,15 @@ static void pin_optional(struct plan_spec *spec)
         assert_true(plan_spec_vary(spec, "training.context_parallel=1", err, sizeof err));
 }
 
+/* Uneven pipeline splits (two more layout fields) quadruple the units;
+ * tests that are not about them keep the stages even. */
+static void pin_even(struct plan_spec *spec)
+{
+    char err[256];
+    assert_true(plan_spec_vary(spec, "training.first_stage_layers=0", err, sizeof err));
+    assert_true(plan_spec_vary(spec, "training.last_stage_layers=0", err, sizeof err));
+}
+
 static void build(const struct setup *s, struct plan_spec *spec)
 {
     char err[1200];
@@ -161,6 +170,7 @@ static void test_pruning_safe_tight_memory(void **state)
             assert_true(
                 plan_spec_vary(&spec, "training.pipeline_parallel=1,2,4,8", err, sizeof err));
         }
+        pin_even(&spec);
         static const char *const names[] = {"tokens_per_s", "days", "energy_mwh"};
         assert_true(plan_spec_objective(&spec, names[objective], err, sizeof err));
         compare_pruned_exhaustive(&s, &spec);
@@ -474,7 +484,9 @@ static void test_bound_safe(void **state)
                 assert_true(plan_spec_vary(&spec, "training.micro_batch=1,4", err, sizeof err));
             } else if (space_no == 1) {
                 load("scenarios/presets/default.yaml", &s);
-                assert_true(plan_spec_vary(&spec, "cluster.nodes=1,2,8", err, sizeof err));
+                assert_true(plan_spec_vary(&spec, "cluster.nodes=1,8", err, sizeof err));
+                assert_true(
+                    plan_spec_vary(&spec, "training.pipeline_parallel=1,2,4", err, sizeof err));
                 assert_true(plan_spec_vary(&spec, "training.micro_batch=1,4", err, sizeof err));
                 assert_true(plan_spec_vary(&spec, "training.virtual_stages=1,2", err, sizeof err));
             } else {
@@ -485,6 +497,8 @@ static void test_bound_safe(void **state)
                 assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2", err, sizeof err));
             }
             pin_optional(&spec);
+            if (space_no != 1)
+                pin_even(&spec);
             assert_true(plan_spec_objective(&spec, objectives[k], err, sizeof err));
             cut += compare_bound_exhaustive(&s, &spec);
         }
@@ -492,6 +506,54 @@ static void test_bound_safe(void **state)
         if (cut == 0)
             fail_msg("space %d: the step-time bound cut nothing", space_no);
     }
+}
+
+/* Uneven pipelines are in the default space: as even as possible, or one
+ * layer fewer than the even share on the first or the last stage; with no
+ * pipeline the uneven values are refused, so no candidate repeats another. */
+static void test_uneven_splits_searched(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct plan_spec spec;
+    char err[512];
+    load("scenarios/presets/gpt3-175b-a100.yaml", &s); /* 96 layers */
+    plan_spec_init(&spec);
+    assert_true(plan_spec_vary(&spec, "training.pipeline_parallel=1,8", err, sizeof err));
+    pin_optional(&spec);
+    build(&s, &spec);
+    int first = -1, last = -1, pp = -1;
+    for (int i = 0; i < space.n_dims; i++) {
+        const char *path = space.dims[i].field->path;
+        if (strcmp(path, "training.first_stage_layers") == 0)
+            first = i;
+        if (strcmp(path, "training.last_stage_layers") == 0)
+            last = i;
+        if (strcmp(path, "training.pipeline_parallel") == 0)
+            pp = i;
+    }
+    assert_true(first > pp && last > pp && pp >= 0);
+    assert_int_equal(space.dims[first].count, 2);
+    int seen_first = 0, seen_last = 0, refused = 0;
+    for (uint64_t u = 0; u < space.units; u++) {
+        struct setup c;
+        struct resolved r;
+        plan_space_setup(&space, u * space.per_unit, &c);
+        bool ok = setup_resolve(&c, cat, &r, err, sizeof err);
+        if (c.training.pipeline_parallel == 1 &&
+            (c.training.first_stage_layers || c.training.last_stage_layers)) {
+            assert_false(ok);
+            refused++;
+        }
+        if (c.training.pipeline_parallel == 8) {
+            /* 96 layers over 8 stages: an even share of 12, one fewer 11. */
+            assert_true(c.training.first_stage_layers == 0 || c.training.first_stage_layers == 11);
+            assert_true(c.training.last_stage_layers == 0 || c.training.last_stage_layers == 11);
+            seen_first += c.training.first_stage_layers == 11 && ok;
+            seen_last += c.training.last_stage_layers == 11 && ok;
+        }
+    }
+    assert_true(seen_first > 0 && seen_last > 0 && refused > 0);
 }
 
 int main(void)
@@ -507,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_bad_partials),
         cmocka_unit_test(test_bound_below_every_step),
         cmocka_unit_test(test_bound_safe),
+        cmocka_unit_test(test_uneven_splits_searched),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
