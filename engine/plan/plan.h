@@ -63,8 +63,8 @@ struct plan_dim {
     char text[PLAN_VALUES_MAX][FIELD_STR_LEN]; /* catalog ids and text */
     int frugal;          /* index of the value that needs the least memory, -1 unknown */
     bool splits_devices; /* a parallel size: the product of these divides the devices */
-    /* first/last_stage_layers searched by default: the value PLAN_ONE_FEWER
-     * stands for one layer fewer than the stage's even share. */
+    /* first/last_stage_layers: the value PLAN_ONE_FEWER ("even-1" in
+     * --vary) stands for one layer fewer than the stage's even share. */
     bool one_fewer;
 };
 

@@ -33,8 +33,9 @@ static const struct default_dim {
     {"training.virtual_stages", PLAN_LAYOUT, FROM_LAYERS, NULL},
     /* Uneven pipelines (Llama 3 paper, section 3.3.2: one layer fewer on
      * the first and the last stage, which also hold the embedding and the
-     * output layer and loss): as even as possible, or one layer fewer than
-     * the even share on that stage, and the base setup's own split. */
+     * output layer and loss): the setup's own split, or with --vary any
+     * layer counts and "even-1", one layer fewer than the stage's even
+     * share whatever the pipeline size of the candidate. */
     {"training.first_stage_layers", PLAN_LAYOUT, FROM_UNEVEN, NULL},
     {"training.last_stage_layers", PLAN_LAYOUT, FROM_UNEVEN, NULL},
     {"training.micro_batch", PLAN_LAYOUT, FROM_BATCH, NULL},
@@ -140,9 +141,12 @@ static bool parse_values(struct plan_dim *d, const char *list, const struct cata
     snprintf(buf, sizeof buf, "%s", list);
     char *save = NULL;
     int n = 0;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++)
-        if (!add_checked(d, tok, cat, opt, err, err_len))
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
+        if (d->one_fewer && strcmp(tok, "even-1") == 0)
+            add_value(d, tok, PLAN_ONE_FEWER);
+        else if (!add_checked(d, tok, cat, opt, err, err_len))
             return false;
+    }
     if (n == 0) {
         snprintf(err, err_len, "%s: no values", opt);
         return false;
@@ -219,14 +223,11 @@ static bool default_values(struct plan_dim *d, int source, const struct plan_spa
         add_divisors(d, b->model.layers);
         return true;
     case FROM_UNEVEN: {
-        add_value(d, "0", 0);
-        add_value(d, "even-1", PLAN_ONE_FEWER);
-        double own = fields_get_number(f, b);
-        if (own > 0) {
-            char text[32];
-            snprintf(text, sizeof text, "%.0f", own);
-            add_value(d, text, own);
-        }
+        /* The setup's own split only, unless varied: two more layout
+         * fields of 2-3 values each would multiply every search by 4-9. */
+        char text[32];
+        snprintf(text, sizeof text, "%.0f", fields_get_number(f, b));
+        add_value(d, text, fields_get_number(f, b));
         return true;
     }
     case FROM_BATCH:
@@ -296,6 +297,7 @@ static bool user_dims(const struct plan_spec *spec, const struct catalog *cat,
         const struct default_dim *dd = default_of(path);
         d->level = dd ? dd->level : PLAN_HARDWARE;
         d->frugal = -1;
+        d->one_fewer = dd && dd->source == FROM_UNEVEN;
         if (!parse_values(d, eq + 1, cat, opt, err, err_len))
             return false;
     }
@@ -365,7 +367,6 @@ bool plan_space_build(struct plan_space *sp, const struct setup *base, const str
             }
             d->frugal = -1;
             d->splits_devices = dd->source == FROM_DEVICES;
-            d->one_fewer = dd->source == FROM_UNEVEN && j == n_user;
             if (dd->frugal && strcmp(dd->frugal, "*") == 0)
                 d->frugal = 0;
             else if (dd->frugal)

@@ -190,10 +190,7 @@ for f in tests/validation/setups/megatron-*.yaml tests/validation/setups/nemo-*.
     [ -n "$CP1" ] && cp="--vary training.context_parallel=$(python3 -c '
 import json, sys
 print(json.load(open(sys.argv[1]))["layout"]["context_parallel"])' "$tmp/v-eval.json")"
-    # The published layouts split their pipelines evenly; uneven splits
-    # (checked below) would push NeMo's GPT-3 row past rank 1000.
-    "$MLVIZ_BIN" plan "$f" $cp --vary training.first_stage_layers=0 \
-        --vary training.last_stage_layers=0 --top 1000 --format json >"$tmp/v-plan.json" 2>"$tmp/err"
+    "$MLVIZ_BIN" plan "$f" $cp --top 1000 --format json >"$tmp/v-plan.json" 2>"$tmp/err"
     if python3 - "$tmp/v-plan.json" "$tmp/v-eval.json" "$name" <<'EOF' 2>"$tmp/err"; then
 import json, sys
 plan = json.load(open(sys.argv[1]))
@@ -267,10 +264,11 @@ if [ -f "$BUILD/mlviz.1" ]; then
     fi
 fi
 
-# Uneven pipelines are searched: Llama 3 405B (126 layers) over 4 stages
-# lists a last stage of 30 layers (one fewer than the even 31) in its ranks.
+# Uneven pipelines are searched with "even-1": Llama 3 405B (126 layers)
+# over 4 stages lists end stages of 30 layers (one fewer than the even 31).
 if "$MLVIZ_BIN" plan tests/validation/setups/llama3-405b.yaml $CP1 \
-    --vary training.pipeline_parallel=4 --top 1000 --format csv >"$tmp/uneven.csv" 2>"$tmp/err" &&
+    --vary training.pipeline_parallel=4 --vary training.first_stage_layers=0,even-1 \
+    --vary training.last_stage_layers=0,even-1 --top 1000 --format csv >"$tmp/uneven.csv" 2>"$tmp/err" &&
     grep -q 'training.last_stage_layers=30' "$tmp/uneven.csv" &&
     grep -q 'training.first_stage_layers=30' "$tmp/uneven.csv"; then
     pass uneven-splits-searched

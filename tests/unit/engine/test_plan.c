@@ -58,13 +58,13 @@ static void pin_optional(struct plan_spec *spec)
         assert_true(plan_spec_vary(spec, "training.context_parallel=1", err, sizeof err));
 }
 
-/* Uneven pipeline splits (two more layout fields) quadruple the units;
- * tests that are not about them keep the stages even. */
-static void pin_even(struct plan_spec *spec)
+/* Uneven pipeline splits: the first and last stage as even as possible or
+ * one layer fewer than the even share. */
+static void vary_uneven(struct plan_spec *spec)
 {
     char err[256];
-    assert_true(plan_spec_vary(spec, "training.first_stage_layers=0", err, sizeof err));
-    assert_true(plan_spec_vary(spec, "training.last_stage_layers=0", err, sizeof err));
+    assert_true(plan_spec_vary(spec, "training.first_stage_layers=0,even-1", err, sizeof err));
+    assert_true(plan_spec_vary(spec, "training.last_stage_layers=0,even-1", err, sizeof err));
 }
 
 static void build(const struct setup *s, struct plan_spec *spec)
@@ -145,6 +145,7 @@ static void test_pruning_safe_default(void **state)
     char err[256];
     /* A few thousand candidates: micro-batches cut to three values. */
     assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2,4", err, sizeof err));
+    vary_uneven(&spec);
     pin_optional(&spec);
     compare_pruned_exhaustive(&s, &spec);
     assert_true(plan_spec_objective(&spec, "usd_total", err, sizeof err));
@@ -170,7 +171,6 @@ static void test_pruning_safe_tight_memory(void **state)
             assert_true(
                 plan_spec_vary(&spec, "training.pipeline_parallel=1,2,4,8", err, sizeof err));
         }
-        pin_even(&spec);
         static const char *const names[] = {"tokens_per_s", "days", "energy_mwh"};
         assert_true(plan_spec_objective(&spec, names[objective], err, sizeof err));
         compare_pruned_exhaustive(&s, &spec);
@@ -498,8 +498,7 @@ static void test_bound_safe(void **state)
             }
             pin_optional(&spec);
             if (space_no != 1)
-                pin_even(&spec);
-            assert_true(plan_spec_objective(&spec, objectives[k], err, sizeof err));
+                assert_true(plan_spec_objective(&spec, objectives[k], err, sizeof err));
             cut += compare_bound_exhaustive(&s, &spec);
         }
         /* The bound really cut in every space. */
@@ -508,9 +507,10 @@ static void test_bound_safe(void **state)
     }
 }
 
-/* Uneven pipelines are in the default space: as even as possible, or one
- * layer fewer than the even share on the first or the last stage; with no
- * pipeline the uneven values are refused, so no candidate repeats another. */
+/* Uneven pipelines in the search ("even-1": one layer fewer than the even
+ * share on the first or the last stage, whatever the pipeline size); with no
+ * pipeline the uneven values are refused, so no candidate repeats another.
+ * Without --vary the setup's own split is kept. */
 static void test_uneven_splits_searched(void **state)
 {
     (void)state;
@@ -520,6 +520,7 @@ static void test_uneven_splits_searched(void **state)
     load("scenarios/presets/gpt3-175b-a100.yaml", &s); /* 96 layers */
     plan_spec_init(&spec);
     assert_true(plan_spec_vary(&spec, "training.pipeline_parallel=1,8", err, sizeof err));
+    vary_uneven(&spec);
     pin_optional(&spec);
     build(&s, &spec);
     int first = -1, last = -1, pp = -1;
@@ -554,6 +555,12 @@ static void test_uneven_splits_searched(void **state)
         }
     }
     assert_true(seen_first > 0 && seen_last > 0 && refused > 0);
+    plan_spec_init(&spec);
+    pin_optional(&spec);
+    build(&s, &spec);
+    for (int i = 0; i < space.n_dims; i++)
+        if (strstr(space.dims[i].field->path, "_stage_layers"))
+            assert_int_equal(space.dims[i].count, 1);
 }
 
 int main(void)
