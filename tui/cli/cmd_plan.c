@@ -111,6 +111,14 @@ static bool parse_int(const char *text, long lo, long hi, long *out)
     return true;
 }
 
+/* A spec setter's answer: 1 taken, -1 refused (its message printed). */
+static int taken(bool ok, const char *err)
+{
+    if (!ok)
+        cli_error("%s", err);
+    return ok ? 1 : -1;
+}
+
 /* An option with a value: 1 taken, 0 not one of these, -1 refused. */
 static int value_option(int argc, char **argv, int *i, struct plan_cli *pc)
 {
@@ -118,12 +126,7 @@ static int value_option(int argc, char **argv, int *i, struct plan_cli *pc)
     const char *v;
     long n;
     if ((v = cli_option_value(argc, argv, i, "--objective"))) {
-        if (!v[0])
-            return -1;
-        if (!plan_spec_objective(&pc->spec, v, err, sizeof err)) {
-            cli_error("%s", err);
-            return -1;
-        }
+        return v[0] ? taken(plan_spec_objective(&pc->spec, v, err, sizeof err), err) : -1;
     } else if ((v = cli_option_value(argc, argv, i, "--top"))) {
         if (!v[0])
             return -1;
@@ -142,19 +145,9 @@ static int value_option(int argc, char **argv, int *i, struct plan_cli *pc)
         pc->spec.threads = (int)n;
         pc->threads_given = true;
     } else if ((v = cli_option_value(argc, argv, i, "--vary"))) {
-        if (!v[0])
-            return -1;
-        if (!plan_spec_vary(&pc->spec, v, err, sizeof err)) {
-            cli_error("%s", err);
-            return -1;
-        }
+        return v[0] ? taken(plan_spec_vary(&pc->spec, v, err, sizeof err), err) : -1;
     } else if ((v = cli_option_value(argc, argv, i, "--max"))) {
-        if (!v[0])
-            return -1;
-        if (!plan_spec_max(&pc->spec, v, err, sizeof err)) {
-            cli_error("%s", err);
-            return -1;
-        }
+        return v[0] ? taken(plan_spec_max(&pc->spec, v, err, sizeof err), err) : -1;
     } else if ((v = cli_option_value(argc, argv, i, "--shard"))) {
         if (!v[0])
             return -1;
