@@ -235,6 +235,8 @@ PY
 else
     fail set-changes-base "$(head -c 300 "$tmp/err")"
 fi
+usage bad-uneven-token "--vary training.last_stage_layers: training.last_stage_layers must be a whole number" default --vary training.last_stage_layers=even-2
+usage bad-even-elsewhere "--vary cluster.nodes: cluster.nodes must be a whole number" default --vary cluster.nodes=even-1
 usage bad-set-field "--set bogus.x=1: unknown field" default --set bogus.x=1
 usage bad-set-range "--set cluster.nodes=0" default --set cluster.nodes=0
 usage bad-set-form "write PATH=VALUE" default --set cluster.nodes
