@@ -165,49 +165,50 @@ static void add_divisors(struct plan_dim *d, long long n)
     }
 }
 
+/* Divisors of every device count the hardware dimensions allow. */
+static bool device_divisors(struct plan_dim *d, const struct plan_space *sp, const char *opt,
+                            char *err, size_t err_len)
+{
+    const struct setup *b = &sp->base;
+    const struct field *f = d->field;
+    int hw[PLAN_DIMS_MAX] = {0};
+    for (;;) {
+        struct setup s = *b;
+        for (int i = 0; i < sp->n_dims; i++)
+            if (sp->dims[i].level == PLAN_HARDWARE)
+                plan_apply_value(&sp->dims[i], hw[i], &s);
+        add_divisors(d, setup_devices(&s));
+        int i = sp->n_dims - 1;
+        for (; i >= 0; i--) {
+            if (sp->dims[i].level != PLAN_HARDWARE)
+                continue;
+            if (++hw[i] < sp->dims[i].count)
+                break;
+            hw[i] = 0;
+        }
+        if (i < 0)
+            break;
+        if (d->count >= PLAN_VALUES_MAX)
+            break;
+    }
+    if (d->count >= PLAN_VALUES_MAX) {
+        snprintf(err, err_len,
+                 "%s: the device counts have more than %d divisors; list the values with "
+                 "--vary %s=a,b,c",
+                 opt, PLAN_VALUES_MAX, f->path);
+        return false;
+    }
+    return true;
+}
+
 static bool default_values(struct plan_dim *d, int source, const struct plan_space *sp,
                            const char *opt, char *err, size_t err_len)
 {
     const struct setup *b = &sp->base;
     const struct field *f = d->field;
     switch (source) {
-    case FROM_DEVICES: {
-        /* Divisors of every device count the hardware dimensions allow. */
-        int hw[PLAN_DIMS_MAX] = {0};
-        for (;;) {
-            struct setup s = *b;
-            char msg[200];
-            for (int i = 0; i < sp->n_dims; i++)
-                if (sp->dims[i].level == PLAN_HARDWARE) {
-                    const struct plan_dim *h = &sp->dims[i];
-                    if (h->field->type == FIELD_REF || h->field->type == FIELD_STR)
-                        fields_set_text(h->field, &s, h->text[hw[i]], msg, sizeof msg);
-                    else
-                        fields_set_number(h->field, &s, h->num[hw[i]], msg, sizeof msg);
-                }
-            add_divisors(d, setup_devices(&s));
-            int i = sp->n_dims - 1;
-            for (; i >= 0; i--) {
-                if (sp->dims[i].level != PLAN_HARDWARE)
-                    continue;
-                if (++hw[i] < sp->dims[i].count)
-                    break;
-                hw[i] = 0;
-            }
-            if (i < 0)
-                break;
-            if (d->count >= PLAN_VALUES_MAX)
-                break;
-        }
-        if (d->count >= PLAN_VALUES_MAX) {
-            snprintf(err, err_len,
-                     "%s: the device counts have more than %d divisors; list the values with "
-                     "--vary %s=a,b,c",
-                     opt, PLAN_VALUES_MAX, f->path);
-            return false;
-        }
-        return true;
-    }
+    case FROM_DEVICES:
+        return device_divisors(d, sp, opt, err, err_len);
     case FROM_EXPERTS: {
         /* Expert-parallel sizes divide the expert count; a dense model
          * (or a setup without experts) has 1 only. */
