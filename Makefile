@@ -130,9 +130,11 @@ $(BUILD)/mlviz.1: docs/mlviz.1.in $(BIN)
 	@mkdir -p $(dir $@)
 	@$(abspath $(BIN)) keys --man > $@.keys
 	@$(abspath $(BIN)) options --man > $@.options
+	@$(abspath $(BIN)) plan --man > $@.plan
 	@sed -e 's/@VERSION@/$(VERSION)/' -e '/@KEYS@/{r $@.keys' -e 'd}' \
-	  -e '/@OPTIONS@/{r $@.options' -e 'd}' docs/mlviz.1.in > $@
-	@rm -f $@.keys $@.options
+	  -e '/@OPTIONS@/{r $@.options' -e 'd}' -e '/@PLAN_OPTIONS@/{r $@.plan' -e 'd}' \
+	  docs/mlviz.1.in > $@
+	@rm -f $@.keys $@.options $@.plan
 
 LINK_ALL = $(CLI_LIB) $(SCREEN_LIB) $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
 $(BIN): $(MAIN_OBJ) $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)

@@ -15,7 +15,9 @@
  * Pruning (docs/PLAN.md says why each cut is safe): a unit that
  * setup_resolve rejects, or whose most memory-frugal switch combination does
  * not fit, is cut whole; a candidate that does not fit is cut before its full
- * evaluation; a unit whose devices break --max devices is cut whole.
+ * evaluation; a unit whose devices break --max devices is cut whole; without
+ * the front, a unit whose fastest possible step (plan_bound.c) cannot beat
+ * the N-th best or the base setup is cut whole.
  * plan_run allocates only for the Pareto front; model evaluation never does. */
 #ifndef MLVIZ_PLAN_H
 #define MLVIZ_PLAN_H
@@ -51,25 +53,32 @@ int plan_figure_find(const char *name);
 
 enum plan_level { PLAN_HARDWARE, PLAN_LAYOUT, PLAN_SWITCH };
 enum { PLAN_DIMS_MAX = 24, PLAN_VALUES_MAX = 64, PLAN_TOP_MAX = 1000, PLAN_ARG_LEN = 1024 };
+enum { PLAN_ONE_FEWER = -1 };
 
 struct plan_dim {
     const struct field *field;
     int level; /* enum plan_level */
     int count;
-    double num[PLAN_VALUES_MAX];                /* numbers, bools, enum indices */
+    double num[PLAN_VALUES_MAX];               /* numbers, bools, enum indices */
     char text[PLAN_VALUES_MAX][FIELD_STR_LEN]; /* catalog ids and text */
-    int frugal; /* index of the value that needs the least memory, -1 unknown */
+    int frugal;          /* index of the value that needs the least memory, -1 unknown */
     bool splits_devices; /* a parallel size: the product of these divides the devices */
+    /* first/last_stage_layers: the value PLAN_ONE_FEWER ("even-1" in
+     * --vary) stands for one layer fewer than the stage's even share. */
+    bool one_fewer;
 };
 
 struct plan_spec {
-    int objective;             /* enum plan_figure */
-    int top;                   /* 1..PLAN_TOP_MAX */
+    int objective; /* enum plan_figure */
+    int top;       /* 1..PLAN_TOP_MAX */
     bool has_max[PLAN_FIGURE_COUNT];
     double max[PLAN_FIGURE_COUNT];
-    int threads;               /* 1..64 */
+    int threads;                  /* 1..64 */
     int shard_index, shard_count; /* this run does units u with u % count == index */
-    bool exhaustive;           /* reference mode: resolve and evaluate every candidate */
+    bool exhaustive;              /* reference mode: resolve and evaluate every candidate */
+    /* The Pareto front is wanted (the default). When false the front is not
+     * kept and the step-time bound may cut units (docs/PLAN.md, Pruning). */
+    bool front;
     /* The option strings that define the space, replayed by --merge. */
     char vary[PLAN_DIMS_MAX][PLAN_ARG_LEN];
     int n_vary;
@@ -116,13 +125,14 @@ struct plan_entry {
 };
 
 struct plan_counts {
-    uint64_t candidates;   /* in this run's share of the space */
-    uint64_t invalid;      /* cut because setup_resolve rejects the unit */
-    uint64_t memory_cut;   /* cut because they cannot fit (unit bound or exact check) */
-    uint64_t constraint_cut; /* broke a --max (before or after evaluation) */
-    uint64_t evaluated;    /* full model evaluations */
-    uint64_t runnable;     /* evaluated, runnable and within every --max */
+    uint64_t candidates;       /* in this run's share of the space */
+    uint64_t invalid;          /* cut because setup_resolve rejects the unit */
+    uint64_t memory_cut;       /* cut because they cannot fit (unit bound or exact check) */
+    uint64_t constraint_cut;   /* broke a --max (before or after evaluation) */
+    uint64_t evaluated;        /* full model evaluations */
+    uint64_t runnable;         /* evaluated, runnable and within every --max */
     uint64_t better_than_base; /* runnable candidates strictly better than the base setup */
+    uint64_t bound_cut; /* cut whole: their fastest possible step is too slow (plan_bound.c) */
 };
 
 struct plan_result {
@@ -132,23 +142,22 @@ struct plan_result {
     size_t n_front, cap_front;
     struct plan_counts counts;
     bool base_runnable;
-    struct plan_entry base;  /* the base setup's figures (index unused) */
+    struct plan_entry base; /* the base setup's figures (index unused) */
     bool cancelled;
 };
 
 /* Progress shared with another thread while plan_run works. */
 struct plan_progress {
-    volatile uint64_t done;  /* candidates decided (read with __atomic_load_n) */
+    volatile uint64_t done; /* candidates decided (read with __atomic_load_n) */
     uint64_t total;
-    volatile int cancel;     /* set non-zero to stop early */
+    volatile int cancel; /* set non-zero to stop early */
 };
 
 /* Runs the search with spec->threads threads. `progress` may be NULL; when
  * `report` is given it is called from the calling thread about ten times a
  * second. Returns false on allocation failure or an invalid base setup. */
 bool plan_run(const struct plan_space *space, const struct catalog *cat,
-              const struct plan_spec *spec, struct plan_result *out,
-              struct plan_progress *progress,
+              const struct plan_spec *spec, struct plan_result *out, struct plan_progress *progress,
               void (*report)(void *ctx, const struct plan_progress *p), void *ctx, char *err,
               size_t err_len);
 void plan_result_free(struct plan_result *r);
@@ -176,15 +185,15 @@ struct plan_partial {
 bool plan_read_partial(const char *path, struct plan_partial *p, char *err, size_t err_len);
 /* The same from text in memory (len bytes, text[len] == '\0'; the lines
  * are cut in place); `name` is used in messages. */
-bool plan_parse_partial(const char *name, char *text, size_t len, struct plan_partial *p,
-                        char *err, size_t err_len);
+bool plan_parse_partial(const char *name, char *text, size_t len, struct plan_partial *p, char *err,
+                        size_t err_len);
 void plan_partial_free(struct plan_partial *p);
 /* Figures of one setup (resolve + evaluate); false when it cannot run. */
 bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct plan_entry *e);
 /* Figures of candidate `index` (resolve + evaluate); false when it is not
  * runnable. */
-bool plan_eval_candidate(const struct plan_space *space, const struct catalog *cat,
-                         uint64_t index, struct plan_entry *e);
+bool plan_eval_candidate(const struct plan_space *space, const struct catalog *cat, uint64_t index,
+                         struct plan_entry *e);
 /* Adds an entry to a result's top list and front (used by merge). */
 bool plan_result_add(struct plan_result *r, const struct plan_spec *spec,
                      const struct plan_entry *e);

@@ -2,7 +2,7 @@
 # mlviz plan: bad arguments (a named argument, exit 2), identical answers for
 # --threads 1 and 2 and for --shard/--merge, files written by --write-best and
 # --write-top reproduce the same figures through mlviz eval, the output keys,
-# and the Megatron-LM validation rows (the planner's best is at least as fast
+# the Megatron-LM and NeMo validation rows (the planner's best is at least as fast
 # as the published layout, which appears in the ranked list with eval's
 # figures). One line per check: "PASS name" or "FAIL name: why".
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
@@ -140,7 +140,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ("setup", "objective", "candidates", "evaluated", "runnable", "pruned", "base", "top"):
     assert k in d, k
-assert set(d["pruned"]) == {"invalid", "memory", "constraint"}
+assert set(d["pruned"]) == {"invalid", "memory", "constraint", "bound"}
 assert d["base"]["rank"] >= 1 and d["top"][0]["rank"] == 1
 assert "changes" in d["top"][0]
 ' "$tmp/plan.json" 2>"$tmp/err"; then
@@ -180,11 +180,18 @@ fi
 
 # Validation rows: the published layout is in the ranked list with eval's
 # figures, and the best is at least as fast.
-for f in tests/validation/setups/megatron-*.yaml; do
+# NeMo's published layouts (NeMo 24.07 performance summary) join the
+# Megatron-LM rows; the context-parallel size is pinned to the published one
+# (2 for Llama 3 8B) so that the published layout is one of the candidates.
+for f in tests/validation/setups/megatron-*.yaml tests/validation/setups/nemo-*.yaml; do
     name=validation-$(basename "$f" .yaml)
     "$MLVIZ_BIN" eval "$f" --format json >"$tmp/v-eval.json" 2>/dev/null
-    "$MLVIZ_BIN" plan "$f" $CP1 --top 1000 --format json >"$tmp/v-plan.json" 2>"$tmp/err"
-    if python3 - "$tmp/v-plan.json" "$tmp/v-eval.json" <<'EOF' 2>"$tmp/err"; then
+    cp=$CP1
+    [ -n "$CP1" ] && cp="--vary training.context_parallel=$(python3 -c '
+import json, sys
+print(json.load(open(sys.argv[1]))["layout"]["context_parallel"])' "$tmp/v-eval.json")"
+    "$MLVIZ_BIN" plan "$f" $cp --top 1000 --format json >"$tmp/v-plan.json" 2>"$tmp/err"
+    if python3 - "$tmp/v-plan.json" "$tmp/v-eval.json" "$name" <<'EOF' 2>"$tmp/err"; then
 import json, sys
 plan = json.load(open(sys.argv[1]))
 ev = json.load(open(sys.argv[2]))
@@ -194,6 +201,9 @@ assert base["tokens_per_s"] == ev["tokens_per_s"], "base figures differ from eva
 assert base["days"] == ev["cost"]["days_to_train"], "days differ from eval"
 assert plan["top"][0]["tokens_per_s"] >= ev["tokens_per_s"], "best is slower than published"
 rank = base["rank"]
+# NeMo's layouts are tuned: they rank within the top 1000, so the published
+# row itself must be in the list.
+assert "nemo" not in sys.argv[3] or rank <= len(plan["top"]), "published layout not in the top list"
 if rank <= len(plan["top"]):
     row = plan["top"][rank - 1]
     assert row["tokens_per_s"] == ev["tokens_per_s"], "ranked row differs from eval"
@@ -207,3 +217,63 @@ EOF
         fail "$name" "$(head -c 300 "$tmp/err")"
     fi
 done
+
+# --set changes the setup before the search, as for eval (and the base row
+# then has eval's figures for the changed setup).
+"$MLVIZ_BIN" eval default --set cluster.nodes=2 --set training.micro_batch=2 --format json \
+    >"$tmp/set-eval.json" 2>"$tmp/err"
+if "$MLVIZ_BIN" plan default --set cluster.nodes=2 --set training.micro_batch=2 --top 1 \
+    --format json >"$tmp/set-plan.json" 2>>"$tmp/err" &&
+    python3 - "$tmp/set-plan.json" "$tmp/set-eval.json" <<'PY' 2>>"$tmp/err"; then
+import json, sys
+plan = json.load(open(sys.argv[1]))
+ev = json.load(open(sys.argv[2]))
+assert plan["base"]["devices"] == ev["layout"]["devices"] == 16, "devices"
+assert plan["base"]["tokens_per_s"] == ev["tokens_per_s"], "figures differ from eval"
+PY
+    pass set-changes-base
+else
+    fail set-changes-base "$(head -c 300 "$tmp/err")"
+fi
+usage bad-uneven-token "--vary training.last_stage_layers: training.last_stage_layers must be a whole number" default --vary training.last_stage_layers=even-2
+usage bad-even-elsewhere "--vary cluster.nodes: cluster.nodes must be a whole number" default --vary cluster.nodes=even-1
+usage bad-set-field "--set bogus.x=1: unknown field" default --set bogus.x=1
+usage bad-set-range "--set cluster.nodes=0" default --set cluster.nodes=0
+usage bad-set-form "write PATH=VALUE" default --set cluster.nodes
+usage bad-merge-set "drop --shard, --vary, --max and --set" --merge "$tmp/part0" --set cluster.nodes=2
+
+# The man page's PLAN OPTIONS come from the command table: every option
+# plan --help names is there (with a description), and nothing is left to fill.
+"$MLVIZ_BIN" plan --man >"$tmp/plan.man" 2>&1
+missing=""
+for opt in $("$MLVIZ_BIN" plan --help | grep -o -- '^  --[a-z-]*'); do
+    case $opt in --man) continue ;; esac
+    esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
+    grep -q -- "^\\\\fB$esc\\\\fR" "$tmp/plan.man" || missing="$missing $opt"
+done
+if [ -z "$missing" ] && grep -q '^\.TP' "$tmp/plan.man" && grep -q 'what to optimize' "$tmp/plan.man"; then
+    pass man-plan-options
+else
+    fail man-plan-options "missing:$missing"
+fi
+BUILD=${BUILD:-build}
+if [ -f "$BUILD/mlviz.1" ]; then
+    if grep -q '^\.SH PLAN OPTIONS' "$BUILD/mlviz.1" && ! grep -q '@PLAN_OPTIONS@' "$BUILD/mlviz.1" &&
+        grep -q 'fB\\-\\-objective' "$BUILD/mlviz.1" && grep -q 'fB\\-\\-shard' "$BUILD/mlviz.1"; then
+        pass man-page-plan-section
+    else
+        fail man-page-plan-section "no PLAN OPTIONS section with --objective in $BUILD/mlviz.1"
+    fi
+fi
+
+# Uneven pipelines are searched with "even-1": Llama 3 405B (126 layers)
+# over 4 stages lists end stages of 30 layers (one fewer than the even 31).
+if "$MLVIZ_BIN" plan tests/validation/setups/llama3-405b.yaml $CP1 \
+    --vary training.pipeline_parallel=4 --vary training.first_stage_layers=0,even-1 \
+    --vary training.last_stage_layers=0,even-1 --top 1000 --format csv >"$tmp/uneven.csv" 2>"$tmp/err" &&
+    grep -q 'training.last_stage_layers=30' "$tmp/uneven.csv" &&
+    grep -q 'training.first_stage_layers=30' "$tmp/uneven.csv"; then
+    pass uneven-splits-searched
+else
+    fail uneven-splits-searched "no uneven split in the ranks: $(head -c 300 "$tmp/err")"
+fi

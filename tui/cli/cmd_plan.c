@@ -10,20 +10,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "csv.h"
 #include "plan.h"
 #include "report.h"
-
-static const char usage[] =
-    "mlviz plan FILE|PRESET [--objective tokens_per_s|days|usd_total|energy_mwh|mfu]\n"
-    "           [--top N] [--vary PATH=a,b,c|PATH=lo..hi[+step]]... [--max FIGURE=V]...\n"
-    "           [--pareto] [--threads N] [--shard I/N] [--write-best FILE] [--write-top DIR]\n"
-    "           [--quiet] [--format text|csv|json] [--catalog DIR]\n"
-    "       mlviz plan --merge PARTIAL... [same output options]";
+#include "roff.h"
 
 struct plan_cli {
     struct cli_common common;
     struct plan_spec spec;
+    struct cli_setup_args changes; /* --set */
     const char *setup_arg;
     const char *write_best, *write_top;
     bool pareto, quiet, sharded, merge, threads_given;
@@ -65,13 +61,44 @@ static void show_progress(void *ctx, const struct plan_progress *p)
     format_si(b, sizeof b, (double)p->total, "");
     format_si(r, sizeof r, rate, "/s");
     format_duration(t, sizeof t, left);
-    fprintf(stderr, "\r[%s] %3.0f%% %s of %s candidates, %s, %s left  ", bar, 100 * share, a, b,
-            r, t);
+    fprintf(stderr, "\r[%s] %3.0f%% %s of %s candidates, %s, %s left  ", bar, 100 * share, a, b, r,
+            t);
     fflush(stderr);
     pc->shown = true;
 }
 
 /* ---- arguments ------------------------------------------------------------------ */
+
+/* Usage and options from the command table (tui/cli/commands.c). */
+static void print_help(void)
+{
+    char usage[2048];
+    commands_usage("plan", usage, sizeof usage);
+    printf("usage: %s\n\n", usage);
+    commands_option_help(stdout, "plan");
+}
+
+/* The options as the body of the man page's PLAN OPTIONS section. */
+static void print_man(void)
+{
+    const struct commands_spec *c = commands_find("plan");
+    for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++) {
+        const struct commands_option *o = &c->options[i];
+        if (!o->help || strcmp(o->name, "--man") == 0)
+            continue;
+        fputs(".TP\n\\fB", stdout);
+        roff_escape(stdout, o->name);
+        fputs("\\fR", stdout);
+        if (o->metavar) {
+            fputs(" \\fI", stdout);
+            roff_escape(stdout, o->metavar);
+            fputs("\\fR", stdout);
+        }
+        fputc('\n', stdout);
+        roff_escape(stdout, o->help);
+        fputs(".\n", stdout);
+    }
+}
 
 static bool parse_int(const char *text, long lo, long hi, long *out)
 {
@@ -84,23 +111,90 @@ static bool parse_int(const char *text, long lo, long hi, long *out)
     return true;
 }
 
+/* A spec setter's answer: 1 taken, -1 refused (its message printed). */
+static int taken(bool ok, const char *err)
+{
+    if (!ok)
+        cli_error("%s", err);
+    return ok ? 1 : -1;
+}
+
+/* An option with a value: 1 taken, 0 not one of these, -1 refused. */
+static int value_option(int argc, char **argv, int *i, struct plan_cli *pc)
+{
+    char err[1200];
+    const char *v;
+    long n;
+    if ((v = cli_option_value(argc, argv, i, "--objective"))) {
+        return v[0] ? taken(plan_spec_objective(&pc->spec, v, err, sizeof err), err) : -1;
+    } else if ((v = cli_option_value(argc, argv, i, "--top"))) {
+        if (!v[0])
+            return -1;
+        if (!parse_int(v, 1, PLAN_TOP_MAX, &n)) {
+            cli_error("--top must be a whole number from 1 to %d (got '%s')", PLAN_TOP_MAX, v);
+            return -1;
+        }
+        pc->spec.top = (int)n;
+    } else if ((v = cli_option_value(argc, argv, i, "--threads"))) {
+        if (!v[0])
+            return -1;
+        if (!parse_int(v, 1, 64, &n)) {
+            cli_error("--threads must be a whole number from 1 to 64 (got '%s')", v);
+            return -1;
+        }
+        pc->spec.threads = (int)n;
+        pc->threads_given = true;
+    } else if ((v = cli_option_value(argc, argv, i, "--vary"))) {
+        return v[0] ? taken(plan_spec_vary(&pc->spec, v, err, sizeof err), err) : -1;
+    } else if ((v = cli_option_value(argc, argv, i, "--max"))) {
+        return v[0] ? taken(plan_spec_max(&pc->spec, v, err, sizeof err), err) : -1;
+    } else if ((v = cli_option_value(argc, argv, i, "--shard"))) {
+        if (!v[0])
+            return -1;
+        int si, sn;
+        char extra;
+        if (sscanf(v, "%d/%d%c", &si, &sn, &extra) != 2 || sn < 1 || sn > 1000000 || si < 0 ||
+            si >= sn) {
+            cli_error("--shard must be I/N with 0 <= I < N <= 1000000, e.g. --shard 0/4 "
+                      "(got '%s')",
+                      v);
+            return -1;
+        }
+        pc->spec.shard_index = si;
+        pc->spec.shard_count = sn;
+        pc->sharded = true;
+    } else if ((v = cli_option_value(argc, argv, i, "--write-best"))) {
+        if (!v[0])
+            return -1;
+        pc->write_best = v;
+    } else if ((v = cli_option_value(argc, argv, i, "--write-top"))) {
+        if (!v[0])
+            return -1;
+        pc->write_top = v;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 /* Returns EXIT_OK to go on, else the exit status. */
 static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
 {
-    char err[1200];
     plan_spec_init(&pc->spec);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     pc->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
     for (int i = 1; i < argc; i++) {
-        const char *v;
-        long n;
         int k = cli_common_option(argc, argv, &i, &pc->common);
         if (k < 0)
             return EXIT_USAGE;
         if (k > 0)
             continue;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: %s\n", usage);
+            print_help();
+            return -1;
+        }
+        if (strcmp(argv[i], "--man") == 0) {
+            print_man();
             return -1;
         }
         if (strcmp(argv[i], "--pareto") == 0) {
@@ -111,68 +205,10 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
             pc->merge = true;
         } else if (strcmp(argv[i], "--exhaustive") == 0) {
             pc->spec.exhaustive = true;
-        } else if ((v = cli_option_value(argc, argv, &i, "--objective"))) {
-            if (!v[0])
+        } else if ((k = value_option(argc, argv, &i, pc)) != 0 ||
+                   (k = cli_set_option(argc, argv, &i, &pc->changes)) != 0) {
+            if (k < 0)
                 return EXIT_USAGE;
-            if (!plan_spec_objective(&pc->spec, v, err, sizeof err)) {
-                cli_error("%s", err);
-                return EXIT_USAGE;
-            }
-        } else if ((v = cli_option_value(argc, argv, &i, "--top"))) {
-            if (!v[0])
-                return EXIT_USAGE;
-            if (!parse_int(v, 1, PLAN_TOP_MAX, &n)) {
-                cli_error("--top must be a whole number from 1 to %d (got '%s')", PLAN_TOP_MAX,
-                          v);
-                return EXIT_USAGE;
-            }
-            pc->spec.top = (int)n;
-        } else if ((v = cli_option_value(argc, argv, &i, "--threads"))) {
-            if (!v[0])
-                return EXIT_USAGE;
-            if (!parse_int(v, 1, 64, &n)) {
-                cli_error("--threads must be a whole number from 1 to 64 (got '%s')", v);
-                return EXIT_USAGE;
-            }
-            pc->spec.threads = (int)n;
-            pc->threads_given = true;
-        } else if ((v = cli_option_value(argc, argv, &i, "--vary"))) {
-            if (!v[0])
-                return EXIT_USAGE;
-            if (!plan_spec_vary(&pc->spec, v, err, sizeof err)) {
-                cli_error("%s", err);
-                return EXIT_USAGE;
-            }
-        } else if ((v = cli_option_value(argc, argv, &i, "--max"))) {
-            if (!v[0])
-                return EXIT_USAGE;
-            if (!plan_spec_max(&pc->spec, v, err, sizeof err)) {
-                cli_error("%s", err);
-                return EXIT_USAGE;
-            }
-        } else if ((v = cli_option_value(argc, argv, &i, "--shard"))) {
-            if (!v[0])
-                return EXIT_USAGE;
-            int si, sn;
-            char extra;
-            if (sscanf(v, "%d/%d%c", &si, &sn, &extra) != 2 || sn < 1 || sn > 1000000 ||
-                si < 0 || si >= sn) {
-                cli_error("--shard must be I/N with 0 <= I < N <= 1000000, e.g. --shard 0/4 "
-                          "(got '%s')",
-                          v);
-                return EXIT_USAGE;
-            }
-            pc->spec.shard_index = si;
-            pc->spec.shard_count = sn;
-            pc->sharded = true;
-        } else if ((v = cli_option_value(argc, argv, &i, "--write-best"))) {
-            if (!v[0])
-                return EXIT_USAGE;
-            pc->write_best = v;
-        } else if ((v = cli_option_value(argc, argv, &i, "--write-top"))) {
-            if (!v[0])
-                return EXIT_USAGE;
-            pc->write_top = v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("unknown option '%s' (usage: mlviz plan --help)", argv[i]);
             return EXIT_USAGE;
@@ -188,9 +224,9 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
             cli_error("--merge needs the partial result files of every shard");
             return EXIT_USAGE;
         }
-        if (pc->sharded || pc->spec.n_vary || pc->spec.n_maxes) {
-            cli_error("--merge takes the space from the partial files: drop --shard, --vary "
-                      "and --max");
+        if (pc->sharded || pc->spec.n_vary || pc->spec.n_maxes || pc->changes.n_sets) {
+            cli_error("--merge takes the space from the partial files: drop --shard, --vary, "
+                      "--max and --set");
             return EXIT_USAGE;
         }
         return EXIT_OK;
@@ -205,6 +241,9 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
         return EXIT_USAGE;
     }
     pc->setup_arg = pc->files[0];
+    /* Without --pareto the front is not needed, so the step-time bound may
+     * cut; shards keep the front for a merge that may ask for it. */
+    pc->spec.front = pc->pareto || pc->sharded;
     return EXIT_OK;
 }
 
@@ -212,10 +251,9 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
 
 enum { CHANGES_LEN = 2048 };
 
-static const int shown_figures[] = {PLAN_TOKENS_PER_S, PLAN_DAYS,        PLAN_USD_TOTAL,
-                                    PLAN_ENERGY_MWH,   PLAN_MFU,         PLAN_USD_PER_HOUR,
-                                    PLAN_FACILITY_KW,  PLAN_MEMORY_GB,   PLAN_DEVICES,
-                                    PLAN_STEP_TIME_S};
+static const int shown_figures[] = {
+    PLAN_TOKENS_PER_S, PLAN_DAYS,        PLAN_USD_TOTAL, PLAN_ENERGY_MWH, PLAN_MFU,
+    PLAN_USD_PER_HOUR, PLAN_FACILITY_KW, PLAN_MEMORY_GB, PLAN_DEVICES,    PLAN_STEP_TIME_S};
 enum { SHOWN = sizeof shown_figures / sizeof shown_figures[0] };
 
 static void text_row(FILE *out, const char *rank, const struct plan_entry *e, const char *changes)
@@ -284,6 +322,78 @@ static int front_order(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
 }
 
+/* With the step-time bound some candidates were never evaluated: the base's
+ * rank counts only evaluated ones, exact when it is within the top N (every
+ * cut candidate is worse than the N-th best). */
+static bool base_rank_exact(const struct plan_result *r)
+{
+    return r->counts.bound_cut == 0 || r->counts.better_than_base < (uint64_t)r->n_top;
+}
+
+static void write_json(FILE *out, const struct plan_space *sp, const struct plan_spec *spec,
+                       const struct plan_result *r, bool pareto)
+{
+    const struct plan_counts *c = &r->counts;
+    uint64_t base_rank = r->base_runnable ? c->better_than_base + 1 : 0;
+    struct json_writer w;
+    json_begin(&w, out, true);
+    json_key_str(&w, "setup", sp->base.name);
+    json_key_str(&w, "objective", plan_figure_names[spec->objective]);
+    json_key_uint(&w, "candidates", c->candidates);
+    json_key_uint(&w, "evaluated", c->evaluated);
+    json_key_uint(&w, "runnable", c->runnable);
+    json_open(&w, "pruned", false);
+    json_key_uint(&w, "invalid", c->invalid);
+    json_key_uint(&w, "memory", c->memory_cut);
+    json_key_uint(&w, "constraint", c->constraint_cut);
+    json_key_uint(&w, "bound", c->bound_cut);
+    json_close(&w, false);
+    json_open(&w, "base", false);
+    json_key_bool(&w, "runnable", r->base_runnable);
+    if (r->base_runnable)
+        json_key_uint(&w, "rank", base_rank);
+    for (int i = 0; i < SHOWN; i++)
+        json_key_num(&w, plan_figure_names[shown_figures[i]], r->base.fig[shown_figures[i]]);
+    if (r->base_runnable)
+        json_key_bool(&w, "rank_exact", base_rank_exact(r));
+    json_close(&w, false);
+    json_open(&w, "top", true);
+    for (int i = 0; i < r->n_top; i++)
+        json_entry(&w, sp, i + 1, &r->top[i], true);
+    json_close(&w, true);
+    if (pareto) {
+        json_open(&w, "front", true);
+        for (size_t i = 0; i < r->n_front; i++)
+            json_entry(&w, sp, 0, &r->front[i], true);
+        json_close(&w, true);
+    }
+    json_finish(&w);
+}
+
+static void write_csv(FILE *out, const struct plan_space *sp, const struct plan_result *r,
+                      bool pareto)
+{
+    char changes[CHANGES_LEN];
+    uint64_t base_rank = r->base_runnable ? r->counts.better_than_base + 1 : 0;
+    struct csv_row head;
+    csv_row_begin(&head, out);
+    csv_row_field(&head, "section");
+    csv_row_field(&head, "rank");
+    for (int i = 0; i < SHOWN; i++)
+        csv_row_field(&head, plan_figure_names[shown_figures[i]]);
+    csv_row_field(&head, "changes");
+    csv_row_end(&head);
+    csv_line(out, "base", (int)base_rank, &r->base, "");
+    for (int i = 0; i < r->n_top; i++) {
+        plan_space_changes(sp, r->top[i].index, changes, sizeof changes);
+        csv_line(out, "top", i + 1, &r->top[i], changes);
+    }
+    for (size_t i = 0; pareto && i < r->n_front; i++) {
+        plan_space_changes(sp, r->front[i].index, changes, sizeof changes);
+        csv_line(out, "front", 0, &r->front[i], changes);
+    }
+}
+
 static void write_result(FILE *out, int format, const struct plan_space *sp,
                          const struct plan_spec *spec, struct plan_result *r, bool pareto)
 {
@@ -293,56 +403,11 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     const struct plan_counts *c = &r->counts;
     uint64_t base_rank = r->base_runnable ? c->better_than_base + 1 : 0;
     if (format == FORMAT_JSON) {
-        struct json_writer w;
-        json_begin(&w, out, true);
-        json_key_str(&w, "setup", sp->base.name);
-        json_key_str(&w, "objective", plan_figure_names[spec->objective]);
-        json_key_uint(&w, "candidates", c->candidates);
-        json_key_uint(&w, "evaluated", c->evaluated);
-        json_key_uint(&w, "runnable", c->runnable);
-        json_open(&w, "pruned", false);
-        json_key_uint(&w, "invalid", c->invalid);
-        json_key_uint(&w, "memory", c->memory_cut);
-        json_key_uint(&w, "constraint", c->constraint_cut);
-        json_close(&w, false);
-        json_open(&w, "base", false);
-        json_key_bool(&w, "runnable", r->base_runnable);
-        if (r->base_runnable)
-            json_key_uint(&w, "rank", base_rank);
-        for (int i = 0; i < SHOWN; i++)
-            json_key_num(&w, plan_figure_names[shown_figures[i]], r->base.fig[shown_figures[i]]);
-        json_close(&w, false);
-        json_open(&w, "top", true);
-        for (int i = 0; i < r->n_top; i++)
-            json_entry(&w, sp, i + 1, &r->top[i], true);
-        json_close(&w, true);
-        if (pareto) {
-            json_open(&w, "front", true);
-            for (size_t i = 0; i < r->n_front; i++)
-                json_entry(&w, sp, 0, &r->front[i], true);
-            json_close(&w, true);
-        }
-        json_finish(&w);
+        write_json(out, sp, spec, r, pareto);
         return;
     }
     if (format == FORMAT_CSV) {
-        struct csv_row head;
-        csv_row_begin(&head, out);
-        csv_row_field(&head, "section");
-        csv_row_field(&head, "rank");
-        for (int i = 0; i < SHOWN; i++)
-            csv_row_field(&head, plan_figure_names[shown_figures[i]]);
-        csv_row_field(&head, "changes");
-        csv_row_end(&head);
-        csv_line(out, "base", (int)base_rank, &r->base, "");
-        for (int i = 0; i < r->n_top; i++) {
-            plan_space_changes(sp, r->top[i].index, changes, sizeof changes);
-            csv_line(out, "top", i + 1, &r->top[i], changes);
-        }
-        for (size_t i = 0; pareto && i < r->n_front; i++) {
-            plan_space_changes(sp, r->front[i].index, changes, sizeof changes);
-            csv_line(out, "front", 0, &r->front[i], changes);
-        }
+        write_csv(out, sp, r, pareto);
         return;
     }
     char a[32], b[32];
@@ -352,6 +417,11 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
             (unsigned long long)c->runnable);
     fprintf(out, "objective: %s (%s is better)\n", plan_figure_names[spec->objective],
             plan_figure_maximized(spec->objective) ? "higher" : "lower");
+    if (c->bound_cut > 0) {
+        format_si(a, sizeof a, (double)c->bound_cut, "");
+        fprintf(out, "step-time bound: %s candidates cut unevaluated (too slow for the top %d)\n",
+                a, spec->top);
+    }
     for (int i = 0; i < spec->n_maxes; i++)
         fprintf(out, "limit: %s\n", spec->maxes[i]);
     fputc('\n', out);
@@ -367,14 +437,14 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     if (r->base_runnable) {
         char rank[24];
         snprintf(rank, sizeof rank, "%llu", (unsigned long long)base_rank);
-        fprintf(out, "\nyour setup ranks %s of %llu:\n", rank, (unsigned long long)c->runnable);
+        fprintf(out, "\nyour setup ranks %s%s of %s%llu:\n", base_rank_exact(r) ? "" : "at least ",
+                rank, c->bound_cut > 0 ? "at least " : "", (unsigned long long)c->runnable);
         text_row(out, rank, &r->base, "");
     } else {
         fprintf(out, "\nyour setup cannot run as it is\n");
     }
     if (pareto) {
-        fprintf(out, "\nPareto front over days, USD and MWh (%zu configurations):\n",
-                r->n_front);
+        fprintf(out, "\nPareto front over days, USD and MWh (%zu configurations):\n", r->n_front);
         text_header(out);
         for (size_t i = 0; i < r->n_front; i++) {
             plan_space_changes(sp, r->front[i].index, changes, sizeof changes);
@@ -445,6 +515,37 @@ static bool same_spec(const struct plan_spec *a, const struct plan_spec *b)
     return true;
 }
 
+/* Adds one shard's counts and re-evaluated candidates to the whole. */
+static int merge_one(const struct plan_cli *pc, const struct catalog *cat,
+                     const struct plan_space *sp, const struct plan_partial *q, const char *file,
+                     struct plan_result *r)
+{
+    struct plan_counts *c = &r->counts;
+    c->candidates += q->counts.candidates;
+    c->invalid += q->counts.invalid;
+    c->memory_cut += q->counts.memory_cut;
+    c->constraint_cut += q->counts.constraint_cut;
+    c->evaluated += q->counts.evaluated;
+    c->runnable += q->counts.runnable;
+    c->better_than_base += q->counts.better_than_base;
+    c->bound_cut += q->counts.bound_cut;
+    for (int pass = 0; pass < 2; pass++) {
+        const uint64_t *idx = pass ? q->front : q->top;
+        size_t cnt = pass ? q->n_front : q->n_top;
+        for (size_t k = 0; k < cnt; k++) {
+            struct plan_entry e;
+            if (idx[k] >= sp->candidates || !plan_eval_candidate(sp, cat, idx[k], &e)) {
+                cli_error("%s: candidate %llu is not a runnable configuration of this space", file,
+                          (unsigned long long)idx[k]);
+                return EXIT_USAGE;
+            }
+            if (!plan_result_add(r, &pc->spec, &e))
+                return EXIT_RUNTIME;
+        }
+    }
+    return EXIT_OK;
+}
+
 static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan_space *sp)
 {
     char err[1200];
@@ -484,40 +585,17 @@ static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan
             break;
         }
         struct plan_partial *q = i == 0 ? &first : &p;
-        if (i > 0 && (!same_spec(&first.spec, &q->spec) ||
-                      strcmp(first.setup_yaml, q->setup_yaml) != 0)) {
-            cli_error("%s: not from the same search as %s (setup or options differ)",
-                      pc->files[i], pc->files[0]);
+        if (i > 0 &&
+            (!same_spec(&first.spec, &q->spec) || strcmp(first.setup_yaml, q->setup_yaml) != 0)) {
+            cli_error("%s: not from the same search as %s (setup or options differ)", pc->files[i],
+                      pc->files[0]);
             rc = EXIT_USAGE;
         } else if (seen[q->shard_index]) {
             cli_error("%s: shard %d/%d is given twice", pc->files[i], q->shard_index, n);
             rc = EXIT_USAGE;
         } else {
             seen[q->shard_index] = true;
-            struct plan_counts *c = &r->counts;
-            c->candidates += q->counts.candidates;
-            c->invalid += q->counts.invalid;
-            c->memory_cut += q->counts.memory_cut;
-            c->constraint_cut += q->counts.constraint_cut;
-            c->evaluated += q->counts.evaluated;
-            c->runnable += q->counts.runnable;
-            c->better_than_base += q->counts.better_than_base;
-            for (int pass = 0; pass < 2 && rc == EXIT_OK; pass++) {
-                const uint64_t *idx = pass ? q->front : q->top;
-                size_t cnt = pass ? q->n_front : q->n_top;
-                for (size_t k = 0; k < cnt; k++) {
-                    struct plan_entry e;
-                    if (idx[k] >= sp->candidates || !plan_eval_candidate(sp, cat, idx[k], &e)) {
-                        cli_error("%s: candidate %llu is not a runnable configuration of this "
-                                  "space",
-                                  pc->files[i], (unsigned long long)idx[k]);
-                        rc = EXIT_USAGE;
-                        break;
-                    }
-                    if (!plan_result_add(r, &pc->spec, &e))
-                        rc = EXIT_RUNTIME;
-                }
-            }
+            rc = merge_one(pc, cat, sp, q, pc->files[i], r);
         }
         if (i > 0)
             plan_partial_free(&p);
@@ -567,7 +645,7 @@ int cmd_plan(int argc, char **argv)
     }
     struct setup base;
     struct resolved res;
-    if (!cli_load_setup(pc->setup_arg, cat, &base, &res)) {
+    if (!cli_load_setup_args(pc->setup_arg, &pc->changes, cat, &base, &res)) {
         rc = EXIT_USAGE;
         goto out;
     }

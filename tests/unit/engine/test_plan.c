@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "plan.h"
+#include "plan_internal.h"
 
 #include "../../catalog_fixture.h"
 
@@ -34,11 +35,15 @@ static void tight_setup(struct setup *s)
 {
     char err[512];
     setup_defaults(s);
-    static const char *const changes[][2] = {
-        {"cluster.nodes", "4"},        {"model.layers", "80"},   {"model.hidden", "8192"},
-        {"model.heads", "64"},         {"model.kv_heads", "8"},  {"model.ffn_hidden", "28672"},
-        {"model.mlp", "swiglu"},       {"training.global_batch", "64"},
-        {"cluster.node.accelerator", "a100-sxm-80gb"}};
+    static const char *const changes[][2] = {{"cluster.nodes", "4"},
+                                             {"model.layers", "80"},
+                                             {"model.hidden", "8192"},
+                                             {"model.heads", "64"},
+                                             {"model.kv_heads", "8"},
+                                             {"model.ffn_hidden", "28672"},
+                                             {"model.mlp", "swiglu"},
+                                             {"training.global_batch", "64"},
+                                             {"cluster.node.accelerator", "a100-sxm-80gb"}};
     for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++)
         if (!setup_set(s, changes[i][0], changes[i][1], err, sizeof err))
             fail_msg("%s", err);
@@ -51,6 +56,15 @@ static void pin_optional(struct plan_spec *spec)
     char err[256];
     if (fields_find(setup_fields(), "training.context_parallel"))
         assert_true(plan_spec_vary(spec, "training.context_parallel=1", err, sizeof err));
+}
+
+/* Uneven pipeline splits: the first and last stage as even as possible or
+ * one layer fewer than the even share. */
+static void vary_uneven(struct plan_spec *spec)
+{
+    char err[256];
+    assert_true(plan_spec_vary(spec, "training.first_stage_layers=0,even-1", err, sizeof err));
+    assert_true(plan_spec_vary(spec, "training.last_stage_layers=0,even-1", err, sizeof err));
 }
 
 static void build(const struct setup *s, struct plan_spec *spec)
@@ -131,6 +145,7 @@ static void test_pruning_safe_default(void **state)
     char err[256];
     /* A few thousand candidates: micro-batches cut to three values. */
     assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2,4", err, sizeof err));
+    vary_uneven(&spec);
     pin_optional(&spec);
     compare_pruned_exhaustive(&s, &spec);
     assert_true(plan_spec_objective(&spec, "usd_total", err, sizeof err));
@@ -147,14 +162,14 @@ static void test_pruning_safe_tight_memory(void **state)
     for (int objective = 0; objective < 3; objective++) {
         plan_spec_init(&spec);
         spec.top = 10;
-        assert_true(plan_spec_vary(&spec, "cluster.node.accelerator=a100-sxm-80gb,h100-sxm",
-                                   err, sizeof err));
+        assert_true(plan_spec_vary(&spec, "cluster.node.accelerator=a100-sxm-80gb,h100-sxm", err,
+                                   sizeof err));
         assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2", err, sizeof err));
         if (fields_find(setup_fields(), "training.context_parallel")) {
             /* Context parallelism joins the pruning check on a smaller space. */
             assert_true(plan_spec_vary(&spec, "training.context_parallel=1,2", err, sizeof err));
-            assert_true(plan_spec_vary(&spec, "training.pipeline_parallel=1,2,4,8", err,
-                                       sizeof err));
+            assert_true(
+                plan_spec_vary(&spec, "training.pipeline_parallel=1,2,4,8", err, sizeof err));
         }
         static const char *const names[] = {"tokens_per_s", "days", "energy_mwh"};
         assert_true(plan_spec_objective(&spec, names[objective], err, sizeof err));
@@ -352,6 +367,202 @@ static void test_bad_partials(void **state)
     }
 }
 
+/* The step-time bound (plan_bound.c) is below the step time of every
+ * candidate the model evaluates, on spaces with pipelines, interleaving,
+ * several micro-batch counts, hardware sizes, a dense and an MoE model. */
+static void check_bound_below_steps(const struct setup *base, struct plan_spec *spec, int *checked)
+{
+    build(base, spec);
+    assert_true(space.candidates < 400000);
+    struct resolved r;
+    struct model_report o;
+    char err[512];
+    struct plan_bound b = {true, 0};
+    assert_true(setup_resolve(base, cat, &r, err, sizeof err));
+    model_eval(base, &r, &o);
+    b.model_flops = o.model_flops_per_step;
+    assert_true(b.model_flops > 0);
+    for (uint64_t i = 0; i < space.candidates; i++) {
+        struct setup s;
+        plan_space_setup(&space, i, &s);
+        if (!setup_resolve(&s, cat, &r, err, sizeof err))
+            continue;
+        model_eval(&s, &r, &o);
+        double bound = plan_bound_step_s(&b, &s, r.accel);
+        assert_true(bound > 0);
+        if (!(bound <= o.step_time_s))
+            fail_msg("candidate %llu: bound %.6g s above the step %.6g s", (unsigned long long)i,
+                     bound, o.step_time_s);
+        (*checked)++;
+    }
+}
+
+static void test_bound_below_every_step(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct plan_spec spec;
+    char err[256];
+    int checked = 0;
+    load("scenarios/presets/gpt3-175b-a100.yaml", &s);
+    plan_spec_init(&spec);
+    assert_true(plan_spec_vary(&spec, "cluster.nodes=16,64", err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "training.tensor_parallel=1,8", err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "training.pipeline_parallel=1,4,16", err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "training.virtual_stages=1,2,3", err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2", err, sizeof err));
+    pin_optional(&spec);
+    check_bound_below_steps(&s, &spec, &checked);
+    load("scenarios/presets/moe-h100.yaml", &s);
+    plan_spec_init(&spec);
+    assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2", err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "training.virtual_stages=1,2", err, sizeof err));
+    pin_optional(&spec);
+    check_bound_below_steps(&s, &spec, &checked);
+    tight_setup(&s);
+    plan_spec_init(&spec);
+    assert_true(
+        plan_spec_vary(&spec, "cluster.node.accelerator=a100-sxm-80gb,h100-sxm", err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "training.micro_batch=1,4", err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "training.virtual_stages=1,5", err, sizeof err));
+    pin_optional(&spec);
+    check_bound_below_steps(&s, &spec, &checked);
+    assert_true(checked > 10000);
+}
+
+/* With the front not wanted the bound cuts units, and the top N is the
+ * exhaustive search's, for every bounded objective; the base's rank is a
+ * lower bound, exact when the base is within the top N. */
+static uint64_t compare_bound_exhaustive(const struct setup *s, struct plan_spec *spec)
+{
+    build(s, spec);
+    assert_true(space.candidates > 0 && space.candidates < 400000);
+    spec->exhaustive = true;
+    spec->front = true;
+    run(spec, &res_a);
+    spec->exhaustive = false;
+    spec->front = false;
+    run(spec, &res_b);
+    assert_true(res_a.n_top > 0);
+    assert_int_equal(res_a.n_top, res_b.n_top);
+    for (int i = 0; i < res_a.n_top; i++) {
+        assert_int_equal(res_a.top[i].index, res_b.top[i].index);
+        for (int f = 0; f < PLAN_FIGURE_COUNT; f++)
+            assert_true(res_a.top[i].fig[f] == res_b.top[i].fig[f]);
+    }
+    assert_int_equal(res_b.n_front, 0);
+    assert_true(res_b.counts.better_than_base <= res_a.counts.better_than_base);
+    if (res_a.counts.better_than_base < (uint64_t)res_a.n_top)
+        assert_int_equal(res_b.counts.better_than_base, res_a.counts.better_than_base);
+    uint64_t cut = res_b.counts.bound_cut;
+    assert_int_equal(res_a.counts.bound_cut, 0);
+    plan_result_free(&res_a);
+    plan_result_free(&res_b);
+    return cut;
+}
+
+static void test_bound_safe(void **state)
+{
+    (void)state;
+    static const char *const objectives[] = {"tokens_per_s", "days", "usd_total", "mfu"};
+    char err[256];
+    for (int space_no = 0; space_no < 3; space_no++) {
+        uint64_t cut = 0;
+        for (int k = 0; k < 4; k++) {
+            struct setup s;
+            struct plan_spec spec;
+            plan_spec_init(&spec);
+            spec.top = 8;
+            if (space_no == 0) {
+                load("scenarios/presets/gpt3-175b-a100.yaml", &s);
+                assert_true(plan_spec_vary(&spec, "cluster.nodes=8,32,128", err, sizeof err));
+                assert_true(
+                    plan_spec_vary(&spec, "training.tensor_parallel=1,2,4,8", err, sizeof err));
+                assert_true(plan_spec_vary(&spec, "training.pipeline_parallel=1,4,8,16,32", err,
+                                           sizeof err));
+                assert_true(plan_spec_vary(&spec, "training.virtual_stages=1,2", err, sizeof err));
+                assert_true(plan_spec_vary(&spec, "training.micro_batch=1,4", err, sizeof err));
+            } else if (space_no == 1) {
+                load("scenarios/presets/default.yaml", &s);
+                assert_true(plan_spec_vary(&spec, "cluster.nodes=1,8", err, sizeof err));
+                assert_true(
+                    plan_spec_vary(&spec, "training.pipeline_parallel=1,2,4", err, sizeof err));
+                assert_true(plan_spec_vary(&spec, "training.micro_batch=1,4", err, sizeof err));
+                assert_true(plan_spec_vary(&spec, "training.virtual_stages=1,2", err, sizeof err));
+            } else {
+                tight_setup(&s);
+                assert_true(plan_spec_vary(&spec, "cluster.node.accelerator=a100-sxm-80gb,h100-sxm",
+                                           err, sizeof err));
+                assert_true(plan_spec_vary(&spec, "cluster.nodes=1,4", err, sizeof err));
+                assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2", err, sizeof err));
+            }
+            pin_optional(&spec);
+            if (space_no != 1)
+                assert_true(plan_spec_objective(&spec, objectives[k], err, sizeof err));
+            cut += compare_bound_exhaustive(&s, &spec);
+        }
+        /* The bound really cut in every space. */
+        if (cut == 0)
+            fail_msg("space %d: the step-time bound cut nothing", space_no);
+    }
+}
+
+/* Uneven pipelines in the search ("even-1": one layer fewer than the even
+ * share on the first or the last stage, whatever the pipeline size); with no
+ * pipeline the uneven values are refused, so no candidate repeats another.
+ * Without --vary the setup's own split is kept. */
+static void test_uneven_splits_searched(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct plan_spec spec;
+    char err[512];
+    load("scenarios/presets/gpt3-175b-a100.yaml", &s); /* 96 layers */
+    plan_spec_init(&spec);
+    assert_true(plan_spec_vary(&spec, "training.pipeline_parallel=1,8", err, sizeof err));
+    vary_uneven(&spec);
+    pin_optional(&spec);
+    build(&s, &spec);
+    int first = -1, last = -1, pp = -1;
+    for (int i = 0; i < space.n_dims; i++) {
+        const char *path = space.dims[i].field->path;
+        if (strcmp(path, "training.first_stage_layers") == 0)
+            first = i;
+        if (strcmp(path, "training.last_stage_layers") == 0)
+            last = i;
+        if (strcmp(path, "training.pipeline_parallel") == 0)
+            pp = i;
+    }
+    assert_true(first > pp && last > pp && pp >= 0);
+    assert_int_equal(space.dims[first].count, 2);
+    int seen_first = 0, seen_last = 0, refused = 0;
+    for (uint64_t u = 0; u < space.units; u++) {
+        struct setup c;
+        struct resolved r;
+        plan_space_setup(&space, u * space.per_unit, &c);
+        bool ok = setup_resolve(&c, cat, &r, err, sizeof err);
+        if (c.training.pipeline_parallel == 1 &&
+            (c.training.first_stage_layers || c.training.last_stage_layers)) {
+            assert_false(ok);
+            refused++;
+        }
+        if (c.training.pipeline_parallel == 8) {
+            /* 96 layers over 8 stages: an even share of 12, one fewer 11. */
+            assert_true(c.training.first_stage_layers == 0 || c.training.first_stage_layers == 11);
+            assert_true(c.training.last_stage_layers == 0 || c.training.last_stage_layers == 11);
+            seen_first += c.training.first_stage_layers == 11 && ok;
+            seen_last += c.training.last_stage_layers == 11 && ok;
+        }
+    }
+    assert_true(seen_first > 0 && seen_last > 0 && refused > 0);
+    plan_spec_init(&spec);
+    pin_optional(&spec);
+    build(&s, &spec);
+    for (int i = 0; i < space.n_dims; i++)
+        if (strstr(space.dims[i].field->path, "_stage_layers"))
+            assert_int_equal(space.dims[i].count, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +574,9 @@ int main(void)
         cmocka_unit_test(test_front_non_dominated),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_bad_partials),
+        cmocka_unit_test(test_bound_below_every_step),
+        cmocka_unit_test(test_bound_safe),
+        cmocka_unit_test(test_uneven_splits_searched),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }

@@ -1,0 +1,426 @@
+/* plan_run: the search itself (workers over units, pruning, merge of their results). */
+#include "plan.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plan_internal.h"
+
+struct shared {
+    const struct plan_space *sp;
+    const struct catalog *cat;
+    const struct plan_spec *spec;
+    struct plan_progress *progress;
+    double base_key;
+    bool base_ok;
+    struct plan_bound bound;
+    double cut_key;     /* units whose best possible key is above this are cut */
+    uint64_t next_unit; /* atomic */
+    int finished;       /* atomic */
+};
+
+struct worker {
+    struct shared *sh;
+    struct plan_result *res;
+    bool ok;
+};
+
+static void record(struct worker *w, const struct model_report *o, uint64_t index)
+{
+    const struct plan_spec *spec = w->sh->spec;
+    struct plan_counts *c = &w->res->counts;
+    c->evaluated++;
+    if (!plan_usable(o))
+        return;
+    struct plan_entry e;
+    e.index = index;
+    plan_figures_of(o, e.fig);
+    if (!plan_within_limits(spec, e.fig)) {
+        c->constraint_cut++;
+        return;
+    }
+    c->runnable++;
+    if (w->sh->base_ok && plan_key(spec, &e) < w->sh->base_key)
+        c->better_than_base++;
+    plan_top_add(w->res, spec, &e);
+    if (spec->front && !plan_front_add(w->res, &e))
+        w->ok = false;
+}
+
+/* Every candidate resolved and evaluated on its own: the reference the
+ * pruned search is tested against. */
+static void unit_exhaustive(struct worker *w, uint64_t unit)
+{
+    const struct plan_space *sp = w->sh->sp;
+    struct setup s;
+    struct resolved r;
+    struct model_report o;
+    char err[512];
+    for (uint64_t j = 0; j < sp->per_unit; j++) {
+        uint64_t index = unit * sp->per_unit + j;
+        plan_space_setup(sp, index, &s);
+        if (!setup_resolve(&s, w->sh->cat, &r, err, sizeof err)) {
+            w->res->counts.invalid++;
+            continue;
+        }
+        model_eval(&s, &r, &o);
+        record(w, &o, index);
+    }
+}
+
+/* Tensor, context and pipeline sizes of the unit with these digits
+ * multiply into a divisor of the devices. */
+static bool splits_devices(const struct plan_space *sp, const int digit[PLAN_DIMS_MAX],
+                           long long devices)
+{
+    long long split = 1;
+    for (int i = 0; i < sp->n_dims - sp->n_switch; i++)
+        if (sp->dims[i].splits_devices)
+            split *= (long long)sp->dims[i].num[digit[i]];
+    return split <= devices && devices % split == 0;
+}
+
+enum { BOUND_TRIES_MAX = 16 };
+
+/* Memory bound: the least memory over the switches, from their frugal
+ * values (memory is monotone in each, docs/PLAN.md) and every value of
+ * those without one. False when no switch setting of the unit `s` fits. */
+static bool unit_may_fit(const struct plan_space *sp, const struct setup *s,
+                         const struct resolved *r)
+{
+    int first_switch = sp->n_dims - sp->n_switch;
+    struct memory_report m;
+    uint64_t tries = 1;
+    for (int i = first_switch; i < sp->n_dims; i++)
+        if (sp->dims[i].frugal < 0)
+            tries *= (uint64_t)sp->dims[i].count;
+    if (sp->n_switch == 0 || tries > BOUND_TRIES_MAX)
+        return true;
+    for (uint64_t k = 0; k < tries; k++) {
+        struct setup f = *s;
+        uint64_t rest = k;
+        for (int i = first_switch; i < sp->n_dims; i++) {
+            const struct plan_dim *d = &sp->dims[i];
+            int v = d->frugal;
+            if (v < 0) {
+                v = (int)(rest % (uint64_t)d->count);
+                rest /= (uint64_t)d->count;
+            }
+            plan_apply_value(d, v, &f);
+        }
+        model_memory(&f, r, &m);
+        if (m.fits)
+            return true;
+    }
+    return false;
+}
+
+static void unit_pruned(struct worker *w, uint64_t unit)
+{
+    const struct plan_space *sp = w->sh->sp;
+    const struct plan_spec *spec = w->sh->spec;
+    struct plan_counts *c = &w->res->counts;
+    struct setup s;
+    struct resolved r;
+    struct model_report o;
+    struct memory_report m;
+    char err[512];
+    int digit[PLAN_DIMS_MAX];
+    int first_switch = sp->n_dims - sp->n_switch;
+    plan_space_setup(sp, unit * sp->per_unit, &s);
+    plan_digits_of(sp, unit * sp->per_unit, digit);
+    /* Devices are fixed by the unit. */
+    if (spec->has_max[PLAN_DEVICES] && setup_devices(&s) > spec->max[PLAN_DEVICES]) {
+        c->constraint_cut += sp->per_unit;
+        return;
+    }
+    /* Tensor, context and pipeline sizes multiply into a divisor of the
+     * devices (data parallelism takes the rest): a cheap necessary
+     * condition before the resolve. */
+    if (!splits_devices(sp, digit, setup_devices(&s))) {
+        c->invalid += sp->per_unit;
+        return;
+    }
+    /* Validity does not depend on the switches (tested against the
+     * exhaustive search), so one resolve decides the unit. */
+    if (!setup_resolve(&s, w->sh->cat, &r, err, sizeof err)) {
+        c->invalid += sp->per_unit;
+        return;
+    }
+    /* No switch setting of the unit can beat the N-th best. */
+    if (w->sh->cut_key < INFINITY &&
+        plan_bound_key(&w->sh->bound, spec, &s, r.accel) > w->sh->cut_key) {
+        c->bound_cut += sp->per_unit;
+        return;
+    }
+    if (!unit_may_fit(sp, &s, &r)) {
+        c->memory_cut += sp->per_unit;
+        return;
+    }
+    for (uint64_t j = 0; j < sp->per_unit; j++) {
+        if (j > 0) {
+            /* Odometer over the switch digits; apply only what changed. */
+            for (int i = sp->n_dims - 1; i >= first_switch; i--) {
+                if (++digit[i] < sp->dims[i].count) {
+                    plan_apply_value(&sp->dims[i], digit[i], &s);
+                    break;
+                }
+                digit[i] = 0;
+                plan_apply_value(&sp->dims[i], 0, &s);
+            }
+        }
+        model_memory(&s, &r, &m);
+        if (!m.fits) {
+            c->memory_cut++;
+            continue;
+        }
+        model_eval(&s, &r, &o);
+        record(w, &o, unit * sp->per_unit + j);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct shared *sh = w->sh;
+    const struct plan_spec *spec = sh->spec;
+    for (;;) {
+        if (sh->progress && __atomic_load_n(&sh->progress->cancel, __ATOMIC_RELAXED)) {
+            w->res->cancelled = true;
+            break;
+        }
+        uint64_t u = __atomic_fetch_add(&sh->next_unit, 1, __ATOMIC_RELAXED);
+        /* Units of this shard: shard_index, shard_index + count, ... */
+        uint64_t unit = u * (uint64_t)spec->shard_count + (uint64_t)spec->shard_index;
+        if (unit >= sh->sp->units)
+            break;
+        w->res->counts.candidates += sh->sp->per_unit;
+        if (spec->exhaustive)
+            unit_exhaustive(w, unit);
+        else
+            unit_pruned(w, unit);
+        if (sh->progress)
+            __atomic_fetch_add(&sh->progress->done, sh->sp->per_unit, __ATOMIC_RELAXED);
+    }
+    __atomic_fetch_add(&sh->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void add_counts(struct plan_counts *to, const struct plan_counts *from)
+{
+    to->candidates += from->candidates;
+    to->invalid += from->invalid;
+    to->memory_cut += from->memory_cut;
+    to->constraint_cut += from->constraint_cut;
+    to->evaluated += from->evaluated;
+    to->runnable += from->runnable;
+    to->better_than_base += from->better_than_base;
+    to->bound_cut += from->bound_cut;
+}
+
+static uint64_t shard_units(const struct plan_space *sp, const struct plan_spec *spec)
+{
+    uint64_t n = sp->units / (uint64_t)spec->shard_count;
+    if (sp->units % (uint64_t)spec->shard_count > (uint64_t)spec->shard_index)
+        n++;
+    return n;
+}
+
+/* Adds one worker's answer to the whole. */
+static bool gather(struct plan_result *out, const struct plan_spec *spec, const struct worker *w)
+{
+    const struct plan_result *r = w->res;
+    bool ok = w->ok;
+    add_counts(&out->counts, &r->counts);
+    out->cancelled = out->cancelled || r->cancelled;
+    for (int k = 0; ok && k < r->n_top; k++)
+        plan_top_add(out, spec, &r->top[k]);
+    for (size_t k = 0; ok && k < r->n_front; k++)
+        ok = plan_front_add(out, &r->front[k]);
+    return ok;
+}
+
+enum {
+    BOUND_UNITS_MAX = 1 << 22, /* above this many valid units the bound is not used */
+    BOUND_FIRST_UNITS = 256    /* at least this many units (or 1/16 of them) searched first */
+};
+
+struct unit_key {
+    double key;
+    uint64_t unit;
+};
+
+static int unit_key_order(const void *a, const void *b)
+{
+    const struct unit_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->unit < y->unit ? -1 : x->unit > y->unit ? 1 : 0;
+}
+
+/* The best possible key of every unit that can be valid, best first, in
+ * *keys (malloc'd); false when out of memory or over BOUND_UNITS_MAX. */
+static bool unit_keys(const struct shared *sh, struct unit_key **keys, size_t *n)
+{
+    const struct plan_space *sp = sh->sp;
+    const struct plan_spec *spec = sh->spec;
+    size_t cap = 0;
+    struct setup s;
+    int digit[PLAN_DIMS_MAX];
+    *keys = NULL;
+    *n = 0;
+    for (uint64_t u = 0; u < sp->units; u++) {
+        plan_space_setup(sp, u * sp->per_unit, &s);
+        plan_digits_of(sp, u * sp->per_unit, digit);
+        long long devices = setup_devices(&s);
+        const struct accelerator *a =
+            catalog_find(sh->cat, CATALOG_ACCELERATOR, s.cluster.node.accelerator);
+        if (!a || !splits_devices(sp, digit, devices) ||
+            (spec->has_max[PLAN_DEVICES] && devices > spec->max[PLAN_DEVICES]))
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            struct unit_key *more =
+                cap <= BOUND_UNITS_MAX ? realloc(*keys, cap * sizeof *more) : NULL;
+            if (!more) {
+                free(*keys);
+                *keys = NULL;
+                return false;
+            }
+            *keys = more;
+        }
+        (*keys)[*n].key = plan_bound_key(&sh->bound, spec, &s, a);
+        (*keys)[(*n)++].unit = u;
+    }
+    qsort(*keys, *n, sizeof **keys, unit_key_order);
+    return true;
+}
+
+/* The cut for the step-time bound, the same for any thread count and shard:
+ * the units with the best bounds are searched first, in that order, until
+ * the next one cannot improve the N-th best (or a sixteenth of them, at
+ * least BOUND_FIRST_UNITS, were searched). A unit is then cut when its best possible key is worse
+ * than that N-th best. (Counts of better candidates than the base then leave out the cut ones: its
+ * rank is exact only when it is in the top N.) INFINITY (no cut) when the bound is off or nothing
+ * was found. */
+static double bound_cut_key(const struct shared *sh)
+{
+    const struct plan_spec *spec = sh->spec;
+    if (!sh->bound.on)
+        return INFINITY;
+    struct unit_key *keys = NULL;
+    size_t n = 0;
+    struct plan_result *first = calloc(1, sizeof *first);
+    double cut = INFINITY;
+    if (first && unit_keys(sh, &keys, &n)) {
+        struct shared scratch = *sh;
+        scratch.cut_key = INFINITY;
+        struct worker w = {&scratch, first, true};
+        size_t budget = n / 16 > BOUND_FIRST_UNITS ? n / 16 : BOUND_FIRST_UNITS;
+        for (size_t k = 0; k < n && k < budget; k++) {
+            if (first->n_top == spec->top &&
+                keys[k].key > plan_key(spec, &first->top[first->n_top - 1]))
+                break;
+            unit_pruned(&w, keys[k].unit);
+        }
+        if (first->n_top == spec->top) {
+            cut = plan_key(spec, &first->top[first->n_top - 1]);
+            /* Rounding: the bound and the figures come by different sums. */
+            cut += 1e-9 * fabs(cut);
+        }
+    }
+    free(keys);
+    free(first);
+    return cut;
+}
+
+/* The base setup's own figures and place, and the bound's cut. */
+static bool base_place(struct shared *sh, struct plan_result *out, char *err, size_t err_len)
+{
+    const struct plan_space *sp = sh->sp;
+    struct resolved r;
+    struct model_report o;
+    char msg[512];
+    if (!setup_resolve(&sp->base, sh->cat, &r, msg, sizeof msg)) {
+        snprintf(err, err_len, "plan: the setup itself is invalid: %s", msg);
+        return false;
+    }
+    out->base.index = UINT64_MAX;
+    out->base_runnable = plan_eval_setup(&sp->base, sh->cat, &out->base);
+    sh->base_ok = out->base_runnable;
+    sh->base_key = plan_key(sh->spec, &out->base);
+    model_eval(&sp->base, &r, &o);
+    plan_bound_init(&sh->bound, sp, sh->spec, &o);
+    sh->cut_key = bound_cut_key(sh);
+    return true;
+}
+
+bool plan_run(const struct plan_space *sp, const struct catalog *cat, const struct plan_spec *spec,
+              struct plan_result *out, struct plan_progress *progress,
+              void (*report)(void *ctx, const struct plan_progress *p), void *ctx, char *err,
+              size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    struct plan_progress own = {0};
+    if (!progress)
+        progress = &own;
+    progress->total = shard_units(sp, spec) * sp->per_unit;
+    __atomic_store_n(&progress->done, 0, __ATOMIC_RELAXED);
+
+    struct shared sh = {.sp = sp, .cat = cat, .spec = spec, .progress = progress};
+    if (!base_place(&sh, out, err, err_len))
+        return false;
+    int n = spec->threads < 1 ? 1 : spec->threads > 64 ? 64 : spec->threads;
+    struct worker *w = calloc((size_t)n, sizeof *w);
+    pthread_t *tid = calloc((size_t)n, sizeof *tid);
+    bool *started = calloc((size_t)n, sizeof *started);
+    bool ok = w && tid && started;
+    for (int i = 0; ok && i < n; i++) {
+        w[i].sh = &sh;
+        w[i].ok = true;
+        w[i].res = calloc(1, sizeof *w[i].res);
+        if (!w[i].res)
+            ok = false;
+    }
+    int running = 0;
+    for (int i = 0; ok && i < n; i++) {
+        if (pthread_create(&tid[i], NULL, worker_main, &w[i]) == 0) {
+            started[i] = true;
+            running++;
+        } else if (running == 0) {
+            /* No thread at all: work here. */
+            worker_main(&w[i]);
+        } else {
+            __atomic_fetch_add(&sh.finished, 1, __ATOMIC_RELEASE);
+        }
+    }
+    if (ok && report) {
+        while (__atomic_load_n(&sh.finished, __ATOMIC_ACQUIRE) < n) {
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            report(ctx, progress);
+        }
+    }
+    for (int i = 0; ok && i < n; i++)
+        if (started[i])
+            pthread_join(tid[i], NULL);
+    for (int i = 0; ok && i < n; i++)
+        ok = gather(out, spec, &w[i]);
+    for (int i = 0; w && i < n; i++) {
+        if (w[i].res)
+            plan_result_free(w[i].res);
+        free(w[i].res);
+    }
+    free(w);
+    free(tid);
+    free(started);
+    if (!ok) {
+        plan_result_free(out);
+        snprintf(err, err_len, "plan: out of memory");
+        return false;
+    }
+    return true;
+}
