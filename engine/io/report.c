@@ -353,10 +353,11 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
 /* Room for a user string with every byte escaped as \xNN. */
 enum { PRINTABLE_LEN = 4 * 256 + 1 };
 
-void report_write_text(FILE *out, const struct setup *s, const struct resolved *r,
-                       const struct model_report *o)
+/* The setup's name and shape, and why it cannot run. */
+static void text_header(FILE *out, const struct setup *s, const struct resolved *r,
+                        const struct model_report *o)
 {
-    char a[48], b[48], c[48], d[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
+    char text[PRINTABLE_LEN];
     format_printable(text, sizeof text, s->name);
     /* The first line says so when the setup cannot run, for scripts that
      * read one line (`mlviz eval --strict` exits 3 as well). */
@@ -374,15 +375,21 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
                 text);
     }
+}
+
+/* The step: its time, throughput, breakdown and bottleneck. */
+static void text_step(FILE *out, const struct setup *s, const struct model_report *o)
+{
+    char a[48], b[48], c[48], d[48], e[48], text[PRINTABLE_LEN];
     format_duration(a, sizeof a, o->step_time_s);
     /* A generic model has samples, not tokens. */
     bool generic = s->model.kind == MODEL_GENERIC;
     format_si(b, sizeof b, generic ? o->samples_per_s : o->tokens_per_s, "");
     format_fixed(c, sizeof c, o->tflops_per_device, 0);
     format_percent(d, sizeof d, o->mfu);
-    format_percent(text2, sizeof text2, o->hfu);
+    format_percent(e, sizeof e, o->hfu);
     fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,
-            generic ? "samples/s" : "tokens/s", c, d, text2);
+            generic ? "samples/s" : "tokens/s", c, d, e);
     fputs("  ", out);
     breakdown_bar(out, o, 60);
     const struct report_field *rows[BREAKDOWN_ROWS_MAX];
@@ -403,13 +410,18 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         format_printable(text, sizeof text, o->next_reason);
         fprintf(out, "next:       %s - %s\n", stage_table[o->next_bottleneck].title, text);
     }
+}
 
+/* Memory per device, its parts and the suggestions that would make it fit. */
+static void text_memory(FILE *out, const struct model_report *o)
+{
+    char a[48], b[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
     const struct memory_report *m = &o->memory;
     format_fixed(a, sizeof a, m->per_device_gb, 1);
     format_fixed(b, sizeof b, m->capacity_gb, 0);
     fprintf(out, "\nmemory per device: %s GB of %s GB %s\n", a, b,
             m->fits ? "(fits)" : "(DOES NOT FIT)");
-    const double parts[] = {m->params_gb,   m->grads_gb,  m->optimizer_gb,
+    const double parts[] = {m->params_gb,      m->grads_gb,  m->optimizer_gb,
                             m->activations_gb, m->logits_gb, m->reserved_gb};
     static const char *const part_names[] = {"weights",     "grads",  "optimizer",
                                               "activations", "logits", "reserved"};
@@ -430,7 +442,12 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         format_printable(text2, sizeof text2, g->changes);
         fprintf(out, "  try: %s -> %s GB%s (%s)\n", text, a, g->fits ? ", fits" : "", text2);
     }
+}
 
+/* Power and the rack's cooling. */
+static void text_power(FILE *out, const struct resolved *r, const struct model_report *o)
+{
+    char a[48], b[48], c[48], d[48], text[PRINTABLE_LEN];
     const struct power_report *p = &o->power;
     format_fixed(a, sizeof a, p->device_w, 0);
     format_fixed(b, sizeof b, p->it_kw, 1);
@@ -447,23 +464,39 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         format_percent(a, sizeof a, p->throttle_factor);
         fprintf(out, "  clocks kept: %s\n", a);
     }
+}
 
+/* Cost of the whole run and its reliability. */
+static void text_cost(FILE *out, const struct setup *s, const struct model_report *o)
+{
+    char a[48], b[48], c[48], d[48], e[48];
     const struct cost_report *k = &o->cost;
+    bool generic = s->model.kind == MODEL_GENERIC;
     format_usd(a, sizeof a, k->usd_per_hour);
     format_fixed(b, sizeof b, k->days_to_train, 1);
     format_si(c, sizeof c, s->training.tokens, "");
     format_fixed(d, sizeof d, k->energy_mwh, 1);
-    format_usd(text2, sizeof text2, k->usd_total);
+    format_usd(e, sizeof e, k->usd_total);
     /* training.tokens counts samples for a generic model (setup.h). */
     fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
-            generic ? "samples" : "tokens", d, text2);
+            generic ? "samples" : "tokens", d, e);
     const struct reliability_report *y = &o->reliability;
     format_fixed(a, sizeof a, y->interruptions_per_day, 2);
     format_fixed(b, sizeof b, y->checkpoint_gb, 0);
     format_duration(c, sizeof c, y->checkpoint_write_s);
     format_fixed(d, sizeof d, y->checkpoint_interval_min, 0);
-    format_percent(text2, sizeof text2, y->goodput);
+    format_percent(e, sizeof e, y->goodput);
     fprintf(out, "reliability: %s interruptions/day  checkpoint %s GB (%s) every %s min  "
                  "goodput %s\n",
-            a, b, c, d, text2);
+            a, b, c, d, e);
+}
+
+void report_write_text(FILE *out, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    text_header(out, s, r, o);
+    text_step(out, s, o);
+    text_memory(out, o);
+    text_power(out, r, o);
+    text_cost(out, s, o);
 }
