@@ -38,15 +38,18 @@ static const char usage_text[] =
     "\n"
     "Options of the interactive view (mlviz, mlviz play):\n";
 
-/* `mlviz options [--man]`: the view's option table as help or man-page roff. */
+/* `mlviz options [--man|--md]`: the view's option table as help, man-page
+ * roff or the markdown of docs/. */
 static int cmd_options(int argc, char **argv)
 {
-    if (argc > 2 || (argc == 2 && strcmp(argv[1], "--man") != 0)) {
-        cli_error("usage: mlviz options [--man]");
+    if (argc > 2 || (argc == 2 && strcmp(argv[1], "--man") != 0 && strcmp(argv[1], "--md") != 0)) {
+        cli_error("usage: mlviz options [--man|--md]");
         return EXIT_USAGE;
     }
-    if (argc == 2)
+    if (argc == 2 && strcmp(argv[1], "--man") == 0)
         options_man(stdout);
+    else if (argc == 2)
+        options_markdown(stdout);
     else
         options_help(stdout, OPT_VIEW | OPT_PLAY);
     return EXIT_OK;
