@@ -362,37 +362,12 @@ static bool valid_id(const char *id)
     return id[strlen(id) - 1] != '-';
 }
 
-/* Adds or replaces (same id) one entry bound from a YAML mapping. */
-static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct ynode *node,
-                       const char *file, char *err, size_t err_len)
+/* The checks across the fields of one entry (power, memory, peaks, inlet
+ * temperature); derives mem_gb or mem_gib. */
+static bool check_entry(enum catalog_kind kind, unsigned char *buf, const struct ynode *node,
+                        const char *file, char *err, size_t err_len)
 {
-    const struct field_table *t = &kind_tables[kind];
-    if (node->kind != YNODE_MAP) {
-        snprintf(err, err_len, "%s:%d:%d: each %s entry must be a mapping, found %s", file,
-                 node->line, node->col, t->what, ynode_kind_name(node));
-        return false;
-    }
-    unsigned char buf[sizeof(struct accelerator) > sizeof(struct software)
-                          ? sizeof(struct accelerator) * 2
-                          : sizeof(struct software) * 2];
-    _Static_assert(sizeof(struct cpu) <= sizeof buf && sizeof(struct link) <= sizeof buf &&
-                       sizeof(struct storage) <= sizeof buf &&
-                       sizeof(struct cooling) <= sizeof buf,
-                   "entry buffer too small");
-    memset(buf, 0, sizeof buf);
-    fields_apply_defaults(t, buf);
-    if (!fields_bind_yaml(t, node, "", file, buf, NULL, err, err_len))
-        return false;
-    struct catalog_head *h = (struct catalog_head *)buf;
-    if (!valid_id(h->id)) {
-        const struct ynode *idn = ynode_get(node, "id");
-        snprintf(err, err_len,
-                 "%s:%d:%d: id '%s' must be lowercase letters and digits joined by '-'", file,
-                 idn ? idn->line : node->line, idn ? idn->col : node->col, h->id);
-        return false;
-    }
-    snprintf(h->file, sizeof h->file, "%s", file);
-    h->line = node->line;
+    const struct catalog_head *h = (const struct catalog_head *)buf;
     if (kind == CATALOG_ACCELERATOR || kind == CATALOG_CPU) {
         double idle_w = kind == CATALOG_CPU ? ((struct cpu *)buf)->idle_w
                                             : ((struct accelerator *)buf)->idle_w;
@@ -443,6 +418,14 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
             return false;
         }
     }
+    return true;
+}
+
+/* Stores a checked entry: replaces the one with its id, or appends it. */
+static bool store_entry(struct catalog *cat, enum catalog_kind kind, const unsigned char *buf,
+                        const char *file, char *err, size_t err_len)
+{
+    const struct catalog_head *h = (const struct catalog_head *)buf;
     size_t *n, *cap = &cat->cap[kind];
     void **arr = kind_array(cat, kind, &n);
     size_t at = find_index(cat, kind, h->id);
@@ -469,6 +452,41 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
         return false;
     }
     return true;
+}
+
+/* Adds or replaces (same id) one entry bound from a YAML mapping. */
+static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct ynode *node,
+                       const char *file, char *err, size_t err_len)
+{
+    const struct field_table *t = &kind_tables[kind];
+    if (node->kind != YNODE_MAP) {
+        snprintf(err, err_len, "%s:%d:%d: each %s entry must be a mapping, found %s", file,
+                 node->line, node->col, t->what, ynode_kind_name(node));
+        return false;
+    }
+    unsigned char buf[sizeof(struct accelerator) > sizeof(struct software)
+                          ? sizeof(struct accelerator) * 2
+                          : sizeof(struct software) * 2];
+    _Static_assert(sizeof(struct cpu) <= sizeof buf && sizeof(struct link) <= sizeof buf &&
+                       sizeof(struct storage) <= sizeof buf &&
+                       sizeof(struct cooling) <= sizeof buf,
+                   "entry buffer too small");
+    memset(buf, 0, sizeof buf);
+    fields_apply_defaults(t, buf);
+    if (!fields_bind_yaml(t, node, "", file, buf, NULL, err, err_len))
+        return false;
+    struct catalog_head *h = (struct catalog_head *)buf;
+    if (!valid_id(h->id)) {
+        const struct ynode *idn = ynode_get(node, "id");
+        snprintf(err, err_len,
+                 "%s:%d:%d: id '%s' must be lowercase letters and digits joined by '-'", file,
+                 idn ? idn->line : node->line, idn ? idn->col : node->col, h->id);
+        return false;
+    }
+    snprintf(h->file, sizeof h->file, "%s", file);
+    h->line = node->line;
+    return check_entry(kind, buf, node, file, err, err_len) &&
+           store_entry(cat, kind, buf, file, err, err_len);
 }
 
 /* The ids one file has given so far, per kind: a file that gives the same id
