@@ -190,7 +190,12 @@ static void write_check_text(const struct setup *s, const struct resolved *r,
         printf("%d warning%s\n", warnings, warnings == 1 ? "" : "s");
 }
 
-int cmd_check(int argc, char **argv)
+/* What check and eval write once the setup is loaded and evaluated;
+ * returns the exit status. */
+typedef int (*setup_writer)(const struct setup_opts *so, const struct setup *s,
+                            const struct resolved *r, const struct model_report *o);
+
+static int run_with_setup(const char *command, int argc, char **argv, setup_writer write)
 {
     static struct setup_opts so;
     memset(&so, 0, sizeof so);
@@ -198,37 +203,45 @@ int cmd_check(int argc, char **argv)
     struct setup s;
     struct resolved r;
     struct model_report o;
-    int rc = load_and_eval("check", argc, argv, &so, &cat, &s, &r, &o);
+    int rc = load_and_eval(command, argc, argv, &so, &cat, &s, &r, &o);
     if (rc != EXIT_OK)
         return rc == DONE ? EXIT_OK : rc;
-    if (so.common.format != FORMAT_TEXT)
-        write_check_data(&s, &r, &o, so.common.format);
-    else
-        write_check_text(&s, &r, &o);
+    rc = write(&so, &s, &r, &o);
     catalog_free(cat);
+    return rc;
+}
+
+static int write_check(const struct setup_opts *so, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    if (so->common.format != FORMAT_TEXT)
+        write_check_data(s, r, o, so->common.format);
+    else
+        write_check_text(s, r, o);
     return EXIT_OK;
+}
+
+static int write_eval(const struct setup_opts *so, const struct setup *s, const struct resolved *r,
+                      const struct model_report *o)
+{
+    if (so->common.format == FORMAT_JSON)
+        report_write_json(stdout, s, r, o);
+    else if (so->common.format == FORMAT_CSV)
+        report_write_csv(stdout, s, r, o, true);
+    else
+        report_write_text(stdout, s, r, o);
+    if (!o->runnable && so->common.format == FORMAT_TEXT)
+        cli_error("%s cannot run: %s", s->name, o->why_not);
+    /* --strict: scripts and CI gate on a setup that cannot run. */
+    return so->strict && !o->runnable ? EXIT_CANNOT_RUN : EXIT_OK;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    return run_with_setup("check", argc, argv, write_check);
 }
 
 int cmd_eval(int argc, char **argv)
 {
-    static struct setup_opts so;
-    memset(&so, 0, sizeof so);
-    struct catalog *cat;
-    struct setup s;
-    struct resolved r;
-    struct model_report o;
-    int rc = load_and_eval("eval", argc, argv, &so, &cat, &s, &r, &o);
-    if (rc != EXIT_OK)
-        return rc == DONE ? EXIT_OK : rc;
-    if (so.common.format == FORMAT_JSON)
-        report_write_json(stdout, &s, &r, &o);
-    else if (so.common.format == FORMAT_CSV)
-        report_write_csv(stdout, &s, &r, &o, true);
-    else
-        report_write_text(stdout, &s, &r, &o);
-    if (!o.runnable && so.common.format == FORMAT_TEXT)
-        cli_error("%s cannot run: %s", s.name, o.why_not);
-    catalog_free(cat);
-    /* --strict: scripts and CI gate on a setup that cannot run. */
-    return so.strict && !o.runnable ? EXIT_CANNOT_RUN : EXIT_OK;
+    return run_with_setup("eval", argc, argv, write_eval);
 }
