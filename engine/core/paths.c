@@ -76,7 +76,7 @@ size_t paths_list(enum paths_kind kind, char (*names)[PATHS_NAME_LEN], size_t ma
         if (e->d_name[0] == '.' || len <= ext_len || len >= PATHS_NAME_LEN ||
             strcmp(e->d_name + len - ext_len, r->ext) != 0)
             continue;
-        snprintf(names[n++], PATHS_NAME_LEN, "%s", e->d_name);
+        memcpy(names[n++], e->d_name, len + 1); /* len < PATHS_NAME_LEN: checked above */
     }
     closedir(d);
     /* In the order of the file names ("a-b.lua" before "a.lua"), then

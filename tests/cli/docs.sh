@@ -12,6 +12,7 @@
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
 case $MLVIZ_BIN in /*) ;; *) MLVIZ_BIN=$(pwd)/$MLVIZ_BIN ;; esac
 export MLVIZ_BIN
+[ -x "$MLVIZ_BIN" ] || { echo "FAIL docs: no executable at $MLVIZ_BIN (build first or set MLVIZ_BIN)"; exit 0; }
 MLVIZ_DATA=${MLVIZ_DATA:-$(pwd)} python3 - "$@" README.md docs/*.md <<'PY'
 import os, re, subprocess, sys
 args = sys.argv[1:]

@@ -6,6 +6,7 @@
 # error in milliseconds, MB printed as GB) fails here. The units below are
 # written out by hand, not taken from mlviz.
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
+[ -x "$MLVIZ_BIN" ] || { echo "FAIL report units: no executable at $MLVIZ_BIN (build first or set MLVIZ_BIN)"; exit 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 check() { # name, eval arguments...
