@@ -151,3 +151,28 @@ void json_finish(struct json_writer *w)
         json_close(w, false);
     fputc('\n', w->out);
 }
+
+void json_rows_begin(struct json_writer *w, FILE *out)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    fputc('[', out);
+}
+
+void json_row_open(struct json_writer *w)
+{
+    fputs(w->need_comma[0] ? ",\n  {" : "\n  {", w->out);
+    w->need_comma[0] = true;
+    w->depth = 1;
+    w->need_comma[1] = false;
+}
+
+void json_row_close(struct json_writer *w)
+{
+    json_close(w, false);
+}
+
+void json_rows_finish(struct json_writer *w)
+{
+    fputs("\n]\n", w->out);
+}

@@ -27,6 +27,17 @@ void json_key_bool(struct json_writer *w, const char *key, bool b);
 /* An object or list, under `key` (NULL inside a list). */
 void json_open(struct json_writer *w, const char *key, bool list);
 void json_close(struct json_writer *w, bool list);
+/* A top-level list of compact objects, one a line:
+ *   [
+ *     {"algorithm":"ring","size_bytes":8},
+ *     ...
+ *   ]
+ * (`mlviz collective`, `mlviz scenarios`). json_row_open starts the next
+ * row's object; json_key_* fill it; json_row_close ends it. */
+void json_rows_begin(struct json_writer *w, FILE *out);
+void json_row_open(struct json_writer *w);
+void json_row_close(struct json_writer *w);
+void json_rows_finish(struct json_writer *w);
 /* A JSON string: valid UTF-8 (invalid bytes become U+FFFD), control
  * characters escaped. */
 void json_write_string(FILE *out, const char *s);

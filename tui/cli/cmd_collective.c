@@ -130,11 +130,11 @@ struct coll_row {
     double bytes, time_s, algbw_gbs, busbw_gbs;
 };
 
-static void write_header(int format, const struct coll_args *a, const struct collective_net *net,
-                         const char *what)
+static void write_header(struct json_writer *w, int format, const struct coll_args *a,
+                         const struct collective_net *net, const char *what)
 {
     if (format == FORMAT_JSON) {
-        fputs("[", stdout);
+        json_rows_begin(w, stdout);
     } else if (format == FORMAT_CSV) {
         static const char *const header[] = {"algorithm", "size_bytes", "time_s", "algbw_gbs",
                                              "busbw_gbs"};
@@ -153,20 +153,16 @@ static void write_header(int format, const struct coll_args *a, const struct col
     }
 }
 
-static void write_row(int format, const struct coll_row *x, bool first)
+static void write_row(struct json_writer *w, int format, const struct coll_row *x)
 {
     if (format == FORMAT_JSON) {
-        struct json_writer w;
-        memset(&w, 0, sizeof w);
-        w.out = stdout;
-        fputs(first ? "\n  " : ",\n  ", stdout);
-        json_open(&w, NULL, false);
-        json_key_str(&w, "algorithm", x->algorithm);
-        json_key_num(&w, "size_bytes", x->bytes);
-        json_key_num(&w, "time_s", x->time_s);
-        json_key_num(&w, "algbw_gbs", x->algbw_gbs);
-        json_key_num(&w, "busbw_gbs", x->busbw_gbs);
-        json_close(&w, false);
+        json_row_open(w);
+        json_key_str(w, "algorithm", x->algorithm);
+        json_key_num(w, "size_bytes", x->bytes);
+        json_key_num(w, "time_s", x->time_s);
+        json_key_num(w, "algbw_gbs", x->algbw_gbs);
+        json_key_num(w, "busbw_gbs", x->busbw_gbs);
+        json_row_close(w);
     } else if (format == FORMAT_CSV) {
         struct csv_row row;
         csv_row_begin(&row, stdout);
@@ -186,11 +182,11 @@ static void write_row(int format, const struct coll_row *x, bool first)
     }
 }
 
-static void write_table(int format, const struct coll_args *a, const struct collective_net *net)
+static void write_table(struct json_writer *w, int format, const struct coll_args *a,
+                        const struct collective_net *net)
 {
     enum collective_op op = (enum collective_op)a->op;
     double bus = collective_bus_factor(op, (int)a->devices), size = a->size;
-    bool first = true;
     /* All-to-all has one algorithm (pairwise exchange posted at once). */
     size_t n_algos =
         op == COLL_ALL_TO_ALL                                                            ? 1
@@ -204,12 +200,11 @@ static void write_table(int format, const struct coll_args *a, const struct coll
                                  bytes, collective_time(op, algos[k], bytes, net, NULL), 0, 0};
             x.algbw_gbs = x.time_s > 0 ? bytes / x.time_s / 1e9 : 0.0;
             x.busbw_gbs = x.algbw_gbs * bus;
-            write_row(format, &x, first);
-            first = false;
+            write_row(w, format, &x);
         }
     }
     if (format == FORMAT_JSON)
-        fputs("\n]\n", stdout);
+        json_rows_finish(w);
 }
 
 int cmd_collective(int argc, char **argv)
@@ -233,8 +228,9 @@ int cmd_collective(int argc, char **argv)
         catalog_free(cat);
         return EXIT_USAGE;
     }
-    write_header(a.common.format, &a, &net, what);
-    write_table(a.common.format, &a, &net);
+    struct json_writer w;
+    write_header(&w, a.common.format, &a, &net, what);
+    write_table(&w, a.common.format, &a, &net);
     catalog_free(cat);
     return EXIT_OK;
 }

@@ -296,7 +296,7 @@ static void append(char *buf, size_t len, const char *s)
 }
 
 /* One scenario as a row of `mlviz scenarios`; false when it does not load. */
-static bool write_scenario(int format, const char *name, bool first)
+static bool write_scenario(struct json_writer *w, int format, const char *name)
 {
     char path[LUA_PATH_LEN], title[256], err[1024], plist[512] = "";
     struct luahost_param params[32];
@@ -312,13 +312,11 @@ static bool write_scenario(int format, const char *name, bool first)
         append(plist, sizeof plist, params[k].name);
     }
     if (format == FORMAT_JSON) {
-        printf("%s\n  {\"name\": ", first ? "" : ",");
-        json_write_string(stdout, name);
-        printf(", \"description\": ");
-        json_write_string(stdout, title);
-        printf(", \"parameters\": ");
-        json_write_string(stdout, plist);
-        printf("}");
+        json_row_open(w);
+        json_key_str(w, "name", name);
+        json_key_str(w, "description", title);
+        json_key_str(w, "parameters", plist);
+        json_row_close(w);
     } else if (format == FORMAT_CSV) {
         struct csv_row row;
         csv_row_begin(&row, stdout);
@@ -352,15 +350,16 @@ int cmd_scenarios(int argc, char **argv)
     static char names[LUA_MAX_SCENARIOS][PATHS_NAME_LEN];
     size_t n = paths_list(PATHS_SCENARIO, names, LUA_MAX_SCENARIOS);
     int rc = EXIT_OK;
+    struct json_writer w;
     if (common.format == FORMAT_JSON)
-        printf("[");
+        json_rows_begin(&w, stdout);
     else if (common.format == FORMAT_CSV)
         printf("name,description,parameters\n");
     for (size_t i = 0; i < n; i++)
-        if (!write_scenario(common.format, names[i], i == 0))
+        if (!write_scenario(&w, common.format, names[i]))
             rc = EXIT_RUNTIME;
     if (common.format == FORMAT_JSON)
-        printf("\n]\n");
+        json_rows_finish(&w);
     else if (common.format == FORMAT_TEXT)
         printf("\nRun one with 'mlviz run NAME' (headless) or 'mlviz play NAME'; "
                "'mlviz run NAME --help' lists its parameters.\n");
