@@ -1,10 +1,10 @@
 /* units: the one table of durations, bytes, SI prefixes, clock and
  * percent, read by the parsers and the formatters. Expected strings are
  * written out by hand. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 
 #include <cmocka.h>
 
