@@ -36,8 +36,8 @@ static void test_values_switches_and_positionals(void **state)
     (void)state;
     struct seen s;
     const char *pos[2] = {NULL, NULL};
-    const char *argv[] = {"eval",    "default", "--format", "json", "--set=a.b=1",
-                          "--strict", "--set",   "c=2",     NULL};
+    const char *argv[] = {"eval",     "default", "--format", "json", "--set=a.b=1",
+                          "--strict", "--set",   "c=2",      NULL};
     assert_int_equal(parse(&s, "eval", pos, 1, 8, argv), 1);
     assert_string_equal(pos[0], "default");
     assert_string_equal(s.log, "--format=json;--set=a.b=1;--strict=(switch);--set=c=2;");
