@@ -138,11 +138,7 @@ static void write_header(struct json_writer *w, int format, const struct coll_ar
     } else if (format == FORMAT_CSV) {
         static const char *const header[] = {"algorithm", "size_bytes", "time_s", "algbw_gbs",
                                              "busbw_gbs"};
-        struct csv_row row;
-        csv_row_begin(&row, stdout);
-        for (size_t k = 0; k < sizeof header / sizeof header[0]; k++)
-            csv_row_field(&row, header[k]);
-        csv_row_end(&row);
+        csv_write_row(stdout, header, sizeof header / sizeof header[0]);
     } else {
         char text[PRINTABLE_MAX];
         format_printable(text, sizeof text, what);

@@ -138,11 +138,7 @@ int cmd_fields(int argc, char **argv)
     if (a.common.format == FORMAT_JSON) {
         json_begin(&w, stdout, true), json_open(&w, "fields", true);
     } else if (a.common.format == FORMAT_CSV) {
-        struct csv_row row;
-        csv_row_begin(&row, stdout);
-        for (size_t k = 0; k < sizeof csv_header / sizeof csv_header[0]; k++)
-            csv_row_field(&row, csv_header[k]);
-        csv_row_end(&row);
+        csv_write_row(stdout, csv_header, sizeof csv_header / sizeof csv_header[0]);
     }
     for (size_t i = 0; i < t->count; i++) {
         const struct field *f = &t->fields[i];
