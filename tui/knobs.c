@@ -1,7 +1,8 @@
 /* knobs: each stage view's knobs come from the setup field table (fields
- * flagged FIELD_KNOB with that stage), never from a hand-kept list. One
- * step of a knob: cycle enum choices and catalog ids, toggle booleans,
- * double/halve counts and sizes, nudge bounded numbers. */
+ * flagged FIELD_KNOB with that stage), never from a hand-kept list; their
+ * labels, steps and "auto" values are columns of that table. One step of a
+ * knob: cycle enum choices and catalog ids, toggle booleans, move a number
+ * by the table's step, or double/halve counts and sizes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -10,16 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report_fields.h"
 #include "ui.h"
-
-/* Integer fields with a range up to this wide step by one; wider ones
- * (counts and sizes) double and halve. */
-enum { INT_LINEAR_RANGE = 16 };
-/* Numbers confined to [0, 1] (shares) step by this much. */
-#define SHARE_STEP 0.05
-/* Numbers whose range spans less than this ratio step linearly. */
-#define LINEAR_RATIO 10.0
-#define LINEAR_STEPS 40.0
 
 void knobs_build(struct ui *u)
 {
@@ -38,42 +31,23 @@ void knobs_build(struct ui *u)
 
 void knobs_label(const struct field *f, char *buf, size_t len)
 {
-    const char *last = strrchr(f->path, '.');
-    snprintf(buf, len, "%s", last ? last + 1 : f->path);
-    for (char *p = buf; *p; p++)
-        if (*p == '_')
-            *p = ' ';
-    /* "loader workers per device" reads as "loader workers/device". */
-    char *per;
-    while ((per = strstr(buf, " per ")) != NULL) {
-        *per = '/';
-        memmove(per + 1, per + 5, strlen(per + 5) + 1);
-    }
-    /* Drop a trailing unit word the value already shows ("host ram gb"). */
-    static const char *const tails[] = {" gb", " gbs", " usd/kwh", " usd/hour", " min",
-                                        " h", " us/sample"};
-    size_t n = strlen(buf);
-    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
-        size_t tl = strlen(tails[i]);
-        if (n > tl && strcmp(buf + n - tl, tails[i]) == 0) {
-            buf[n - tl] = '\0';
-            break;
-        }
-    }
+    snprintf(buf, len, "%s", f->label ? f->label : f->path);
 }
 
-/* The number the model actually used for an "auto" field. */
+/* The number the model actually used for an "auto" field: the report key
+ * or the accelerator's catalog field the field table names. */
 static double auto_value(const struct ui *u, const struct field *f)
 {
-    const struct model_report *r = ui_report(u);
-    if (strcmp(f->path, "cluster.storage_bw_gbs") == 0)
-        return r->stages.storage_bw_gbs;
-    if (strcmp(f->path, "facility.pue") == 0)
-        return r->power.pue;
-    if (strcmp(f->path, "reliability.checkpoint_interval_min") == 0)
-        return r->reliability.checkpoint_interval_min;
-    if (strcmp(f->path, "facility.device_usd_per_hour") == 0)
-        return u->res.accel ? u->res.accel->usd_per_hour : 1;
+    static const char accel_prefix[] = "accelerator.";
+    const char *from = f->auto_from;
+    if (from && strncmp(from, accel_prefix, sizeof accel_prefix - 1) == 0) {
+        const struct field *c = fields_find(catalog_fields(CATALOG_ACCELERATOR),
+                                            from + sizeof accel_prefix - 1);
+        return c && u->res.accel ? fields_get_number(c, u->res.accel) : 1;
+    }
+    const struct report_field *r = from ? report_field_find(from) : NULL;
+    if (r)
+        return report_field_number(r, ui_report(u));
     return f->min > 0 ? f->min : 1;
 }
 
@@ -125,22 +99,12 @@ static bool step_number(struct ui *u, const struct field *f, struct setup *s, in
     }
     double nv;
     bool excl = (f->flags & FIELD_EXCL_MIN) != 0;
-    if (f->type == FIELD_INT) {
-        if (f->max - f->min <= INT_LINEAR_RANGE)
-            nv = v + dir;
-        else if (dir > 0)
-            nv = v < 1 ? 1 : v * 2;
-        else
-            nv = v <= 1 ? f->min : floor(v / 2);
-    } else if (f->min >= 0 && f->max <= 1) {
-        nv = round((v + dir * SHARE_STEP) / SHARE_STEP) * SHARE_STEP;
-    } else if (f->min > 0 && f->max / f->min <= LINEAR_RATIO) {
-        double step = nice_round((f->max - f->min) / LINEAR_STEPS);
-        nv = round((v + dir * step) / step) * step;
-    } else {
-        nv = dir > 0 ? (v > 0 ? v * 2 : 1) : v / 2;
-        nv = nice_round(nv);
-    }
+    if (f->step > 0) /* the field table's step */
+        nv = round((v + dir * f->step) / f->step) * f->step;
+    else if (f->type == FIELD_INT)
+        nv = dir > 0 ? (v < 1 ? 1 : v * 2) : (v <= 1 ? f->min : floor(v / 2));
+    else
+        nv = nice_round(dir > 0 ? (v > 0 ? v * 2 : 1) : v / 2);
     if (nv > f->max)
         nv = f->max;
     if (nv < f->min || (excl && nv <= f->min)) {

@@ -25,15 +25,15 @@ static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband",
                                          "ethernet", "ici", "other", NULL};
 
 #define HEAD(T)                                                                                   \
-    {"id", FIELD_STR, offsetof(T, head.id), 0, 0, 0, "", NULL, 0, "", "lowercase id", FIELD_REQUIRED, 0},   \
+    {"id", FIELD_STR, offsetof(T, head.id), 0, 0, 0, "", NULL, 0, "", "lowercase id", FIELD_REQUIRED, 0, NULL, NULL, 0},   \
         {"name", FIELD_STR, offsetof(T, head.name), 0, FIELD_STR_LEN * 2, 0, "", NULL, 0, "", "display name",            \
-         FIELD_REQUIRED, 0},                                                                      \
-        {"vendor", FIELD_STR, offsetof(T, head.vendor), 0, 0, 0, "", NULL, 0, "", "maker", 0, 0},        \
+         FIELD_REQUIRED, 0, NULL, NULL, 0},                                                                      \
+        {"vendor", FIELD_STR, offsetof(T, head.vendor), 0, 0, 0, "", NULL, 0, "", "maker", 0, 0, NULL, NULL, 0},        \
         {"year", FIELD_INT, offsetof(T, head.year), 1950, 2100, 2000, NULL, NULL, 0, "",          \
-         "year of release", 0, 0},                                                                \
+         "year of release", 0, 0, NULL, NULL, 0},                                                                \
         {"source", FIELD_STR, offsetof(T, head.source), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "",                 \
-         "datasheet or paper the figures come from", FIELD_REQUIRED, 0},                          \
-        {"notes", FIELD_STR, offsetof(T, head.notes), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "", "caveats", 0, 0}
+         "datasheet or paper the figures come from", FIELD_REQUIRED, 0, NULL, NULL, 0},                          \
+        {"notes", FIELD_STR, offsetof(T, head.notes), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "", "caveats", 0, 0, NULL, NULL, 0}
 
 /* Physical floors. A capacity of zero, or a subnormal one such as 4.9e-324,
  * passes "above 0" yet divides into inf; nothing real is slower than these:
@@ -45,9 +45,9 @@ static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband",
 #define MIN_SHARE 0.01
 
 #define NUM(T, key, member, lo, hi, dflt, unit, help, flags)                                     \
-    {key, FIELD_NUM, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0}
+    {key, FIELD_NUM, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0, NULL, NULL, 0}
 #define INT(T, key, member, lo, hi, dflt, unit, help, flags)                                     \
-    {key, FIELD_INT, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0}
+    {key, FIELD_INT, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0, NULL, NULL, 0}
 #define PEAK(key, prec, help)                                                                     \
     NUM(struct accelerator, key, peak_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s", help, \
         FIELD_NULLABLE)
@@ -58,7 +58,7 @@ static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband",
 static const struct field accel_fields[] = {
     HEAD(struct accelerator),
     {"kind", FIELD_ENUM, offsetof(struct accelerator, kind), 0, 0, 0, NULL, accel_kinds, 0, "",
-     "gpu, tpu, npu, asic or cpu", FIELD_REQUIRED, 0},
+     "gpu, tpu, npu, asic or cpu", FIELD_REQUIRED, 0, NULL, NULL, 0},
     NUM(struct accelerator, "mem_gib", mem_gib, MIN_GB, 1e5, 0, "GiB",
         "device memory in GiB (2^30 bytes), the unit datasheets mean by GB; or give mem_gb", 0),
     NUM(struct accelerator, "mem_gb", mem_gb, MIN_GB, 1e5, 0, "GB",
@@ -74,7 +74,7 @@ static const struct field accel_fields[] = {
     NUM(struct accelerator, "fp4_tflops", fp4_tflops, 0, 1e6, 0, "TFLOP/s",
         "dense FP4 (NVFP4/MXFP4) on matrix units; 0 or absent = no FP4 path", 0),
     {"unified_memory", FIELD_BOOL, offsetof(struct accelerator, unified_memory), 0, 1, 0, NULL, NULL,
-     0, "", "device memory is the host's own RAM (Apple silicon, CPUs): no separate host copy", 0, 0},
+     0, "", "device memory is the host's own RAM (Apple silicon, CPUs): no separate host copy", 0, 0, NULL, NULL, 0},
     SPARSE("sparse_tf32_tflops", PREC_TF32),
     SPARSE("sparse_bf16_tflops", PREC_BF16),
     SPARSE("sparse_fp16_tflops", PREC_FP16),
@@ -84,7 +84,7 @@ static const struct field accel_fields[] = {
         FIELD_REQUIRED),
     NUM(struct accelerator, "idle_w", idle_w, 0, 1e5, 0, "W", "power when idle", FIELD_REQUIRED),
     {"link", FIELD_STR, offsetof(struct accelerator, link), 0, 0, 0, "", NULL, 0, "",
-     "default device-to-device link id", 0, 0},
+     "default device-to-device link id", 0, 0, NULL, NULL, 0},
     INT(struct accelerator, "compute_units", compute_units, 1, 1e7, 0, "",
         "SMs, CUs or cores that GEMM tiles are spread over", FIELD_REQUIRED),
     INT(struct accelerator, "gemm_tile", gemm_tile, 8, 1024, 128, "",
@@ -114,13 +114,13 @@ static const struct field cpu_fields[] = {
     NUM(struct cpu, "idle_w", idle_w, 0, 1e4, 0, "W", "socket power when idle", FIELD_REQUIRED),
     NUM(struct cpu, "l3_mb", l3_mb, 0, 1e5, 0, "MB", "last-level cache per socket", 0),
     {"vector_ext", FIELD_STR, offsetof(struct cpu, vector_ext), 0, 0, 0, "", NULL, 0, "",
-     "vector and matrix extensions", 0, 0},
+     "vector and matrix extensions", 0, 0, NULL, NULL, 0},
 };
 
 static const struct field storage_fields[] = {
     HEAD(struct storage),
     {"scope", FIELD_ENUM, offsetof(struct storage, scope), 0, 0, 0, NULL, storage_scopes, 0, "",
-     "local (per node), shared (aggregate) or memory", FIELD_REQUIRED, 0},
+     "local (per node), shared (aggregate) or memory", FIELD_REQUIRED, 0, NULL, NULL, 0},
     NUM(struct storage, "read_gbs", read_gbs, MIN_GBS, 1e7, 0, "GB/s",
         "sequential read bandwidth (per node when local, aggregate when shared)",
         FIELD_REQUIRED),
@@ -133,7 +133,7 @@ static const struct field storage_fields[] = {
 static const struct field link_fields[] = {
     HEAD(struct link),
     {"kind", FIELD_ENUM, offsetof(struct link, kind), 0, 0, 0, NULL, link_kinds, 0, "",
-     "nvlink, pcie, infiniband, ethernet, ici or other", FIELD_REQUIRED, 0},
+     "nvlink, pcie, infiniband, ethernet, ici or other", FIELD_REQUIRED, 0, NULL, NULL, 0},
     NUM(struct link, "bw_gbs", bw_gbs, MIN_GBS, 1e5, 0, "GB/s",
         "bandwidth per direction (per device for device links, per port for NICs)",
         FIELD_REQUIRED),
@@ -195,7 +195,7 @@ static const struct field software_fields[] = {
     NUM(struct software, "fp8_weight_bytes", fp8_weight_bytes, 0, 16, 0, "bytes",
         "FP8 training: bytes per parameter of cached FP8 weight copies", 0),
     {"reduce_per_microbatch", FIELD_BOOL, offsetof(struct software, reduce_per_microbatch), 0, 1,
-     1, NULL, NULL, 0, "", "ZeRO stage 2-3 reduce-scatters gradients every micro-batch", 0, 0},
+     1, NULL, NULL, 0, "", "ZeRO stage 2-3 reduce-scatters gradients every micro-batch", 0, 0, NULL, NULL, 0},
     INT(struct software, "max_zero_stage", max_zero_stage, 0, 3, 3, "",
         "highest ZeRO stage the stack implements", 0),
     NUM(struct software, "tp_comm_overlap", tp_comm_overlap, 0, 1, 0, "",
@@ -203,13 +203,13 @@ static const struct field software_fields[] = {
     NUM(struct software, "param_gather_overlap", param_gather_overlap, 0, 1, 0, "",
         "share of the updated-weight all-gather hidden behind the next forward", 0),
     {"context_parallel", FIELD_BOOL, offsetof(struct software, context_parallel), 0, 1, 0, NULL,
-     NULL, 0, "", "implements ring-attention context parallelism", 0, 0},
+     NULL, 0, "", "implements ring-attention context parallelism", 0, 0, NULL, NULL, 0},
     {"expert_parallel", FIELD_BOOL, offsetof(struct software, expert_parallel), 0, 1, 0, NULL,
-     NULL, 0, "", "implements mixture-of-experts expert parallelism", 0, 0},
+     NULL, 0, "", "implements mixture-of-experts expert parallelism", 0, 0, NULL, NULL, 0},
     {"fp8", FIELD_BOOL, offsetof(struct software, fp8), 0, 1, 0, NULL, NULL, 0, "",
-     "trains with FP8 GEMMs", 0, 0},
+     "trains with FP8 GEMMs", 0, 0, NULL, NULL, 0},
     {"microscaling", FIELD_BOOL, offsetof(struct software, microscaling), 0, 1, 0, NULL, NULL, 0,
-     "", "trains with block-scaled MXFP8, FP4 or NVFP4 GEMMs", 0, 0},
+     "", "trains with block-scaled MXFP8, FP4 or NVFP4 GEMMs", 0, 0, NULL, NULL, 0},
 };
 
 #define TABLE(what, arr) {what, arr, sizeof arr / sizeof arr[0]}
@@ -362,37 +362,12 @@ static bool valid_id(const char *id)
     return id[strlen(id) - 1] != '-';
 }
 
-/* Adds or replaces (same id) one entry bound from a YAML mapping. */
-static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct ynode *node,
-                       const char *file, char *err, size_t err_len)
+/* The checks across the fields of one entry (power, memory, peaks, inlet
+ * temperature); derives mem_gb or mem_gib. */
+static bool check_entry(enum catalog_kind kind, unsigned char *buf, const struct ynode *node,
+                        const char *file, char *err, size_t err_len)
 {
-    const struct field_table *t = &kind_tables[kind];
-    if (node->kind != YNODE_MAP) {
-        snprintf(err, err_len, "%s:%d:%d: each %s entry must be a mapping, found %s", file,
-                 node->line, node->col, t->what, ynode_kind_name(node));
-        return false;
-    }
-    unsigned char buf[sizeof(struct accelerator) > sizeof(struct software)
-                          ? sizeof(struct accelerator) * 2
-                          : sizeof(struct software) * 2];
-    _Static_assert(sizeof(struct cpu) <= sizeof buf && sizeof(struct link) <= sizeof buf &&
-                       sizeof(struct storage) <= sizeof buf &&
-                       sizeof(struct cooling) <= sizeof buf,
-                   "entry buffer too small");
-    memset(buf, 0, sizeof buf);
-    fields_apply_defaults(t, buf);
-    if (!fields_bind_yaml(t, node, "", file, buf, NULL, err, err_len))
-        return false;
-    struct catalog_head *h = (struct catalog_head *)buf;
-    if (!valid_id(h->id)) {
-        const struct ynode *idn = ynode_get(node, "id");
-        snprintf(err, err_len,
-                 "%s:%d:%d: id '%s' must be lowercase letters and digits joined by '-'", file,
-                 idn ? idn->line : node->line, idn ? idn->col : node->col, h->id);
-        return false;
-    }
-    snprintf(h->file, sizeof h->file, "%s", file);
-    h->line = node->line;
+    const struct catalog_head *h = (const struct catalog_head *)buf;
     if (kind == CATALOG_ACCELERATOR || kind == CATALOG_CPU) {
         double idle_w = kind == CATALOG_CPU ? ((struct cpu *)buf)->idle_w
                                             : ((struct accelerator *)buf)->idle_w;
@@ -443,6 +418,14 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
             return false;
         }
     }
+    return true;
+}
+
+/* Stores a checked entry: replaces the one with its id, or appends it. */
+static bool store_entry(struct catalog *cat, enum catalog_kind kind, const unsigned char *buf,
+                        const char *file, char *err, size_t err_len)
+{
+    const struct catalog_head *h = (const struct catalog_head *)buf;
     size_t *n, *cap = &cat->cap[kind];
     void **arr = kind_array(cat, kind, &n);
     size_t at = find_index(cat, kind, h->id);
@@ -469,6 +452,41 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
         return false;
     }
     return true;
+}
+
+/* Adds or replaces (same id) one entry bound from a YAML mapping. */
+static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct ynode *node,
+                       const char *file, char *err, size_t err_len)
+{
+    const struct field_table *t = &kind_tables[kind];
+    if (node->kind != YNODE_MAP) {
+        snprintf(err, err_len, "%s:%d:%d: each %s entry must be a mapping, found %s", file,
+                 node->line, node->col, t->what, ynode_kind_name(node));
+        return false;
+    }
+    unsigned char buf[sizeof(struct accelerator) > sizeof(struct software)
+                          ? sizeof(struct accelerator) * 2
+                          : sizeof(struct software) * 2];
+    _Static_assert(sizeof(struct cpu) <= sizeof buf && sizeof(struct link) <= sizeof buf &&
+                       sizeof(struct storage) <= sizeof buf &&
+                       sizeof(struct cooling) <= sizeof buf,
+                   "entry buffer too small");
+    memset(buf, 0, sizeof buf);
+    fields_apply_defaults(t, buf);
+    if (!fields_bind_yaml(t, node, "", file, buf, NULL, err, err_len))
+        return false;
+    struct catalog_head *h = (struct catalog_head *)buf;
+    if (!valid_id(h->id)) {
+        const struct ynode *idn = ynode_get(node, "id");
+        snprintf(err, err_len,
+                 "%s:%d:%d: id '%s' must be lowercase letters and digits joined by '-'", file,
+                 idn ? idn->line : node->line, idn ? idn->col : node->col, h->id);
+        return false;
+    }
+    snprintf(h->file, sizeof h->file, "%s", file);
+    h->line = node->line;
+    return check_entry(kind, buf, node, file, err, err_len) &&
+           store_entry(cat, kind, buf, file, err, err_len);
 }
 
 /* The ids one file has given so far, per kind: a file that gives the same id

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "units.h"
 #include "yamldoc.h"
 
 static void *at(void *obj, const struct field *f)
@@ -138,34 +139,6 @@ void fields_apply_defaults(const struct field_table *t, void *obj)
     }
 }
 
-/* Strict decimal syntax: digits, one point, an exponent; no hex, inf or nan
- * (which strtod would take). Returns the length of the number or 0. */
-static size_t decimal_length(const char *s)
-{
-    size_t i = 0;
-    bool digits = false;
-    if (s[i] == '+' || s[i] == '-')
-        i++;
-    while (isdigit((unsigned char)s[i]))
-        i++, digits = true;
-    if (s[i] == '.')
-        for (i++; isdigit((unsigned char)s[i]); i++)
-            digits = true;
-    if (!digits)
-        return 0;
-    if (s[i] == 'e' || s[i] == 'E') {
-        size_t j = i + 1;
-        if (s[j] == '+' || s[j] == '-')
-            j++;
-        if (isdigit((unsigned char)s[j])) {
-            while (isdigit((unsigned char)s[j]))
-                j++;
-            i = j;
-        }
-    }
-    return i;
-}
-
 static bool parse_number(const char *s, double *out)
 {
     if (!s || !*s)
@@ -176,7 +149,7 @@ static bool parse_number(const char *s, double *out)
         return false;
     while (*end && isspace((unsigned char)*end))
         end++;
-    if (*end || !isfinite(v) || decimal_length(s) != (size_t)(end - s))
+    if (*end || !isfinite(v) || units_decimal_length(s) != (size_t)(end - s))
         return false;
     *out = v;
     return true;
@@ -190,7 +163,7 @@ bool fields_parse_number(const char *text, double *value)
 /* A well-formed number too large for a double (1e400). */
 static bool overflows(const char *s)
 {
-    size_t n = decimal_length(s);
+    size_t n = units_decimal_length(s);
     return n > 0 && s[n] == '\0' && !isfinite(strtod(s, NULL));
 }
 
@@ -656,45 +629,12 @@ bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, cons
     return true;
 }
 
-struct unit_scale {
-    const char *suffix;
-    double scale;
-};
-
-/* A strict decimal number followed by one of the suffixes. */
-static bool parse_scaled(const char *text, const struct unit_scale *units, size_t n_units,
-                         double *out)
-{
-    if (!text || !*text || decimal_length(text) == 0)
-        return false;
-    char *end;
-    double v = strtod(text, &end);
-    if ((size_t)(end - text) != decimal_length(text) || !isfinite(v) || v < 0)
-        return false;
-    for (size_t i = 0; i < n_units; i++) {
-        if (strcmp(end, units[i].suffix) == 0) {
-            double scaled = v * units[i].scale;
-            if (!isfinite(scaled) || (scaled != 0 && scaled < DBL_MIN))
-                return false; /* 1e305d overflows; 1e-310 cannot be computed with */
-            *out = scaled + 0.0;
-            return true;
-        }
-    }
-    return false;
-}
-
 bool fields_parse_duration(const char *text, double *seconds)
 {
-    static const struct unit_scale units[] = {{"", 1},      {"s", 1},     {"ms", 1e-3},
-                                              {"m", 60},    {"h", 3600},  {"d", 86400}};
-    return parse_scaled(text, units, sizeof units / sizeof units[0], seconds);
+    return units_parse(UNIT_DURATION, text, seconds);
 }
 
 bool fields_parse_bytes(const char *text, double *bytes)
 {
-    static const struct unit_scale units[] = {
-        {"", 1},         {"B", 1},           {"KB", 1e3},          {"MB", 1e6},
-        {"GB", 1e9},     {"TB", 1e12},       {"KiB", 1024.0},      {"MiB", 1048576.0},
-        {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
-    return parse_scaled(text, units, sizeof units / sizeof units[0], bytes);
+    return units_parse(UNIT_BYTES, text, bytes);
 }

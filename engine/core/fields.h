@@ -50,6 +50,11 @@ struct field {
     const char *help;            /* one sentence */
     unsigned flags;
     int stage;                   /* 1-5: the stage view that shows it as a knob */
+    /* Knobs (FIELD_KNOB) only: */
+    const char *label;     /* the knob's name in the stage view ("loader workers/device") */
+    const char *auto_from; /* FIELD_NUM_AUTO: where the value the model used for "auto" is:
+                            * a report key ("power.pue") or "accelerator.FIELD" */
+    double step;           /* a step of the knob; 0: numbers double and halve */
 };
 
 struct field_table {

@@ -51,3 +51,12 @@ void csv_row_end(struct csv_row *row)
     fputc('\n', row->out);
     row->started = false;
 }
+
+void csv_write_row(FILE *out, const char *const *fields, size_t n)
+{
+    struct csv_row row;
+    csv_row_begin(&row, out);
+    for (size_t i = 0; i < n; i++)
+        csv_row_field(&row, fields[i]);
+    csv_row_end(&row);
+}

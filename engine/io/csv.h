@@ -23,5 +23,7 @@ void csv_row_field(struct csv_row *row, const char *text);
  * `digits` significant digits; non-finite values as 0, never "-0". */
 void csv_row_number(struct csv_row *row, double v, int digits);
 void csv_row_end(struct csv_row *row); /* the line end */
+/* A whole row of n text fields (a header line). */
+void csv_write_row(FILE *out, const char *const *fields, size_t n);
 
 #endif

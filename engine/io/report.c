@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "io_internal.h"
 
 const char *const output_format_names[] = {"text", "csv", "json", NULL};
 
@@ -21,103 +22,6 @@ bool output_format_parse(const char *text, int *out)
 
 /* ---- numbers and strings for output ------------------------------------------- */
 
-double output_number(double v)
-{
-    if (!isfinite(v) || v == 0.0)
-        return 0.0; /* also turns -0 into 0 */
-    return v;
-}
-
-/* "-0", "-0.00": a negative number that printed as zero loses its sign. */
-static void drop_negative_zero(char *buf)
-{
-    if (buf[0] != '-')
-        return;
-    for (const char *p = buf + 1; *p && *p != 'e' && *p != ' '; p++)
-        if (*p >= '1' && *p <= '9')
-            return;
-    memmove(buf, buf + 1, strlen(buf));
-}
-
-/* Below 2^53 every integer is exact in a double. */
-#define EXACT_INTEGER_LIMIT 9007199254740992.0
-
-void output_format_number(char *buf, size_t len, double v, int digits)
-{
-    v = output_number(v);
-    if (v == floor(v) && fabs(v) < EXACT_INTEGER_LIMIT)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.*g", digits, v);
-    drop_negative_zero(buf);
-}
-
-/* Beyond this, fixed notation would print a wall of digits. */
-#define FIXED_NOTATION_LIMIT 1e9
-
-void format_fixed(char *buf, size_t len, double v, int decimals)
-{
-    v = output_number(v);
-    if (fabs(v) >= FIXED_NOTATION_LIMIT)
-        snprintf(buf, len, "%.3g", v);
-    else
-        snprintf(buf, len, "%.*f", decimals, v);
-    drop_negative_zero(buf);
-}
-
-void format_percent(char *buf, size_t len, double share)
-{
-    char num[40];
-    format_fixed(num, sizeof num, 100.0 * output_number(share), 1);
-    snprintf(buf, len, "%s%%", num);
-}
-
-void format_usd(char *buf, size_t len, double usd)
-{
-    char num[40];
-    format_si(num, sizeof num, usd, "");
-    if (num[0] == '-')
-        snprintf(buf, len, "-$%s", num + 1);
-    else
-        snprintf(buf, len, "$%s", num);
-}
-
-/* Length of the valid UTF-8 sequence at p (1..4) with its code point, or 0
- * when the bytes there are not valid UTF-8 (overlong forms, surrogates and
- * code points past U+10FFFF are invalid). */
-static int utf8_next(const unsigned char *p, unsigned long *cp)
-{
-    if (p[0] < 0x80) {
-        *cp = p[0];
-        return 1;
-    }
-    int n;
-    unsigned long c, min;
-    if ((p[0] & 0xE0) == 0xC0)
-        n = 2, c = p[0] & 0x1F, min = 0x80;
-    else if ((p[0] & 0xF0) == 0xE0)
-        n = 3, c = p[0] & 0x0F, min = 0x800;
-    else if ((p[0] & 0xF8) == 0xF0)
-        n = 4, c = p[0] & 0x07, min = 0x10000;
-    else
-        return 0;
-    for (int i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0; /* also stops at the terminating NUL */
-        c = (c << 6) | (p[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    *cp = c;
-    return n;
-}
-
-/* C0 controls, DEL and the C1 controls (which terminals also obey). */
-static bool is_control(unsigned long cp)
-{
-    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0);
-}
-
 void format_printable(char *buf, size_t len, const char *text)
 {
     if (len == 0)
@@ -126,14 +30,14 @@ void format_printable(char *buf, size_t len, const char *text)
     const unsigned char *p = (const unsigned char *)(text ? text : "");
     while (*p) {
         unsigned long cp;
-        int n = utf8_next(p, &cp);
+        int n = io_utf8_next(p, &cp);
         char piece[8];
         size_t k;
         if (n == 0) {
             piece[0] = '?';
             k = 1;
             n = 1;
-        } else if (is_control(cp)) {
+        } else if (io_is_control(cp)) {
             k = (size_t)snprintf(piece, sizeof piece, "\\x%02lx", cp);
         } else {
             memcpy(piece, p, (size_t)n);
@@ -238,100 +142,7 @@ void report_visit(const struct setup *s, const struct resolved *r, const struct 
         v->end(v->ctx);
 }
 
-/* ---- JSON ---------------------------------------------------------------- */
-
-void json_write_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p) {
-        unsigned long cp;
-        int n = utf8_next(p, &cp);
-        if (n == 0) {
-            fputs("\xEF\xBF\xBD", out); /* U+FFFD for a byte that is not UTF-8 */
-            p++;
-            continue;
-        }
-        if (cp == '"')
-            fputs("\\\"", out);
-        else if (cp == '\\')
-            fputs("\\\\", out);
-        else if (cp == '\n')
-            fputs("\\n", out);
-        else if (cp == '\t')
-            fputs("\\t", out);
-        else if (cp == '\r')
-            fputs("\\r", out);
-        else if (is_control(cp))
-            fprintf(out, "\\u%04lx", cp);
-        else
-            fwrite(p, 1, (size_t)n, out);
-        p += n;
-    }
-    fputc('"', out);
-}
-
-static void json_sep(struct json_writer *w, const char *key)
-{
-    if (w->need_comma[w->depth])
-        fputc(',', w->out);
-    w->need_comma[w->depth] = true;
-    if (w->pretty)
-        fprintf(w->out, "\n%*s", 2 * w->depth, "");
-    if (key) {
-        json_write_string(w->out, key);
-        fputs(w->pretty ? ": " : ":", w->out);
-    }
-}
-
-void json_open(struct json_writer *w, const char *key, bool list)
-{
-    json_sep(w, key);
-    fputc(list ? '[' : '{', w->out);
-    if (w->depth < 63)
-        w->depth++;
-    w->need_comma[w->depth] = false;
-}
-
-void json_close(struct json_writer *w, bool list)
-{
-    bool had = w->need_comma[w->depth];
-    if (w->depth > 0)
-        w->depth--;
-    if (w->pretty && had)
-        fprintf(w->out, "\n%*s", 2 * w->depth, "");
-    fputc(list ? ']' : '}', w->out);
-}
-
-void json_key_num(struct json_writer *w, const char *key, double v)
-{
-    json_sep(w, key);
-    if (isnan(v)) {
-        fputs("null", w->out);
-        return;
-    }
-    char buf[48];
-    output_format_number(buf, sizeof buf, v, 10);
-    fputs(buf, w->out);
-}
-
-void json_key_uint(struct json_writer *w, const char *key, unsigned long long v)
-{
-    json_sep(w, key);
-    fprintf(w->out, "%llu", v);
-}
-
-void json_key_str(struct json_writer *w, const char *key, const char *s)
-{
-    json_sep(w, key);
-    json_write_string(w->out, s ? s : "");
-}
-
-void json_key_bool(struct json_writer *w, const char *key, bool b)
-{
-    json_sep(w, key);
-    fputs(b ? "true" : "false", w->out);
-}
+/* ---- JSON: the report through the one JSON writer ---------------------------- */
 
 static void jv_begin(void *c, const char *key)
 {
@@ -374,21 +185,6 @@ void json_visitor(struct json_writer *w, struct report_visitor *v)
     v->boolean = jv_bool;
 }
 
-void json_begin(struct json_writer *w, FILE *out, bool pretty)
-{
-    memset(w, 0, sizeof *w);
-    w->out = out;
-    w->pretty = pretty;
-    fputc('{', out);
-    w->depth = 1;
-}
-
-void json_finish(struct json_writer *w)
-{
-    while (w->depth > 0)
-        json_close(w, false);
-    fputc('\n', w->out);
-}
 
 void report_write_json(FILE *out, const struct setup *s, const struct resolved *r,
                        const struct model_report *o)
@@ -485,56 +281,6 @@ void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r
 
 /* ---- text ------------------------------------------------------------------------ */
 
-void format_si(char *buf, size_t len, double v, const char *unit)
-{
-    static const char *const prefixes[] = {"", "k", "M", "G", "T", "P", "E", "Z", "Y"};
-    enum { LAST_PREFIX = 8 };
-    v = output_number(v);
-    int i = 0;
-    double a = fabs(v), x = v;
-    while (a >= 1000.0 && i < LAST_PREFIX) {
-        a /= 1000.0;
-        x /= 1000.0;
-        i++;
-    }
-    if (a >= 1000.0) /* past the last prefix: an exponent, never a wall of digits */
-        snprintf(buf, len, "%.3g %s", v, unit);
-    else if (a >= 100 || a == 0)
-        snprintf(buf, len, "%.0f %s%s", x, prefixes[i], unit);
-    else if (a >= 10)
-        snprintf(buf, len, "%.1f %s%s", x, prefixes[i], unit);
-    else
-        snprintf(buf, len, "%.2f %s%s", x, prefixes[i], unit);
-    drop_negative_zero(buf);
-    size_t n = strlen(buf);
-    if (n && buf[n - 1] == ' ')
-        buf[n - 1] = '\0'; /* no prefix and no unit: "12", not "12 " */
-}
-
-#define SECONDS_PER_DAY 86400.0
-#define SECONDS_PER_YEAR (365.25 * SECONDS_PER_DAY)
-
-void format_duration(char *buf, size_t len, double t)
-{
-    t = output_number(t);
-    if (t < 0)
-        snprintf(buf, len, "-");
-    else if (t < 1e-3)
-        snprintf(buf, len, "%.0f us", t * 1e6);
-    else if (t < 1.0)
-        snprintf(buf, len, "%.1f ms", t * 1e3);
-    else if (t < 120.0)
-        snprintf(buf, len, "%.2f s", t);
-    else if (t < 7200.0)
-        snprintf(buf, len, "%.0f min", t / 60.0);
-    else if (t < 2 * SECONDS_PER_DAY)
-        snprintf(buf, len, "%.1f h", t / 3600.0);
-    else if (t < 1000 * SECONDS_PER_YEAR)
-        snprintf(buf, len, "%.1f d", t / SECONDS_PER_DAY);
-    else
-        snprintf(buf, len, "%.3g y", t / SECONDS_PER_YEAR);
-}
-
 /* Letters of the breakdown bar, one per part, in table order. */
 static const char breakdown_letters[] = "RPHCrTXEBpDOSo";
 static const char breakdown_group[] = "breakdown_s.";
@@ -607,10 +353,11 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
 /* Room for a user string with every byte escaped as \xNN. */
 enum { PRINTABLE_LEN = 4 * 256 + 1 };
 
-void report_write_text(FILE *out, const struct setup *s, const struct resolved *r,
-                       const struct model_report *o)
+/* The setup's name and shape, and why it cannot run. */
+static void text_header(FILE *out, const struct setup *s, const struct resolved *r,
+                        const struct model_report *o)
 {
-    char a[48], b[48], c[48], d[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
+    char text[PRINTABLE_LEN];
     format_printable(text, sizeof text, s->name);
     /* The first line says so when the setup cannot run, for scripts that
      * read one line (`mlviz eval --strict` exits 3 as well). */
@@ -628,15 +375,21 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
                 text);
     }
+}
+
+/* The step: its time, throughput, breakdown and bottleneck. */
+static void text_step(FILE *out, const struct setup *s, const struct model_report *o)
+{
+    char a[48], b[48], c[48], d[48], e[48], text[PRINTABLE_LEN];
     format_duration(a, sizeof a, o->step_time_s);
     /* A generic model has samples, not tokens. */
     bool generic = s->model.kind == MODEL_GENERIC;
     format_si(b, sizeof b, generic ? o->samples_per_s : o->tokens_per_s, "");
     format_fixed(c, sizeof c, o->tflops_per_device, 0);
     format_percent(d, sizeof d, o->mfu);
-    format_percent(text2, sizeof text2, o->hfu);
+    format_percent(e, sizeof e, o->hfu);
     fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,
-            generic ? "samples/s" : "tokens/s", c, d, text2);
+            generic ? "samples/s" : "tokens/s", c, d, e);
     fputs("  ", out);
     breakdown_bar(out, o, 60);
     const struct report_field *rows[BREAKDOWN_ROWS_MAX];
@@ -657,13 +410,18 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         format_printable(text, sizeof text, o->next_reason);
         fprintf(out, "next:       %s - %s\n", stage_table[o->next_bottleneck].title, text);
     }
+}
 
+/* Memory per device, its parts and the suggestions that would make it fit. */
+static void text_memory(FILE *out, const struct model_report *o)
+{
+    char a[48], b[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
     const struct memory_report *m = &o->memory;
     format_fixed(a, sizeof a, m->per_device_gb, 1);
     format_fixed(b, sizeof b, m->capacity_gb, 0);
     fprintf(out, "\nmemory per device: %s GB of %s GB %s\n", a, b,
             m->fits ? "(fits)" : "(DOES NOT FIT)");
-    const double parts[] = {m->params_gb,   m->grads_gb,  m->optimizer_gb,
+    const double parts[] = {m->params_gb,      m->grads_gb,  m->optimizer_gb,
                             m->activations_gb, m->logits_gb, m->reserved_gb};
     static const char *const part_names[] = {"weights",     "grads",  "optimizer",
                                               "activations", "logits", "reserved"};
@@ -684,7 +442,12 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         format_printable(text2, sizeof text2, g->changes);
         fprintf(out, "  try: %s -> %s GB%s (%s)\n", text, a, g->fits ? ", fits" : "", text2);
     }
+}
 
+/* Power and the rack's cooling. */
+static void text_power(FILE *out, const struct resolved *r, const struct model_report *o)
+{
+    char a[48], b[48], c[48], d[48], text[PRINTABLE_LEN];
     const struct power_report *p = &o->power;
     format_fixed(a, sizeof a, p->device_w, 0);
     format_fixed(b, sizeof b, p->it_kw, 1);
@@ -701,23 +464,39 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
         format_percent(a, sizeof a, p->throttle_factor);
         fprintf(out, "  clocks kept: %s\n", a);
     }
+}
 
+/* Cost of the whole run and its reliability. */
+static void text_cost(FILE *out, const struct setup *s, const struct model_report *o)
+{
+    char a[48], b[48], c[48], d[48], e[48];
     const struct cost_report *k = &o->cost;
+    bool generic = s->model.kind == MODEL_GENERIC;
     format_usd(a, sizeof a, k->usd_per_hour);
     format_fixed(b, sizeof b, k->days_to_train, 1);
     format_si(c, sizeof c, s->training.tokens, "");
     format_fixed(d, sizeof d, k->energy_mwh, 1);
-    format_usd(text2, sizeof text2, k->usd_total);
+    format_usd(e, sizeof e, k->usd_total);
     /* training.tokens counts samples for a generic model (setup.h). */
     fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
-            generic ? "samples" : "tokens", d, text2);
+            generic ? "samples" : "tokens", d, e);
     const struct reliability_report *y = &o->reliability;
     format_fixed(a, sizeof a, y->interruptions_per_day, 2);
     format_fixed(b, sizeof b, y->checkpoint_gb, 0);
     format_duration(c, sizeof c, y->checkpoint_write_s);
     format_fixed(d, sizeof d, y->checkpoint_interval_min, 0);
-    format_percent(text2, sizeof text2, y->goodput);
+    format_percent(e, sizeof e, y->goodput);
     fprintf(out, "reliability: %s interruptions/day  checkpoint %s GB (%s) every %s min  "
                  "goodput %s\n",
-            a, b, c, d, text2);
+            a, b, c, d, e);
+}
+
+void report_write_text(FILE *out, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    text_header(out, s, r, o);
+    text_step(out, s, o);
+    text_memory(out, o);
+    text_power(out, r, o);
+    text_cost(out, s, o);
 }

@@ -51,6 +51,34 @@ bool cli_apply_set(struct setup *s, const char *arg);
 bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a,
                          const struct catalog *cat, struct setup *s, struct resolved *r);
 
+/* Add one --set value ("PATH=VALUE"): 1, or -1 with the message printed. */
+int cli_set_add(struct cli_setup_args *a, const char *v);
+/* A common option by name ("--catalog", "--format") with its value: 1 when
+ * applied, 0 when `name` is not one, -1 on a bad value (printed). */
+int cli_common_apply(struct cli_common *c, const char *name, const char *value);
+
+/* Parsing by the command table (tui/cli/commands.c). cli_parse walks argv
+ * and hands every option the command's table lists to `on_option` with its
+ * value ("--x V" or "--x=V"; a missing or empty value is a usage error
+ * printed here; NULL for a switch). on_option returns 0, or -1 after
+ * printing an error. -h/--help prints the usage line and the options' help
+ * (cli_print_help). Other words are positionals ("-" is one: standard
+ * input), at most max_pos. Returns how many positionals, or CLI_PARSE_HELP
+ * or CLI_PARSE_ERROR; cli_parse_exit turns those into the exit status. */
+enum { CLI_PARSE_ERROR = -1, CLI_PARSE_HELP = -2 };
+typedef int (*cli_option_fn)(void *ctx, const char *name, const char *value);
+int cli_parse(const char *command, int argc, char **argv, cli_option_fn on_option, void *ctx,
+              const char **pos, int max_pos);
+int cli_parse_exit(int parsed);
+/* An on_option for commands whose only options are the common ones; ctx
+ * is a struct cli_common. */
+int cli_common_only(void *ctx, const char *name, const char *value);
+/* "usage: mlviz NAME ..." and the options with help, from the table. */
+void cli_print_help(const char *command);
+
+/* Room for a catalog id or name with every byte escaped. */
+enum { PRINTABLE_MAX = 4 * FIELD_STR_LEN + 1 };
+
 /* Parse a common option at argv[*i] (--catalog, --format, their = forms).
  * Returns 1 when consumed, 0 when not a common option, -1 on error (printed). */
 int cli_common_option(int argc, char **argv, int *i, struct cli_common *c);
@@ -66,11 +94,11 @@ bool cli_value_given(const char *name, const char *v);
 bool cli_parse_count(const char *name, const char *v, unsigned long long min,
                      unsigned long long max, unsigned long long *out);
 
-int cmd_catalog(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_eval(int argc, char **argv);
-int cmd_collective(int argc, char **argv);
-int cmd_fields(int argc, char **argv);
+int cmd_catalog(int argc, char **argv);  /* tui/cli/cmd_catalog.c */
+int cmd_check(int argc, char **argv);    /* tui/cli/cmd_eval.c */
+int cmd_eval(int argc, char **argv);     /* tui/cli/cmd_eval.c */
+int cmd_collective(int argc, char **argv); /* tui/cli/cmd_collective.c */
+int cmd_fields(int argc, char **argv);   /* tui/cli/cmd_fields.c */
 int cmd_sim(int argc, char **argv);       /* tui/cli/cmd_sim.c */
 int cmd_plan(int argc, char **argv);      /* tui/cli/cmd_plan.c */
 int cmd_run(int argc, char **argv);       /* tui/cli/cmd_lua.c */

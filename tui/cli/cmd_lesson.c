@@ -9,13 +9,13 @@
 
 #include "tui.h"
 #include "cli.h"
+#include "commands.h"
 #include "luahost.h"
 #include "model.h"
 #include "yamldoc.h"
 
 enum { LESSON_MAX_STEPS = 200, LESSON_PATH_LEN = 1200, LESSON_CAPTION_MAX = 2000 };
 
-static const char lesson_usage[] = "mlviz lesson FILE.yaml [view options]";
 
 /* Fail at a node: "file:line:col: message". */
 static int node_error(const struct ydoc *doc, const struct ynode *n, const char *msg)
@@ -133,6 +133,8 @@ static int write_script(const struct ydoc *doc, const struct catalog *cat, FILE 
 
 int cmd_lesson(int argc, char **argv)
 {
+    char lesson_usage[256];
+    commands_usage("lesson", lesson_usage, sizeof lesson_usage);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         if (argc >= 2) {
             printf("usage: %s\n", lesson_usage);

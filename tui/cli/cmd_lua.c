@@ -15,6 +15,7 @@
 #include "fields.h"
 #include "luahost.h"
 #include "options.h"
+#include "paths.h"
 #include "report.h"
 
 /* Seed of runs that do not name one: a fixed number, so a scenario replays
@@ -42,19 +43,6 @@ static bool is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* A bare name ("data-starvation") is looked up in the scenarios directory. */
-static void resolve_script(const char *arg, char *buf, size_t len)
-{
-    if (is_file(arg) || strchr(arg, '/')) {
-        snprintf(buf, len, "%s", arg);
-        return;
-    }
-    const char *ext = strstr(arg, ".lua") ? "" : ".lua";
-    snprintf(buf, len, "%s/scenarios/%s%s", mlviz_data_dir(), arg, ext);
-    if (!is_file(buf))
-        snprintf(buf, len, "%s", arg);
-}
-
 static bool parse_count(const char *text, uint64_t *out)
 {
     char *end;
@@ -64,6 +52,53 @@ static bool parse_count(const char *text, uint64_t *out)
         return false;
     *out = (uint64_t)v;
     return true;
+}
+
+/* The Lua host's options that take a value: 1 when argv[*i] was one, 0
+ * when not, -1 on a bad value (printed). */
+static int lua_value_option(int argc, char **argv, int *i, struct lua_cli *c)
+{
+    const char *v;
+    if ((v = cli_option_value(argc, argv, i, "--seed"))) {
+        uint64_t s;
+        if (!v[0] || (!parse_count(v, &s) && strcmp(v, "0") != 0)) {
+            cli_error("--seed needs a whole number (got '%s')", v);
+            return -1;
+        }
+        c->opt.seed = strcmp(v, "0") == 0 ? 0 : s;
+    } else if ((v = cli_option_value(argc, argv, i, "--budget"))) {
+        if (!v[0] || !parse_count(v, &c->opt.instruction_budget)) {
+            cli_error("--budget needs a positive number of instructions (got '%s')", v);
+            return -1;
+        }
+    } else if ((v = cli_option_value(argc, argv, i, "--memory"))) {
+        double bytes;
+        if (!v[0] || !fields_parse_bytes(v, &bytes) || bytes < 1 << 20 || bytes > 1e13) {
+            cli_error("--memory needs a size of at least 1MiB, e.g. 512MiB (got '%s')", v);
+            return -1;
+        }
+        c->opt.memory_cap_bytes = (size_t)bytes;
+    } else if ((v = cli_option_value(argc, argv, i, "--timeout"))) {
+        char *end;
+        errno = 0;
+        double t = v[0] ? strtod(v, &end) : 0;
+        if (!v[0] || *end || errno || !isfinite(t) || !(t > 0)) {
+            cli_error("--timeout needs a positive number of seconds (got '%s')", v);
+            return -1;
+        }
+        c->opt.time_limit_s = t;
+    } else if ((v = cli_option_value(argc, argv, i, "--out"))) {
+        /* Created on the first write; its parent must exist. */
+        struct stat st;
+        if (!v[0] || (stat(v, &st) == 0 && !S_ISDIR(st.st_mode))) {
+            cli_error("--out needs a directory (got '%s')", v);
+            return -1;
+        }
+        c->opt.output_dir = v;
+    } else {
+        return 0;
+    }
+    return 1;
 }
 
 /* Options before and after the script are ours; other --name=value words go
@@ -81,6 +116,7 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
     bool rest = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
+        int k;
         const struct options_entry *opt;
         if (rest) {
             c->args[c->nargs++] = argv[i];
@@ -95,42 +131,9 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
             c->help = true;
         } else if (strcmp(a, "--trust") == 0) {
             c->opt.trusted = true;
-        } else if ((v = cli_option_value(argc, argv, &i, "--seed"))) {
-            uint64_t s;
-            if (!v[0] || (!parse_count(v, &s) && strcmp(v, "0") != 0)) {
-                cli_error("--seed needs a whole number (got '%s')", v);
+        } else if ((k = lua_value_option(argc, argv, &i, c)) != 0) {
+            if (k < 0)
                 return -1;
-            }
-            c->opt.seed = strcmp(v, "0") == 0 ? 0 : s;
-        } else if ((v = cli_option_value(argc, argv, &i, "--budget"))) {
-            if (!v[0] || !parse_count(v, &c->opt.instruction_budget)) {
-                cli_error("--budget needs a positive number of instructions (got '%s')", v);
-                return -1;
-            }
-        } else if ((v = cli_option_value(argc, argv, &i, "--memory"))) {
-            double bytes;
-            if (!v[0] || !fields_parse_bytes(v, &bytes) || bytes < 1 << 20 || bytes > 1e13) {
-                cli_error("--memory needs a size of at least 1MiB, e.g. 512MiB (got '%s')", v);
-                return -1;
-            }
-            c->opt.memory_cap_bytes = (size_t)bytes;
-        } else if ((v = cli_option_value(argc, argv, &i, "--timeout"))) {
-            char *end;
-            errno = 0;
-            double t = v[0] ? strtod(v, &end) : 0;
-            if (!v[0] || *end || errno || !isfinite(t) || !(t > 0)) {
-                cli_error("--timeout needs a positive number of seconds (got '%s')", v);
-                return -1;
-            }
-            c->opt.time_limit_s = t;
-        } else if ((v = cli_option_value(argc, argv, &i, "--out"))) {
-            /* Created on the first write; its parent must exist. */
-            struct stat st;
-            if (!v[0] || (stat(v, &st) == 0 && !S_ISDIR(st.st_mode))) {
-                cli_error("--out needs a directory (got '%s')", v);
-                return -1;
-            }
-            c->opt.output_dir = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--catalog"))) {
             if (!v[0])
                 return -1;
@@ -214,7 +217,7 @@ static int run_or_play(int argc, char **argv, bool play)
         return EXIT_USAGE;
     }
     char path[LUA_PATH_LEN];
-    resolve_script(c.script, path, sizeof path);
+    paths_resolve(PATHS_SCENARIO, c.script, path, sizeof path);
     if (!is_file(path)) {
         cli_error("no script '%s' (not a file, nor a scenario in %s/scenarios)", c.script,
                   mlviz_data_dir());
@@ -292,88 +295,71 @@ static void append(char *buf, size_t len, const char *s)
     buf[used] = '\0';
 }
 
-static int by_name(const void *a, const void *b)
+/* One scenario as a row of `mlviz scenarios`; false when it does not load. */
+static bool write_scenario(struct json_writer *w, int format, const char *name)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    char path[LUA_PATH_LEN], title[256], err[1024], plist[512] = "";
+    struct luahost_param params[LUAHOST_MAX_PARAMS];
+    size_t np = 0;
+    bool ok = paths_shipped(PATHS_SCENARIO, name, path, sizeof path) &&
+              luahost_describe(path, title, sizeof title, params, LUAHOST_MAX_PARAMS, &np, err, sizeof err);
+    if (!ok) {
+        fprintf(stderr, "%s\n", err);
+        snprintf(title, sizeof title, "(does not load)");
+    }
+    for (size_t k = 0; k < np; k++) {
+        append(plist, sizeof plist, k ? " " : "");
+        append(plist, sizeof plist, params[k].name);
+    }
+    if (format == FORMAT_JSON) {
+        json_row_open(w);
+        json_key_str(w, "name", name);
+        json_key_str(w, "description", title);
+        json_key_str(w, "parameters", plist);
+        json_row_close(w);
+    } else if (format == FORMAT_CSV) {
+        struct csv_row row;
+        csv_row_begin(&row, stdout);
+        csv_row_field(&row, name);
+        csv_row_field(&row, title);
+        csv_row_field(&row, plist);
+        csv_row_end(&row);
+    } else {
+        printf("%-26s %s\n", name, title);
+    }
+    return ok;
 }
 
 int cmd_scenarios(int argc, char **argv)
 {
     struct cli_common common = {0};
-    for (int i = 1; i < argc; i++) {
-        int k = cli_common_option(argc, argv, &i, &common);
-        if (k < 0)
-            return EXIT_USAGE;
-        if (k > 0)
-            continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: mlviz scenarios [--format text|csv|json]\n"
-                   "  Lists the shipped scenarios; run one with 'mlviz run NAME' or play it "
-                   "with 'mlviz play NAME'.\n");
-            return EXIT_OK;
-        }
-        cli_error("unexpected argument '%s' (usage: mlviz scenarios [--format F])", argv[i]);
-        return EXIT_USAGE;
-    }
+    int parsed = cli_parse("scenarios", argc, argv, cli_common_only, &common, NULL, 0);
+    if (parsed == CLI_PARSE_HELP)
+        printf("  Lists the shipped scenarios; run one with 'mlviz run NAME' or play it "
+               "with 'mlviz play NAME'.\n");
+    if (parsed < 0)
+        return cli_parse_exit(parsed);
     char dir[LUA_PATH_LEN];
-    snprintf(dir, sizeof dir, "%s/scenarios", mlviz_data_dir());
+    paths_shipped_dir(PATHS_SCENARIO, dir, sizeof dir);
     DIR *d = opendir(dir);
     if (!d) {
         cli_error("cannot open %s: %s", dir, strerror(errno));
         return EXIT_RUNTIME;
     }
-    char *names[LUA_MAX_SCENARIOS];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < LUA_MAX_SCENARIOS) {
-        size_t l = strlen(e->d_name);
-        if (l > 4 && strcmp(e->d_name + l - 4, ".lua") == 0 && e->d_name[0] != '.')
-            names[n++] = strdup(e->d_name);
-    }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    static char names[LUA_MAX_SCENARIOS][PATHS_NAME_LEN];
+    size_t n = paths_list(PATHS_SCENARIO, names, LUA_MAX_SCENARIOS);
     int rc = EXIT_OK;
+    struct json_writer w;
     if (common.format == FORMAT_JSON)
-        printf("[");
+        json_rows_begin(&w, stdout);
     else if (common.format == FORMAT_CSV)
         printf("name,description,parameters\n");
-    for (size_t i = 0; i < n; i++) {
-        char path[LUA_PATH_LEN * 2], title[256], err[1024], plist[512] = "";
-        struct luahost_param params[LUAHOST_MAX_PARAMS];
-        size_t np = 0;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        names[i][strlen(names[i]) - 4] = '\0';
-        if (!luahost_describe(path, title, sizeof title, params, LUAHOST_MAX_PARAMS, &np, err, sizeof err)) {
-            fprintf(stderr, "%s\n", err);
+    for (size_t i = 0; i < n; i++)
+        if (!write_scenario(&w, common.format, names[i]))
             rc = EXIT_RUNTIME;
-            snprintf(title, sizeof title, "(does not load)");
-        }
-        for (size_t k = 0; k < np; k++) {
-            append(plist, sizeof plist, k ? " " : "");
-            append(plist, sizeof plist, params[k].name);
-        }
-        if (common.format == FORMAT_JSON) {
-            printf("%s\n  {\"name\": ", i ? "," : "");
-            json_write_string(stdout, names[i]);
-            printf(", \"description\": ");
-            json_write_string(stdout, title);
-            printf(", \"parameters\": ");
-            json_write_string(stdout, plist);
-            printf("}");
-        } else if (common.format == FORMAT_CSV) {
-            struct csv_row row;
-            csv_row_begin(&row, stdout);
-            csv_row_field(&row, names[i]);
-            csv_row_field(&row, title);
-            csv_row_field(&row, plist);
-            csv_row_end(&row);
-        } else {
-            printf("%-26s %s\n", names[i], title);
-        }
-        free(names[i]);
-    }
     if (common.format == FORMAT_JSON)
-        printf("\n]\n");
+        json_rows_finish(&w);
     else if (common.format == FORMAT_TEXT)
         printf("\nRun one with 'mlviz run NAME' (headless) or 'mlviz play NAME'; "
                "'mlviz run NAME --help' lists its parameters.\n");

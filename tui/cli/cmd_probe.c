@@ -20,7 +20,6 @@
 #include "probe.h"
 #include "report.h"
 
-
 /* A GPU tool's output is small: a line per GPU, or a JSON object. */
 enum { TOOL_MAX_BYTES = 1 << 20, TOOL_TIMEOUT_MS = 10000 };
 
@@ -184,27 +183,28 @@ static bool write_text(const char *path, const char *a, const char *b)
     return true;
 }
 
-int cmd_probe(int argc, char **argv)
+/* The options of probe: 0 to go on, 1 after --help, -1 on a usage error
+ * (printed). */
+static int parse_probe_args(int argc, char **argv, struct cli_common *c, const char **write_path,
+                            const char **measure_dir)
 {
-    struct cli_common c = {0};
-    const char *write_path = NULL, *measure_dir = NULL;
     char usage[256];
     commands_usage("probe", usage, sizeof usage);
     for (int i = 1; i < argc; i++) {
         const char *v;
-        int k = cli_common_option(argc, argv, &i, &c);
+        int k = cli_common_option(argc, argv, &i, c);
         if (k < 0)
-            return EXIT_USAGE;
+            return -1;
         if (k > 0)
             continue;
         if ((v = cli_option_value(argc, argv, &i, "--write"))) {
             if (!cli_value_given("--write", v))
-                return EXIT_USAGE;
-            write_path = v;
+                return -1;
+            *write_path = v;
         } else if ((v = cli_option_value(argc, argv, &i, "--measure"))) {
             if (!cli_value_given("--measure", v))
-                return EXIT_USAGE;
-            measure_dir = v;
+                return -1;
+            *measure_dir = v;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: %s\n"
                    "  Describes this machine (CPU, memory, disks, network, GPUs through nvidia-smi "
@@ -213,12 +213,50 @@ int cmd_probe(int argc, char **argv)
                    "$XDG_CONFIG_HOME/mlviz/catalog/probe.yaml; --measure DIR times a\n  "
                    "sequential read of a scratch file in DIR (at most %d MiB, %d s).\n",
                    usage, PROBE_MEASURE_BYTES >> 20, PROBE_MEASURE_S);
-            return EXIT_OK;
+            return 1;
         } else {
             cli_error("unknown argument '%s' (usage: %s)", argv[i], usage);
-            return EXIT_USAGE;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* The probed setup and catalog entries in res and yaml, checked to load
+ * and resolve; false with the message printed. */
+static bool build_checked(const struct probe_machine *m, struct catalog *cat, bool write,
+                          struct probe_result *res, char *yaml, size_t yaml_len)
+{
+    char err[1024];
+    if (!probe_build(m, cat, write, res, err, sizeof err)) {
+        cli_error("%s", err);
+        return false;
+    }
+    /* The result must load: with the new entries added, resolve it. */
+    if (res->catalog_yaml[0] &&
+        !catalog_load_string(cat, "probe catalog entries", res->catalog_yaml,
+                             strlen(res->catalog_yaml), err, sizeof err)) {
+        cli_error("internal: the probe's catalog entries do not load: %s", err);
+        return false;
+    }
+    setup_write_yaml(&res->setup, yaml, yaml_len);
+    struct setup check;
+    struct resolved r;
+    if (!setup_load_string(&check, "probe setup", yaml, cat, err, sizeof err) ||
+        !setup_resolve(&check, cat, &r, err, sizeof err)) {
+        cli_error("internal: the probed setup does not load: %s", err);
+        return false;
+    }
+    return true;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+    struct cli_common c = {0};
+    const char *write_path = NULL, *measure_dir = NULL;
+    int k = parse_probe_args(argc, argv, &c, &write_path, &measure_dir);
+    if (k != 0)
+        return k > 0 ? EXIT_OK : EXIT_USAGE;
     if (c.format != FORMAT_TEXT) {
         cli_error("probe writes a setup (YAML); --format does not apply");
         return EXIT_USAGE;
@@ -241,27 +279,8 @@ int cmd_probe(int argc, char **argv)
     if (!cat)
         return EXIT_USAGE;
     static struct probe_result res;
-    if (!probe_build(&m, cat, write_path != NULL, &res, err, sizeof err)) {
-        cli_error("%s", err);
-        catalog_free(cat);
-        return EXIT_RUNTIME;
-    }
-    /* The result must load: with the new entries added, resolve it. */
-    char catalog_path[1200] = "";
-    if (res.catalog_yaml[0] &&
-        !catalog_load_string(cat, "probe catalog entries", res.catalog_yaml,
-                             strlen(res.catalog_yaml), err, sizeof err)) {
-        cli_error("internal: the probe's catalog entries do not load: %s", err);
-        catalog_free(cat);
-        return EXIT_RUNTIME;
-    }
     static char yaml[65536];
-    setup_write_yaml(&res.setup, yaml, sizeof yaml);
-    struct setup check;
-    struct resolved r;
-    if (!setup_load_string(&check, "probe setup", yaml, cat, err, sizeof err) ||
-        !setup_resolve(&check, cat, &r, err, sizeof err)) {
-        cli_error("internal: the probed setup does not load: %s", err);
+    if (!build_checked(&m, cat, write_path != NULL, &res, yaml, sizeof yaml)) {
         catalog_free(cat);
         return EXIT_RUNTIME;
     }
@@ -271,6 +290,7 @@ int cmd_probe(int argc, char **argv)
         fputs(yaml, stdout);
         return EXIT_OK;
     }
+    char catalog_path[1200] = "";
     if (res.catalog_yaml[0]) {
         if (!catalog_out_path(catalog_path, sizeof catalog_path)) {
             cli_error("cannot find a catalog directory for the new entries (set "

@@ -39,15 +39,25 @@ static const char usage_text[] =
     "\n"
     "Options of the interactive view (mlviz, mlviz play):\n";
 
-/* `mlviz options [--man]`: the view's option table as help or man-page roff. */
+/* `mlviz options [--man] [--md]`: the view's option table as help, man-page
+ * roff or the markdown of docs/. */
+static int options_option(void *ctx, const char *name, const char *value)
+{
+    (void)value;
+    *(const char **)ctx = name;
+    return 0;
+}
+
 static int cmd_options(int argc, char **argv)
 {
-    if (argc > 2 || (argc == 2 && strcmp(argv[1], "--man") != 0)) {
-        cli_error("usage: mlviz options [--man]");
-        return EXIT_USAGE;
-    }
-    if (argc == 2)
+    const char *form = NULL;
+    int n = cli_parse("options", argc, argv, options_option, &form, NULL, 0);
+    if (n < 0)
+        return cli_parse_exit(n);
+    if (form && strcmp(form, "--man") == 0)
         options_man(stdout);
+    else if (form)
+        options_markdown(stdout);
     else
         options_help(stdout, OPT_VIEW | OPT_PLAY);
     return EXIT_OK;

@@ -108,3 +108,29 @@ void options_man(FILE *out)
         fputs(o->applies & OPT_PLAY ? ".\n" : " (not with \\fBplay\\fR).\n", out);
     }
 }
+
+/* Markdown table text: a '|' would end the cell. */
+static void md_text(FILE *out, const char *text)
+{
+    for (const char *p = text; p && *p; p++) {
+        if (*p == '|')
+            fputc('\\', out);
+        fputc(*p, out);
+    }
+}
+
+void options_markdown(FILE *out)
+{
+    fputs("| option | value | meaning |\n|---|---|---|\n", out);
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const struct options_entry *o = &options[i];
+        fprintf(out, "| `%s`", o->name);
+        if (o->alias)
+            fprintf(out, ", `%s`", o->alias);
+        fputs(" | ", out);
+        md_text(out, o->arg);
+        fputs(" | ", out);
+        md_text(out, o->help);
+        fputs(o->applies & OPT_PLAY ? " |\n" : " (not in play) |\n", out);
+    }
+}

@@ -41,6 +41,8 @@ const struct options_entry *options_at(size_t i);
 void options_synopsis(FILE *out, unsigned applies);
 /* One option a line, with its help, for usage texts. */
 void options_help(FILE *out, unsigned applies);
+/* The table as a markdown table (docs/TUI.md, README.md). */
+void options_markdown(FILE *out);
 /* The table as man-page roff (.TP entries). */
 void options_man(FILE *out);
 

@@ -23,23 +23,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#define CATALOG_FIXTURE_NO_GROUP /* its functions name their own cat */
+#include "../../catalog_fixture.h"
 #include "catalog.h"
 
-#define CATALOG_DIR "assets/catalog"
 #define MIB 1048576.0
 #define GIB 1073741824.0
 
 static int setup(void **state)
 {
-    char err[1024];
-    struct catalog *cat = catalog_new();
-    if (!cat || !catalog_load_dir(cat, CATALOG_DIR, err, sizeof err)) {
-        print_error("cannot load %s: %s\n", CATALOG_DIR, cat ? err : "out of memory");
-        catalog_free(cat);
-        return -1;
-    }
-    *state = cat;
-    return 0;
+    struct catalog *shipped = catalog_fixture_load();
+    *state = shipped;
+    return shipped ? 0 : -1;
 }
 
 static int teardown(void **state)

@@ -23,10 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CATALOG_FIXTURE_NO_GROUP /* its functions name their own cat */
+#include "../../catalog_fixture.h"
 #include "catalog.h"
 #include "yamldoc.h"
 
-#define CATALOG_DIR "assets/catalog"
 #define REFERENCE_PATH "../shared/reference/hardware-reference.yaml"
 #define TOLERANCE 0.01
 
@@ -130,10 +131,8 @@ static int setup(void **state)
     if (!fx)
         return -1;
     char err[1024];
-    fx->cat = catalog_new();
-    if (!fx->cat || !catalog_load_dir(fx->cat, CATALOG_DIR, err, sizeof err)) {
-        print_error("cannot load %s: %s\n", CATALOG_DIR, fx->cat ? err : "out of memory");
-        catalog_free(fx->cat);
+    fx->cat = catalog_fixture_load();
+    if (!fx->cat) {
         free(fx);
         return -1;
     }

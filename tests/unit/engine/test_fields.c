@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "fields.h"
+#include "report_fields.h"
 #include "setup.h"
 #include "yamldoc.h"
 
@@ -34,18 +36,18 @@ static const char *const colors[] = {"red", "green", "blue", NULL};
 
 #define O(m) offsetof(struct obj, m)
 static const struct field obj_fields[] = {
-    {"n", FIELD_INT, O(n), 1, 100, 4, NULL, NULL, 0, "", "a count", FIELD_REQUIRED, 0},
-    {"x", FIELD_NUM, O(x), 0, 10, 2.5, NULL, NULL, 0, "GB", "a size", FIELD_EXCL_MIN, 0},
-    {"a", FIELD_NUM_AUTO, O(a), 0, 1000, FIELD_AUTO, NULL, NULL, 0, "", "auto or a number", 0, 0},
-    {"b", FIELD_BOOL, O(b), 0, 1, 1, NULL, NULL, 0, "", "a switch", 0, 0},
-    {"s", FIELD_STR, O(s), 0, 0, 0, "hello", NULL, 0, "", "a text", 0, 0},
-    {"e", FIELD_ENUM, O(e), 0, 0, 1, NULL, colors, 0, "", "a colour", 0, 0},
-    {"r", FIELD_REF, O(r), 0, 0, 0, "ref-1", NULL, 0, "", "a catalog id", 0, 0},
+    {"n", FIELD_INT, O(n), 1, 100, 4, NULL, NULL, 0, "", "a count", FIELD_REQUIRED, 0, NULL, NULL, 0},
+    {"x", FIELD_NUM, O(x), 0, 10, 2.5, NULL, NULL, 0, "GB", "a size", FIELD_EXCL_MIN, 0, NULL, NULL, 0},
+    {"a", FIELD_NUM_AUTO, O(a), 0, 1000, FIELD_AUTO, NULL, NULL, 0, "", "auto or a number", 0, 0, NULL, NULL, 0},
+    {"b", FIELD_BOOL, O(b), 0, 1, 1, NULL, NULL, 0, "", "a switch", 0, 0, NULL, NULL, 0},
+    {"s", FIELD_STR, O(s), 0, 0, 0, "hello", NULL, 0, "", "a text", 0, 0, NULL, NULL, 0},
+    {"e", FIELD_ENUM, O(e), 0, 0, 1, NULL, colors, 0, "", "a colour", 0, 0, NULL, NULL, 0},
+    {"r", FIELD_REF, O(r), 0, 0, 0, "ref-1", NULL, 0, "", "a catalog id", 0, 0, NULL, NULL, 0},
     {"peak", FIELD_NUM, O(peak), 0, 1e6, FIELD_ABSENT, NULL, NULL, 0, "TFLOP/s", "maybe absent",
-     FIELD_NULLABLE | FIELD_EXCL_MIN, 0},
-    {"opt", FIELD_REF, O(opt), 0, 0, 0, "", NULL, 0, "", "optional id", FIELD_OPTIONAL, 0},
-    {"sec.v", FIELD_INT, O(sec_v), 0, 10, 0, NULL, NULL, 0, "", "in a section", 0, 0},
-    {"sec.deep.w", FIELD_NUM, O(sec_deep_w), 0, 10, 1, NULL, NULL, 0, "", "deeper", 0, 0},
+     FIELD_NULLABLE | FIELD_EXCL_MIN, 0, NULL, NULL, 0},
+    {"opt", FIELD_REF, O(opt), 0, 0, 0, "", NULL, 0, "", "optional id", FIELD_OPTIONAL, 0, NULL, NULL, 0},
+    {"sec.v", FIELD_INT, O(sec_v), 0, 10, 0, NULL, NULL, 0, "", "in a section", 0, 0, NULL, NULL, 0},
+    {"sec.deep.w", FIELD_NUM, O(sec_deep_w), 0, 10, 1, NULL, NULL, 0, "", "deeper", 0, 0, NULL, NULL, 0},
 };
 static const struct field_table obj_table = {"thing", obj_fields,
                                              sizeof obj_fields / sizeof obj_fields[0]};
@@ -608,6 +610,43 @@ static void test_bind_prefix(void **state)
     ydoc_free(doc);
 }
 
+/* The knob columns of the setup table: every knob has a label, every
+ * "auto" knob names where its automatic value comes from, and steps fit
+ * inside the range. */
+static void test_knob_columns(void **state)
+{
+    (void)state;
+    const struct field_table *t = setup_fields();
+    int knobs = 0, autos = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct field *f = &t->fields[i];
+        if (!(f->flags & FIELD_KNOB)) {
+            assert_null(f->label);
+            continue;
+        }
+        knobs++;
+        assert_non_null(f->label);
+        assert_true(f->label[0] != '\0' && strlen(f->label) < 24);
+        assert_true(f->step >= 0 && f->step <= f->max - f->min);
+        if (f->type == FIELD_NUM_AUTO && f->auto_from) {
+            autos++;
+            const char *from = f->auto_from;
+            if (strncmp(from, "accelerator.", 12) == 0)
+                assert_non_null(fields_find(catalog_fields(CATALOG_ACCELERATOR), from + 12));
+            else
+                assert_non_null(report_field_find(from));
+        } else {
+            assert_null(f->auto_from);
+        }
+    }
+    assert_true(knobs >= 40);
+    assert_int_equal(autos, 4);
+    const struct field *w = fields_find(t, "data.loader_workers_per_device");
+    assert_string_equal(w->label, "loader workers/device");
+    assert_true(fields_find(t, "data.cache_hit")->step == 0.05);
+    assert_true(fields_find(t, "training.zero_stage")->step == 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -630,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_bind_ok),
         cmocka_unit_test(test_bind_errors),
         cmocka_unit_test(test_bind_prefix),
+        cmocka_unit_test(test_knob_columns),
     };
     return cmocka_run_group_tests_name("fields", tests, NULL, NULL);
 }

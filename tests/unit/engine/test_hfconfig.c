@@ -14,20 +14,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../catalog_fixture.h"
 #include "catalog.h"
 #include "hfconfig.h"
 #include "setup.h"
 
-static struct catalog *cat;
 static char dir[64];
 
 static int group_setup(void **state)
 {
     (void)state;
-    char err[1024];
     setenv("MLVIZ_DATA", ".", 1);
-    cat = catalog_new();
-    if (!cat || !catalog_load_dir(cat, "assets/catalog", err, sizeof err))
+    if (load_catalog(state) != 0)
         return -1;
     snprintf(dir, sizeof dir, "/tmp/mlviz-hf-XXXXXX");
     return mkdtemp(dir) ? 0 : -1;
@@ -35,8 +33,7 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-    (void)state;
-    catalog_free(cat);
+    free_catalog(state);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;

@@ -312,6 +312,29 @@ static void test_csv_rfc4180(void **state)
     free(t);
 }
 
+static void write_csv_hostile(FILE *f, const void *arg)
+{
+    (void)arg;
+    struct csv_row row;
+    csv_row_begin(&row, f);
+    csv_row_field(&row, "a\r\nb");
+    csv_row_field(&row, "  two leading");
+    csv_row_field(&row, "\"\",\"");
+    csv_row_field(&row, "x, \"y\"\r\n");
+    csv_row_field(&row, "in side");
+    csv_row_end(&row);
+}
+
+/* CR/LF together, several leading spaces, only quotes and commas. */
+static void test_csv_hostile_fields(void **state)
+{
+    (void)state;
+    char *t = capture(write_csv_hostile, NULL);
+    assert_string_equal(t, "\"a\r\nb\",\"  two leading\",\"\"\"\"\",\"\"\","
+                           "\"x, \"\"y\"\"\r\n\",in side\n");
+    free(t);
+}
+
 struct eval_case {
     const struct setup *s;
     const struct resolved *r;
@@ -371,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_json_strings_are_utf8),
         cmocka_unit_test(test_printable),
         cmocka_unit_test(test_csv_rfc4180),
+        cmocka_unit_test(test_csv_hostile_fields),
         cmocka_unit_test(test_writers_on_a_hostile_report),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);

@@ -1,0 +1,16 @@
+/* setup_internal: shared by setup.c and setup_check.c (not a public face). */
+#ifndef MLVIZ_SETUP_INTERNAL_H
+#define MLVIZ_SETUP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "setup.h"
+
+/* Resolves the catalog references into r and runs every cross-check. On
+ * failure bad_path[0] names the field to blame and bad_path[1] (or NULL)
+ * the one to point at when the first is not written in the file. */
+bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
+                 size_t err_len, const char *bad_path[2]);
+
+#endif

@@ -1,0 +1,267 @@
+/* units: the table of units, and the parsers and formatters that read it. */
+#include "units.h"
+
+#include <ctype.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SECONDS_PER_MINUTE 60.0
+#define SECONDS_PER_HOUR   3600.0
+#define SECONDS_PER_DAY    86400.0
+#define SECONDS_PER_YEAR   (365.25 * SECONDS_PER_DAY) /* a Julian year */
+
+#define P UNIT_PARSE
+#define F UNIT_FORMAT
+
+const struct unit units_table[] = {
+    /* Durations. "m" is read as minutes; "min" is how they are written. */
+    {UNIT_DURATION, "", 1.0, P, 0, 0},
+    {UNIT_DURATION, "us", 1e-6, F, 1e-3, 0},
+    {UNIT_DURATION, "ms", 1e-3, P | F, 1.0, 1},
+    {UNIT_DURATION, "s", 1.0, P | F, 120.0, 2},
+    {UNIT_DURATION, "m", SECONDS_PER_MINUTE, P, 0, 0},
+    {UNIT_DURATION, "min", SECONDS_PER_MINUTE, F, 7200.0, 0},
+    {UNIT_DURATION, "h", SECONDS_PER_HOUR, P | F, 2 * SECONDS_PER_DAY, 1},
+    {UNIT_DURATION, "d", SECONDS_PER_DAY, P | F, 1000 * SECONDS_PER_YEAR, 1},
+    {UNIT_DURATION, "y", SECONDS_PER_YEAR, F, INFINITY, -1},
+    /* Byte counts: decimal and binary prefixes. */
+    {UNIT_BYTES, "", 1.0, P, 0, 0},
+    {UNIT_BYTES, "B", 1.0, P, 0, 0},
+    {UNIT_BYTES, "KB", 1e3, P, 0, 0},
+    {UNIT_BYTES, "MB", 1e6, P, 0, 0},
+    {UNIT_BYTES, "GB", 1e9, P, 0, 0},
+    {UNIT_BYTES, "TB", 1e12, P, 0, 0},
+    {UNIT_BYTES, "KiB", 1024.0, P, 0, 0},
+    {UNIT_BYTES, "MiB", 1048576.0, P, 0, 0},
+    {UNIT_BYTES, "GiB", 1073741824.0, P, 0, 0},
+    {UNIT_BYTES, "TiB", 1099511627776.0, P, 0, 0},
+    /* SI prefixes of format_si, in increasing order. */
+    {UNIT_SI, "", 1.0, F, 0, 0},
+    {UNIT_SI, "k", 1e3, F, 0, 0},
+    {UNIT_SI, "M", 1e6, F, 0, 0},
+    {UNIT_SI, "G", 1e9, F, 0, 0},
+    {UNIT_SI, "T", 1e12, F, 0, 0},
+    {UNIT_SI, "P", 1e15, F, 0, 0},
+    {UNIT_SI, "E", 1e18, F, 0, 0},
+    {UNIT_SI, "Z", 1e21, F, 0, 0},
+    {UNIT_SI, "Y", 1e24, F, 0, 0},
+    /* A share of one, written with one decimal. */
+    {UNIT_PERCENT, "%", 0.01, F, 0, 1},
+};
+const size_t units_count = sizeof units_table / sizeof units_table[0];
+
+#undef P
+#undef F
+
+double units_scale(enum unit_kind kind, const char *symbol)
+{
+    for (size_t i = 0; i < units_count; i++)
+        if (units_table[i].kind == kind && strcmp(units_table[i].symbol, symbol) == 0)
+            return units_table[i].scale;
+    return 0.0;
+}
+
+size_t units_decimal_length(const char *s)
+{
+    size_t i = 0;
+    bool digits = false;
+    if (s[i] == '+' || s[i] == '-')
+        i++;
+    while (isdigit((unsigned char)s[i]))
+        i++, digits = true;
+    if (s[i] == '.')
+        for (i++; isdigit((unsigned char)s[i]); i++)
+            digits = true;
+    if (!digits)
+        return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        size_t j = i + 1;
+        if (s[j] == '+' || s[j] == '-')
+            j++;
+        if (isdigit((unsigned char)s[j])) {
+            while (isdigit((unsigned char)s[j]))
+                j++;
+            i = j;
+        }
+    }
+    return i;
+}
+
+bool units_parse(enum unit_kind kind, const char *text, double *out)
+{
+    if (!text || !*text || units_decimal_length(text) == 0)
+        return false;
+    char *end;
+    double v = strtod(text, &end);
+    if ((size_t)(end - text) != units_decimal_length(text) || !isfinite(v) || v < 0)
+        return false;
+    for (size_t i = 0; i < units_count; i++) {
+        const struct unit *u = &units_table[i];
+        if (u->kind != kind || !(u->use & UNIT_PARSE) || strcmp(end, u->symbol) != 0)
+            continue;
+        double scaled = v * u->scale;
+        if (!isfinite(scaled) || (scaled != 0 && scaled < DBL_MIN))
+            return false; /* 1e305d overflows; 1e-310 cannot be computed with */
+        *out = scaled + 0.0;
+        return true;
+    }
+    return false;
+}
+
+/* ---- numbers for output ------------------------------------------------------ */
+
+double output_number(double v)
+{
+    if (!isfinite(v) || v == 0.0)
+        return 0.0; /* also turns -0 into 0 */
+    return v;
+}
+
+/* "-0", "-0.00": a negative number that printed as zero loses its sign. */
+static void drop_negative_zero(char *buf)
+{
+    if (buf[0] != '-')
+        return;
+    for (const char *p = buf + 1; *p && *p != 'e' && *p != ' '; p++)
+        if (*p >= '1' && *p <= '9')
+            return;
+    memmove(buf, buf + 1, strlen(buf));
+}
+
+/* Below 2^53 every integer is exact in a double. */
+#define EXACT_INTEGER_LIMIT 9007199254740992.0
+
+void output_format_number(char *buf, size_t len, double v, int digits)
+{
+    v = output_number(v);
+    if (v == floor(v) && fabs(v) < EXACT_INTEGER_LIMIT)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.*g", digits, v);
+    drop_negative_zero(buf);
+}
+
+/* Beyond this, fixed notation would print a wall of digits. */
+#define FIXED_NOTATION_LIMIT 1e9
+
+void format_fixed(char *buf, size_t len, double v, int decimals)
+{
+    v = output_number(v);
+    if (fabs(v) >= FIXED_NOTATION_LIMIT)
+        snprintf(buf, len, "%.3g", v);
+    else
+        snprintf(buf, len, "%.*f", decimals, v);
+    drop_negative_zero(buf);
+}
+
+/* The row of `symbol` among the rows of `kind`. */
+static const struct unit *unit_row(enum unit_kind kind, const char *symbol)
+{
+    for (size_t i = 0; i < units_count; i++)
+        if (units_table[i].kind == kind && strcmp(units_table[i].symbol, symbol) == 0)
+            return &units_table[i];
+    return NULL;
+}
+
+void format_percent(char *buf, size_t len, double share)
+{
+    const struct unit *u = unit_row(UNIT_PERCENT, "%");
+    char num[40];
+    format_fixed(num, sizeof num, output_number(share) / u->scale, u->decimals);
+    snprintf(buf, len, "%s%s", num, u->symbol);
+}
+
+void format_usd(char *buf, size_t len, double usd)
+{
+    char num[40];
+    format_si(num, sizeof num, usd, "");
+    if (num[0] == '-')
+        snprintf(buf, len, "-$%s", num + 1);
+    else
+        snprintf(buf, len, "$%s", num);
+}
+
+void format_si(char *buf, size_t len, double v, const char *unit)
+{
+    v = output_number(v);
+    /* Step up the prefixes (in order in the table) while the number is
+     * 1000 of them or more. */
+    const struct unit *prefix = NULL;
+    double a = fabs(v), x = v;
+    for (size_t i = 0; i < units_count; i++) {
+        const struct unit *u = &units_table[i];
+        if (u->kind != UNIT_SI)
+            continue;
+        if (prefix) {
+            double step = u->scale / prefix->scale;
+            if (!(a >= step))
+                break;
+            a /= step;
+            x /= step;
+        }
+        prefix = u;
+    }
+    if (a >= 1000.0) /* past the last prefix: an exponent, never a wall of digits */
+        snprintf(buf, len, "%.3g %s", v, unit);
+    else if (a >= 100 || a == 0)
+        snprintf(buf, len, "%.0f %s%s", x, prefix->symbol, unit);
+    else if (a >= 10)
+        snprintf(buf, len, "%.1f %s%s", x, prefix->symbol, unit);
+    else
+        snprintf(buf, len, "%.2f %s%s", x, prefix->symbol, unit);
+    drop_negative_zero(buf);
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == ' ')
+        buf[n - 1] = '\0'; /* no prefix and no unit: "12", not "12 " */
+}
+
+void format_duration(char *buf, size_t len, double t)
+{
+    t = output_number(t);
+    if (t < 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    for (size_t i = 0; i < units_count; i++) {
+        const struct unit *u = &units_table[i];
+        if (u->kind != UNIT_DURATION || !(u->use & UNIT_FORMAT) || !(t < u->below_s))
+            continue;
+        if (u->decimals < 0)
+            snprintf(buf, len, "%.3g %s", t / u->scale, u->symbol);
+        else
+            snprintf(buf, len, "%.*f %s", u->decimals, t / u->scale, u->symbol);
+        return;
+    }
+    snprintf(buf, len, "%.3g s", t); /* not reached: the last row has no limit */
+}
+
+void format_clock(char *buf, size_t len, double seconds)
+{
+    if (!isfinite(seconds) || seconds < 0)
+        seconds = 0;
+    long day = (long)units_scale(UNIT_DURATION, "d");
+    long hour = (long)units_scale(UNIT_DURATION, "h");
+    long minute = (long)units_scale(UNIT_DURATION, "m");
+    long s = (long)seconds;
+    long d = s / day;
+    s %= day;
+    if (d > 0)
+        snprintf(buf, len, "%ldd %02ld:%02ld:%02ld", d, s / hour, s % hour / minute, s % minute);
+    else
+        snprintf(buf, len, "%02ld:%02ld:%02ld", s / hour, s % hour / minute, s % minute);
+}
+
+void format_duration_value(char *buf, size_t len, double seconds)
+{
+    const struct unit *best = unit_row(UNIT_DURATION, "s");
+    for (size_t i = 0; i < units_count; i++) {
+        const struct unit *u = &units_table[i];
+        if (u->kind == UNIT_DURATION && (u->use & UNIT_PARSE) && u->symbol[0] && u->scale >= 1.0 &&
+            seconds >= u->scale && u->scale > best->scale)
+            best = u;
+    }
+    snprintf(buf, len, "%.4g%s", seconds / best->scale, best->symbol);
+}

@@ -1,0 +1,117 @@
+#!/bin/sh
+# Generated documentation against the binary. Every block of README.md and
+# docs/*.md written between
+#     <!-- begin generated: ARGS -->  ...  <!-- end generated -->
+# must be exactly what `mlviz ARGS` prints (a "sample" block,
+# <!-- begin generated sample: ARGS -->, holds it in a code fence under a
+# "$ mlviz ARGS" line). `sh tests/cli/docs.sh --write` rewrites the blocks.
+# Then the option list of the interactive view must agree everywhere: the
+# option table (mlviz options --md), mlviz --help, the man page's OPTIONS
+# (mlviz options --man, and docs/mlviz.1.in's @OPTIONS@ slot), README's
+# `mlviz [...]` synopsis and docs/TUI.md.
+MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
+case $MLVIZ_BIN in /*) ;; *) MLVIZ_BIN=$(pwd)/$MLVIZ_BIN ;; esac
+export MLVIZ_BIN
+[ -x "$MLVIZ_BIN" ] || { echo "FAIL docs: no executable at $MLVIZ_BIN (build first or set MLVIZ_BIN)"; exit 0; }
+MLVIZ_DATA=${MLVIZ_DATA:-$(pwd)} python3 - "$@" README.md docs/*.md <<'PY'
+import os, re, subprocess, sys
+args = sys.argv[1:]
+write = "--write" in args
+files = [a for a in args if a != "--write"]
+binary = os.environ["MLVIZ_BIN"]
+BEGIN = re.compile(r"^<!-- begin generated( sample)?: (.*?) -->$")
+END = "<!-- end generated -->"
+
+def run(words):
+    r = subprocess.run([binary] + words.split(), capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, "mlviz %s exited %d: %s" % (words, r.returncode, r.stderr.strip())
+    return r.stdout, None
+
+def passed(name, why=None):
+    print("PASS " + name)
+
+def failed(name, why):
+    print("FAIL %s: %s" % (name, why))
+
+blocks = 0
+for path in files:
+    lines = open(path).read().split("\n")
+    out, i, changed = [], 0, False
+    while i < len(lines):
+        m = BEGIN.match(lines[i])
+        out.append(lines[i])
+        i += 1
+        if not m:
+            continue
+        blocks += 1
+        sample, words = m.group(1) is not None, m.group(2)
+        j = i
+        while j < len(lines) and lines[j] != END:
+            j += 1
+        name = "%s: mlviz %s" % (path, words)
+        if j == len(lines):
+            failed(name, "no end marker")
+            out.extend(lines[i:])
+            break
+        text, err = run(words)
+        if err:
+            failed(name, err)
+            out.extend(lines[i:j])
+        else:
+            want = text.rstrip("\n").split("\n")
+            if sample:
+                want = ["```", "$ mlviz " + words] + want + ["```"]
+            have = lines[i:j]
+            if have == want:
+                passed(name)
+            elif write:
+                changed = True
+                print("WROTE " + name)
+            else:
+                k = next(n for n in range(max(len(have), len(want)))
+                         if n >= len(have) or n >= len(want) or have[n] != want[n])
+                failed(name, "line %d differs: committed %r, binary %r (tests/cli/docs.sh --write)"
+                       % (k + 1, have[k] if k < len(have) else "", want[k] if k < len(want) else ""))
+            out.extend(want if write else have)
+        i = j
+    if write and changed:
+        open(path, "w").write("\n".join(out))
+if blocks < 3:
+    failed("generated blocks", "found %d, expected at least 3" % blocks)
+
+# ---- one option list --------------------------------------------------------------
+table, err = run("options --md")
+if err:
+    failed("option table", err)
+    sys.exit(0)
+names, aliases = [], {}
+for row in table.split("\n")[2:]:
+    cells = re.findall(r"`(-[^`]+)`", row.split("|")[1]) if row.startswith("|") else []
+    if cells:
+        names.append(cells[0])
+        for a in cells[1:]:
+            aliases[a] = cells[0]
+want = set(names)
+
+def canon(found):
+    return {aliases.get(o, o) for o in found}
+
+OPT = r"(?<![\w-])(--?[a-z][a-z-]*)"
+helptext, err = run("--help")
+section = helptext.split("Options of the interactive view")[-1] if helptext else ""
+have = canon(re.findall(r"^\s+" + OPT, section, re.M) + re.findall(r", " + OPT, section))
+(passed if have == want else failed)("mlviz --help lists the option table", "differs: %s" % sorted(have ^ want))
+man, err = run("options --man")
+have = canon(t.replace("\\-", "-") for t in re.findall(r"\\fB((?:\\-|[a-z])+)\\fR", man or "")
+             if t.startswith("\\-"))
+(passed if have == want else failed)("man page OPTIONS list the option table", "differs: %s" % sorted(have ^ want))
+page = open("docs/mlviz.1.in").read()
+(passed if "@OPTIONS@" in page else failed)("docs/mlviz.1.in takes its OPTIONS from the table", "no @OPTIONS@ slot")
+readme = open("README.md").read()
+m = re.search(r"^mlviz (\[.*)$", readme, re.M)
+have = canon(re.findall(OPT, m.group(1))) if m else set()
+(passed if have == want else failed)("README's mlviz synopsis lists the option table", "differs: %s" % sorted(have ^ want))
+tui = open("docs/TUI.md").read()
+(passed if "<!-- begin generated: options --md -->" in tui else failed)("docs/TUI.md shows the option table", "no generated block")
+PY

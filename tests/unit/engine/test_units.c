@@ -1,0 +1,119 @@
+/* units: the one table of durations, bytes, SI prefixes, clock and
+ * percent, read by the parsers and the formatters. Expected strings are
+ * written out by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "fields.h"
+#include "units.h"
+
+static void check_duration(double seconds, const char *want)
+{
+    char buf[64];
+    format_duration(buf, sizeof buf, seconds);
+    assert_string_equal(buf, want);
+}
+
+static void test_format_duration_rows(void **state)
+{
+    (void)state;
+    check_duration(0.00042, "420 us");
+    check_duration(0.0123, "12.3 ms");
+    check_duration(1.5, "1.50 s");
+    check_duration(119.0, "119.00 s");
+    check_duration(600.0, "10 min");
+    check_duration(3 * 3600.0, "3.0 h");
+    check_duration(5 * 86400.0, "5.0 d");
+    check_duration(2000 * 365.25 * 86400.0, "2e+03 y");
+    check_duration(-1.0, "-");
+    check_duration(NAN, "0 us");
+}
+
+static void test_parse_duration_and_bytes(void **state)
+{
+    (void)state;
+    double v = -1;
+    assert_true(units_parse(UNIT_DURATION, "20m", &v));
+    assert_true(v == 1200.0);
+    assert_true(units_parse(UNIT_DURATION, "250ms", &v));
+    assert_true(fabs(v - 0.25) < 1e-12);
+    assert_true(units_parse(UNIT_DURATION, "1.5d", &v));
+    assert_true(v == 129600.0);
+    assert_true(fields_parse_duration("6h", &v) && v == 21600.0);
+    assert_false(units_parse(UNIT_DURATION, "6 h", &v));
+    assert_false(units_parse(UNIT_DURATION, "-1s", &v));
+    assert_false(units_parse(UNIT_DURATION, "1min", &v)); /* written, never read */
+    assert_false(units_parse(UNIT_DURATION, "1e305d", &v));
+    assert_true(units_parse(UNIT_BYTES, "64MiB", &v) && v == 67108864.0);
+    assert_true(fields_parse_bytes("2GB", &v) && v == 2e9);
+    assert_false(units_parse(UNIT_BYTES, "2gb", &v));
+}
+
+static void test_format_si_and_percent(void **state)
+{
+    (void)state;
+    char buf[64];
+    format_si(buf, sizeof buf, 1234.0, "B");
+    assert_string_equal(buf, "1.23 kB");
+    format_si(buf, sizeof buf, 999.0, "");
+    assert_string_equal(buf, "999");
+    format_si(buf, sizeof buf, 2.5e9, "FLOP");
+    assert_string_equal(buf, "2.50 GFLOP");
+    format_si(buf, sizeof buf, -42e6, "");
+    assert_string_equal(buf, "-42.0 M");
+    format_si(buf, sizeof buf, 5e30, "B");
+    assert_string_equal(buf, "5e+30 B");
+    format_percent(buf, sizeof buf, 0.1234);
+    assert_string_equal(buf, "12.3%");
+    format_percent(buf, sizeof buf, -0.00001);
+    assert_string_equal(buf, "0.0%");
+}
+
+static void test_clock_and_value(void **state)
+{
+    (void)state;
+    char buf[64];
+    format_clock(buf, sizeof buf, 3723.9);
+    assert_string_equal(buf, "01:02:03");
+    format_clock(buf, sizeof buf, 2 * 86400.0 + 61);
+    assert_string_equal(buf, "2d 00:01:01");
+    format_clock(buf, sizeof buf, -5);
+    assert_string_equal(buf, "00:00:00");
+    format_duration_value(buf, sizeof buf, 1200);
+    assert_string_equal(buf, "20m");
+    format_duration_value(buf, sizeof buf, 7200);
+    assert_string_equal(buf, "2h");
+    format_duration_value(buf, sizeof buf, 129600);
+    assert_string_equal(buf, "1.5d");
+    format_duration_value(buf, sizeof buf, 0.5);
+    assert_string_equal(buf, "0.5s");
+}
+
+static void test_table_scales(void **state)
+{
+    (void)state;
+    assert_true(units_scale(UNIT_DURATION, "min") == 60.0);
+    assert_true(units_scale(UNIT_DURATION, "m") == 60.0);
+    assert_true(units_scale(UNIT_BYTES, "GiB") == 1073741824.0);
+    assert_true(units_scale(UNIT_SI, "T") == 1e12);
+    assert_true(units_scale(UNIT_SI, "nope") == 0.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_format_duration_rows),
+        cmocka_unit_test(test_parse_duration_and_bytes),
+        cmocka_unit_test(test_format_si_and_percent),
+        cmocka_unit_test(test_clock_and_value),
+        cmocka_unit_test(test_table_scales),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
