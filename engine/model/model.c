@@ -77,17 +77,6 @@ void model_make_ctx(const struct setup *s, const struct resolved *r, struct ctx 
     }
 }
 
-/* Copies a string into a fixed buffer, truncating (no printf: every
- * evaluation does this). */
-static void copy_text(char *dst, size_t size, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= size)
-        n = size - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
 /* ---- the whole report ------------------------------------------------------------- */
 
 /* The resolved layout and sizes, echoed (eval text and JSON). */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "collective.h"
 #include "model.h"
@@ -85,6 +86,17 @@ static inline int64_t at_least_one(int64_t n)
 static inline int report_int(int64_t n)
 {
     return n > INT_MAX ? INT_MAX : n < INT_MIN ? INT_MIN : (int)n;
+}
+
+/* Copies a string into a fixed buffer, truncating (no printf: every
+ * evaluation does this). */
+static inline void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
 }
 
 /* Mixed precision: every format but fp32/tf32 keeps 16-bit activations and

@@ -22,13 +22,31 @@ struct text {
     size_t left;
 };
 
+/* Appends s, truncating; t->left counts the terminating NUL. */
 static void put(struct text *t, const char *s)
 {
-    while (*s && t->left > 1) {
-        *t->p++ = *s++;
-        t->left--;
-    }
+    size_t n = strlen(s);
+    if (n > t->left - 1)
+        n = t->left - 1;
+    memcpy(t->p, s, n);
+    t->p += n;
+    t->left -= n;
     *t->p = '\0';
+}
+
+/* A whole number in decimal. */
+static void put_int(struct text *t, long long v)
+{
+    char buf[24], *q = buf + sizeof buf - 1;
+    unsigned long long n = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    *q = '\0';
+    do {
+        *--q = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    if (v < 0)
+        *--q = '-';
+    put(t, q);
 }
 
 /* Three significant digits at most: 412, 41.2, 4.1, 0.41, 0.0041. */
@@ -228,8 +246,8 @@ static void add_suggestion(struct model_report *o, double base_gb, const struct 
     if (saves <= 0.001)
         return;
     struct suggestion *g = &o->suggestions[o->n_suggestions++];
-    snprintf(g->text, sizeof g->text, "%s", text);
-    snprintf(g->changes, sizeof g->changes, "%s", changes);
+    copy_text(g->text, sizeof g->text, text);
+    copy_text(g->changes, sizeof g->changes, changes);
     g->saves_gb = saves;
     g->per_device_gb = after;
     g->fits = after <= r->accel->mem_gb;
@@ -263,8 +281,11 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
     if (s->model.kind == MODEL_TRANSFORMER && tp2 <= s->cluster.node.accelerators_per_node) {
         t = *s;
         t.training.tensor_parallel = (int)tp2;
-        snprintf(text, sizeof text, "tensor parallelism %lld", (long long)tp2);
-        snprintf(changes, sizeof changes, "training.tensor_parallel=%lld", (long long)tp2);
+        struct text tt = {text, sizeof text}, tc = {changes, sizeof changes};
+        put(&tt, "tensor parallelism ");
+        put_int(&tt, tp2);
+        put(&tc, "training.tensor_parallel=");
+        put_int(&tc, tp2);
         add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
     }
     if (s->training.micro_batch > 1) {
