@@ -65,7 +65,12 @@ static void put_num(struct text *t, double v)
     double scale = 1;
     for (int i = 0; i < decimals; i++)
         scale *= 10;
-    unsigned long long n = (unsigned long long)llround(v * scale);
+    /* Rounded half away from zero, as llround does but without the call:
+     * 0 <= x <= 1e15 < 2^53, so the truncation and x - n are exact. */
+    double x = v * scale;
+    unsigned long long n = (unsigned long long)x;
+    if (x - (double)n >= 0.5)
+        n++;
     for (int i = 0; i < decimals; i++) {
         *--q = (char)('0' + n % 10);
         n /= 10;
