@@ -83,7 +83,7 @@ static double failures_per_hour(int64_t count, double mtbf_h)
     return mtbf_h > 0 && rate > 0 ? mind(rate, MAX_FAILURES_PER_HOUR) : MAX_FAILURES_PER_HOUR;
 }
 
-void model_reliability(const struct ctx *c, double storage_write_scale,
+void model_reliability(const struct ctx *c, double storage_write_scale, double params,
                        struct reliability_report *rr)
 {
     const struct setup *s = c->s;
@@ -94,7 +94,7 @@ void model_reliability(const struct ctx *c, double storage_write_scale,
     rr->mtbf_h = ratio(1.0, per_hour);
     /* A checkpoint holds the weights and the optimizer state (fp32 master
      * and moments), written in parallel by the shards to the shared tier. */
-    double bytes = model_params(s) * (c->w_bytes + c->opt_bytes);
+    double bytes = params * (c->w_bytes + c->opt_bytes);
     rr->checkpoint_gb = bytes / GB;
     double write_gbs = c->r->storage->write_gbs * storage_write_scale;
     if (c->r->storage->scope == STORAGE_LOCAL)
@@ -152,7 +152,7 @@ void model_energy_and_cost(const struct ctx *c, struct model_report *o)
     double write_scale = s->cluster.storage_bw_gbs > 0 && r->storage->read_gbs > 0
                              ? s->cluster.storage_bw_gbs / r->storage->read_gbs
                              : 1.0;
-    model_reliability(c, write_scale, &o->reliability);
+    model_reliability(c, write_scale, o->params, &o->reliability);
     if (o->reliability.goodput <= 0.0)
         model_cannot_run(o,
                          "failures every %.2g h leave no time to make progress between "

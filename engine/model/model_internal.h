@@ -225,7 +225,8 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
 double model_throttle_for_cooling(const struct ctx *c, const struct power_report *pw);
 void model_power_at_balance(const struct ctx *c, double busy, double cpu_util,
                             struct power_report *pw);
-void model_reliability(const struct ctx *c, double storage_write_scale,
+/* params: the model's parameter count (model_params), in the checkpoint. */
+void model_reliability(const struct ctx *c, double storage_write_scale, double params,
                        struct reliability_report *rr);
 void model_energy_and_cost(const struct ctx *c, struct model_report *o);
 
