@@ -22,16 +22,22 @@ struct text {
     size_t left;
 };
 
-/* Appends s, truncating; t->left counts the terminating NUL. */
-static void put(struct text *t, const char *s)
+/* Appends the n bytes of s, truncating; t->left counts the terminating
+ * NUL. */
+static void put_len(struct text *t, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     if (n > t->left - 1)
         n = t->left - 1;
     memcpy(t->p, s, n);
     t->p += n;
     t->left -= n;
     *t->p = '\0';
+}
+
+/* Appends s (inline, so that the length of a literal is known). */
+static inline void put(struct text *t, const char *s)
+{
+    put_len(t, s, strlen(s));
 }
 
 /* A whole number in decimal. */
@@ -46,13 +52,13 @@ static void put_int(struct text *t, long long v)
     } while (n);
     if (v < 0)
         *--q = '-';
-    put(t, q);
+    put_len(t, q, (size_t)(buf + sizeof buf - 1 - q));
 }
 
 /* Three significant digits at most: 412, 41.2, 4.1, 0.41, 0.0041. */
 static void put_num(struct text *t, double v)
 {
-    char buf[32], *q = buf + sizeof buf - 1;
+    char buf[32], *q = buf + sizeof buf - 1, *end = q;
     *q = '\0';
     if (!isfinite(v) || v < 0)
         v = 0;
@@ -77,7 +83,6 @@ static void put_num(struct text *t, double v)
     }
     if (decimals) {
         /* Drop trailing zeros of the fraction: 4.10 -> 4.1, 4.00 -> 4. */
-        char *end = buf + sizeof buf - 1;
         while (end > q && end[-1] == '0')
             *--end = '\0';
         if (end > q)
@@ -87,7 +92,7 @@ static void put_num(struct text *t, double v)
         *--q = (char)('0' + n % 10);
         n /= 10;
     } while (n);
-    put(t, q);
+    put_len(t, q, (size_t)(end - q));
 }
 
 static void stage_reason(const struct ctx *c, const struct model_report *o, int stage, char *buf,
