@@ -2,11 +2,11 @@
 #include "collective.h"
 
 #include <math.h>
-
-#include "setup.h"
+#include <stddef.h>
 
 const char *const collective_op_names[] = {"all-reduce", "all-gather", "reduce-scatter",
                                            "broadcast",  "all-to-all",     NULL};
+const char *const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", "nvls", NULL};
 
 /* Volume factor of a ring: the share of the buffer each device sends.
  * All-reduce = reduce-scatter + all-gather, 2(n-1)/n (Patarasuk & Yuan 2009);

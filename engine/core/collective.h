@@ -20,6 +20,17 @@ enum collective_op {
 };
 extern const char *const collective_op_names[]; /* "all-reduce", ... */
 
+/* Algorithms of an all-reduce (the setup's training.allreduce). AUTO picks
+ * the fastest; the others force one, as NCCL_ALGO does. */
+enum allreduce_algo {
+    ALLREDUCE_AUTO,
+    ALLREDUCE_RING,
+    ALLREDUCE_TREE,
+    ALLREDUCE_HIERARCHICAL,
+    ALLREDUCE_NVLS
+};
+extern const char *const allreduce_names[]; /* "auto", "ring", ... */
+
 struct collective_net {
     int devices;           /* participants */
     int per_node;          /* participants per node (1..devices) */

@@ -14,7 +14,6 @@ const char *const model_kind_names[] = {"transformer", "generic", NULL};
 const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 const char *const optimizer_names[] = {"adam", "sgd", "adafactor", NULL};
 const char *const recompute_names[] = {"none", "selective", "full", NULL};
-const char *const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", "nvls", NULL};
 static const char *const data_source_names[] = {"shared", "local", NULL};
 const char *const train_precision_names[] = {"fp32", "tf32", "bf16", "fp16",  "fp8",
                                              "int8", "fp4",  "mxfp8", "nvfp4", NULL};

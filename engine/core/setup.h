@@ -13,26 +13,19 @@
 #include <stdint.h>
 
 #include "catalog.h"
+#include "collective.h"
 #include "fields.h"
 
 enum model_kind { MODEL_TRANSFORMER, MODEL_GENERIC };
 enum mlp_kind { MLP_GELU, MLP_SWIGLU };
 enum optimizer_kind { OPT_ADAM, OPT_SGD, OPT_ADAFACTOR };
 enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
-enum allreduce_algo {
-    ALLREDUCE_AUTO,
-    ALLREDUCE_RING,
-    ALLREDUCE_TREE,
-    ALLREDUCE_HIERARCHICAL,
-    ALLREDUCE_NVLS
-};
 enum data_source { DATA_SHARED, DATA_LOCAL };
 
 extern const char *const model_kind_names[];
 extern const char *const mlp_names[];
 extern const char *const optimizer_names[];
 extern const char *const recompute_names[];
-extern const char *const allreduce_names[];
 
 /* Number formats a run can train in. The first six are the catalog's
  * precisions (same order as enum precision); the block-scaled and 4-bit
@@ -120,7 +113,7 @@ struct setup {
         bool sequence_parallel;
         bool overlap_grad_sync;
         bool flash_attention;
-        int allreduce; /* enum allreduce_algo */
+        int allreduce; /* enum allreduce_algo (collective.h) */
         double tokens; /* token budget; samples for generic models */
         char software[FIELD_STR_LEN];
     } training;

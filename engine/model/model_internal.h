@@ -1,13 +1,18 @@
-/* model_internal: what the files of the analytic model share (model.c and
- * model_parallel.c). Not part of the engine's public face: only model*.c
- * include it. */
+/* model_internal: what the files of the analytic model share (model.c, the
+ * orchestrator, and model_compute, model_memory, model_network, model_data,
+ * model_facility, model_verdict, model_parallel). Not part of the engine's
+ * public face: only model*.c include it. */
 #ifndef MLVIZ_MODEL_INTERNAL_H
 #define MLVIZ_MODEL_INTERNAL_H
 
+#include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "collective.h"
+#include "model.h"
 #include "setup.h"
 
 /* Everything the parts of the model share, derived once per evaluation. */
@@ -36,6 +41,78 @@ struct ctx {
     } lp;
     double act_dense, act_moe, act_full_dense, act_full_moe; /* bytes per layer, micro-batch */
 };
+
+/* ---- small helpers every part uses ---- */
+
+enum { GB = 1000000000 };
+
+#define SECONDS_PER_DAY 86400.0
+#define SECONDS_PER_HOUR 3600.0
+
+static inline double maxd(double a, double b)
+{
+    return a > b ? a : b;
+}
+static inline double mind(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* Time to move or compute `amount` at `rate` per second: 0 for nothing to
+ * do, the ceiling when the rate is zero or too small to give a finite
+ * time. Every time in the model divides through here. */
+static inline double time_for(double amount, double rate)
+{
+    if (!(amount > 0))
+        return 0.0;
+    double t = amount / rate;
+    return rate > 0 && t < MODEL_TIME_CEILING_S ? t : MODEL_TIME_CEILING_S;
+}
+
+/* A rate or share a / b that is 0 when b is 0 (nothing happened in no time)
+ * and never non-finite. */
+static inline double ratio(double a, double b)
+{
+    double q = a / b;
+    return b != 0 && isfinite(q) ? q : 0.0;
+}
+
+static inline int64_t at_least_one(int64_t n)
+{
+    return n < 1 ? 1 : n;
+}
+
+/* An int field of the report, saturated (the counts are 64-bit inside). */
+static inline int report_int(int64_t n)
+{
+    return n > INT_MAX ? INT_MAX : n < INT_MIN ? INT_MIN : (int)n;
+}
+
+/* Copies a string into a fixed buffer, truncating (no printf: every
+ * evaluation does this). */
+static inline void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Mixed precision: every format but fp32/tf32 keeps 16-bit activations and
+ * an fp32 master copy. */
+static inline bool is_mixed(int precision)
+{
+    return precision != TRAIN_FP32 && precision != TRAIN_TF32;
+}
+
+/* FP8 and FP4 recipes (Transformer Engine): low-precision GEMM inputs, BF16
+ * for everything else. */
+static inline bool is_low_precision(int precision)
+{
+    return precision == TRAIN_FP8 || precision == TRAIN_MXFP8 || precision == TRAIN_FP4 ||
+           precision == TRAIN_NVFP4;
+}
 
 /* Time to move or compute `amount` at `rate` per second, capped at
  * MODEL_TIME_CEILING_S; 0 for nothing to do. */
@@ -92,5 +169,72 @@ double model_alltoall_time(const struct ctx *c, double bytes, int64_t n, int64_t
 /* Mixture-of-experts layers among layers [first, first + n) (the first
  * dense_layers are dense). */
 int model_moe_layers_in(const struct setup *s, int first, int n);
+
+/* ---- shared between the parts of the model ---- */
+
+/* One pipeline stage: its layers and what it holds and runs besides them.
+ * The first stage holds the embedding, the last the output layer and the
+ * loss (Megatron-Core; Llama 3 paper section 3.3.2). */
+struct stage {
+    int index, first_layer, layers, moe_layers;
+    bool first, last;
+    struct layer_params_split params; /* per device (after TP and EP) */
+};
+
+struct device_step {
+    double compute, recompute, tp_comm, cp_comm, ep_comm, bubble, p2p, dp_exposed, dp_total;
+    double optimizer, straggler, overhead;
+    double forward, backward;
+    double total;
+    double executed_flops, model_flops; /* whole cluster, per step */
+    double hardware_flops;              /* model + recomputation, model's convention */
+    double params_device;               /* parameters of the busiest stage, per device */
+    int dp_algo;
+};
+
+struct data_path {
+    double read_s, preprocess_s, h2d_s, bw_gbs, cores_busy, cores_total, lanes_need, lanes_have;
+    bool serial;       /* no loader workers or prefetch: nothing overlaps */
+};
+
+/* model.c: the context of one evaluation. */
+void model_make_ctx(const struct setup *s, const struct resolved *r, struct ctx *c);
+
+/* model_compute.c */
+void model_make_stage(const struct ctx *c, int index, int first_layer, struct stage *st);
+int model_candidate_stages(const struct ctx *c, struct stage out[4]);
+void model_device_step(const struct ctx *c, struct device_step *d);
+
+/* model_network.c */
+double model_tp_allreduce_time(const struct ctx *c, double bytes);
+void model_dp_sync(const struct ctx *c, double params, int n, int stride, double t_f, double t_b,
+                   struct device_step *d);
+double model_pp_p2p_time(const struct ctx *c, double v);
+
+/* model_data.c */
+void model_data_path(const struct ctx *c, double device_step_s, struct data_path *p);
+
+/* model_memory.c */
+double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute);
+void model_memory_model(const struct ctx *c, struct memory_report *m);
+
+/* model_facility.c */
+double model_rack_load(const struct power_report *pw);
+double model_nodes_in_rack(const struct ctx *c);
+void model_power(const struct ctx *c, double busy, double cpu_util, struct power_report *pw);
+double model_throttle_for_cooling(const struct ctx *c, const struct power_report *pw);
+void model_power_at_balance(const struct ctx *c, double busy, double cpu_util,
+                            struct power_report *pw);
+/* params: the model's parameter count (model_params), in the checkpoint. */
+void model_reliability(const struct ctx *c, double storage_write_scale, double params,
+                       struct reliability_report *rr);
+void model_energy_and_cost(const struct ctx *c, struct model_report *o);
+
+/* model_verdict.c */
+void model_cannot_run(struct model_report *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void model_name_bottleneck(const struct ctx *c, struct model_report *o);
+void model_not_fit(const struct setup *s, const struct resolved *r, struct model_report *o);
+const char *model_stalled_part(const struct model_report *o);
 
 #endif

@@ -8,6 +8,7 @@
 #include "report_fields.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #define MEMBER_SIZE(m) sizeof(((struct model_report *)0)->m)
@@ -206,11 +207,64 @@ static const struct report_field *clean_doubles(const struct report_field *t, si
     return bad;
 }
 
+/* The NUM members of the report as runs of consecutive doubles, built once
+ * from the table: the finite guard runs on every evaluation, and a loop
+ * over a few runs costs a fraction of a walk over every row. */
+enum { REPORT_ROWS = sizeof report_fields / sizeof report_fields[0] };
+struct double_run {
+    size_t offset, count;
+};
+static struct double_run num_runs[REPORT_ROWS];
+static size_t num_run_count;
+static pthread_once_t num_runs_once = PTHREAD_ONCE_INIT;
+
+static void build_num_runs(void)
+{
+    size_t offsets[REPORT_ROWS], n = 0;
+    for (size_t i = 0; i < REPORT_ROWS; i++) {
+        if (report_fields[i].type != REPORT_NUM)
+            continue;
+        size_t off = report_fields[i].offset, j = n++;
+        for (; j > 0 && offsets[j - 1] > off; j--) /* insertion sort */
+            offsets[j] = offsets[j - 1];
+        offsets[j] = off;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct double_run *last = num_run_count ? &num_runs[num_run_count - 1] : NULL;
+        if (last && offsets[i] < last->offset + last->count * sizeof(double))
+            continue; /* the same member twice */
+        if (last && offsets[i] == last->offset + last->count * sizeof(double))
+            last->count++;
+        else
+            num_runs[num_run_count++] = (struct double_run){offsets[i], 1};
+    }
+}
+
+/* Turns -0 into 0 in every NUM member; false when one is not finite (x - x
+ * is 0 for every finite x and NaN otherwise). */
+static bool all_finite(struct model_report *o)
+{
+    pthread_once(&num_runs_once, build_num_runs);
+    double acc = 0.0;
+    for (size_t r = 0; r < num_run_count; r++) {
+        double *v = (double *)(void *)((char *)o + num_runs[r].offset);
+        for (size_t i = 0; i < num_runs[r].count; i++) {
+            double x = v[i];
+            acc += x - x;
+            v[i] = x + 0.0; /* -0 + 0 = +0 */
+        }
+    }
+    return acc == 0.0;
+}
+
 const char *report_sanitize(struct model_report *o)
 {
-    const struct report_field *bad = clean_doubles(report_fields, report_field_count, o);
-    int n = o->n_suggestions < 0 ? 0 : o->n_suggestions > SUGGESTION_MAX ? SUGGESTION_MAX
-                                                                        : o->n_suggestions;
+    const struct report_field *bad = NULL;
+    if (!all_finite(o))
+        bad = clean_doubles(report_fields, report_field_count, o);
+    int n = o->n_suggestions < 0                ? 0
+            : o->n_suggestions > SUGGESTION_MAX ? SUGGESTION_MAX
+                                                : o->n_suggestions;
     o->n_suggestions = n;
     for (int i = 0; i < n; i++) {
         const struct report_field *b = clean_doubles(

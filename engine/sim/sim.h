@@ -19,24 +19,24 @@
 
 /* Series recorded at every sample interval. */
 enum sim_series_id {
-    SERIES_TIME_S,          /* simulated time of the sample */
-    SERIES_TOKENS_PER_S,    /* throughput over the last interval */
-    SERIES_UTIL_DATA,       /* busy share of each stage, 0..1 */
+    SERIES_TIME_S,       /* simulated time of the sample */
+    SERIES_TOKENS_PER_S, /* throughput over the last interval */
+    SERIES_UTIL_DATA,    /* busy share of each stage, 0..1 */
     SERIES_UTIL_CPUS,
     SERIES_UTIL_ACCEL,
     SERIES_UTIL_NET,
     SERIES_UTIL_INFRA,
-    SERIES_QUEUE_LOADER,    /* batches waiting between storage and loaders */
-    SERIES_QUEUE_PREFETCH,  /* batches in the host prefetch buffer */
-    SERIES_QUEUE_DEVICE,    /* batches copied to devices, waiting for a step */
-    SERIES_DEVICE_POWER_W,  /* one device, average */
+    SERIES_QUEUE_LOADER,   /* batches waiting between storage and loaders */
+    SERIES_QUEUE_PREFETCH, /* batches in the host prefetch buffer */
+    SERIES_QUEUE_DEVICE,   /* batches copied to devices, waiting for a step */
+    SERIES_DEVICE_POWER_W, /* one device, average */
     SERIES_IT_KW,
     SERIES_FACILITY_KW,
-    SERIES_RACK_TEMP_C,     /* hottest rack group */
-    SERIES_THROTTLE,        /* compute speed kept, 0..1 */
-    SERIES_TOKENS_TOTAL,    /* cumulative useful tokens */
-    SERIES_LOST_S,          /* cumulative wall time lost (rollback + restart) */
-    SERIES_FAILURES,        /* cumulative failures */
+    SERIES_RACK_TEMP_C,  /* hottest rack group */
+    SERIES_THROTTLE,     /* compute speed kept, 0..1 */
+    SERIES_TOKENS_TOTAL, /* cumulative useful tokens */
+    SERIES_LOST_S,       /* cumulative wall time lost (rollback + restart) */
+    SERIES_FAILURES,     /* cumulative failures */
     SERIES_COUNT
 };
 extern const char *const sim_series_names[]; /* "time_s", "tokens_per_s", ... */
@@ -45,47 +45,47 @@ extern const char *const sim_series_names[]; /* "time_s", "tokens_per_s", ... */
 #define SIM_STORAGE_SLOW_MIN 1e-6
 
 enum sim_event_kind {
-    SIM_EVENT_SET,             /* set a setup field: path + text value */
+    SIM_EVENT_SET, /* set a setup field: path + text value */
     SIM_EVENT_FAIL_DEVICE,
     SIM_EVENT_FAIL_NODE,
-    SIM_EVENT_COOLING_LOSS,    /* value: share of capacity lost, 0..1 */
+    SIM_EVENT_COOLING_LOSS, /* value: share of capacity lost, 0..1 */
     SIM_EVENT_COOLING_RESTORE,
-    SIM_EVENT_STORAGE_SLOW,    /* value: factor on storage bandwidth, SIM_STORAGE_SLOW_MIN..1 */
+    SIM_EVENT_STORAGE_SLOW, /* value: factor on storage bandwidth, SIM_STORAGE_SLOW_MIN..1 */
     SIM_EVENT_STORAGE_RESTORE,
     SIM_EVENT_STOP,
-    SIM_EVENT_CALLBACK,        /* calls the callback given to sim_set_callback */
+    SIM_EVENT_CALLBACK, /* calls the callback given to sim_set_callback */
     SIM_EVENT_KIND_COUNT
 };
 extern const char *const sim_event_names[]; /* "set", "fail_device", ... */
 
 struct sim_event {
     double time_s;
-    int kind;                  /* enum sim_event_kind */
-    char path[FIELD_STR_LEN];  /* SIM_EVENT_SET */
-    char text[FIELD_STR_LEN];  /* SIM_EVENT_SET value */
+    int kind;                 /* enum sim_event_kind */
+    char path[FIELD_STR_LEN]; /* SIM_EVENT_SET */
+    char text[FIELD_STR_LEN]; /* SIM_EVENT_SET value */
     double value;
-    int callback_id;           /* SIM_EVENT_CALLBACK */
-    int line, col;             /* where an events file gave it; 0 otherwise */
+    int callback_id; /* SIM_EVENT_CALLBACK */
+    int line, col;   /* where an events file gave it; 0 otherwise */
 };
 
 struct sim_options {
     uint64_t seed;
-    double tick_s;             /* default 0.001 (1 ms); 1 us .. 60 s */
-    double sample_interval_s;  /* default 1 s; rounded to whole ticks */
-    size_t series_capacity;    /* ring buffer length per series (default 4096) */
-    bool jitter;               /* compute and storage jitter, stragglers */
-    bool failures;             /* random failures from the MTBFs (fail events still work) */
-    bool thermal;              /* false: racks held at the model's steady temperature and clocks */
-    double compute_jitter_cv;  /* coefficient of variation of one device's step time */
+    double tick_s;            /* default 0.001 (1 ms); 1 us .. 60 s */
+    double sample_interval_s; /* default 1 s; rounded to whole ticks */
+    size_t series_capacity;   /* ring buffer length per series (default 4096) */
+    bool jitter;              /* compute and storage jitter, stragglers */
+    bool failures;            /* random failures from the MTBFs (fail events still work) */
+    bool thermal;             /* false: racks held at the model's steady temperature and clocks */
+    double compute_jitter_cv; /* coefficient of variation of one device's step time */
     double storage_jitter_cv;
 };
 
 struct sim_counters {
     double time_s;
     uint64_t ticks;
-    uint64_t steps;            /* completed optimizer steps (incl. ones later lost) */
-    uint64_t useful_steps;     /* steps that survived (not rolled back) */
-    double tokens;             /* useful tokens */
+    uint64_t steps;                /* completed optimizer steps (incl. ones later lost) */
+    uint64_t useful_steps;         /* steps that survived (not rolled back) */
+    double tokens;                 /* useful tokens */
     double items_in[STAGE_COUNT];  /* batches that entered each stage */
     double items_out[STAGE_COUNT]; /* batches that left each stage */
     double items_inside[STAGE_COUNT];
@@ -94,11 +94,11 @@ struct sim_counters {
     uint64_t node_failures;
     uint64_t restarts;
     uint64_t checkpoints;
-    double lost_s;             /* wall time lost to rollback and restart */
-    double starved_s;          /* time the devices waited for data */
-    double throttled_s;        /* time spent throttled */
-    double checkpoint_s;       /* time stalled writing checkpoints */
-    double energy_j;           /* facility energy */
+    double lost_s;       /* wall time lost to rollback and restart */
+    double starved_s;    /* time the devices waited for data */
+    double throttled_s;  /* time spent throttled */
+    double checkpoint_s; /* time stalled writing checkpoints */
+    double energy_j;     /* facility energy */
     double max_rack_temp_c;
     bool stopped;
 };
@@ -109,8 +109,8 @@ void sim_default_options(struct sim_options *o);
 /* Create a simulation of a resolved setup. The setup is copied; the catalog
  * must outlive the sim (SIM_EVENT_SET re-resolves against it). Returns NULL
  * with a message when the setup cannot run. */
-struct sim *sim_new(const struct setup *s, const struct catalog *cat,
-                    const struct sim_options *o, char *err, size_t err_len);
+struct sim *sim_new(const struct setup *s, const struct catalog *cat, const struct sim_options *o,
+                    char *err, size_t err_len);
 void sim_free(struct sim *sim);
 /* Heap bytes a sim holds: one created with options o (before creating it),
  * and a live one now, its event queue included. A host that runs scripts
@@ -149,27 +149,60 @@ double sim_series_at(const struct sim *sim, enum sim_series_id id, size_t i);
 size_t sim_series_tail(const struct sim *sim, enum sim_series_id id, double *out, size_t n);
 int sim_series_find(const char *name); /* -1 when unknown */
 
-/* Live state for animation: current fill of each queue (batches) and its
- * capacity, the phase of the device step, per-rack-group temperatures. */
+/* What the devices are doing. A step runs forward, backward, gradient sync
+ * and optimizer in turn; between steps the devices wait for data, write a
+ * checkpoint or restart after a failure. */
+enum sim_phase {
+    SIM_PHASE_WAITING_FOR_DATA = 0, /* no whole batch on the devices (or the serial data
+                                       path is reading, preprocessing or copying one) */
+    SIM_PHASE_FORWARD = 1,
+    SIM_PHASE_BACKWARD = 2,   /* with recomputation, tensor-parallel communication, the
+                                 pipeline bubble and sends */
+    SIM_PHASE_SYNC = 3,       /* exposed data-parallel gradient sync */
+    SIM_PHASE_OPTIMIZER = 4,  /* optimizer update and fixed per-step overhead */
+    SIM_PHASE_CHECKPOINT = 5, /* stalled writing a checkpoint */
+    SIM_PHASE_RESTARTING = 6, /* down after a failure, restarting from the last checkpoint */
+    SIM_PHASE_COUNT
+};
+
+/* The bounded queues of the data path, in pipeline order (batches). */
+enum sim_queue {
+    SIM_QUEUE_LOADER,   /* read from storage, waiting for the loader workers */
+    SIM_QUEUE_PREFETCH, /* preprocessed, in the host prefetch buffer */
+    SIM_QUEUE_DEVICE,   /* copied to the devices, waiting for a step */
+    SIM_QUEUE_COUNT
+};
+
+/* Flows between the stages of the pipeline, batches per second over the last
+ * sample interval. */
+enum sim_flow {
+    SIM_FLOW_STORAGE_READ,   /* storage -> loader queue (the data stage's output) */
+    SIM_FLOW_HOST_TO_DEVICE, /* prefetch buffer -> devices over the host links */
+    SIM_FLOW_GRADIENT_SYNC,  /* steps finished, each one gradient sync over the interconnect */
+    SIM_FLOW_STEP_SUPPORT,   /* steps powered and cooled by the infrastructure (the same rate) */
+    SIM_FLOW_COUNT
+};
+
+/* Live state: current fill of each queue and its capacity, the phase of
+ * the devices and the progress through it, per-rack-group temperatures. */
 struct sim_live {
-    double queue_fill[3];      /* loader, prefetch, device */
-    double queue_cap[3];
-    double step_progress;      /* 0..1 through the current step */
-    int phase;                 /* 0 waiting for data, 1 forward, 2 backward, 3 sync, 4 optimizer,
-                                  5 checkpoint, 6 restarting */
+    double queue_fill[SIM_QUEUE_COUNT]; /* batches, by enum sim_queue */
+    double queue_cap[SIM_QUEUE_COUNT];
+    double step_progress; /* 0..1 through the current step (or checkpoint,
+                             restart) */
+    int phase;            /* enum sim_phase */
     double stage_util[STAGE_COUNT];
     double rack_temp_c;
     double throttle;
-    int failed_devices;        /* devices down right now (restart pending) */
-    double flow_rate[4];       /* batches/s along the four overview arrows */
+    int failed_devices;               /* devices down right now (restart pending) */
+    double flow_rate[SIM_FLOW_COUNT]; /* batches/s, by enum sim_flow */
 };
 void sim_live(const struct sim *sim, struct sim_live *out);
 
 /* Whether the sim can run a setup: it resolves, fits in device memory and
  * can be cooled at idle (a setup whose failures leave no progress still
  * runs: showing that is the point). Same message as sim_new otherwise. */
-bool sim_check_setup(const struct setup *s, const struct catalog *cat, char *err,
-                     size_t err_len);
+bool sim_check_setup(const struct setup *s, const struct catalog *cat, char *err, size_t err_len);
 
 /* Load a YAML list of timed events ("- {at: 2h, event: cooling_loss, value:
  * 0.5}") strictly: errors are "file:line:col: message". Set events are

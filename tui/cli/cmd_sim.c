@@ -10,10 +10,12 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "counter_fields.h"
 #include "csv.h"
 #include "model.h"
 #include "report.h"
 #include "sim.h"
+#include "stages.h"
 
 /* The usage line, from the command table (tui/cli/commands.c). */
 static const char *sim_usage(void)
@@ -133,24 +135,39 @@ static int parse(int argc, char **argv, struct sim_args *a)
     return EXIT_OK;
 }
 
-/* The numbers of the summary, computed once for all formats. */
+/* The numbers of the summary, computed once for all formats: the counters
+ * the text needs (from counter_fields) and the comparison with the model. */
 struct summary {
     double tokens_per_s, raw_tokens_per_s, analytic_tokens_per_s, ratio, goodput;
     double energy_kwh, avg_facility_kw;
 };
 
+/* A stored or derived counter by its key in counter_fields. */
+static double counter(const struct sim_counters *c, const char *key)
+{
+    const struct counter_field *f = counter_field_find(key);
+    return f ? counter_field_number(f, c) : 0.0;
+}
+
 static void summarize(const struct sim_counters *c, const struct model_report *o,
                       struct summary *m)
 {
     double t = c->time_s > 0 ? c->time_s : 1.0;
-    m->tokens_per_s = c->tokens / t;
+    m->tokens_per_s = counter(c, "tokens_per_s");
     double per_step = c->useful_steps > 0 ? c->tokens / (double)c->useful_steps : 0.0;
     m->raw_tokens_per_s = per_step * (double)c->steps / t;
     m->analytic_tokens_per_s = o->tokens_per_s;
     m->ratio = o->tokens_per_s > 0 ? m->tokens_per_s / o->tokens_per_s : 0.0;
     m->goodput = m->raw_tokens_per_s > 0 ? m->tokens_per_s / m->raw_tokens_per_s : 0.0;
-    m->energy_kwh = c->energy_j / 3.6e6;
-    m->avg_facility_kw = c->energy_j / t / 1000.0;
+    m->energy_kwh = counter(c, "energy_kwh");
+    m->avg_facility_kw = counter(c, "avg_facility_kw");
+}
+
+/* The comparison with the analytic model follows the throughput it
+ * compares (tokens_per_s) in JSON and CSV. */
+static bool compared_here(const struct counter_field *f)
+{
+    return strcmp(f->key, "tokens_per_s") == 0;
 }
 
 static void write_text(const struct setup *s, const struct sim_args *a,
@@ -195,6 +212,28 @@ static void write_text(const struct setup *s, const struct sim_args *a,
     printf("  energy       %s kWh at the facility (%s kW average)\n", a1, a2);
 }
 
+static void json_counter(struct json_writer *w, const struct counter_field *f,
+                         const struct sim_counters *c)
+{
+    switch (f->type) {
+    case COUNTER_COUNT:
+        json_key_uint(w, f->key, (unsigned long long)counter_field_uint(f, c));
+        break;
+    case COUNTER_BOOL:
+        json_key_bool(w, f->key, counter_field_number(f, c) != 0);
+        break;
+    case COUNTER_STAGES:
+        json_open(w, f->key, false);
+        for (int i = 0; i < STAGE_COUNT; i++)
+            json_key_num(w, stage_table[i].name, counter_field_stage(f, c, i));
+        json_close(w, false);
+        break;
+    default:
+        json_key_num(w, f->key, counter_field_number(f, c));
+        break;
+    }
+}
+
 static void json_summary(struct json_writer *w, const struct setup *s, const struct sim_args *a,
                          const struct sim_counters *c, const struct summary *m, size_t n_events)
 {
@@ -205,26 +244,14 @@ static void json_summary(struct json_writer *w, const struct setup *s, const str
     json_key_bool(w, "failures_on", a->failures);
     json_key_bool(w, "thermal", a->thermal);
     json_key_uint(w, "events", (unsigned long long)n_events);
-    json_key_bool(w, "stopped", c->stopped);
-    json_key_num(w, "tokens_per_s", m->tokens_per_s);
-    json_key_num(w, "analytic_tokens_per_s", m->analytic_tokens_per_s);
-    json_key_num(w, "ratio", m->ratio);
-    json_key_num(w, "goodput", m->goodput);
-    json_key_num(w, "tokens", c->tokens);
-    json_key_uint(w, "steps", (unsigned long long)c->steps);
-    json_key_uint(w, "useful_steps", (unsigned long long)c->useful_steps);
-    json_key_num(w, "starved_s", c->starved_s);
-    json_key_uint(w, "failures", (unsigned long long)c->failures);
-    json_key_uint(w, "device_failures", (unsigned long long)c->device_failures);
-    json_key_uint(w, "node_failures", (unsigned long long)c->node_failures);
-    json_key_uint(w, "restarts", (unsigned long long)c->restarts);
-    json_key_uint(w, "checkpoints", (unsigned long long)c->checkpoints);
-    json_key_num(w, "checkpoint_s", c->checkpoint_s);
-    json_key_num(w, "lost_s", c->lost_s);
-    json_key_num(w, "throttled_s", c->throttled_s);
-    json_key_num(w, "max_rack_temp_c", c->max_rack_temp_c);
-    json_key_num(w, "energy_kwh", m->energy_kwh);
-    json_key_num(w, "avg_facility_kw", m->avg_facility_kw);
+    for (size_t i = 0; i < counter_field_count; i++) {
+        json_counter(w, &counter_fields[i], c);
+        if (compared_here(&counter_fields[i])) {
+            json_key_num(w, "analytic_tokens_per_s", m->analytic_tokens_per_s);
+            json_key_num(w, "ratio", m->ratio);
+            json_key_num(w, "goodput", m->goodput);
+        }
+    }
 }
 
 /* A 64-bit counter as a CSV field, exact past 2^53. */
@@ -235,42 +262,67 @@ static void csv_row_count(struct csv_row *row, uint64_t n)
     csv_row_field(row, buf);
 }
 
+/* The CSV header: a STAGES counter is one column per stage (items_in.data). */
+static void csv_counter_header(struct csv_row *row, const struct counter_field *f)
+{
+    if (f->type != COUNTER_STAGES) {
+        csv_row_field(row, f->key);
+        return;
+    }
+    for (int i = 0; i < STAGE_COUNT; i++) {
+        char key[96];
+        snprintf(key, sizeof key, "%s.%s", f->key, stage_table[i].name);
+        csv_row_field(row, key);
+    }
+}
+
+static void csv_counter(struct csv_row *row, const struct counter_field *f,
+                        const struct sim_counters *c)
+{
+    switch (f->type) {
+    case COUNTER_COUNT:
+        csv_row_count(row, counter_field_uint(f, c));
+        break;
+    case COUNTER_BOOL:
+        csv_row_field(row, counter_field_number(f, c) != 0 ? "true" : "false");
+        break;
+    case COUNTER_STAGES:
+        for (int i = 0; i < STAGE_COUNT; i++)
+            csv_row_number(row, counter_field_stage(f, c, i), f->csv_digits);
+        break;
+    default:
+        csv_row_number(row, counter_field_number(f, c), f->csv_digits);
+        break;
+    }
+}
+
 static void write_csv_summary(const struct setup *s, const struct sim_args *a,
                               const struct sim_counters *c, const struct summary *m)
 {
-    static const char *const header[] = {
-        "setup",        "duration_s",      "seed",          "tokens_per_s",
-        "analytic_tokens_per_s", "ratio",  "goodput",       "steps",
-        "useful_steps", "starved_s",       "failures",      "device_failures",
-        "node_failures", "restarts",       "checkpoints",   "checkpoint_s",
-        "lost_s",       "throttled_s",     "max_rack_temp_c", "energy_kwh",
-        "avg_facility_kw"};
+    static const char *const compared[] = {"analytic_tokens_per_s", "ratio", "goodput"};
     struct csv_row row;
     csv_row_begin(&row, stdout);
-    for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
-        csv_row_field(&row, header[i]);
+    csv_row_field(&row, "setup");
+    csv_row_field(&row, "duration_s");
+    csv_row_field(&row, "seed");
+    for (size_t i = 0; i < counter_field_count; i++) {
+        csv_counter_header(&row, &counter_fields[i]);
+        if (compared_here(&counter_fields[i]))
+            for (size_t k = 0; k < sizeof compared / sizeof compared[0]; k++)
+                csv_row_field(&row, compared[k]);
+    }
     csv_row_end(&row);
     csv_row_field(&row, s->name);
     csv_row_number(&row, c->time_s, 9);
     csv_row_count(&row, a->seed);
-    csv_row_number(&row, m->tokens_per_s, 9);
-    csv_row_number(&row, m->analytic_tokens_per_s, 9);
-    csv_row_number(&row, m->ratio, 6);
-    csv_row_number(&row, m->goodput, 6);
-    csv_row_count(&row, c->steps);
-    csv_row_count(&row, c->useful_steps);
-    csv_row_number(&row, c->starved_s, 9);
-    csv_row_count(&row, c->failures);
-    csv_row_count(&row, c->device_failures);
-    csv_row_count(&row, c->node_failures);
-    csv_row_count(&row, c->restarts);
-    csv_row_count(&row, c->checkpoints);
-    csv_row_number(&row, c->checkpoint_s, 9);
-    csv_row_number(&row, c->lost_s, 9);
-    csv_row_number(&row, c->throttled_s, 9);
-    csv_row_number(&row, c->max_rack_temp_c, 6);
-    csv_row_number(&row, m->energy_kwh, 9);
-    csv_row_number(&row, m->avg_facility_kw, 9);
+    for (size_t i = 0; i < counter_field_count; i++) {
+        csv_counter(&row, &counter_fields[i], c);
+        if (compared_here(&counter_fields[i])) {
+            csv_row_number(&row, m->analytic_tokens_per_s, 9);
+            csv_row_number(&row, m->ratio, 6);
+            csv_row_number(&row, m->goodput, 6);
+        }
+    }
     csv_row_end(&row);
 }
 
@@ -327,6 +379,124 @@ static bool check_set_events(const char *file, const struct setup *s, const stru
     return true;
 }
 
+/* Loads the setup and the events file; EXIT_OK or the exit status. */
+static int load_inputs(const struct sim_args *a, const struct catalog *cat, struct setup *s,
+                       struct sim_event **events, size_t *n_events)
+{
+    struct resolved r;
+    if (!cli_load_setup_args(a->setup, &a->changes, cat, s, &r))
+        return EXIT_USAGE;
+    char err[1024];
+    if (a->events && !sim_events_load_file(a->events, s, events, n_events, err, sizeof err)) {
+        char safe[4 * sizeof err + 1];
+        format_printable(safe, sizeof safe, err);
+        fprintf(stderr, "%s\n", safe);
+        return EXIT_USAGE;
+    }
+    if (!check_set_events(a->events, s, cat, *events, *n_events))
+        return EXIT_USAGE;
+    return EXIT_OK;
+}
+
+/* The step loop's options from the command line. */
+static void options_for(const struct sim_args *a, struct sim_options *o)
+{
+    sim_default_options(o);
+    o->seed = a->seed;
+    o->jitter = a->jitter;
+    o->failures = a->failures;
+    o->thermal = a->thermal;
+    if (a->tick_s > 0)
+        o->tick_s = a->tick_s;
+    o->sample_interval_s = a->sample_s > 0                  ? a->sample_s
+                           : a->duration_s <= SHORT_RUN_S ? SHORT_SAMPLE_S
+                                                          : LONG_SAMPLE_S;
+    if (o->sample_interval_s < o->tick_s)
+        o->sample_interval_s = o->tick_s;
+    double want = ceil(a->duration_s / o->sample_interval_s) + 1;
+    o->series_capacity = want < 2                         ? 2
+                         : want > (double)MAX_CLI_SAMPLES ? MAX_CLI_SAMPLES
+                                                          : (size_t)want;
+}
+
+/* Schedules the events (warning about those after the end of the run);
+ * EXIT_OK or the exit status. */
+static int schedule_events(struct sim *sim, const struct sim_args *a,
+                           const struct sim_event *events, size_t n_events)
+{
+    char err[1024];
+    size_t late = 0;
+    for (size_t i = 0; i < n_events; i++)
+        late += events[i].time_s > a->duration_s;
+    if (late) {
+        char t[32];
+        format_duration(t, sizeof t, a->duration_s);
+        cli_error("warning: %s: %zu event%s come%s after the end of the run (%s)", a->events,
+                  late, late == 1 ? "" : "s", late == 1 ? "s" : "", t);
+    }
+    for (size_t i = 0; i < n_events; i++) {
+        if (!sim_schedule(sim, &events[i], err, sizeof err)) {
+            cli_error("%s: event %zu: %s", a->events, i + 1, err);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}
+
+/* Runs the sim for the duration and prints it; EXIT_OK or EXIT_RUNTIME. */
+static int run_and_write(struct sim *sim, const struct sim_args *a, size_t n_events)
+{
+    char err[1024];
+    int rc = EXIT_OK;
+    if (!sim_run(sim, a->duration_s, err, sizeof err)) {
+        cli_error("sim: %s", err);
+        rc = EXIT_RUNTIME;
+    }
+    struct sim_counters c;
+    sim_counters(sim, &c);
+    struct summary m;
+    summarize(&c, sim_report(sim), &m);
+    const struct setup *now = sim_setup(sim);
+    if (a->c.format == FORMAT_JSON) {
+        struct json_writer w;
+        json_begin(&w, stdout, true);
+        json_summary(&w, now, a, &c, &m, n_events);
+        if (a->series)
+            write_series_json(&w, sim);
+        json_finish(&w);
+    } else if (a->series) {
+        write_series_csv(sim);
+    } else if (a->c.format == FORMAT_CSV) {
+        write_csv_summary(now, a, &c, &m);
+    } else {
+        write_text(now, a, &c, &m, n_events);
+    }
+    return rc;
+}
+
+/* A new sim that can run the setup; NULL with the message printed. */
+static struct sim *new_sim(const struct setup *s, const struct catalog *cat,
+                           const struct sim_args *a)
+{
+    char err[1024];
+    struct sim_options o;
+    options_for(a, &o);
+    struct sim *sim = sim_new(s, cat, &o, err, sizeof err);
+    if (!sim) {
+        cli_error("%s", err);
+        return NULL;
+    }
+    /* A capacity too small to model leaves nothing to simulate: the step
+     * loop would only show the batches already in flight. */
+    const struct model_report *rep = sim_report(sim);
+    if (rep->step_time_s >= MODEL_TIME_CEILING_S) {
+        cli_error("%s cannot run: %s", s->name, rep->why_not);
+        sim_free(sim);
+        return NULL;
+    }
+    return sim;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     struct sim_args a;
@@ -337,102 +507,17 @@ int cmd_sim(int argc, char **argv)
     if (!cat)
         return EXIT_USAGE;
     struct setup s;
-    struct resolved r;
-    if (!cli_load_setup_args(a.setup, &a.changes, cat, &s, &r)) {
-        catalog_free(cat);
-        return EXIT_USAGE;
-    }
-    char err[1024];
     struct sim_event *events = NULL;
     size_t n_events = 0;
-    if (a.events && !sim_events_load_file(a.events, &s, &events, &n_events, err, sizeof err)) {
-        char safe[4 * sizeof err + 1];
-        format_printable(safe, sizeof safe, err);
-        fprintf(stderr, "%s\n", safe);
-        catalog_free(cat);
-        return EXIT_USAGE;
-    }
-    if (!check_set_events(a.events, &s, cat, events, n_events)) {
-        free(events);
-        catalog_free(cat);
-        return EXIT_USAGE;
-    }
-    struct sim_options o;
-    sim_default_options(&o);
-    o.seed = a.seed;
-    o.jitter = a.jitter;
-    o.failures = a.failures;
-    o.thermal = a.thermal;
-    if (a.tick_s > 0)
-        o.tick_s = a.tick_s;
-    o.sample_interval_s = a.sample_s > 0                  ? a.sample_s
-                          : a.duration_s <= SHORT_RUN_S ? SHORT_SAMPLE_S
-                                                          : LONG_SAMPLE_S;
-    if (o.sample_interval_s < o.tick_s)
-        o.sample_interval_s = o.tick_s;
-    double want = ceil(a.duration_s / o.sample_interval_s) + 1;
-    o.series_capacity = want < 2 ? 2 : want > (double)MAX_CLI_SAMPLES ? MAX_CLI_SAMPLES
-                                                                       : (size_t)want;
-    struct sim *sim = sim_new(&s, cat, &o, err, sizeof err);
-    if (!sim) {
-        cli_error("%s", err);
-        free(events);
-        catalog_free(cat);
-        return EXIT_RUNTIME;
-    }
-    /* A capacity too small to model leaves nothing to simulate: the step
-     * loop would only show the batches already in flight. */
-    const struct model_report *rep = sim_report(sim);
-    if (rep->step_time_s >= MODEL_TIME_CEILING_S) {
-        cli_error("%s cannot run: %s", s.name, rep->why_not);
-        sim_free(sim);
-        free(events);
-        catalog_free(cat);
-        return EXIT_RUNTIME;
-    }
-    size_t late = 0;
-    for (size_t i = 0; i < n_events; i++)
-        late += events[i].time_s > a.duration_s;
-    if (late) {
-        char t[32];
-        format_duration(t, sizeof t, a.duration_s);
-        cli_error("warning: %s: %zu event%s come%s after the end of the run (%s)", a.events, late,
-                  late == 1 ? "" : "s", late == 1 ? "s" : "", t);
-    }
-    for (size_t i = 0; i < n_events; i++) {
-        if (!sim_schedule(sim, &events[i], err, sizeof err)) {
-            cli_error("%s: event %zu: %s", a.events, i + 1, err);
-            sim_free(sim);
-            free(events);
-            catalog_free(cat);
-            return EXIT_USAGE;
-        }
-    }
-    free(events);
-    rc = EXIT_OK;
-    if (!sim_run(sim, a.duration_s, err, sizeof err)) {
-        cli_error("sim: %s", err);
+    rc = load_inputs(&a, cat, &s, &events, &n_events);
+    struct sim *sim = NULL;
+    if (rc == EXIT_OK && !(sim = new_sim(&s, cat, &a)))
         rc = EXIT_RUNTIME;
-    }
-    struct sim_counters c;
-    sim_counters(sim, &c);
-    struct summary m;
-    summarize(&c, sim_report(sim), &m);
-    const struct setup *now = sim_setup(sim);
-    if (a.c.format == FORMAT_JSON) {
-        struct json_writer w;
-        json_begin(&w, stdout, true);
-        json_summary(&w, now, &a, &c, &m, n_events);
-        if (a.series)
-            write_series_json(&w, sim);
-        json_finish(&w);
-    } else if (a.series) {
-        write_series_csv(sim);
-    } else if (a.c.format == FORMAT_CSV) {
-        write_csv_summary(now, &a, &c, &m);
-    } else {
-        write_text(now, &a, &c, &m, n_events);
-    }
+    if (rc == EXIT_OK)
+        rc = schedule_events(sim, &a, events, n_events);
+    free(events);
+    if (rc == EXIT_OK)
+        rc = run_and_write(sim, &a, n_events);
     sim_free(sim);
     catalog_free(cat);
     return rc;

@@ -1,0 +1,534 @@
+/* model_compute: the device step of the analytic model: parameters, FLOPs,
+ * the roofline of a GEMM, the times of one layer and of one pipeline stage,
+ * and the step of the slowest device. See docs/MODEL.md. */
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_internal.h"
+
+/* Upper-tail quantile of the standard normal: z with P(Z > z) = q, for q in
+ * (0, 1). Acklam's rational approximation (relative error < 1.2e-9), taken
+ * on whichever tail keeps precision. */
+double model_normal_upper_quantile(double q)
+{
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                               -2.759285104469687e+02, 1.383577518672690e+02,
+                               -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                               -1.556989798598866e+02, 6.680131188771972e+01,
+                               -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                               -2.400758277161838e+00, -2.549671010229583e+00,
+                               4.374664141464968e+00,  2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00};
+    const double p_low = 0.02425;
+    if (!(q > 0))
+        q = 1e-300;
+    if (!(q < 1))
+        q = 1 - 1e-16;
+    /* lower-tail quantile of p = 1 - q is -upper(q); compute x = Phi^-1(p). */
+    double x;
+    if (q < p_low) { /* upper tail: p close to 1 */
+        double r = sqrt(-2 * log(q));
+        x = -(((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
+            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1);
+    } else if (q > 1 - p_low) { /* lower tail */
+        double r = sqrt(-2 * log1p(-q));
+        x = (((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
+            ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1);
+    } else {
+        double p = 1 - q - 0.5;
+        double r = p * p;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * p /
+            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    return x;
+}
+
+/* Blom's (1958) plotting position puts the expected maximum of n normals at
+ * the upper quantile 0.625 / (n + 0.25): within 0.3% of the tabulated order
+ * statistics from n = 3 (Harter 1961: 1.4236 for 8, 3.2414 for 1024); n = 2
+ * is exact. */
+double model_expected_max_normal(double n)
+{
+    if (n < 2)
+        return 0.0;
+    if (n < 3)
+        return 1.0 / sqrt(M_PI); /* E max of two standard normals */
+    return model_normal_upper_quantile(0.625 / (n + 0.25));
+}
+double model_time_for(double amount, double rate)
+{
+    return time_for(amount, rate);
+}
+
+/* ---- parameters ----------------------------------------------------------- */
+
+/* Parameters of a run of layers starting at `first`: dense layers and MoE
+ * layers (the first dense_layers are dense). */
+static void stack_params(const struct setup *s, int first, int n, struct layer_params_split *sum)
+{
+    struct layer_params_split dense, moe;
+    model_layer_params(s, false, &dense);
+    int n_moe = model_moe_layers_in(s, first, n);
+    sum->dense = (n - n_moe) * dense.dense;
+    sum->experts = 0.0;
+    if (n_moe > 0) {
+        model_layer_params(s, true, &moe);
+        sum->dense += n_moe * moe.dense;
+        sum->experts = n_moe * moe.experts;
+    }
+}
+
+double model_params(const struct setup *s)
+{
+    if (s->model.kind == MODEL_GENERIC)
+        return s->model.params;
+    /* Embedding V x h shared with the output layer (Megatron ties them). */
+    struct layer_params_split p;
+    stack_params(s, 0, s->model.layers, &p);
+    return p.dense + p.experts + (double)s->model.vocab * s->model.hidden;
+}
+
+/* ---- FLOPs ---------------------------------------------------------------- */
+
+static double logits_fwd_flops(const struct setup *s, double tokens)
+{
+    return 2.0 * tokens * s->model.hidden * s->model.vocab;
+}
+
+/* Forward FLOPs of the whole layer stack for `tokens` tokens. */
+static double stack_fwd_flops(const struct setup *s, double tokens)
+{
+    int n_moe = model_moe_layers_in(s, 0, s->model.layers);
+    double f = (s->model.layers - n_moe) * model_layer_fwd_flops(s, false, tokens);
+    if (n_moe > 0)
+        f += n_moe * model_layer_fwd_flops(s, true, tokens);
+    return f;
+}
+
+/* ---- roofline of one GEMM -------------------------------------------------- */
+
+/* Time of `batch` GEMMs of M x N x K on one device: the slower of the compute
+ * time (peak x measured large-GEMM efficiency x wave quantization) and the
+ * memory time (reading both inputs, writing the output), plus one kernel's
+ * fixed cost. Wave quantization: output tiles are spread over the compute
+ * units in waves and the last wave runs partly empty (NVIDIA, "Matrix
+ * Multiplication Background User's Guide", 2023). */
+double model_gemm_time(const struct ctx *c, double batch, double M, double N, double K)
+{
+    if (M <= 0 || N <= 0 || K <= 0 || batch <= 0)
+        return 0.0;
+    const struct accelerator *a = c->r->accel;
+    double tile = a->gemm_tile > 0 ? a->gemm_tile : 128;
+    double units = a->compute_units > 0 ? a->compute_units : 1;
+    double tiles = batch * ceil(M / tile) * ceil(N / tile);
+    double waves = ceil(tiles / units);
+    double wave_eff = tiles / (waves * units);
+    double flops = 2.0 * batch * M * N * K;
+    double t_compute = time_for(flops, c->peak_flops * c->gemm_eff * wave_eff * c->throttle);
+    /* Inputs in the GEMM format (1 byte in FP8), output in 16 bits. */
+    double bytes = batch * ((M * K + K * N) * c->gemm_in_bytes + M * N * c->act_bytes);
+    double t_memory = time_for(bytes, c->mem_bw);
+    return maxd(t_compute, t_memory) + c->kernel_s;
+}
+
+/* Per-device times of one micro-batch through one layer. */
+struct layer_times {
+    double fwd;       /* forward: GEMMs + element-wise (+ experts) */
+    double bwd;       /* backward: two GEMMs per forward GEMM + element-wise */
+    double attn_core; /* QK^T, softmax, attention x V (selective recompute) */
+    double attn_fwd;  /* attention core forward, and its backward */
+    double attn_bwd;
+    double tp_comm; /* one exposed all-reduce of the layer output */
+    double cp_fwd;  /* exposed ring-attention exchange, forward and backward */
+    double cp_bwd;
+    double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
+};
+
+/* The attention core of one layer for one micro-batch: the score and
+ * attention x V products (or one fused kernel), the softmax traffic, and
+ * the backward of all three. */
+struct attention_times {
+    double scores, attn_v, softmax_s, bwd;
+};
+
+static void attention_times(const struct ctx *c, double local_seq, struct attention_times *at)
+{
+    const struct setup *s = c->s;
+    double t = c->tp, b = c->mb, seq = s->model.seq_len, h = s->model.hidden;
+    double heads = s->model.heads, d = h / heads;
+    double heads_local = b * heads / t;
+    const struct software *sw = c->r->software;
+    if (s->training.flash_attention) {
+        /* Fused attention (Dao et al. 2022) never writes the s x s scores:
+         * compute-bound at the software's attention efficiency on the 16-bit
+         * path (FP8 recipes keep attention in BF16), no softmax traffic; with
+         * a causal mask it skips the blocks above the diagonal, half the
+         * work (context parallelism balances that half over the ranks). Its
+         * backward recomputes the scores: 5 matrix products against 2
+         * forward, 2.5x (Dao 2023, FlashAttention-2, section 3.2). */
+        double flops = 4.0 * heads_local * local_seq * seq * d * (s->model.causal ? 0.5 : 1.0);
+        at->scores = time_for(flops, c->vector_peak_flops * c->gemm_eff * sw->attention_efficiency *
+                                         c->throttle) +
+                     c->kernel_s;
+        at->attn_v = 0.0;
+        at->softmax_s = 0.0;
+        at->bwd = 2.5 * (at->scores - c->kernel_s) + 2.0 * c->kernel_s;
+    } else {
+        at->scores = model_gemm_time(c, heads_local, local_seq, seq, d);
+        at->attn_v = model_gemm_time(c, heads_local, local_seq, d, seq);
+        at->softmax_s = sw->softmax_bytes_as2b * heads_local * local_seq * seq *
+                        (c->act_bytes / 2.0) / c->mem_bw;
+        at->bwd = 2.0 * (at->scores + at->attn_v + at->softmax_s);
+    }
+}
+
+/* Element-wise time of one layer forward for `M` tokens (sequence x
+ * micro-batch on this device). */
+static double elementwise_time(const struct ctx *c, bool moe, double M)
+{
+    const struct setup *s = c->s;
+    const struct software *sw = c->r->software;
+    double t = c->tp, h = s->model.hidden, f = setup_ffn_hidden(s);
+    /* Element-wise traffic (layer norms, residuals, dropout, activation
+     * function) splits across tensor-parallel ranks the way Korthikanti et
+     * al. 2022 split activations: 10 of 34 parts stay whole without sequence
+     * parallelism. */
+    double split = s->training.sequence_parallel ? 1.0 / t : (10.0 + 24.0 / t) / 34.0;
+    /* The MLP activation function reads and writes the inner activations:
+     * GeLU one 2-byte read and write per element (4 bytes), SwiGLU reads
+     * gate and up and writes their product (6 bytes). */
+    double act_fn_bytes = moe ? 0.0 : (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0) * M * f / t;
+    double ew_bytes = sw->elementwise_bytes_sbh * M * h * split + act_fn_bytes;
+    if (is_low_precision(s->training.precision)) {
+        /* Transformer Engine casts each GEMM input to FP8 (read 2 bytes,
+         * write 1, plus the amax reduction's read): the layer inputs of QKV
+         * and fc1 and the inputs of the output projection and fc2. */
+        ew_bytes += 4.0 * M * (2.0 * h + h / t + f / t);
+    }
+    return time_for(ew_bytes * (c->act_bytes / 2.0), c->mem_bw);
+}
+
+/* The exposed communication of one layer: the tensor-parallel all-reduce
+ * after overlap, and the ring-attention exchange under the attention. */
+static void layer_comm(const struct ctx *c, double M, double gemms, double attn, double attn_bwd,
+                       struct layer_times *lt)
+{
+    const struct software *sw = c->r->software;
+    double t = c->tp, h = c->s->model.hidden;
+    if (c->tp > 1) {
+        /* Megatron-Core --tp-comm-overlap (userbuffers) splits each
+         * all-gather/reduce-scatter into t chunks pipelined with the GEMM
+         * chunks: all but the first chunk can hide, at most behind the GEMM
+         * time of the layer (Wang et al. 2022, "Overlap communication with
+         * dependent computation via decomposition"). */
+        double comm = model_tp_allreduce_time(c, M * h * c->act_bytes);
+        double hidden = sw->tp_comm_overlap * (1.0 - 1.0 / t) * comm;
+        double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
+        lt->tp_comm = comm - mind(hidden, gemm_share);
+    }
+    if (c->cp > 1) {
+        /* Ring attention overlaps each block's K/V transfer with the
+         * attention of the block before (Liu et al. 2023); backward sends
+         * K, V and their gradients (twice the bytes) under the backward
+         * attention. */
+        double ring = model_cp_ring_fwd(c);
+        lt->cp_fwd = maxd(0.0, ring - attn);
+        lt->cp_bwd = maxd(0.0, 2.0 * ring - attn_bwd);
+    }
+}
+
+static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
+{
+    const struct setup *s = c->s;
+    memset(lt, 0, sizeof *lt);
+    double t = c->tp, b = c->mb, seq = s->model.seq_len, h = s->model.hidden;
+    double heads = s->model.heads, d = h / heads, f = setup_ffn_hidden(s);
+    double kv_dim = d * setup_kv_heads(s);
+    double local_seq = seq / c->cp; /* context parallelism splits the sequence */
+    double M = local_seq * b;
+    double mlp_up = (s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0) * f / t;
+
+    double qkv = model_gemm_time(c, 1, M, (h + 2.0 * kv_dim) / t, h);
+    double out = model_gemm_time(c, 1, M, h, h / t);
+    double up = 0.0, down = 0.0;
+    if (!moe) {
+        up = model_gemm_time(c, 1, M, mlp_up, h);
+        down = model_gemm_time(c, 1, M, h, f / t);
+    }
+    struct attention_times at;
+    attention_times(c, local_seq, &at);
+    double ew = elementwise_time(c, moe, M);
+    double kernels = c->r->software->kernels_per_layer_fwd * c->kernel_s;
+    double gemms = qkv + out + up + down;
+    double attn = at.scores + at.attn_v + at.softmax_s;
+    lt->fwd = gemms + attn + ew + kernels;
+    lt->bwd = 2.0 * gemms + at.bwd + 2.0 * ew + 2.0 * kernels;
+    lt->attn_core = attn;
+    lt->attn_fwd = attn;
+    lt->attn_bwd = at.bwd;
+    if (moe) {
+        struct moe_times mt;
+        model_moe_layer(c, &mt);
+        lt->fwd += mt.fwd;
+        lt->bwd += 2.0 * mt.fwd;
+        lt->ep_fwd = mt.a2a_fwd;
+    }
+    layer_comm(c, M, gemms, attn, at.bwd, lt);
+}
+
+/* ---- pipeline stages ------------------------------------------------------------ */
+
+void model_make_stage(const struct ctx *c, int index, int first_layer, struct stage *st)
+{
+    const struct setup *s = c->s;
+    memset(st, 0, sizeof *st);
+    st->index = index;
+    st->first = index == 0;
+    st->last = index == c->pp - 1;
+    st->first_layer = first_layer;
+    if (s->model.kind == MODEL_GENERIC) {
+        st->params.dense = s->model.params;
+        return;
+    }
+    st->layers = setup_stage_layers(s, index);
+    st->moe_layers = model_moe_layers_in(s, first_layer, st->layers);
+    int n_dense = st->layers - st->moe_layers;
+    struct layer_params_split p = {n_dense * c->lp.dense_dense + st->moe_layers * c->lp.moe_dense,
+                                   st->moe_layers * c->lp.moe_experts};
+    double vh = (double)s->model.vocab * s->model.hidden;
+    /* One embedding copy per stage that holds it; with a single stage it is
+     * tied to the output layer. */
+    double emb = (st->first ? vh : 0.0) + (st->last && c->pp > 1 ? vh : 0.0);
+    st->params.dense = (p.dense + emb) / c->tp;
+    st->params.experts = p.experts / ((double)c->tp * c->ep);
+}
+
+/* The stages worth looking at: the first, the second (the first middle one
+ * gets the extra layers), the one before the last, and the last. Their
+ * maximum is the slowest or most loaded stage without a walk over all p. */
+int model_candidate_stages(const struct ctx *c, struct stage out[4])
+{
+    int p = c->pp, n = 0;
+    int idx[4] = {0, 1, p - 2, p - 1};
+    int last_first = c->s->model.kind == MODEL_TRANSFORMER ? c->s->model.layers : 0;
+    for (int i = 0; i < 4; i++) {
+        if (idx[i] < 0 || idx[i] >= p)
+            continue;
+        bool seen = false;
+        for (int j = 0; j < n; j++)
+            seen = seen || out[j].index == idx[i];
+        if (seen)
+            continue;
+        int first_layer = 0;
+        if (idx[i] == 1)
+            first_layer = setup_stage_layers(c->s, 0);
+        else if (idx[i] == p - 1 && p > 1)
+            first_layer = last_first - setup_stage_layers(c->s, p - 1);
+        else if (idx[i] == p - 2 && p > 2)
+            first_layer =
+                last_first - setup_stage_layers(c->s, p - 1) - setup_stage_layers(c->s, p - 2);
+        model_make_stage(c, idx[i], first_layer, &out[n++]);
+    }
+    return n;
+}
+
+/* ---- the device step ------------------------------------------------------ */
+
+/* One stage's times per micro-batch. */
+struct stage_time {
+    double fwd, bwd, re, tp, cp, ep;
+};
+
+static void stage_time(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                       const struct layer_times *lm, struct stage_time *o)
+{
+    const struct setup *s = c->s;
+    int rc = s->training.recompute;
+    double nd = st->layers - st->moe_layers, nm = st->moe_layers;
+    double tokens_mb = (double)s->model.seq_len / c->cp * c->mb;
+    o->fwd = nd * ld->fwd + nm * lm->fwd;
+    o->bwd = nd * ld->bwd + nm * lm->bwd;
+    if (st->last) {
+        /* The output layer (logits GEMM) and the cross entropy, which reads
+         * the 16-bit logits, writes and reads an fp32 copy and writes the
+         * 16-bit gradient (memory-bound, 12 bytes per logit over forward and
+         * backward). */
+        double logits_f =
+            model_gemm_time(c, 1, tokens_mb, (double)s->model.vocab / c->tp, s->model.hidden);
+        double loss = time_for(12.0 * tokens_mb * s->model.vocab / c->tp, c->mem_bw);
+        o->fwd += logits_f + loss / 2.0;
+        o->bwd += 2.0 * logits_f + loss / 2.0;
+    }
+    if (st->first) /* embedding lookup: gather and scatter-add of s b h */
+        o->fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
+    o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
+            : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
+                                        : 0.0;
+    /* Tensor parallelism: two all-reduces per layer forward and two
+     * backward (Shoeybi et al. 2019), two more when the forward is
+     * recomputed. */
+    double per_layer = rc == RECOMPUTE_FULL ? 6.0 : 4.0;
+    o->tp = per_layer * (nd * ld->tp_comm + nm * lm->tp_comm);
+    double again = rc == RECOMPUTE_FULL ? 1.0 : 0.0;
+    o->cp = nd * ((1.0 + again) * ld->cp_fwd + ld->cp_bwd) +
+            nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
+    /* Expert parallelism: dispatch and combine forward, their transposes
+     * backward, again when the forward is recomputed. */
+    o->ep = nm * (2.0 + again) * lm->ep_fwd;
+}
+
+static double stage_total(const struct stage_time *t)
+{
+    return t->fwd + t->bwd + t->re + t->tp + t->cp + t->ep;
+}
+
+/* A generic model: FLOPs per sample from the user, two thirds in the
+ * backward pass (Kaplan et al. 2020: 6N per token = 2N + 4N), as a roofline
+ * against the stated memory traffic per FLOP. */
+static void generic_step(const struct ctx *c, struct stage_time *slow, struct device_step *d)
+{
+    const struct setup *s = c->s;
+    double samples = s->training.global_batch;
+    double flops_mb = s->model.flops_per_sample * c->mb;
+    double t_c = time_for(flops_mb, c->peak_flops * c->gemm_eff * c->throttle);
+    double t_m = time_for(flops_mb * s->model.bytes_per_flop, c->mem_bw);
+    double t = maxd(t_c, t_m) + c->kernel_s;
+    slow->fwd = t / 3.0;
+    slow->bwd = 2.0 * t / 3.0;
+    slow->re = s->training.recompute == RECOMPUTE_FULL ? slow->fwd : 0.0;
+    d->model_flops = s->model.flops_per_sample * samples;
+    d->executed_flops = d->model_flops * (slow->re > 0 ? 4.0 / 3.0 : 1.0);
+    d->hardware_flops = d->executed_flops;
+}
+
+/* FLOPs of a transformer step, whole cluster: the model's (MFU), the
+ * executed ones and the hardware's (HFU). */
+static void transformer_flops(const struct ctx *c, struct device_step *d)
+{
+    const struct setup *s = c->s;
+    double samples = s->training.global_batch;
+    double tokens = (double)s->model.seq_len * samples;
+    double fwd = stack_fwd_flops(s, tokens) + logits_fwd_flops(s, tokens);
+    d->model_flops = 3.0 * fwd;
+    /* Executed FLOPs: a causal fused-attention kernel skips the masked
+     * half, and its backward recomputes the scores (2.5x the forward,
+     * not 2x); recomputation adds forward work. MFU keeps the published
+     * convention (Megatron-LM: full s x s, forward + 2 x backward). */
+    double attn_model = 3.0 * 4.0 * tokens * s->model.seq_len * s->model.hidden * s->model.layers;
+    double attn_exec = attn_model;
+    if (s->training.flash_attention)
+        attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;
+    double attn_fwd_exec = s->training.flash_attention ? attn_exec / 3.5 : attn_model / 3.0;
+    double re = s->training.recompute == RECOMPUTE_FULL        ? stack_fwd_flops(s, tokens)
+                : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_fwd_exec
+                                                               : 0.0;
+    d->executed_flops = d->model_flops - attn_model + attn_exec + re;
+    /* HFU in the MFU convention (full s^2), recomputation added
+     * (Korthikanti et al. 2022), so that MFU <= HFU always. */
+    d->hardware_flops =
+        d->model_flops + (s->training.recompute == RECOMPUTE_FULL ? stack_fwd_flops(s, tokens)
+                          : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_model / 3.0
+                                                                         : 0.0);
+}
+
+/* A transformer: the times of the slowest of the candidate stages; returns
+ * its index in `stages`. */
+static int transformer_step(const struct ctx *c, struct stage stages[4], struct stage_time *slow)
+{
+    struct layer_times ld, lm;
+    layer_times(c, false, &ld);
+    lm = ld;
+    if (c->s->model.experts > 0)
+        layer_times(c, true, &lm);
+    int n_stages = model_candidate_stages(c, stages);
+    int busy = 0;
+    /* The slowest stage sets the pace of the pipeline. */
+    double worst = -1.0;
+    for (int i = 0; i < n_stages; i++) {
+        struct stage_time st;
+        stage_time(c, &stages[i], &ld, &lm, &st);
+        if (stage_total(&st) > worst) {
+            worst = stage_total(&st);
+            *slow = st;
+            busy = i;
+        }
+    }
+    return busy;
+}
+
+/* Data-parallel gradient sync, the optimizer, the fixed overhead and the
+ * straggler of the step of the busiest stage `busy`. */
+static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
+                                 const struct stage_time *slow, struct device_step *d)
+{
+    const struct setup *s = c->s;
+    const struct software *sw = c->r->software;
+    /* Gradient sync: non-expert parameters over DP x CP (ranks tp apart),
+     * expert parameters over DP x CP / EP (ranks tp x cp x ep apart). */
+    model_dp_sync(c, busy->params.dense, c->dp * c->cp, c->tp, slow->fwd, slow->bwd, d);
+    model_dp_sync(c, busy->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, slow->fwd,
+                  slow->bwd, d);
+    /* Optimizer: memory-bound; reads and writes the optimizer state, reads
+     * the gradient, writes the new weights, for this device's shard. */
+    double nd = s->training.zero_stage >= 1 ? (double)c->dp * c->cp : 1.0;
+    double shard = busy->params.dense / nd + busy->params.experts / maxd(1.0, nd / c->ep);
+    d->optimizer = time_for(shard * (2.0 * c->opt_bytes + c->grad_bytes + c->w_bytes), c->mem_bw);
+    d->overhead = sw->step_overhead_s;
+    /* Every synchronous step waits for the slowest device: the compute of
+     * each varies by MODEL_COMPUTE_JITTER_CV, and the expected maximum of N
+     * normals grows as sqrt(2 ln N), one of the losses that grow with scale. */
+    d->straggler = (d->compute + d->recompute) * MODEL_COMPUTE_JITTER_CV *
+                   model_expected_max_normal(c->devices);
+}
+
+void model_device_step(const struct ctx *c, struct device_step *d)
+{
+    const struct setup *s = c->s;
+    memset(d, 0, sizeof *d);
+    int m = c->m;
+    struct stage stages[4];
+    struct stage_time slow;
+    memset(&slow, 0, sizeof slow);
+    const struct stage *busy = &stages[0];
+    if (s->model.kind == MODEL_GENERIC) {
+        model_make_stage(c, 0, 0, &stages[0]);
+        generic_step(c, &slow, d);
+    } else {
+        busy = &stages[transformer_step(c, stages, &slow)];
+        transformer_flops(c, d);
+    }
+    double psi = busy->params.dense + busy->params.experts;
+    d->params_device = psi;
+    /* Mixed precision accumulates each micro-batch's weight gradients into
+     * fp32 buffers (Megatron-LM main_grad): a 4-byte read and write per
+     * parameter held, once per micro-batch. With ZeRO stage 2 and above only
+     * this rank's shard is kept. */
+    double accum_bytes = is_mixed(s->training.precision) ? 8.0 : 2.0 * c->w_bytes;
+    double accum_params = s->training.zero_stage >= 2 ? psi / ((double)c->dp * c->cp) : psi;
+    slow.bwd += time_for(accum_params * accum_bytes, c->mem_bw);
+    double per_mb = stage_total(&slow);
+    d->forward = m * slow.fwd;
+    d->backward = m * slow.bwd;
+    d->compute = m * (slow.fwd + slow.bwd);
+    d->recompute = m * slow.re;
+    d->tp_comm = m * slow.tp;
+    d->cp_comm = m * slow.cp;
+    d->ep_comm = m * slow.ep;
+    /* 1F1B pipeline bubble: (p-1) micro-batch slots of the slowest stage,
+     * i.e. (p-1)/(m+p-1) of the step (Narayanan et al. 2021); the
+     * interleaved schedule with v model chunks per stage divides it by v and
+     * multiplies the sends by v. */
+    double v = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
+    d->bubble = (c->pp - 1) * per_mb / v;
+    if (c->pp > 1)
+        d->p2p = model_pp_p2p_time(c, v);
+    step_sync_and_update(c, busy, &slow, d);
+    d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
+               d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;
+}

@@ -1,0 +1,167 @@
+/* model_memory: memory per device: model states under ZeRO sharding and the
+ * activations the pipeline schedule keeps in flight. See docs/MODEL.md. */
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_internal.h"
+
+/* ---- memory ------------------------------------------------------------------ */
+
+/* Activation bytes of one layer for one micro-batch on one device,
+ * Korthikanti et al. 2022 (Table 2), generalised to grouped-query attention
+ * and SwiGLU by counting the same stored tensors; context parallelism
+ * divides the sequence (Megatron-Core). An MoE layer stores, instead of the
+ * dense MLP, its routed tokens' inner activations (top_k per token, times
+ * the load factor of the busiest rank), the shared experts' and the
+ * permuted token copies for dispatch and combine. */
+double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute)
+{
+    const struct setup *s = c->s;
+    double t = c->tp, seq = (double)s->model.seq_len / c->cp, b = c->mb, h = s->model.hidden;
+    double a = s->model.heads, g = (double)setup_kv_heads(s) / a;
+    double f = setup_ffn_hidden(s);
+    double sbh = seq * b * h;
+    double scale = c->act_bytes / 2.0; /* the paper counts 16-bit activations */
+    bool sp = s->training.sequence_parallel;
+    if (recompute == RECOMPUTE_FULL)
+        return 2.0 * sbh / (sp ? t : 1.0) * scale; /* only each layer's input is kept */
+    double whole = 10.0 * sbh; /* layer-norm inputs, QKV and MLP inputs, dropout masks */
+    double inner = s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0;
+    double mlp = inner * seq * b * f;
+    if (moe) {
+        double fe = setup_expert_ffn_hidden(s);
+        double routed = s->model.top_k * maxd(1.0, s->training.capacity_factor);
+        /* The permuted tokens each expert GEMM reads are saved for its
+         * weight gradient: one 16-bit copy of k h-vectors per token. */
+        mlp = inner * seq * b * fe * (routed + s->model.shared_experts) +
+              2.0 * seq * b * s->model.top_k * h;
+    }
+    double split = (4.0 + 4.0 * g) * sbh + mlp;           /* Q, K, V, attention output, MLP inner */
+    double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
+    if (recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
+        scores = 0.0;
+    if (is_low_precision(s->training.precision)) {
+        /* Transformer Engine saves the FP8 casts of the GEMM inputs for the
+         * weight gradients: the QKV and fc1 inputs (whole) and the fc2 input
+         * (inner) take 1 byte instead of 2. */
+        whole -= 2.0 * sbh;
+        split -= (moe ? 0.0 : seq * b * f);
+    }
+    return ((sp ? whole / t : whole) + (split + scores) / t) * scale;
+}
+
+/* Model states of one stage on one device. The software entry says what a
+ * parameter costs in mixed precision before sharding (Megatron-Core: bf16
+ * weight 2, fp32 main gradient 4, fp32 master 4, Adam 8 = 18 bytes; ZeRO
+ * paper: 16); ZeRO stage 1 (the distributed optimizer) shards the master
+ * copy and optimizer state, stage 2 also the gradients, stage 3 also the
+ * weights (Rajbhandari et al. 2020) over the data-parallel group (x CP,
+ * whose ranks hold the same weights); expert parameters over the
+ * expert-data-parallel group, DP x CP / EP. FP8 recipes that cache FP8
+ * weight copies (Transformer Engine keeps the weight and its transpose) add
+ * fp8_weight_bytes. */
+struct states {
+    double params, grads, optim, experts;
+};
+
+static void stage_states(const struct ctx *c, const struct stage *st, struct states *o)
+{
+    const struct setup *s = c->s;
+    int zero = s->training.zero_stage;
+    double nd = (double)c->dp * c->cp, ne = nd / c->ep;
+    double pd = st->params.dense, pe = st->params.experts;
+    double w = c->w_bytes;
+    if (is_low_precision(s->training.precision))
+        w += c->r->software->fp8_weight_bytes;
+    double params_d = pd * w / (zero >= 3 ? nd : 1.0), params_e = pe * w / (zero >= 3 ? ne : 1.0);
+    double grads_d = pd * c->grad_bytes / (zero >= 2 ? nd : 1.0);
+    double grads_e = pe * c->grad_bytes / (zero >= 2 ? ne : 1.0);
+    double optim_d = pd * c->opt_bytes / (zero >= 1 ? nd : 1.0);
+    double optim_e = pe * c->opt_bytes / (zero >= 1 ? ne : 1.0);
+    o->params = params_d + params_e;
+    o->grads = grads_d + grads_e;
+    o->optim = optim_d + optim_e;
+    o->experts = params_e + grads_e + optim_e;
+    if (zero >= 3 && st->layers > 0) {
+        /* ZeRO-3/FSDP gathers one layer at a time and prefetches the next:
+         * two layers' weights are whole at once. */
+        o->params += 2.0 * (pd + pe * c->ep) / (double)st->layers * c->w_bytes;
+    }
+}
+
+/* Activations of a stage. 1F1B keeps min(p - i, m) micro-batches in flight
+ * on stage i (Narayanan et al. 2021). The interleaved schedule with v chunks
+ * runs 2(p - i - 1) + (v - 1) p warm-up chunk forwards before the first
+ * backward, at most all m v chunks (Megatron-Core
+ * get_num_warmup_microbatches), so stage i holds that many plus one chunks
+ * of L_i / v layers; for the first stage this is Korthikanti et al.'s
+ * (1 + (p-1)/(p v)) x p micro-batches (2022, section 4.2.3). */
+static double stage_activations(const struct ctx *c, const struct stage *st, double *logits)
+{
+    const struct setup *s = c->s;
+    *logits = 0.0;
+    if (s->model.kind == MODEL_GENERIC)
+        return s->model.activation_bytes_per_sample * c->mb;
+    int rc = s->training.recompute;
+    double v = s->training.virtual_stages;
+    double inflight = mind(c->pp - st->index, c->m); /* in micro-batches of L_i layers */
+    if (v > 1) {
+        double warmup = 2.0 * (c->pp - st->index - 1) + (v - 1.0) * c->pp;
+        inflight = mind(warmup + 1.0, (double)c->m * v) / v;
+    }
+    int dense = st->layers - st->moe_layers;
+    double per_mb = dense * c->act_dense + st->moe_layers * c->act_moe;
+    double acts = per_mb * inflight;
+    if (rc == RECOMPUTE_FULL) /* the layer being recomputed, whole */
+        acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
+    if (st->last) {
+        /* Logits: 16-bit output plus an fp32 copy for the vocabulary-parallel
+         * cross entropy, per token and vocabulary entry. */
+        *logits = (double)s->model.seq_len / c->cp * c->mb * s->model.vocab / c->tp *
+                  (c->act_bytes + 4.0);
+    }
+    return acts;
+}
+
+void model_memory_model(const struct ctx *c, struct memory_report *m)
+{
+    const struct software *sw = c->r->software;
+    struct stage stages[4];
+    int n = c->s->model.kind == MODEL_GENERIC ? 1 : model_candidate_stages(c, stages);
+    if (c->s->model.kind == MODEL_GENERIC)
+        model_make_stage(c, 0, 0, &stages[0]);
+    double best = -1.0;
+    for (int i = 0; i < n; i++) {
+        struct states st;
+        stage_states(c, &stages[i], &st);
+        double logits;
+        double acts = stage_activations(c, &stages[i], &logits);
+        double used = st.params + st.grads + st.optim + acts + logits;
+        double reserved = sw->runtime_reserved_gb * GB + sw->fragmentation * used;
+        if (used + reserved <= best)
+            continue;
+        best = used + reserved;
+        m->params_gb = st.params / GB;
+        m->grads_gb = st.grads / GB;
+        m->optimizer_gb = st.optim / GB;
+        m->experts_gb = st.experts / GB;
+        m->activations_gb = acts / GB;
+        m->logits_gb = logits / GB;
+        m->reserved_gb = reserved / GB;
+        m->per_device_gb = (used + reserved) / GB;
+    }
+    m->capacity_gb = c->r->accel->mem_gb;
+    m->fits = m->per_device_gb <= m->capacity_gb;
+}
+
+/* ---- memory alone (the planner's cheap first check) ------------------------------- */
+
+void model_memory(const struct setup *s, const struct resolved *r, struct memory_report *out)
+{
+    struct ctx c;
+    model_make_ctx(s, r, &c);
+    model_memory_model(&c, out);
+}
