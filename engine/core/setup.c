@@ -142,6 +142,9 @@ static const struct field setup_field_list[] = {
         "generic models: device memory traffic per FLOP", 0, 3),
     NUM("model.activation_bytes_per_sample", model.activation_bytes_per_sample, 0, 1e15, 0,
         "bytes", "generic models: activation memory per sample", 0, 3),
+    INT("model.head_dim", model.head_dim, 0, MAX_HIDDEN, 0, "",
+        "size of one attention head when heads x head_dim is not hidden (0: hidden / heads)",
+        0, 3),
     INT("training.global_batch", training.global_batch, 1, MAX_GLOBAL_BATCH, 256, "samples",
         "samples per optimizer step", FIELD_KNOB, 3),
     INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",
@@ -320,6 +323,13 @@ int64_t setup_ffn_hidden(const struct setup *s)
     return s->model.ffn_hidden > 0 ? s->model.ffn_hidden : 4 * (int64_t)s->model.hidden;
 }
 
+int setup_head_dim(const struct setup *s)
+{
+    if (s->model.head_dim > 0)
+        return s->model.head_dim;
+    return s->model.heads > 0 ? s->model.hidden / s->model.heads : s->model.hidden;
+}
+
 int setup_kv_heads(const struct setup *s)
 {
     return s->model.kv_heads > 0 ? s->model.kv_heads : s->model.heads;
@@ -455,7 +465,7 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
              domain, r->intra_link->head.id, fabric_max);
     if (s->model.kind == MODEL_TRANSFORMER) {
         int kv = setup_kv_heads(s);
-        if (s->model.hidden % s->model.heads != 0)
+        if (s->model.head_dim == 0 && s->model.hidden % s->model.heads != 0)
             FAIL("model.heads", "model.hidden %d is not divisible by model.heads %d",
                  s->model.hidden, s->model.heads);
         if (kv > s->model.heads || s->model.heads % kv != 0)

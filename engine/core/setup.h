@@ -97,6 +97,7 @@ struct setup {
         int shared_experts;    /* always-active experts per MoE layer */
         int dense_layers;      /* the first N layers use the dense MLP */
         bool causal;    /* decoder (causal) attention: fused kernels skip masked blocks */
+        int head_dim;   /* i11: size of one attention head (0: hidden / heads) */
         double params;            /* generic: parameter count */
         double flops_per_sample;  /* generic: training FLOPs (fwd + bwd) per sample */
         double bytes_per_flop;    /* generic: device memory traffic per FLOP */
@@ -185,6 +186,8 @@ int64_t setup_devices(const struct setup *s);
 int64_t setup_data_parallel(const struct setup *s); /* 0 when a parallel size is below 1 */
 int64_t setup_ffn_hidden(const struct setup *s);
 int setup_kv_heads(const struct setup *s);
+/* i11: size of one attention head (head_dim, else hidden / heads). */
+int setup_head_dim(const struct setup *s);
 int64_t setup_racks(const struct setup *s);       /* nodes_per_rack below 1 counts as 1 */
 /* Devices sharing the intra-node link fabric (NVLink domain, TPU slice). */
 int setup_scaleup_domain(const struct setup *s);

@@ -229,14 +229,15 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
     const struct setup *s = c->s;
     memset(lt, 0, sizeof *lt);
     double t = c->tp, b = c->mb, seq = s->model.seq_len, h = s->model.hidden;
-    double heads = s->model.heads, d = h / heads, f = setup_ffn_hidden(s);
-    double kv_dim = d * setup_kv_heads(s);
+    double heads = s->model.heads, d = setup_head_dim(s), f = setup_ffn_hidden(s);
+    double q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim); /* i11 hook: head_dim */
     double local_seq = seq / c->cp; /* context parallelism splits the sequence */
     double M = local_seq * b;
     double mlp_up = (s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 
-    double qkv = model_gemm_time(c, 1, M, (h + 2.0 * kv_dim) / t, h);
-    double out = model_gemm_time(c, 1, M, h, h / t);
+    double qkv = model_gemm_time(c, 1, M, (q_dim + 2.0 * kv_dim) / t, h);
+    double out = model_gemm_time(c, 1, M, h, q_dim / t);
     double up = 0.0, down = 0.0;
     if (!moe) {
         up = model_gemm_time(c, 1, M, mlp_up, h);
@@ -281,7 +282,7 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
         /* Transformer Engine casts each GEMM input to FP8 (read 2 bytes,
          * write 1, plus the amax reduction's read): the layer inputs of QKV
          * and fc1 and the inputs of the output projection and fc2. */
-        ew_bytes += 4.0 * M * (2.0 * h + h / t + f / t);
+        ew_bytes += 4.0 * M * (2.0 * h + q_dim / t + f / t);
     }
     double ew = time_for(ew_bytes * (c->act_bytes / 2.0), c->mem_bw);
     double kernels = sw->kernels_per_layer_fwd * c->kernel_s;
@@ -441,7 +442,8 @@ static double layer_activation_bytes(const struct ctx *c, bool moe, int recomput
 {
     const struct setup *s = c->s;
     double t = c->tp, seq = (double)s->model.seq_len / c->cp, b = c->mb, h = s->model.hidden;
-    double a = s->model.heads, g = (double)setup_kv_heads(s) / a;
+    double a = s->model.heads, q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim); /* i11 hook: head_dim */
     double f = setup_ffn_hidden(s);
     double sbh = seq * b * h;
     double scale = c->act_bytes / 2.0; /* the paper counts 16-bit activations */
@@ -459,7 +461,7 @@ static double layer_activation_bytes(const struct ctx *c, bool moe, int recomput
         mlp = inner * seq * b * fe * (routed + s->model.shared_experts) +
               2.0 * seq * b * s->model.top_k * h;
     }
-    double split = (4.0 + 4.0 * g) * sbh + mlp; /* Q, K, V, attention output, MLP inner */
+    double split = 4.0 * seq * b * (q_dim + kv_dim) + mlp; /* Q, K, V, attention output, MLP inner */
     double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
     if (recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
         scores = 0.0;
@@ -508,7 +510,7 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
     if (zero >= 3 && st->layers > 0) {
         /* ZeRO-3/FSDP gathers one layer at a time and prefetches the next:
          * two layers' weights are whole at once. */
-        o->params += 2.0 * (pd + pe * c->ep) / (double)st->layers * c->w_bytes;
+        o->params += model_zero3_buffer_bytes(c, (pd + pe * c->ep) / (double)st->layers); /* i11 hook */
     }
 }
 
@@ -670,11 +672,10 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
          * the 16-bit logits, writes and reads an fp32 copy and writes the
          * 16-bit gradient (memory-bound, 12 bytes per logit over forward and
          * backward). */
-        double logits_f = model_gemm_time(c, 1, tokens_mb, (double)s->model.vocab / c->tp,
-                                          s->model.hidden);
-        double loss = time_for(12.0 * tokens_mb * s->model.vocab / c->tp, c->mem_bw);
-        o->fwd += logits_f + loss / 2.0;
-        o->bwd += 2.0 * logits_f + loss / 2.0;
+        double out_f, out_b; /* i11 hook: model_output.c */
+        model_output_layer(c, tokens_mb, &out_f, &out_b);
+        o->fwd += out_f;
+        o->bwd += out_b;
     }
     if (st->first) /* embedding lookup: gather and scatter-add of s b h */
         o->fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
@@ -736,9 +737,11 @@ static void dp_sync(const struct ctx *c, double params, int n, int stride, doubl
     } else {
         double rs = collective_time(COLL_REDUCE_SCATTER, algo, grads, &net, &used);
         double ag = collective_time(COLL_ALL_GATHER, algo, weights, &net, NULL);
-        if (zero == 3) {
-            d->dp_total += m * (rs + 2.0 * ag);
-            d->dp_exposed += m * maxd(0.0, rs + 2.0 * ag - hide_fb);
+        if (zero == 3) { /* i11 hook: model_zero.c, per-layer gathers */
+            struct zero3_cost z;
+            model_zero3_sync(c, &net, algo, params, t_f, t_b, &z);
+            d->dp_total += z.total;
+            d->dp_exposed += z.exposed;
         } else if (zero == 2 && sw->reduce_per_microbatch) {
             d->dp_total += m * rs + ag;
             d->dp_exposed += (m - 1) * maxd(0.0, rs - hide_fb) + maxd(0.0, rs - hide_b) +
@@ -803,7 +806,9 @@ static void device_step_model(const struct ctx *c, struct device_step *d)
          * half, and its backward recomputes the scores (2.5x the forward,
          * not 2x); recomputation adds forward work. MFU keeps the published
          * convention (Megatron-LM: full s x s, forward + 2 x backward). */
-        double attn_model = 3.0 * 4.0 * tokens * s->model.seq_len * s->model.hidden * s->model.layers;
+        double q_dim, kv_dim;
+        model_attention_dims(s, &q_dim, &kv_dim); /* i11 hook: head_dim */
+        double attn_model = 3.0 * 4.0 * tokens * s->model.seq_len * q_dim * s->model.layers;
         double attn_exec = attn_model;
         if (s->training.flash_attention)
             attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;

@@ -93,4 +93,30 @@ double model_alltoall_time(const struct ctx *c, double bytes, int64_t n, int64_t
  * dense_layers are dense). */
 int model_moe_layers_in(const struct setup *s, int first, int n);
 
+/* ---- i11: model_shapes.c, model_output.c, model_zero.c ---- */
+
+/* Widths of the query (heads x head size) and key/value (kv heads x head
+ * size) projections. */
+void model_attention_dims(const struct setup *s, double *q_dim, double *kv_dim);
+
+/* Output layer (logits GEMM, 16-bit even in FP8 recipes) and cross-entropy
+ * loss for `tokens` tokens on one device: forward and backward times. */
+void model_output_layer(const struct ctx *c, double tokens, double *fwd, double *bwd);
+
+/* ZeRO-3: parameters gathered one unit (layer) at a time. */
+struct zero3_cost {
+    double total;   /* all collectives of a step */
+    double exposed; /* the part compute does not hide */
+};
+/* Gathering units (layers) of one pipeline stage. */
+double model_zero3_units(const struct ctx *c);
+/* The step's per-layer all-gathers and reduce-scatters of `params`
+ * parameters per device over `net`, micro-batch forward/backward times
+ * t_f and t_b of the stage. */
+void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int algo,
+                      double params, double t_f, double t_b, struct zero3_cost *out);
+/* Memory of the gathered weights and the unsharded gradient in flight, for
+ * a layer of `layer_params` parameters (per device, unsharded). */
+double model_zero3_buffer_bytes(const struct ctx *c, double layer_params);
+
 #endif
