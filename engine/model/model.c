@@ -206,6 +206,7 @@ double model_gemm_time(const struct ctx *c, double batch, double M, double N, do
     /* Inputs in the GEMM format (1 byte in FP8), output in 16 bits. */
     double bytes = batch * ((M * K + K * N) * c->gemm_in_bytes + M * N * c->act_bytes);
     double t_memory = time_for(bytes, c->mem_bw);
+    t_compute = model_gemm_with_epilogue(c, t_compute, batch * M * N); /* i11 hook: model_gemm.c */
     return maxd(t_compute, t_memory) + c->kernel_s;
 }
 

@@ -119,4 +119,11 @@ void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int
  * a layer of `layer_params` parameters (per device, unsharded). */
 double model_zero3_buffer_bytes(const struct ctx *c, double layer_params);
 
+/* ---- i11: model_gemm.c ---- */
+
+/* A GEMM's math time `t_math` (at the catalog's large-GEMM efficiency) plus
+ * the write of its `out_elems` outputs after the main loop, normalised so
+ * that the catalog's reference GEMM keeps its measured time. */
+double model_gemm_with_epilogue(const struct ctx *c, double t_math, double out_elems);
+
 #endif
