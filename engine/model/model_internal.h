@@ -126,4 +126,11 @@ double model_zero3_buffer_bytes(const struct ctx *c, double layer_params);
  * that the catalog's reference GEMM keeps its measured time. */
 double model_gemm_with_epilogue(const struct ctx *c, double t_math, double out_elems);
 
+/* ---- i11: model_moe.c ---- */
+
+/* Bytes (16-bit activations) read and written by the token permutations of
+ * one MoE layer's forward for `tokens` tokens on this device, dispatch and
+ * combine. */
+double model_moe_permute_bytes(const struct ctx *c, double tokens);
+
 #endif

@@ -115,10 +115,10 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
     }
     /* Element-wise traffic: the activation function on every routed inner
      * element (6 bytes for SwiGLU, 4 for GeLU, as the dense MLP), the
-     * permutation of tokens into expert order and back (read and write each
-     * routed h-vector twice), the router's softmax/top-k on M x E scores. */
+     * permutations of tokens into expert order and back (model_moe.c), the router's softmax/top-k on M x E scores. */
     double act_fn = (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0);
-    double ew_elems = act_fn * M * k * load * fe / t + 8.0 * M * k * h / t + 4.0 * M * experts;
+    double ew_elems = act_fn * M * k * load * fe / t + model_moe_permute_bytes(c, M) +
+                      4.0 * M * experts; /* i11 hook: model_moe.c */
     if (s->model.shared_experts > 0)
         ew_elems += act_fn * M * s->model.shared_experts * fe / t;
     double ew = model_time_for(ew_elems / 2.0 * c->act_bytes, c->mem_bw); /* 16-bit counts */

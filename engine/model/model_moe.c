@@ -1,0 +1,21 @@
+/* model_moe: the token copies of Megatron-Core's all-to-all token
+ * dispatcher (megatron/core/transformer/moe/token_dispatcher.py,
+ * MoEAlltoAllTokenDispatcher). Before the experts: "permutation 1" gathers
+ * each token's k copies into the order of their expert-parallel ranks, and
+ * after the all-to-all, when a rank holds more than one expert,
+ * "permutation 2" re-sorts the received chunks from source-rank order into
+ * local-expert order (sort_chunks_by_idxs, or a transpose of the padded
+ * buffer with a capacity factor). After the experts the same two copies run
+ * in reverse (unsort, unpermute). Each copy reads and writes every routed
+ * h-vector. Formulas: docs/MODEL.md, section 2. */
+#include "model_internal.h"
+
+double model_moe_permute_bytes(const struct ctx *c, double tokens)
+{
+    const struct setup *s = c->s;
+    double local_experts = (double)s->model.experts / (double)c->ep;
+    double passes = local_experts > 1.0 ? 4.0 : 2.0;
+    /* a 2-byte read and write of k h-vectors per token, sharded over the
+     * tensor group */
+    return passes * 4.0 * tokens * s->model.top_k * s->model.hidden / (double)c->tp;
+}
