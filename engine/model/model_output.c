@@ -21,8 +21,8 @@ void model_output_layer(const struct ctx *c, double tokens, double *fwd, double 
     /* The loss is memory-bound; the software entry counts its bytes per
      * logit (Megatron-Core's unfused vocab-parallel cross entropy: 52,
      * counted in software.yaml). Half is charged to each pass. */
-    double loss = model_time_for(c->r->software->loss_bytes_per_logit * tokens * vocab_local,
-                                 c->mem_bw);
+    double loss =
+        model_time_for(c->r->software->loss_bytes_per_logit * tokens * vocab_local, c->mem_bw);
     *fwd = gemm + loss / 2.0;
     *bwd = 2.0 * gemm + loss / 2.0;
 }

@@ -45,7 +45,7 @@ void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int
      * last layer of the forward is kept gathered for the backward. */
     double bwd = (units - 1.0) * max0(ag + rs - w * b_unit) + rs;
     double m = (double)c->m;
-    out->total = m * units * (2.0 * ag + rs);
+    out->total = m * (units * (ag + rs) + (units - 1.0) * ag);
     out->exposed = m * (fwd + bwd);
 }
 
