@@ -471,7 +471,7 @@ static double layer_activation_bytes(const struct ctx *c, bool moe, int recomput
          * weight gradients: the QKV and fc1 inputs (whole) and the fc2 input
          * (inner) take 1 byte instead of 2. */
         whole -= 2.0 * sbh;
-        split -= (moe ? 0.0 : seq * b * f);
+        split -= moe ? model_moe_fp8_saved_bytes_saving(s, seq * b) : seq * b * f; /* i11 hook */
     }
     return ((sp ? whole / t : whole) + (split + scores) / t) * scale;
 }

@@ -132,5 +132,8 @@ double model_gemm_with_epilogue(const struct ctx *c, double t_math, double out_e
  * one MoE layer's forward for `tokens` tokens on this device, dispatch and
  * combine. */
 double model_moe_permute_bytes(const struct ctx *c, double tokens);
+/* Activation bytes an FP8 recipe saves in one MoE layer for `tokens` tokens
+ * (its saved expert inputs are 1 byte, not 2). */
+double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens);
 
 #endif

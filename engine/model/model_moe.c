@@ -19,3 +19,17 @@ double model_moe_permute_bytes(const struct ctx *c, double tokens)
      * tensor group */
     return passes * 4.0 * tokens * s->model.top_k * s->model.hidden / (double)c->tp;
 }
+
+/* Transformer Engine's grouped expert GEMMs (GroupedLinear) save their FP8
+ * inputs for the weight gradients, as the dense layers do: the permuted
+ * tokens (k h-vectors per token) and the fc2 inputs of the routed (padded
+ * to capacity) and shared experts take 1 byte instead of 2. The permutation
+ * itself is an index operation and keeps no copy. Returns the bytes saved
+ * for `tokens` tokens. */
+double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens)
+{
+    double cf = s->training.capacity_factor > 1.0 ? s->training.capacity_factor : 1.0;
+    double routed = s->model.top_k * cf + s->model.shared_experts;
+    return tokens * ((double)setup_expert_ffn_hidden(s) * routed +
+                     (double)s->model.top_k * s->model.hidden);
+}

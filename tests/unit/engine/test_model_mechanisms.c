@@ -184,6 +184,16 @@ static void test_moe_permutations(void **state)
     /* Tensor parallelism splits the tokens' copies over its ranks. */
     b.c.tp = 2;
     assert_close(model_moe_permute_bytes(&b.c, 8192), 536870912.0, 1e-12);
+    /* FP8: the saved expert inputs take 1 byte, not 2. 8192 tokens with
+     * expert FFN 768 and capacity factor 1: fc2 inputs 8 x 768 and the
+     * permuted tokens 8 x 2048 per token, 8192 x 22528 = 184,549,376 bytes
+     * fewer. A capacity factor of 1.5 pads the fc2 inputs: 8192 x (12 x 768
+     * + 16384) = 209,715,200. */
+    b.s.model.expert_ffn_hidden = 768;
+    b.s.training.capacity_factor = 1.0;
+    assert_close(model_moe_fp8_saved_bytes_saving(&b.s, 8192), 184549376.0, 1e-12);
+    b.s.training.capacity_factor = 1.5;
+    assert_close(model_moe_fp8_saved_bytes_saving(&b.s, 8192), 209715200.0, 1e-12);
 }
 
 /* ZeRO-3 over 4 ranks of one node (ring at 100 GB/s, no latency), 1e9
