@@ -145,6 +145,10 @@ static const struct field setup_field_list[] = {
     INT("model.head_dim", model.head_dim, 0, MAX_HIDDEN, 0, "",
         "size of one attention head when heads x head_dim is not hidden (0: hidden / heads)",
         0, 3),
+    BOOL("model.tied_embeddings", model.tied_embeddings, 1,
+         "the output layer shares the embedding matrix (GPT, Megatron's default; Llama and "
+         "Qwen3 do not)",
+         0, 3),
     INT("training.global_batch", training.global_batch, 1, MAX_GLOBAL_BATCH, 256, "samples",
         "samples per optimizer step", FIELD_KNOB, 3),
     INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",

@@ -98,6 +98,7 @@ struct setup {
         int dense_layers;      /* the first N layers use the dense MLP */
         bool causal;    /* decoder (causal) attention: fused kernels skip masked blocks */
         int head_dim;   /* i11: size of one attention head (0: hidden / heads) */
+        bool tied_embeddings; /* i11: the output layer shares the embedding matrix */
         double params;            /* generic: parameter count */
         double flops_per_sample;  /* generic: training FLOPs (fwd + bwd) per sample */
         double bytes_per_flop;    /* generic: device memory traffic per FLOP */

@@ -160,10 +160,10 @@ double model_params(const struct setup *s)
 {
     if (s->model.kind == MODEL_GENERIC)
         return s->model.params;
-    /* Embedding V x h shared with the output layer (Megatron ties them). */
+    /* Embedding V x h, and the output layer's own V x h unless tied. */
     struct layer_params_split p;
     stack_params(s, 0, s->model.layers, &p);
-    return p.dense + p.experts + (double)s->model.vocab * s->model.hidden;
+    return p.dense + p.experts + model_embedding_copies(s) * s->model.vocab * s->model.hidden;
 }
 
 /* ---- FLOPs ---------------------------------------------------------------- */
@@ -394,9 +394,10 @@ static void make_stage(const struct ctx *c, int index, int first_layer, struct s
         n_dense * c->lp.dense_dense + st->moe_layers * c->lp.moe_dense,
         st->moe_layers * c->lp.moe_experts};
     double vh = (double)s->model.vocab * s->model.hidden;
-    /* One embedding copy per stage that holds it; with a single stage it is
-     * tied to the output layer. */
-    double emb = (st->first ? vh : 0.0) + (st->last && c->pp > 1 ? vh : 0.0);
+    /* One embedding copy per stage that holds it; with a single stage a
+     * tied output layer shares it. i11 hook: model_shapes.c */
+    double emb = (st->first ? vh : 0.0) +
+                 (st->last && (c->pp > 1 || !s->model.tied_embeddings) ? vh : 0.0);
     st->params.dense = (p.dense + emb) / c->tp;
     st->params.experts = p.experts / ((double)c->tp * c->ep);
 }

@@ -98,6 +98,9 @@ int model_moe_layers_in(const struct setup *s, int first, int n);
 /* Widths of the query (heads x head size) and key/value (kv heads x head
  * size) projections. */
 void model_attention_dims(const struct setup *s, double *q_dim, double *kv_dim);
+/* Embedding matrices of the whole model: 1 when the output layer shares the
+ * embedding (model.tied_embeddings), else 2. */
+double model_embedding_copies(const struct setup *s);
 
 /* Output layer (logits GEMM, 16-bit even in FP8 recipes) and cross-entropy
  * loss for `tokens` tokens on one device: forward and backward times. */

@@ -30,6 +30,6 @@ double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens)
 {
     double cf = s->training.capacity_factor > 1.0 ? s->training.capacity_factor : 1.0;
     double routed = s->model.top_k * cf + s->model.shared_experts;
-    return tokens * ((double)setup_expert_ffn_hidden(s) * routed +
-                     (double)s->model.top_k * s->model.hidden);
+    return tokens *
+           ((double)setup_expert_ffn_hidden(s) * routed + (double)s->model.top_k * s->model.hidden);
 }

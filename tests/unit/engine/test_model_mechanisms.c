@@ -72,7 +72,8 @@ static void bench_init(struct bench *b)
     c->throttle = 1.0;
 }
 
-/* Qwen3-30B-A3B: 32 heads of 128 on a hidden size of 2048, 4 KV heads. */
+/* Qwen3-30B-A3B: 32 heads of 128 on a hidden size of 2048, 4 KV heads; its
+ * output layer is not tied to the embedding. */
 static void test_attention_width(void **state)
 {
     (void)state;
@@ -102,6 +103,27 @@ static void test_attention_width(void **state)
     if (!setup_load_string(&s, "s.yaml", text, cat, err, sizeof err))
         fail_msg("%s", err);
     assert_close(model_params(&s), 54484992.0, 1e-12);
+    /* An untied output layer (Llama, Qwen3) is a second 1000 x 2048 matrix. */
+    s.model.tied_embeddings = false;
+    assert_close(model_params(&s), 56532992.0, 1e-12);
+    /* On a single stage it is a second copy in memory too: 2,048,000
+     * parameters x (2 + 4 + 12) bytes of Megatron-Core states on one
+     * device, 36.864 MB more. */
+    struct resolved r1;
+    struct model_report tied, untied;
+    snprintf(s.training.software, sizeof s.training.software, "megatron-core");
+    s.cluster.nodes = 1;
+    s.cluster.node.accelerators_per_node = 1;
+    s.training.global_batch = 1;
+    if (!setup_resolve(&s, cat, &r1, err, sizeof err))
+        fail_msg("%s", err);
+    model_eval(&s, &r1, &untied);
+    s.model.tied_embeddings = true;
+    model_eval(&s, &r1, &tied);
+    double states_gb =
+        (untied.memory.params_gb + untied.memory.grads_gb + untied.memory.optimizer_gb) -
+        (tied.memory.params_gb + tied.memory.grads_gb + tied.memory.optimizer_gb);
+    assert_close(states_gb, 0.036864, 1e-9);
 
     /* head_dim frees the hidden size from dividing by the heads: 2048 / 24
      * is refused without it and accepted with it. */
