@@ -192,6 +192,10 @@ static const struct field setup_field_list[] = {
         "training budget (samples for generic models)", 0, 5),
     REF("training.software", training.software, CATALOG_SOFTWARE, "megatron",
         "software stack (kernel counts, memory reserve)", 0, 3),
+    BOOL("training.ep_comm_overlap", training.ep_comm_overlap, 0,
+         "hide the expert all-to-alls under another micro-batch's compute (Megatron-Core "
+         "--overlap-moe-expert-parallel-comm)",
+         FIELD_KNOB, 4),
     ENUM("data.source", data.source, data_source_names, DATA_SHARED,
          "read samples from the shared tier or from node-local storage", FIELD_KNOB, 1),
     NUM("data.sample_bytes", data.sample_bytes, 1, 1e12, 16384, "bytes",
@@ -548,6 +552,11 @@ static bool check_setup(const struct setup *s, const struct catalog *cat, struct
                  "training.expert_parallel %d must divide data_parallel %lld x context_parallel "
                  "%d (expert ranks are carved out of them, Megatron-Core)",
                  ep, dp, cp);
+        if (s->training.ep_comm_overlap && (ep < 2 || !sw->ep_comm_overlap)) /* i11 */
+            FAIL_AT("training.ep_comm_overlap", ep < 2 ? "training.expert_parallel" : "training.software",
+                    "training.ep_comm_overlap needs expert_parallel above 1 and a stack that "
+                    "implements it (megatron-core, nemo); here %s, expert_parallel %d",
+                    sw->head.id, ep);
         if (s->training.capacity_factor > 0 && experts == 0)
             FAIL("training.capacity_factor",
                  "training.capacity_factor applies to mixture-of-experts models "

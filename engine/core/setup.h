@@ -121,6 +121,7 @@ struct setup {
         int recompute; /* enum recompute_kind */
         bool sequence_parallel;
         bool overlap_grad_sync;
+        bool ep_comm_overlap;   /* i11: expert all-to-all under another micro-batch */
         bool flash_attention;
         int allreduce; /* enum allreduce_algo */
         double tokens; /* token budget; samples for generic models */

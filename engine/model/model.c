@@ -694,7 +694,7 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
             nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
     /* Expert parallelism: dispatch and combine forward, their transposes
      * backward, again when the forward is recomputed. */
-    o->ep = nm * (2.0 + again) * lm->ep_fwd;
+    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, lm->fwd + lm->bwd); /* i11 */
 }
 
 static double stage_total(const struct stage_time *t)

@@ -138,5 +138,8 @@ double model_moe_permute_bytes(const struct ctx *c, double tokens);
 /* Activation bytes an FP8 recipe saves in one MoE layer for `tokens` tokens
  * (its saved expert inputs are 1 byte, not 2). */
 double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens);
+/* Exposed part of one MoE layer's all-to-alls (`a2a_s`, both passes of a
+ * micro-batch) given that layer's compute of both passes (`compute_s`). */
+double model_moe_exposed_a2a(const struct ctx *c, double a2a_s, double compute_s);
 
 #endif

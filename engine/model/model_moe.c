@@ -33,3 +33,20 @@ double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens)
     return tokens *
            ((double)setup_expert_ffn_hidden(s) * routed + (double)s->model.top_k * s->model.hidden);
 }
+
+/* Megatron-Core's expert-parallel communication overlap
+ * (--overlap-moe-expert-parallel-comm, with --delay-wgrad-compute; the
+ * "combined 1F1B" schedule): in the steady state of the pipeline each
+ * layer's forward of one micro-batch runs beside the backward of another,
+ * so one's dispatch and combine all-to-alls proceed while the other
+ * computes. Per layer, what the all-to-alls of both passes (`a2a_s`) exceed
+ * that layer's compute of both passes (`compute_s`) stays exposed. The
+ * warm-up and cool-down of the pipeline, where passes are not paired, are
+ * taken as steady state. Without the overlap every all-to-all is exposed. */
+double model_moe_exposed_a2a(const struct ctx *c, double a2a_s, double compute_s)
+{
+    if (!c->s->training.ep_comm_overlap)
+        return a2a_s;
+    double left = a2a_s - compute_s;
+    return left > 0 ? left : 0.0;
+}

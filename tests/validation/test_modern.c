@@ -60,10 +60,7 @@ static const struct row rows[] = {
            "likely run slower than the model's FlashAttention-3 estimate; NeMo 25.09 runs the "
            "same model without CP at 14079 tok/s/GPU, close to the model"},
     {"C", "deepseek-v3.yaml", "DeepSeek-V3 FP8, 1024 H100, EP 64", TOKENS_PER_DEVICE, 1297, 0.20,
-     "the H100 recipe (Megatron-Bridge scripts/performance/run_script.py) overlaps the expert "
-     "all-to-all with another micro-batch (overlap_moe_expert_parallel_comm) and dispatches "
-     "with DeepEP (a token crosses to each node once); neither can be written in a setup, and "
-     "the all-to-all is two thirds of the modelled step"},
+     NULL},
     {"C", "qwen3-30b-a3b.yaml", "Qwen3-30B-A3B FP8, 16 H100, EP 8", TOKENS_PER_DEVICE, 10494, 0.25,
      "small experts (768): per-expert kernels, routing (router fusion, aux loss) and "
      "capacity padding cost more than the model charges"},

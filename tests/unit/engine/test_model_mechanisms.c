@@ -218,6 +218,48 @@ static void test_moe_permutations(void **state)
     assert_close(model_moe_fp8_saved_bytes_saving(&b.s, 8192), 209715200.0, 1e-12);
 }
 
+/* Expert all-to-alls under another micro-batch (Megatron-Core
+ * --overlap-moe-expert-parallel-comm): 20 ms of all-to-alls against 8.5 ms
+ * of the layer's compute leave 11.5 ms; against 25 ms nothing. Off, all
+ * 20 ms show. A setup asking for it without expert parallelism, or on a
+ * stack without it, is refused at its value (column 49 of line 2). */
+static void test_ep_overlap(void **state)
+{
+    (void)state;
+    struct bench b;
+    bench_init(&b);
+    b.s.training.ep_comm_overlap = true;
+    assert_close(model_moe_exposed_a2a(&b.c, 20e-3, 8.5e-3), 11.5e-3, 1e-12);
+    assert_close(model_moe_exposed_a2a(&b.c, 20e-3, 25e-3), 0.0, 1e-12);
+    b.s.training.ep_comm_overlap = false;
+    assert_close(model_moe_exposed_a2a(&b.c, 20e-3, 8.5e-3), 20e-3, 1e-12);
+
+    const char *moe = "model: {layers: 4, experts: 8, top_k: 2}\n"
+                      "training: {expert_parallel: %d, ep_comm_overlap: true, software: %s}\n";
+    const struct {
+        int ep;
+        const char *sw;
+        bool ok;
+        int col;
+    } cases[] = {{2, "megatron-core", true, 0},
+                 {1, "megatron-core", false, 49},
+                 {2, "deepspeed", false, 49}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[256], err[1024], prefix[32];
+        snprintf(text, sizeof text, moe, cases[i].ep, cases[i].sw);
+        struct setup s;
+        setup_defaults(&s);
+        bool ok = setup_load_string(&s, "s.yaml", text, cat, err, sizeof err);
+        if (ok != cases[i].ok)
+            fail_msg("%s: %s", text, ok ? "loaded" : err);
+        if (ok)
+            continue;
+        snprintf(prefix, sizeof prefix, "s.yaml:2:%d: ", cases[i].col);
+        if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, "ep_comm_overlap"))
+            fail_msg("expected '%s...ep_comm_overlap...', got '%s'", prefix, err);
+    }
+}
+
 /* ZeRO-3 over 4 ranks of one node (ring at 100 GB/s, no latency), 1e9
  * parameters per device in 4 layers, 2 micro-batches. Per layer: gather of
  * 0.5 GB of bf16 weights, 3/4 x 0.5e9 / 1e11 = 3.75 ms; reduce-scatter of
@@ -299,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_attention_width), cmocka_unit_test(test_output_layer),
         cmocka_unit_test(test_gemm_epilogue),   cmocka_unit_test(test_moe_permutations),
         cmocka_unit_test(test_zero3_per_layer), cmocka_unit_test(test_loss_traffic_by_stack),
+        cmocka_unit_test(test_ep_overlap),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
