@@ -210,6 +210,11 @@ static const struct field software_fields[] = {
      "trains with FP8 GEMMs", 0, 0, NULL, NULL, 0},
     {"microscaling", FIELD_BOOL, offsetof(struct software, microscaling), 0, 1, 0, NULL, NULL, 0,
      "", "trains with block-scaled MXFP8, FP4 or NVFP4 GEMMs", 0, 0, NULL, NULL, 0},
+    NUM(struct software, "loss_bytes_per_logit", loss_bytes_per_logit, 0, 1000, 12, "bytes",
+        "memory traffic of the cross-entropy loss per logit, forward and backward", 0),
+    {"ep_comm_overlap", FIELD_BOOL, offsetof(struct software, ep_comm_overlap), 0, 1, 0, NULL,
+     NULL, 0, "", "overlaps expert all-to-alls with another micro-batch's compute", 0, 0, NULL,
+     NULL, 0},
 };
 
 #define TABLE(what, arr) {what, arr, sizeof arr / sizeof arr[0]}

@@ -141,6 +141,8 @@ struct software {
     bool expert_parallel;          /* mixture-of-experts expert parallelism */
     bool fp8;                      /* FP8 GEMMs (Transformer Engine, torchao...) */
     bool microscaling;             /* MXFP8 / FP4 / NVFP4 recipes */
+    double loss_bytes_per_logit;   /* i11: cross-entropy memory traffic per logit, fwd + bwd */
+    bool ep_comm_overlap;          /* i11: expert all-to-all overlapped with another micro-batch */
 };
 
 struct catalog {

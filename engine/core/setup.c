@@ -152,6 +152,13 @@ static const struct field setup_field_list[] = {
         "generic models: device memory traffic per FLOP", 0, 3),
     NUM("model.activation_bytes_per_sample", model.activation_bytes_per_sample, 0, 1e15, 0,
         "bytes", "generic models: activation memory per sample", 0, 3),
+    INT("model.head_dim", model.head_dim, 0, MAX_HIDDEN, 0, "",
+        "size of one attention head when heads x head_dim is not hidden (0: hidden / heads)",
+        0, 3),
+    BOOL("model.tied_embeddings", model.tied_embeddings, 1,
+         "the output layer shares the embedding matrix (GPT, Megatron's default; Llama and "
+         "Qwen3 do not)",
+         0, 3),
     INT("training.global_batch", training.global_batch, 1, MAX_GLOBAL_BATCH, 256, "samples",
         "samples per optimizer step", FIELD_KNOB, KNOB(3, "global batch", NULL, 0)),
     INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",
@@ -195,6 +202,10 @@ static const struct field setup_field_list[] = {
         "training budget (samples for generic models)", 0, 5),
     REF("training.software", training.software, CATALOG_SOFTWARE, "megatron",
         "software stack (kernel counts, memory reserve)", 0, 3),
+    BOOL("training.ep_comm_overlap", training.ep_comm_overlap, 0,
+         "hide the expert all-to-alls under another micro-batch's compute (Megatron-Core "
+         "--overlap-moe-expert-parallel-comm)",
+         FIELD_KNOB, KNOB(4, "EP comm overlap", NULL, 0)),
     ENUM("data.source", data.source, data_source_names, DATA_SHARED,
          "read samples from the shared tier or from node-local storage", FIELD_KNOB, KNOB(1, "source", NULL, 0)),
     NUM("data.sample_bytes", data.sample_bytes, 1, 1e12, 16384, "bytes",
@@ -328,6 +339,13 @@ double setup_vector_peak_tflops(const struct setup *s, const struct accelerator 
 int64_t setup_ffn_hidden(const struct setup *s)
 {
     return s->model.ffn_hidden > 0 ? s->model.ffn_hidden : 4 * (int64_t)s->model.hidden;
+}
+
+int setup_head_dim(const struct setup *s)
+{
+    if (s->model.head_dim > 0)
+        return s->model.head_dim;
+    return s->model.heads > 0 ? s->model.hidden / s->model.heads : s->model.hidden;
 }
 
 int setup_kv_heads(const struct setup *s)

@@ -90,6 +90,8 @@ struct setup {
         int shared_experts;    /* always-active experts per MoE layer */
         int dense_layers;      /* the first N layers use the dense MLP */
         bool causal;    /* decoder (causal) attention: fused kernels skip masked blocks */
+        int head_dim;   /* i11: size of one attention head (0: hidden / heads) */
+        bool tied_embeddings; /* i11: the output layer shares the embedding matrix */
         double params;            /* generic: parameter count */
         double flops_per_sample;  /* generic: training FLOPs (fwd + bwd) per sample */
         double bytes_per_flop;    /* generic: device memory traffic per FLOP */
@@ -112,6 +114,7 @@ struct setup {
         int recompute; /* enum recompute_kind */
         bool sequence_parallel;
         bool overlap_grad_sync;
+        bool ep_comm_overlap;   /* i11: expert all-to-all under another micro-batch */
         bool flash_attention;
         int allreduce; /* enum allreduce_algo (collective.h) */
         double tokens; /* token budget; samples for generic models */
@@ -178,6 +181,8 @@ int64_t setup_devices(const struct setup *s);
 int64_t setup_data_parallel(const struct setup *s); /* 0 when a parallel size is below 1 */
 int64_t setup_ffn_hidden(const struct setup *s);
 int setup_kv_heads(const struct setup *s);
+/* i11: size of one attention head (head_dim, else hidden / heads). */
+int setup_head_dim(const struct setup *s);
 int64_t setup_racks(const struct setup *s);       /* nodes_per_rack below 1 counts as 1 */
 /* Devices sharing the intra-node link fabric (NVLink domain, TPU slice). */
 int setup_scaleup_domain(const struct setup *s);

@@ -151,7 +151,7 @@ static bool check_transformer(const struct setup *s, const struct layout_sizes *
 {
     int tp = z->tp, pp = z->pp, cp = z->cp;
     int kv = setup_kv_heads(s);
-    if (s->model.hidden % s->model.heads != 0)
+    if (s->model.head_dim == 0 && s->model.hidden % s->model.heads != 0)
         FAIL("model.heads", "model.hidden %d is not divisible by model.heads %d", s->model.hidden,
              s->model.heads);
     if (kv > s->model.heads || s->model.heads % kv != 0)
@@ -237,6 +237,11 @@ static bool check_experts(const struct setup *s, const struct resolved *r,
              "training.expert_parallel %d must divide data_parallel %lld x context_parallel "
              "%d (expert ranks are carved out of them, Megatron-Core)",
              ep, dp, cp);
+    if (s->training.ep_comm_overlap && (ep < 2 || !sw->ep_comm_overlap))
+        FAIL_AT("training.ep_comm_overlap", ep < 2 ? "training.expert_parallel" : "training.software",
+                "training.ep_comm_overlap needs expert_parallel above 1 and a stack that "
+                "implements it (megatron-core, nemo); here %s, expert_parallel %d",
+                sw->head.id, ep);
     if (s->training.capacity_factor > 0 && experts == 0)
         FAIL("training.capacity_factor",
              "training.capacity_factor applies to mixture-of-experts models "

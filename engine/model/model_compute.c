@@ -88,10 +88,10 @@ double model_params(const struct setup *s)
 {
     if (s->model.kind == MODEL_GENERIC)
         return s->model.params;
-    /* Embedding V x h shared with the output layer (Megatron ties them). */
+    /* Embedding V x h, and the output layer's own V x h unless tied. */
     struct layer_params_split p;
     stack_params(s, 0, s->model.layers, &p);
-    return p.dense + p.experts + (double)s->model.vocab * s->model.hidden;
+    return p.dense + p.experts + model_embedding_copies(s) * s->model.vocab * s->model.hidden;
 }
 
 /* ---- FLOPs ---------------------------------------------------------------- */
@@ -134,6 +134,7 @@ double model_gemm_time(const struct ctx *c, double batch, double M, double N, do
     /* Inputs in the GEMM format (1 byte in FP8), output in 16 bits. */
     double bytes = batch * ((M * K + K * N) * c->gemm_in_bytes + M * N * c->act_bytes);
     double t_memory = time_for(bytes, c->mem_bw);
+    t_compute = model_gemm_with_epilogue(c, t_compute, batch * M * N); /* model_gemm.c */
     return maxd(t_compute, t_memory) + c->kernel_s;
 }
 
@@ -160,8 +161,8 @@ struct attention_times {
 static void attention_times(const struct ctx *c, double local_seq, struct attention_times *at)
 {
     const struct setup *s = c->s;
-    double t = c->tp, b = c->mb, seq = s->model.seq_len, h = s->model.hidden;
-    double heads = s->model.heads, d = h / heads;
+    double t = c->tp, b = c->mb, seq = s->model.seq_len;
+    double heads = s->model.heads, d = setup_head_dim(s);
     double heads_local = b * heads / t;
     const struct software *sw = c->r->software;
     if (s->training.flash_attention) {
@@ -209,7 +210,9 @@ static double elementwise_time(const struct ctx *c, bool moe, double M)
         /* Transformer Engine casts each GEMM input to FP8 (read 2 bytes,
          * write 1, plus the amax reduction's read): the layer inputs of QKV
          * and fc1 and the inputs of the output projection and fc2. */
-        ew_bytes += 4.0 * M * (2.0 * h + h / t + f / t);
+        double q_dim, kv_dim;
+        model_attention_dims(s, &q_dim, &kv_dim);
+        ew_bytes += 4.0 * M * (2.0 * h + q_dim / t + f / t);
     }
     return time_for(ew_bytes * (c->act_bytes / 2.0), c->mem_bw);
 }
@@ -248,14 +251,15 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
     const struct setup *s = c->s;
     memset(lt, 0, sizeof *lt);
     double t = c->tp, b = c->mb, seq = s->model.seq_len, h = s->model.hidden;
-    double heads = s->model.heads, d = h / heads, f = setup_ffn_hidden(s);
-    double kv_dim = d * setup_kv_heads(s);
+    double f = setup_ffn_hidden(s);
+    double q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim); /* heads x head_dim (model_shapes.c) */
     double local_seq = seq / c->cp; /* context parallelism splits the sequence */
     double M = local_seq * b;
     double mlp_up = (s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 
-    double qkv = model_gemm_time(c, 1, M, (h + 2.0 * kv_dim) / t, h);
-    double out = model_gemm_time(c, 1, M, h, h / t);
+    double qkv = model_gemm_time(c, 1, M, (q_dim + 2.0 * kv_dim) / t, h);
+    double out = model_gemm_time(c, 1, M, h, q_dim / t);
     double up = 0.0, down = 0.0;
     if (!moe) {
         up = model_gemm_time(c, 1, M, mlp_up, h);
@@ -302,9 +306,10 @@ void model_make_stage(const struct ctx *c, int index, int first_layer, struct st
     struct layer_params_split p = {n_dense * c->lp.dense_dense + st->moe_layers * c->lp.moe_dense,
                                    st->moe_layers * c->lp.moe_experts};
     double vh = (double)s->model.vocab * s->model.hidden;
-    /* One embedding copy per stage that holds it; with a single stage it is
-     * tied to the output layer. */
-    double emb = (st->first ? vh : 0.0) + (st->last && c->pp > 1 ? vh : 0.0);
+    /* One embedding copy per stage that holds it; with a single stage a
+     * tied output layer shares it (model_shapes.c). */
+    double emb = (st->first ? vh : 0.0) +
+                 (st->last && (c->pp > 1 || !s->model.tied_embeddings) ? vh : 0.0);
     st->params.dense = (p.dense + emb) / c->tp;
     st->params.experts = p.experts / ((double)c->tp * c->ep);
 }
@@ -355,15 +360,11 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     o->fwd = nd * ld->fwd + nm * lm->fwd;
     o->bwd = nd * ld->bwd + nm * lm->bwd;
     if (st->last) {
-        /* The output layer (logits GEMM) and the cross entropy, which reads
-         * the 16-bit logits, writes and reads an fp32 copy and writes the
-         * 16-bit gradient (memory-bound, 12 bytes per logit over forward and
-         * backward). */
-        double logits_f =
-            model_gemm_time(c, 1, tokens_mb, (double)s->model.vocab / c->tp, s->model.hidden);
-        double loss = time_for(12.0 * tokens_mb * s->model.vocab / c->tp, c->mem_bw);
-        o->fwd += logits_f + loss / 2.0;
-        o->bwd += 2.0 * logits_f + loss / 2.0;
+        /* The output layer (logits GEMM) and the cross entropy (model_output.c). */
+        double out_f, out_b;
+        model_output_layer(c, tokens_mb, &out_f, &out_b);
+        o->fwd += out_f;
+        o->bwd += out_b;
     }
     if (st->first) /* embedding lookup: gather and scatter-add of s b h */
         o->fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
@@ -380,7 +381,7 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
             nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
     /* Expert parallelism: dispatch and combine forward, their transposes
      * backward, again when the forward is recomputed. */
-    o->ep = nm * (2.0 + again) * lm->ep_fwd;
+    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, lm->fwd + lm->bwd);
 }
 
 static double stage_total(const struct stage_time *t)
@@ -420,7 +421,9 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
      * half, and its backward recomputes the scores (2.5x the forward,
      * not 2x); recomputation adds forward work. MFU keeps the published
      * convention (Megatron-LM: full s x s, forward + 2 x backward). */
-    double attn_model = 3.0 * 4.0 * tokens * s->model.seq_len * s->model.hidden * s->model.layers;
+    double q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim);
+    double attn_model = 3.0 * 4.0 * tokens * s->model.seq_len * q_dim * s->model.layers;
     double attn_exec = attn_model;
     if (s->training.flash_attention)
         attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;

@@ -237,4 +237,53 @@ void model_name_bottleneck(const struct ctx *c, struct model_report *o);
 void model_not_fit(const struct setup *s, const struct resolved *r, struct model_report *o);
 const char *model_stalled_part(const struct model_report *o);
 
+/* ---- i11: model_shapes.c, model_output.c, model_zero.c ---- */
+
+/* Widths of the query (heads x head size) and key/value (kv heads x head
+ * size) projections. */
+void model_attention_dims(const struct setup *s, double *q_dim, double *kv_dim);
+/* Embedding matrices of the whole model: 1 when the output layer shares the
+ * embedding (model.tied_embeddings), else 2. */
+double model_embedding_copies(const struct setup *s);
+
+/* Output layer (logits GEMM, 16-bit even in FP8 recipes) and cross-entropy
+ * loss for `tokens` tokens on one device: forward and backward times. */
+void model_output_layer(const struct ctx *c, double tokens, double *fwd, double *bwd);
+
+/* ZeRO-3: parameters gathered one unit (layer) at a time. */
+struct zero3_cost {
+    double total;   /* all collectives of a step */
+    double exposed; /* the part compute does not hide */
+};
+/* Gathering units (layers) of one pipeline stage. */
+double model_zero3_units(const struct ctx *c);
+/* The step's per-layer all-gathers and reduce-scatters of `params`
+ * parameters per device over `net`, micro-batch forward/backward times
+ * t_f and t_b of the stage. */
+void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int algo,
+                      double params, double t_f, double t_b, struct zero3_cost *out);
+/* Memory of the gathered weights and the unsharded gradient in flight, for
+ * a layer of `layer_params` parameters (per device, unsharded). */
+double model_zero3_buffer_bytes(const struct ctx *c, double layer_params);
+
+/* ---- i11: model_gemm.c ---- */
+
+/* A GEMM's math time `t_math` (at the catalog's large-GEMM efficiency) plus
+ * the write of its `out_elems` outputs after the main loop, normalised so
+ * that the catalog's reference GEMM keeps its measured time. */
+double model_gemm_with_epilogue(const struct ctx *c, double t_math, double out_elems);
+
+/* ---- i11: model_moe.c ---- */
+
+/* Bytes (16-bit activations) read and written by the token permutations of
+ * one MoE layer's forward for `tokens` tokens on this device, dispatch and
+ * combine. */
+double model_moe_permute_bytes(const struct ctx *c, double tokens);
+/* Activation bytes an FP8 recipe saves in one MoE layer for `tokens` tokens
+ * (its saved expert inputs are 1 byte, not 2). */
+double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens);
+/* Exposed part of one MoE layer's all-to-alls (`a2a_s`, both passes of a
+ * micro-batch) given that layer's compute of both passes (`compute_s`). */
+double model_moe_exposed_a2a(const struct ctx *c, double a2a_s, double compute_s);
+
 #endif

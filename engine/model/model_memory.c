@@ -21,7 +21,8 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
 {
     const struct setup *s = c->s;
     double t = c->tp, seq = (double)s->model.seq_len / c->cp, b = c->mb, h = s->model.hidden;
-    double a = s->model.heads, g = (double)setup_kv_heads(s) / a;
+    double a = s->model.heads, q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim); /* heads x head_dim (model_shapes.c) */
     double f = setup_ffn_hidden(s);
     double sbh = seq * b * h;
     double scale = c->act_bytes / 2.0; /* the paper counts 16-bit activations */
@@ -39,7 +40,7 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
         mlp = inner * seq * b * fe * (routed + s->model.shared_experts) +
               2.0 * seq * b * s->model.top_k * h;
     }
-    double split = (4.0 + 4.0 * g) * sbh + mlp;           /* Q, K, V, attention output, MLP inner */
+    double split = 4.0 * seq * b * (q_dim + kv_dim) + mlp; /* Q, K, V, attention output, MLP inner */
     double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
     if (recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
         scores = 0.0;
@@ -48,7 +49,7 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
          * weight gradients: the QKV and fc1 inputs (whole) and the fc2 input
          * (inner) take 1 byte instead of 2. */
         whole -= 2.0 * sbh;
-        split -= (moe ? 0.0 : seq * b * f);
+        split -= moe ? model_moe_fp8_saved_bytes_saving(s, seq * b) : seq * b * f;
     }
     return ((sp ? whole / t : whole) + (split + scores) / t) * scale;
 }
@@ -88,7 +89,7 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
     if (zero >= 3 && st->layers > 0) {
         /* ZeRO-3/FSDP gathers one layer at a time and prefetches the next:
          * two layers' weights are whole at once. */
-        o->params += 2.0 * (pd + pe * c->ep) / (double)st->layers * c->w_bytes;
+        o->params += model_zero3_buffer_bytes(c, (pd + pe * c->ep) / (double)st->layers);
     }
 }
 

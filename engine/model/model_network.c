@@ -87,9 +87,11 @@ void model_dp_sync(const struct ctx *c, double params, int n, int stride, double
     } else {
         double rs = collective_time(COLL_REDUCE_SCATTER, algo, grads, &net, &used);
         double ag = collective_time(COLL_ALL_GATHER, algo, weights, &net, NULL);
-        if (zero == 3) {
-            d->dp_total += m * (rs + 2.0 * ag);
-            d->dp_exposed += m * maxd(0.0, rs + 2.0 * ag - hide_fb);
+        if (zero == 3) { /* per-layer gathers and reduce-scatters (model_zero.c) */
+            struct zero3_cost z;
+            model_zero3_sync(c, &net, algo, params, t_f, t_b, &z);
+            d->dp_total += z.total;
+            d->dp_exposed += z.exposed;
         } else if (zero == 2 && sw->reduce_per_microbatch) {
             d->dp_total += m * rs + ag;
             d->dp_exposed += (m - 1) * maxd(0.0, rs - hide_fb) + maxd(0.0, rs - hide_b) +

@@ -18,9 +18,9 @@ static double mlp_matrices(const struct setup *s)
  * 2024). */
 void model_layer_params(const struct setup *s, bool moe, struct layer_params_split *out)
 {
-    double h = s->model.hidden;
-    double kv_dim = h * setup_kv_heads(s) / s->model.heads;
-    double attention = 2.0 * h * h + 2.0 * h * kv_dim + 4.0 * h;
+    double h = s->model.hidden, q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim); /* i11 hook: head_dim */
+    double attention = 2.0 * h * q_dim + 2.0 * h * kv_dim + 4.0 * h;
     double mats = mlp_matrices(s);
     if (!moe) {
         out->dense = attention + mats * h * setup_ffn_hidden(s);
@@ -38,10 +38,10 @@ void model_layer_params(const struct setup *s, bool moe, struct layer_params_spl
  * experts: only the active parameters count. */
 double model_layer_fwd_flops(const struct setup *s, bool moe, double tokens)
 {
-    double h = s->model.hidden, seq = s->model.seq_len;
-    double kv_dim = h * setup_kv_heads(s) / s->model.heads;
-    double proj = 2.0 * tokens * h * (h + 2.0 * kv_dim) + 2.0 * tokens * h * h;
-    double attn = 4.0 * tokens * seq * h; /* QK^T and attention x V, full s x s */
+    double h = s->model.hidden, seq = s->model.seq_len, q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim); /* i11 hook: head_dim */
+    double proj = 2.0 * tokens * h * (q_dim + 2.0 * kv_dim) + 2.0 * tokens * q_dim * h;
+    double attn = 4.0 * tokens * seq * q_dim; /* QK^T and attention x V, full s x s */
     double mats = mlp_matrices(s);
     double mlp;
     if (moe) {
@@ -115,10 +115,10 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
     }
     /* Element-wise traffic: the activation function on every routed inner
      * element (6 bytes for SwiGLU, 4 for GeLU, as the dense MLP), the
-     * permutation of tokens into expert order and back (read and write each
-     * routed h-vector twice), the router's softmax/top-k on M x E scores. */
+     * permutations of tokens into expert order and back (model_moe.c), the router's softmax/top-k on M x E scores. */
     double act_fn = (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0);
-    double ew_elems = act_fn * M * k * load * fe / t + 8.0 * M * k * h / t + 4.0 * M * experts;
+    double ew_elems = act_fn * M * k * load * fe / t + model_moe_permute_bytes(c, M) +
+                      4.0 * M * experts; /* i11 hook: model_moe.c */
     if (s->model.shared_experts > 0)
         ew_elems += act_fn * M * s->model.shared_experts * fe / t;
     double ew = model_time_for(ew_elems / 2.0 * c->act_bytes, c->mem_bw); /* 16-bit counts */
@@ -140,7 +140,8 @@ double model_cp_ring_fwd(const struct ctx *c)
     if (c->cp <= 1)
         return 0.0;
     const struct setup *s = c->s;
-    double kv_dim = (double)s->model.hidden * setup_kv_heads(s) / s->model.heads;
+    double q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim); /* i11 hook: head_dim */
     double bytes = 2.0 * (double)s->model.seq_len / c->cp * c->mb * kv_dim / c->tp * 2.0;
     bool inside = model_group_in_domain(c, c->cp, c->tp) == c->cp;
     const struct link *intra = c->r->intra_link;

@@ -1,0 +1,58 @@
+/* model_zero: what ZeRO stage 3 (fully sharded data parallelism) costs per
+ * micro-batch. DeepSpeed ZeRO-3 (Rajbhandari et al. 2020, section 5.3;
+ * DeepSpeed docs, stage3_prefetch_bucket_size) and PyTorch FSDP (Zhao et al.
+ * 2023, sections 3.2-3.4) gather the parameters one unit at a time, a
+ * transformer layer in practice: forward, one all-gather per layer, the next
+ * prefetched while the current one computes; backward, the layer gathered
+ * again (resharded after forward) and its gradient reduce-scattered. Each of
+ * these is its own collective, so each pays its own latency, and the first
+ * gather of the forward and the last reduce-scatter of the backward have no
+ * compute to hide behind. Formulas: docs/MODEL.md, sections 3 and 4. Nothing
+ * here allocates. */
+#include "model_internal.h"
+
+static double max0(double x)
+{
+    return x > 0 ? x : 0.0;
+}
+
+double model_zero3_units(const struct ctx *c)
+{
+    const struct setup *s = c->s;
+    if (s->model.kind != MODEL_TRANSFORMER)
+        return 1.0;
+    double units = (double)s->model.layers / (double)c->pp;
+    return units < 1.0 ? 1.0 : units;
+}
+
+void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int algo,
+                      double params, double t_f, double t_b, struct zero3_cost *out)
+{
+    const struct software *sw = c->r->software;
+    double units = model_zero3_units(c);
+    double ag = collective_time(COLL_ALL_GATHER, algo, params * c->w_bytes / units, net, NULL);
+    double rs =
+        collective_time(COLL_REDUCE_SCATTER, algo, params * c->grad_bytes / units, net, NULL);
+    /* Without overlap every collective waits for the compute before it. */
+    double w = c->s->training.overlap_grad_sync ? sw->dp_overlap_window : 0.0;
+    double f_unit = t_f / units, b_unit = t_b / units;
+    /* Forward: the first layer's gather starts the pass; each later one is
+     * prefetched under the previous layer's forward. */
+    double fwd = ag + (units - 1.0) * max0(ag - w * f_unit);
+    /* Backward: one layer's gather and the previous layer's reduce-scatter
+     * share the network under one layer's backward; the last reduce-scatter
+     * (the first layer's gradients) runs after the backward has ended. The
+     * last layer of the forward is kept gathered for the backward. */
+    double bwd = (units - 1.0) * max0(ag + rs - w * b_unit) + rs;
+    double m = (double)c->m;
+    out->total = m * (units * (ag + rs) + (units - 1.0) * ag);
+    out->exposed = m * (fwd + bwd);
+}
+
+double model_zero3_buffer_bytes(const struct ctx *c, double layer_params)
+{
+    /* Two layers' weights whole at once (the one computing and the one
+     * prefetched: FSDP's limit_all_gathers, DeepSpeed's prefetch bucket)
+     * and one layer's unsharded gradient until its reduce-scatter ends. */
+    return layer_params * (2.0 * c->w_bytes + c->grad_bytes);
+}
