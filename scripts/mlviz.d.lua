@@ -80,7 +80,7 @@ function Sim:run(duration) end
 ---@param value number|string|boolean
 ---@return mlviz.Sim
 function Sim:set(path, value) end
----Counters: time_s, ticks, steps, useful_steps, tokens, failures, device_failures, node_failures, restarts, checkpoints, lost_s, starved_s, throttled_s, checkpoint_s, energy_j, max_rack_temp_c, stopped, items_in/items_out/items_inside (by stage).
+---Counters: time_s, ticks, steps, useful_steps, tokens, failures, device_failures, node_failures, restarts, checkpoints, lost_s, starved_s, throttled_s, checkpoint_s, energy_j, energy_kwh, avg_facility_kw, tokens_per_s, max_rack_temp_c, stopped, items_in/items_out/items_inside (by stage).
 ---@return table
 function Sim:counters() end
 ---A recorded series (mlviz.series_names) as an array, oldest first.

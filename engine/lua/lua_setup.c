@@ -2,6 +2,7 @@
  * eval/check/yaml/devices), the one conversion of a Lua value into a setup
  * field, and report tables built on report_visit. */
 #include "lua_internal.h"
+#include "paths.h"
 
 #include <math.h>
 #include <string.h>
@@ -116,13 +117,13 @@ static void apply_table(lua_State *L, struct setup *s, int idx, const char *pref
 static bool find_setup_file(struct luahost *h, const char *arg, char *out, size_t len, char *err,
                             size_t err_len)
 {
-    bool is_path = strchr(arg, '/') || strstr(arg, ".yaml") || strstr(arg, ".yml");
-    if (!is_path) {
-        snprintf(out, len, "%s/scenarios/presets/%s.yaml", mlviz_data_dir(), arg);
-        if (lh_file_exists(out))
+    /* Path or preset name: the one rule of engine/core/paths.h. */
+    if (!paths_is_path(PATHS_PRESET, arg)) {
+        if (paths_shipped(PATHS_PRESET, arg, out, len))
             return true;
-        snprintf(err, err_len, "no preset '%s' (presets live in %s/scenarios/presets)", arg,
-                 mlviz_data_dir());
+        char dir[LUAHOST_PATH_LEN];
+        paths_shipped_dir(PATHS_PRESET, dir, sizeof dir);
+        snprintf(err, err_len, "no preset '%s' (presets live in %s)", arg, dir);
         return false;
     }
     if (!h->opt.trusted && !lh_path_is_contained(arg)) {

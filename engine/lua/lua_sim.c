@@ -1,6 +1,7 @@
 /* lua_sim: the Sim class (mlviz.sim, sim:at/run/set/counters/series/
  * report/setup/time/close): the step loop driven from a script, its memory
  * counted against the cap, its callbacks run protected. */
+#include "counter_fields.h"
 #include "lua_internal.h"
 
 #include <math.h>
@@ -339,42 +340,35 @@ static int sim_set_m(lua_State *L)
     return 1;
 }
 
-#define COUNTER_NUM(name) (lua_pushnumber(L, (double)c.name), lua_setfield(L, -2, #name))
-#define COUNTER_INT(name) (lua_pushinteger(L, (lua_Integer)c.name), lua_setfield(L, -2, #name))
-
+/* sim:counters(): every counter of counter_fields[] (engine/sim), stored or
+ * derived, under the key `mlviz sim` prints it with. */
 static int sim_counters_m(lua_State *L)
 {
     struct lsim *u = check_sim(L, 1);
     struct sim_counters c;
     sim_counters(u->sim, &c);
-    lua_createtable(L, 0, 24);
-    COUNTER_NUM(time_s);
-    COUNTER_INT(ticks);
-    COUNTER_INT(steps);
-    COUNTER_INT(useful_steps);
-    COUNTER_NUM(tokens);
-    COUNTER_INT(failures);
-    COUNTER_INT(device_failures);
-    COUNTER_INT(node_failures);
-    COUNTER_INT(restarts);
-    COUNTER_INT(checkpoints);
-    COUNTER_NUM(lost_s);
-    COUNTER_NUM(starved_s);
-    COUNTER_NUM(throttled_s);
-    COUNTER_NUM(checkpoint_s);
-    COUNTER_NUM(energy_j);
-    COUNTER_NUM(max_rack_temp_c);
-    lua_pushboolean(L, c.stopped);
-    lua_setfield(L, -2, "stopped");
-    const char *names[3] = {"items_in", "items_out", "items_inside"};
-    const double *arrays[3] = {c.items_in, c.items_out, c.items_inside};
-    for (int k = 0; k < 3; k++) {
-        lua_createtable(L, 0, STAGE_COUNT);
-        for (int i = 0; i < STAGE_COUNT; i++) {
-            lua_pushnumber(L, arrays[k][i]);
-            lua_setfield(L, -2, stage_table[i].name);
+    lua_createtable(L, 0, (int)counter_field_count);
+    for (size_t k = 0; k < counter_field_count; k++) {
+        const struct counter_field *f = &counter_fields[k];
+        switch (f->type) {
+        case COUNTER_COUNT:
+            lua_pushinteger(L, (lua_Integer)counter_field_uint(f, &c));
+            break;
+        case COUNTER_BOOL:
+            lua_pushboolean(L, counter_field_number(f, &c) != 0);
+            break;
+        case COUNTER_STAGES:
+            lua_createtable(L, 0, STAGE_COUNT);
+            for (int i = 0; i < STAGE_COUNT; i++) {
+                lua_pushnumber(L, counter_field_stage(f, &c, i));
+                lua_setfield(L, -2, stage_table[i].name);
+            }
+            break;
+        default:
+            lua_pushnumber(L, counter_field_number(f, &c));
+            break;
         }
-        lua_setfield(L, -2, names[k]);
+        lua_setfield(L, -2, f->key);
     }
     return 1;
 }
