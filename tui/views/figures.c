@@ -100,6 +100,26 @@ size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
     return made;
 }
 
+const char *view_fmt_busy(double x, char *buf, size_t len)
+{
+    if (!isfinite(x) || x <= 0)
+        snprintf(buf, len, "0");
+    else if (x < 0.1)
+        snprintf(buf, len, "%.2g", x);
+    else if (x < 10)
+        snprintf(buf, len, "%.1f", x);
+    else
+        snprintf(buf, len, "%.0f", x);
+    return buf;
+}
+
+const char *view_dp_traffic_label(const struct view_ctx *v, bool brief)
+{
+    if (v->setup->training.zero_stage >= 3)
+        return brief ? "ZeRO-3 w+g" : "ZeRO-3 weights+grads";
+    return brief ? "grad sync" : "gradient sync";
+}
+
 const char *view_short_name(const char *name, char *buf, size_t len)
 {
     static const char *const vendors[] = {"NVIDIA ", "AMD ",   "Intel ", "Google ",

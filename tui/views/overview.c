@@ -125,7 +125,9 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s", s->cluster.node.cpu_sockets, name);
     draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
                s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %.1f/%.0f busy", r->stages.cpu_cores_busy,
+    char busy[16];
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy",
+               view_fmt_busy(r->stages.cpu_cores_busy, busy, sizeof busy),
                r->stages.cpu_cores_total);
     util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
               theme_role_for_util(v->live->stage_util[STAGE_CPUS]));
@@ -194,7 +196,7 @@ static void draw_net_box(const struct view_ctx *v, struct view_out *out)
         draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
     fmt_dur(t, sizeof t, r->stages.dp_comm_s);
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "grad sync %s", t);
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%s %s", view_dp_traffic_label(v, true), t);
     util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
               theme_role_for_util(v->live->stage_util[STAGE_INTERCONNECT]));
     if (in.h > 4 && v->res->nic) {

@@ -73,20 +73,35 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     int algo = s->training.allreduce;
     bool tree = algo == ALLREDUCE_TREE;
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "%s all-reduce over DP=%d: %s, %s exposed",
-               tree                             ? "tree"
-               : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical"
-                                                : "ring",
-               r->dp, full, exp);
+    const char *how = tree                             ? "tree"
+                      : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical"
+                                                       : "ring";
+    bool zero3 = s->training.zero_stage >= 3;
+    /* ZeRO-3 (FSDP) moves weights too: all-gathered for the forward and
+     * the backward, gradients reduce-scattered, every micro-batch. */
+    if (zero3)
+        draw_textf(y++, in.x, in.w, ROLE_HEADING,
+                   "ZeRO-3 over DP=%d: %s all-gather weights + reduce-scatter grads: %s, %s "
+                   "exposed",
+                   r->dp, how, full, exp);
+    else
+        draw_textf(y++, in.x, in.w, ROLE_HEADING, "%s all-reduce over DP=%d: %s, %s exposed", how,
+                   r->dp, full, exp);
     if (r->dp > 1) {
         if (tree)
             pic_tree(v, out, in, y);
         else
             pic_ring(v, out, in, y, r->dp);
         y += 3;
-        double share = 2.0 * (r->dp - 1) / r->dp;
-        draw_textf(y++, in.x, in.w, ROLE_DIM, "each link carries 2(n-1)/n = %.2fx the gradients",
-                   share);
+        double share = (r->dp - 1.0) / r->dp;
+        if (zero3)
+            draw_textf(y++, in.x, in.w, ROLE_DIM,
+                       "per micro-batch each link carries (n-1)/n = %.2fx the weights twice "
+                       "and the gradients once",
+                       share);
+        else
+            draw_textf(y++, in.x, in.w, ROLE_DIM,
+                       "each link carries 2(n-1)/n = %.2fx the gradients", 2 * share);
     } else {
         draw_text(y++, in.x, in.w, ROLE_DIM, "one data-parallel replica: no gradient all-reduce");
     }

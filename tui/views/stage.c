@@ -370,8 +370,8 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         fmt_dur(a, sizeof a, r->stages.dp_comm_s);
         fmt_dur(b, sizeof b, r->breakdown.dp_comm_exposed);
         fmt_dur(c, sizeof c, r->breakdown.pp_bubble);
-        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT,
-                   "gradient sync %s (%s exposed)   pipeline bubble %s", a, b, c);
+        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "%s %s (%s exposed)   pipeline bubble %s",
+                   view_dp_traffic_label(v, false), a, b, c);
         break;
     default: {
         char it[32], fac[32];

@@ -126,6 +126,14 @@ size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_seri
 /* Throughput (tokens/s) averaged over about one training step, newest n
  * samples into out->series (raw samples are bursty: steps end in jumps). */
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n);
+/* A count of cores or devices busy: small loads keep two significant
+ * digits ("0.002"), so light work does not read as none ("0.0"). */
+const char *view_fmt_busy(double x, char *buf, size_t len);
+/* What the data-parallel traffic carries: "grad sync" (gradients
+ * all-reduced, ZeRO 0-2) or "ZeRO-3 weights+grads" (FSDP: weights
+ * all-gathered for forward and backward, gradients reduce-scattered, per
+ * micro-batch). `brief` gives the short form for boxes. */
+const char *view_dp_traffic_label(const struct view_ctx *v, bool brief);
 /* Short display name of a catalog entry ("H100 SXM"). */
 const char *view_short_name(const char *name, char *buf, size_t len);
 
