@@ -46,6 +46,23 @@ double view_live_util(const struct view_ctx *v, double steady)
     return isfinite(x) && x > 0 ? x : 0;
 }
 
+bool view_syncing(const struct view_ctx *v)
+{
+    /* The step phases of struct sim_live (sim.h). */
+    enum { PHASE_FORWARD = 1, PHASE_BACKWARD = 2, PHASE_SYNC = 3, FRAMES_PER_S = 30 };
+    const struct model_report *r = v->report;
+    if (!v->sim || v->paused || r->dp <= 1 || !(r->stages.dp_comm_s > 0))
+        return false;
+    int ph = v->live->phase;
+    if (ph == PHASE_SYNC || v->speed / FRAMES_PER_S >= r->step_time_s)
+        return true;
+    if (!v->setup->training.overlap_grad_sync)
+        return false;
+    /* Overlapped: gradients go out during the backward; ZeRO-3 gathers the
+     * weights during the forward too (engine/model, data-parallel time). */
+    return ph == PHASE_BACKWARD || (ph == PHASE_FORWARD && v->setup->training.zero_stage >= 3);
+}
+
 double view_live_it_kw(const struct view_ctx *v)
 {
     const struct model_report *r = v->report;

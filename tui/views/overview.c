@@ -276,9 +276,11 @@ static void draw_track(int y, int x, int n, double phase, double rate, double qu
         return;
     enum { BATCHES = 3 };
     if (!(rate > 0)) {
+        /* Waiting at a full queue is back-pressure, not an alarm: the
+         * queue gauge and the bottleneck say whether it matters. */
         if (queue_frac >= 0.99)
             for (int k = 0; k < BATCHES && k < len; k++)
-                draw_text(y, x + len - 1 - k, 1, ROLE_WARN, g->batch);
+                draw_text(y, x + len - 1 - k, 1, ROLE_QUEUE, g->batch);
         return;
     }
     for (int k = 0; k < BATCHES; k++) {
@@ -301,7 +303,7 @@ static void draw_lane(const struct view_ctx *v, struct view_out *out, int a, int
     double frac = 0;
     if (qi >= 0 && v->live->queue_cap[qi] > 0)
         frac = v->live->queue_fill[qi] / v->live->queue_cap[qi];
-    draw_track(y + 2, x, inner_w, v->anim_phase[a], v->live->flow_rate[a], frac,
+    draw_track(y + 2, x, inner_w, v->anim_phase[a], v->anim_rate[a], frac,
                v->sim != NULL && !v->paused);
     if (qi >= 0 && r.h > 4) {
         draw_bar(y + 3, x, inner_w, frac, ROLE_QUEUE, ROLE_DIM);
@@ -316,7 +318,7 @@ static void draw_sync_lane(const struct view_ctx *v, struct view_out *out)
     (void)out;
     const struct glyphs *g = glyphs_active();
     struct rect r = v->lay->arrow[ARROW_GRADIENT_SYNC];
-    bool syncing = v->sim && v->live->phase == 3;
+    bool syncing = view_syncing(v);
     char text[96];
     /* The arrows alternate while the devices exchange gradients. */
     bool up = syncing && fmod(v->wall_s * 4, 2) < 1;
@@ -343,7 +345,7 @@ static void draw_support_lane(const struct view_ctx *v, struct view_out *out)
     draw_center(a.y + 1, x, w, ROLE_DIM, "power");
     draw_center(a.y + 2, x, w, ROLE_DIM, "cooling");
     draw_track(a.y + 3, x, w, v->anim_phase[ARROW_SYSTEM_SUPPORT],
-               v->live->flow_rate[ARROW_SYSTEM_SUPPORT], 0, v->sim != NULL && !v->paused);
+               v->anim_rate[ARROW_SYSTEM_SUPPORT], 0, v->sim != NULL && !v->paused);
 }
 
 /* ---- verdict and metrics ---- */
@@ -400,16 +402,65 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     }
 }
 
-/* Sparkline scale: the series' max with headroom, so a steady value reads
- * as a level line rather than a solid block. */
+/* Sparkline scale, fixed for a run: the steady state's value (or the
+ * series' peak when higher) with headroom, so a steady value reads as a
+ * level line and a sustained drop stays low instead of being rescaled to
+ * look full again. The scale is written under the label. */
 #define SPARK_HEADROOM 1.3
-static double spark_max(const double *v, size_t n)
+static double spark_max(const double *v, size_t n, double steady)
 {
-    double m = 0;
+    double m = isfinite(steady) && steady > 0 ? steady : 0;
     for (size_t i = 0; i < n; i++)
         if (isfinite(v[i]) && v[i] > m)
             m = v[i];
     return m * SPARK_HEADROOM;
+}
+
+/* "top 105 k" under a sparkline's label when it has the rows. */
+static void spark_scale(int y, int x, int spark_h, double top, const char *unit)
+{
+    if (spark_h < 3 || !(top > 0))
+        return;
+    char t[32];
+    fmt_si(t, sizeof t, top, unit);
+    draw_textf(y + 2, x, LABEL_W, ROLE_DIM, "top %s", t);
+}
+
+/* Throughput and power with sparklines, on the metrics strip's top rows. */
+static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int spark_h)
+{
+    const struct model_report *r = v->report;
+    struct rect m = v->lay->metrics;
+    int half = m.w / 2;
+    int x = m.x + 1;
+    char tp[32], pw[32];
+    double tps = r->tokens_per_s;
+    size_t n = view_throughput(v, out, (size_t)(half - LABEL_W - 1));
+    if (n > 0 && isfinite(out->series[n - 1]) && out->series[n - 1] > 0)
+        tps = out->series[n - 1];
+    if (!r->runnable)
+        tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
+    fmt_si(tp, sizeof tp, tps, "");
+    draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
+               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
+    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
+    double top = spark_max(out->series, n, r->tokens_per_s);
+    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, top,
+               ROLE_SPARK_TPUT);
+    spark_scale(m.y, x, spark_h, top, "");
+    double itkw = r->power.it_kw;
+    n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
+    if (n > 0 && isfinite(out->series[n - 1]))
+        itkw = out->series[n - 1];
+    fmt_si(pw, sizeof pw, itkw * 1e3, "W");
+    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", pw);
+    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
+    for (size_t i = 0; i < n; i++)
+        out->series[i] *= 1e3; /* kW to W, for the scale's prefix */
+    top = spark_max(out->series, n, r->power.it_kw * 1e3);
+    draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, out->series, n, top,
+               ROLE_SPARK_POWER);
+    spark_scale(m.y, half, spark_h, top, "W");
 }
 
 static void draw_metrics(const struct view_ctx *v, struct view_out *out)
@@ -422,31 +473,8 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
         spark_h = 1;
     if (spark_h > SPARK_H_MAX)
         spark_h = SPARK_H_MAX;
-    int half = m.w / 2;
     int x = m.x + 1, w = m.w - 2;
-    /* Throughput and power with sparklines. */
-    char tp[32], pw[32];
-    double tps = r->tokens_per_s;
-    size_t n = view_throughput(v, out, (size_t)(half - LABEL_W - 1));
-    if (n > 0 && isfinite(out->series[n - 1]) && out->series[n - 1] > 0)
-        tps = out->series[n - 1];
-    if (!r->runnable)
-        tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
-    fmt_si(tp, sizeof tp, tps, "");
-    draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
-               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
-    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
-    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n,
-               spark_max(out->series, n), ROLE_SPARK_TPUT);
-    double itkw = r->power.it_kw;
-    n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
-    if (n > 0 && isfinite(out->series[n - 1]))
-        itkw = out->series[n - 1];
-    fmt_si(pw, sizeof pw, itkw * 1e3, "W");
-    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", pw);
-    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
-    draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, out->series, n,
-               spark_max(out->series, n), ROLE_SPARK_POWER);
+    draw_sparklines(v, out, spark_h);
     int y = m.y + spark_h;
     /* Step-time breakdown and its legend (or a status message). */
     draw_breakdown(y, x, w, r, !v->status[0], y + 1);

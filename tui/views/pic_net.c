@@ -23,7 +23,7 @@ static void pic_ring(const struct view_ctx *v, struct view_out *out, struct rect
         gap = 8;
     if (gap < 2)
         gap = 2;
-    bool syncing = v->sim && v->live->phase == 3;
+    bool syncing = view_syncing(v);
     int hot = syncing ? (int)fmod(v->wall_s * 6, shown) : -1;
     for (int i = 0; i < top; i++) {
         draw_text(y, in.x + 2 + i * gap, 1, i == hot ? ROLE_FLOW : ROLE_STAGE_MID, g->device);
@@ -49,7 +49,7 @@ static void pic_tree(const struct view_ctx *v, struct view_out *out, struct rect
 {
     (void)out;
     const struct glyphs *g = glyphs_active();
-    bool syncing = v->sim && v->live->phase == 3;
+    bool syncing = view_syncing(v);
     int level = syncing ? (int)fmod(v->wall_s * 3, 3) : -1;
     int cx = in.x + in.w / 2;
     draw_text(y, cx, 1, level == 0 ? ROLE_FLOW : ROLE_STAGE_MID, g->device);

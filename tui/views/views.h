@@ -77,6 +77,7 @@ struct view_ctx {
     double wall_s;
     bool paused, lagging;
     const double *anim_phase; /* [ARROW_COUNT] batch positions, 0..1 */
+    const double *anim_rate;  /* [ARROW_COUNT] flow rates averaged over about a step */
     /* the screen */
     int stage; /* the open stage view */
     int selected_box;
@@ -119,6 +120,10 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
 /* A utilization scaled by the clocks the racks allow now against the
  * steady state's (the steady figure when no sim runs). */
 double view_live_util(const struct view_ctx *v, double steady);
+/* Whether the devices exchange gradients (or ZeRO-3 weights) now: in the
+ * sync phase, or in the forward/backward the sync overlaps, or always when
+ * a whole step passes within a frame. False when paused or nothing runs. */
+bool view_syncing(const struct view_ctx *v);
 /* IT power from the newest sample, else the report's. */
 double view_live_it_kw(const struct view_ctx *v);
 /* Newest n samples of a series into out->series; returns how many. */
