@@ -63,14 +63,25 @@ bool view_syncing(const struct view_ctx *v)
     return ph == PHASE_BACKWARD || (ph == PHASE_FORWARD && v->setup->training.zero_stage >= 3);
 }
 
-double view_live_it_kw(const struct view_ctx *v)
+double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady)
 {
-    const struct model_report *r = v->report;
     size_t len = v->sim ? sim_series_len(v->sim) : 0;
     if (len == 0)
-        return r->power.it_kw;
-    double x = sim_series_at(v->sim, SERIES_IT_KW, len - 1);
-    return isfinite(x) && x >= 0 ? x : r->power.it_kw;
+        return steady;
+    double x = sim_series_at(v->sim, id, len - 1);
+    return isfinite(x) && x >= 0 ? x : steady;
+}
+
+double view_live_it_kw(const struct view_ctx *v)
+{
+    return view_live_sample(v, SERIES_IT_KW, v->report->power.it_kw);
+}
+
+double view_live_rack_kw(const struct view_ctx *v)
+{
+    const struct power_report *p = &v->report->power;
+    double x = p->it_kw > 0 ? p->per_rack_kw * view_live_it_kw(v) / p->it_kw : p->per_rack_kw;
+    return isfinite(x) && x >= 0 ? x : p->per_rack_kw;
 }
 
 size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id, size_t n)
@@ -84,7 +95,7 @@ size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_seri
 
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
 {
-    enum { WINDOW_MAX = 64 };
+    enum { WINDOW_MAX = UI_SERIES_MAX };
     static double tot[UI_SERIES_MAX + WINDOW_MAX], tim[UI_SERIES_MAX + WINDOW_MAX];
     if (!v->sim)
         return 0;
@@ -93,7 +104,11 @@ size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
     size_t len = sim_series_len(v->sim);
     if (len < 2)
         return 0;
+    /* The step as long as it runs now: throttled clocks stretch it. */
     double step = v->report->step_time_s;
+    double keep = v->report->power.throttle_factor, now = v->live->throttle;
+    if (keep > 0 && now > 0 && isfinite(now) && now < keep)
+        step *= keep / now;
     double dt = sim_series_at(v->sim, SERIES_TIME_S, len - 1) -
                 sim_series_at(v->sim, SERIES_TIME_S, len - 2);
     size_t w = dt > 0 && isfinite(step) ? (size_t)ceil(step / dt) : 1;

@@ -217,13 +217,14 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
     struct rect in = box_frame(v, out, STAGE_INFRASTRUCTURE);
     char it[32], fac[32], cost[32];
     fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
-    fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
+    fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
+           "W");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f", it, fac,
                isfinite(r->power.pue) ? r->power.pue : 0);
     double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
     bool throttled = v->sim ? v->live->throttle < 0.999 : r->power.throttled;
     int used = draw_textf(in.y + 1, in.x, in.w, ROLE_TEXT, "rack %.1f/%.0f kW %s %.0f C ",
-                          r->power.per_rack_kw, r->power.rack_cooling_limit_kw, s->facility.cooling,
+                          view_live_rack_kw(v), r->power.rack_cooling_limit_kw, s->facility.cooling,
                           isfinite(temp) ? temp : 0);
     if (throttled)
         draw_textf(in.y + 1, in.x + used, in.w - used, ROLE_WARN, "%s THROTTLED", g->warn);
@@ -237,7 +238,7 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
                r->reliability.interruptions_per_day, ck, gp);
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
     double heat = r->power.rack_cooling_limit_kw > 0
-                      ? r->power.per_rack_kw / r->power.rack_cooling_limit_kw
+                      ? view_live_rack_kw(v) / r->power.rack_cooling_limit_kw
                       : 0;
     used = draw_textf(in.y + 3, in.x, in.w, ROLE_VALUE, "%s/h  ", cost);
     used += draw_text(in.y + 3, in.x + used, in.w - used, ROLE_DIM, "heat ");
@@ -393,6 +394,9 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     draw_stacked(y, x + LABEL_W, w - LABEL_W, parts, part_roles, PART_COUNT, r->step_time_s);
     if (!legend_row)
         return;
+    /* The breakdown is the model's: what a step takes in the steady state
+     * (or would take, when the setup cannot run). */
+    draw_text(ly, x, LABEL_W - 1, ROLE_DIM, r->runnable ? "steady state" : "if it could run");
     int lx = x + LABEL_W;
     for (int i = 0; i < PART_COUNT; i++) {
         char pct[16];
@@ -417,9 +421,9 @@ static double spark_max(const double *v, size_t n, double steady)
 }
 
 /* "top 105 k" under a sparkline's label when it has the rows. */
-static void spark_scale(int y, int x, int spark_h, double top, const char *unit)
+static void spark_scale(int y, int x, int spark_h, size_t n, double top, const char *unit)
 {
-    if (spark_h < 3 || !(top > 0))
+    if (spark_h < 3 || !(top > 0) || n == 0)
         return;
     char t[32];
     fmt_si(t, sizeof t, top, unit);
@@ -436,7 +440,9 @@ static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int 
     char tp[32], pw[32];
     double tps = r->tokens_per_s;
     size_t n = view_throughput(v, out, (size_t)(half - LABEL_W - 1));
-    if (n > 0 && isfinite(out->series[n - 1]) && out->series[n - 1] > 0)
+    /* Once a step has completed the live average is what runs (0 when the
+     * devices stand still), not the steady state's. */
+    if (n > 0 && isfinite(out->series[n - 1]) && v->counters->steps > 0)
         tps = out->series[n - 1];
     if (!r->runnable)
         tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
@@ -447,7 +453,7 @@ static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int 
     double top = spark_max(out->series, n, r->tokens_per_s);
     draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, top,
                ROLE_SPARK_TPUT);
-    spark_scale(m.y, x, spark_h, top, "");
+    spark_scale(m.y, x, spark_h, n, top, "");
     double itkw = r->power.it_kw;
     n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
     if (n > 0 && isfinite(out->series[n - 1]))
@@ -460,7 +466,7 @@ static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int 
     top = spark_max(out->series, n, r->power.it_kw * 1e3);
     draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, out->series, n, top,
                ROLE_SPARK_POWER);
-    spark_scale(m.y, half, spark_h, top, "W");
+    spark_scale(m.y, half, spark_h, n, top, "W");
 }
 
 static void draw_metrics(const struct view_ctx *v, struct view_out *out)
@@ -500,14 +506,15 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     /* Power, heat, cost. */
     char it[32], fac[32], cost[32];
     fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
-    fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
+    fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
+           "W");
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
     used = draw_textf(y + 3, x, w, ROLE_TEXT,
                       "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ", it, fac,
-                      isfinite(r->power.pue) ? r->power.pue : 0, r->power.per_rack_kw,
+                      isfinite(r->power.pue) ? r->power.pue : 0, view_live_rack_kw(v),
                       r->power.rack_cooling_limit_kw);
     double heat = r->power.rack_cooling_limit_kw > 0
-                      ? r->power.per_rack_kw / r->power.rack_cooling_limit_kw
+                      ? view_live_rack_kw(v) / r->power.rack_cooling_limit_kw
                       : 0;
     bw = w - used - 14;
     if (bw > 12)

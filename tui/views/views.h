@@ -124,8 +124,12 @@ double view_live_util(const struct view_ctx *v, double steady);
  * sync phase, or in the forward/backward the sync overlaps, or always when
  * a whole step passes within a frame. False when paused or nothing runs. */
 bool view_syncing(const struct view_ctx *v);
+/* The newest sample of a series, else `steady` (no sim, no sample yet). */
+double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady);
 /* IT power from the newest sample, else the report's. */
 double view_live_it_kw(const struct view_ctx *v);
+/* Heat per rack now: the steady state's scaled by the live IT power. */
+double view_live_rack_kw(const struct view_ctx *v);
 /* Newest n samples of a series into out->series; returns how many. */
 size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id, size_t n);
 /* Throughput (tokens/s) averaged over about one training step, newest n
