@@ -492,7 +492,7 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     fmt_pct(hfu, sizeof hfu, view_live_util(v, r->hfu));
     int used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
     used += draw_textf(y + 2, x + used, w - used, ROLE_DIM, "  HFU %s  %.0f TFLOP/s/device  ", hfu,
-                       r->tflops_per_device);
+                       view_live_util(v, r->tflops_per_device));
     used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %.0f/%.0f GB ",
                        r->memory.per_device_gb, r->memory.capacity_gb);
     int bw = w - used - 12;

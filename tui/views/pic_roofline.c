@@ -126,7 +126,7 @@ void pic_roofline(const struct view_ctx *v, struct rect in)
     double peak = r->peak_tflops * 1e12, bw = a->mem_bw_gbs * 1e9;
     double ridge = peak / bw;
     double op_i = gemm_intensity(v);
-    double frac = r->achieved_fraction;
+    double frac = view_live_util(v, r->achieved_fraction); /* throttled: lower */
     double op_f = isfinite(frac) && frac > 0 ? frac * peak : 0;
     if (in.h < ROOF_TEXT_H + 3) {
         verdict_line(in.y + in.h - 1, in, ridge, op_i, op_f, peak);

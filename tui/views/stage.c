@@ -358,13 +358,13 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
                    "preprocess one global batch %s   host-to-device copies %s", a, b);
         break;
     case STAGE_ACCELERATORS:
-        fmt_pct(a, sizeof a, r->achieved_fraction);
+        fmt_pct(a, sizeof a, view_live_util(v, r->achieved_fraction));
         fmt_dur(b, sizeof b, r->breakdown.compute);
         fmt_pct(c, sizeof c, view_live_util(v, r->mfu));
         draw_textf(
             l.y + 1, x, l.w - 2, ROLE_TEXT,
             "achieved %.0f TFLOP/s per device (%s of %.0f peak)   MFU %s   compute %s per step",
-            r->tflops_per_device, a, r->peak_tflops, c, b);
+            view_live_util(v, r->tflops_per_device), a, r->peak_tflops, c, b);
         break;
     case STAGE_INTERCONNECT:
         fmt_dur(a, sizeof a, r->stages.dp_comm_s);
