@@ -261,35 +261,38 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
 
 /* ---- arrows ---- */
 
-/* Batches on a horizontal track of n cells ending in an arrow head. When
- * the flow stops with the queue ahead full, batches pile up at the head
- * (backed up); when it stops with nothing to carry, the track is empty. */
+/* Batches on a horizontal track of n cells ending in an arrow head (on the
+ * right, or on the left when `left`). When the flow stops with the queue
+ * ahead full, batches wait at the head (back-pressure, in the queue's
+ * colour); when it stops with nothing to carry, the track is empty. */
 static void draw_track(int y, int x, int n, double phase, double rate, double queue_frac,
-                       bool running)
+                       bool running, bool left)
 {
     const struct glyphs *g = glyphs_active();
     if (n < 2)
         return;
     int len = n - 1;
-    draw_repeat(y, x, len, ROLE_DIM, g->track);
-    draw_text(y, x + len, 1, ROLE_FLOW, g->arrow_right);
+    int x0 = left ? x + 1 : x; /* the first track cell */
+    draw_repeat(y, x0, len, ROLE_DIM, g->track);
+    draw_text(y, left ? x : x + len, 1, ROLE_FLOW, left ? g->arrow_left : g->arrow_right);
     if (!running)
         return;
     enum { BATCHES = 3 };
+    /* Cell k counted from the track's start (the far end from the head). */
+#define TRACK_CELL(k) (left ? x0 + len - 1 - (k) : x0 + (k))
     if (!(rate > 0)) {
-        /* Waiting at a full queue is back-pressure, not an alarm: the
-         * queue gauge and the bottleneck say whether it matters. */
         if (queue_frac >= 0.99)
             for (int k = 0; k < BATCHES && k < len; k++)
-                draw_text(y, x + len - 1 - k, 1, ROLE_QUEUE, g->batch);
+                draw_text(y, TRACK_CELL(len - 1 - k), 1, ROLE_QUEUE, g->batch);
         return;
     }
     for (int k = 0; k < BATCHES; k++) {
         double p = fmod(phase + (double)k / BATCHES, 1.0);
         int cell = (int)(p * len);
         if (cell >= 0 && cell < len)
-            draw_text(y, x + cell, 1, ROLE_FLOW, g->batch);
+            draw_text(y, TRACK_CELL(cell), 1, ROLE_FLOW, g->batch);
     }
+#undef TRACK_CELL
 }
 
 static void draw_lane(const struct view_ctx *v, struct view_out *out, int a, int qi)
@@ -305,7 +308,7 @@ static void draw_lane(const struct view_ctx *v, struct view_out *out, int a, int
     if (qi >= 0 && v->live->queue_cap[qi] > 0)
         frac = v->live->queue_fill[qi] / v->live->queue_cap[qi];
     draw_track(y + 2, x, inner_w, v->anim_phase[a], v->anim_rate[a], frac,
-               v->sim != NULL && !v->paused);
+               v->sim != NULL && !v->paused, false);
     if (qi >= 0 && r.h > 4) {
         draw_bar(y + 3, x, inner_w, frac, ROLE_QUEUE, ROLE_DIM);
         if (r.h > 5)
@@ -321,10 +324,12 @@ static void draw_sync_lane(const struct view_ctx *v, struct view_out *out)
     struct rect r = v->lay->arrow[ARROW_GRADIENT_SYNC];
     bool syncing = view_syncing(v);
     char text[96];
-    /* The arrows alternate while the devices exchange gradients. */
-    bool up = syncing && fmod(v->wall_s * 4, 2) < 1;
-    const char *a1 = up ? g->arrow_up : g->arrow_down, *a2 = up ? g->arrow_down : g->arrow_up;
-    snprintf(text, sizeof text, "%s%s gradient sync %s%s", a1, a2, a2, a1);
+    /* Down into the interconnect on the left, back up on the right: the
+     * reading order 3 -> 4. While the devices exchange gradients (or
+     * ZeRO-3 weights) a batch goes down and comes back up. */
+    int k = syncing ? (int)fmod(v->wall_s * 4, 2) : -1;
+    snprintf(text, sizeof text, "%s%s gradient sync %s%s", g->arrow_down, k == 0 ? g->batch : " ",
+             k == 1 ? g->batch : " ", g->arrow_up);
     draw_center(r.y + (r.h - 1) / 2, r.x, r.w, syncing ? ROLE_FLOW : ROLE_DIM, text);
 }
 
@@ -340,13 +345,15 @@ static void draw_support_lane(const struct view_ctx *v, struct view_out *out)
         snprintf(text, sizeof text, "%s system support %s", g->arrow_up, g->arrow_up);
         draw_center(y, b.x, b.w, ROLE_DIM, text);
     }
-    /* Power and cooling reach the interconnect box on the right. */
+    /* The heat of the machines goes to the cooling on the left: the arrow
+     * also carries the reading order on, 4 -> 5, round to system support
+     * (the arrows up into 1 and 2). */
     struct rect a = v->lay->arrow[ARROW_SYSTEM_SUPPORT];
     int x = a.x + 1, w = a.w - 2;
-    draw_center(a.y + 1, x, w, ROLE_DIM, "power");
+    draw_center(a.y + 1, x, w, ROLE_DIM, "heat to");
     draw_center(a.y + 2, x, w, ROLE_DIM, "cooling");
     draw_track(a.y + 3, x, w, v->anim_phase[ARROW_SYSTEM_SUPPORT],
-               v->anim_rate[ARROW_SYSTEM_SUPPORT], 0, v->sim != NULL && !v->paused);
+               v->anim_rate[ARROW_SYSTEM_SUPPORT], 0, v->sim != NULL && !v->paused, true);
 }
 
 /* ---- verdict and metrics ---- */
