@@ -93,9 +93,30 @@ size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_seri
     return sim_series_tail(v->sim, id, out->series, n);
 }
 
+/* Tokens only move when a step completes. Between the first and the last
+ * completion seen in a window lie whole steps, so that is the rate; with
+ * fewer than two completions in the window (a long or stalled step), the
+ * plain average over the window. */
+static double whole_steps_rate(const double *tot, const double *tim, size_t lo, size_t i)
+{
+    size_t first = 0, last = 0;
+    for (size_t k = lo + 1; k <= i; k++)
+        if (tot[k] > tot[k - 1]) {
+            if (!first)
+                first = k;
+            last = k;
+        }
+    if (first && last > first && tim[last] > tim[first])
+        return (tot[last] - tot[first]) / (tim[last] - tim[first]);
+    double span = tim[i] - tim[lo];
+    return span > 0 ? (tot[i] - tot[lo]) / span : 0;
+}
+
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
 {
-    enum { WINDOW_MAX = UI_SERIES_MAX };
+    /* The window: a few steps, and enough samples that a sample's worth of
+     * uncertainty at each end stays small against it. */
+    enum { WINDOW_MAX = UI_SERIES_MAX, WINDOW_MIN = 24, WINDOW_STEPS = 3 };
     static double tot[UI_SERIES_MAX + WINDOW_MAX], tim[UI_SERIES_MAX + WINDOW_MAX];
     if (!v->sim)
         return 0;
@@ -111,24 +132,14 @@ size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
         step *= keep / now;
     double dt = sim_series_at(v->sim, SERIES_TIME_S, len - 1) -
                 sim_series_at(v->sim, SERIES_TIME_S, len - 2);
-    size_t w = dt > 0 && isfinite(step) ? (size_t)ceil(step / dt) : 1;
-    if (w < 1)
-        w = 1;
-    if (w > WINDOW_MAX)
-        w = WINDOW_MAX;
+    double want = dt > 0 && isfinite(step) ? ceil(WINDOW_STEPS * step / dt) : 1;
+    size_t w = want < WINDOW_MIN ? WINDOW_MIN : want > WINDOW_MAX ? WINDOW_MAX : (size_t)want;
     size_t got = sim_series_tail(v->sim, SERIES_TOKENS_TOTAL, tot, n + w);
     sim_series_tail(v->sim, SERIES_TIME_S, tim, n + w);
+    /* The newest n readings, each over the window before it. */
     size_t made = 0;
-    for (size_t i = 1; i < got; i++) {
-        size_t j = i >= w ? i - w : 0;
-        double span = tim[i] - tim[j];
-        out->series[made++] = span > 0 ? (tot[i] - tot[j]) / span : 0;
-    }
-    /* Keep the newest n. */
-    if (made > n) {
-        memmove(out->series, out->series + (made - n), n * sizeof out->series[0]);
-        made = n;
-    }
+    for (size_t i = got > n ? got - n : 1; i < got; i++)
+        out->series[made++] = whole_steps_rate(tot, tim, i >= w ? i - w : 0, i);
     return made;
 }
 
