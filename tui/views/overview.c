@@ -458,8 +458,7 @@ static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int 
                v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
     draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
     double top = spark_max(out->series, n, r->tokens_per_s);
-    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, top,
-               ROLE_SPARK_TPUT);
+    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, top, ROLE_SPARK_TPUT);
     spark_scale(m.y, x, spark_h, n, top, "");
     double itkw = r->power.it_kw;
     n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));

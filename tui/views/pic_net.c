@@ -73,9 +73,7 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     int algo = s->training.allreduce;
     bool tree = algo == ALLREDUCE_TREE;
-    const char *how = tree                             ? "tree"
-                      : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical"
-                                                       : "ring";
+    const char *how = tree ? "tree" : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical" : "ring";
     bool zero3 = s->training.zero_stage >= 3;
     /* ZeRO-3 (FSDP) moves weights too: all-gathered for the forward and
      * the backward, gradients reduce-scattered, every micro-batch. */

@@ -377,7 +377,7 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         char it[32], fac[32];
         fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
         fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
-           "W");
+               "W");
         fmt_usd(a, sizeof a, r->cost.usd_per_hour);
         fmt_pct(b, sizeof b, r->reliability.goodput);
         draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  %s/h  goodput %s",
