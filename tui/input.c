@@ -68,6 +68,7 @@ static void reset(struct ui *u)
     ui_new_sim(u);
     ui_refresh_live(u);
     memset(u->anim_phase, 0, sizeof u->anim_phase);
+    memset(u->anim_rate, 0, sizeof u->anim_rate);
     ui_set_status(u, "restarted from the setup as loaded");
 }
 

@@ -207,21 +207,28 @@ void ui_single_step(struct ui *u)
     }
 }
 
-/* Batches move along the arrows at the sim's flow rates. Each lane shows
- * a few batches; one batch crossing takes 1/rate simulated seconds, but the
- * on-screen speed is limited so fast flows read as a steady stream rather
- * than flicker. */
+/* Batches move along the arrows at the sim's flow rates, averaged over
+ * about one training step (a step's batches arrive in bursts; the average
+ * is the flow). Each lane shows a few batches; one batch crossing takes
+ * 1/rate simulated seconds, but the on-screen speed is limited so fast
+ * flows read as a steady stream rather than flicker. */
 #define LANE_BATCHES    3.0
 #define MAX_PHASE_PER_S 1.2
 void ui_animate(struct ui *u, double wall_dt)
 {
     if (u->paused || !u->sim)
         return;
+    double tau = ui_report(u)->step_time_s;
+    if (!isfinite(tau) || tau <= 0)
+        tau = 1;
+    double keep = exp(-u->speed * wall_dt / tau);
     for (int i = 0; i < ARROW_COUNT; i++) {
         double rate = u->live.flow_rate[i];
         if (!isfinite(rate) || rate < 0)
             rate = 0;
-        double dphase = rate * u->speed * wall_dt / LANE_BATCHES;
+        double *avg = &u->anim_rate[i];
+        *avg = *avg > 0 && isfinite(*avg) ? keep * *avg + (1 - keep) * rate : rate;
+        double dphase = *avg * u->speed * wall_dt / LANE_BATCHES;
         if (dphase > MAX_PHASE_PER_S * wall_dt)
             dphase = MAX_PHASE_PER_S * wall_dt;
         u->anim_phase[i] = fmod(u->anim_phase[i] + dphase, 1.0);
@@ -271,6 +278,7 @@ void ui_view_ctx(const struct ui *u, struct view_ctx *v)
         .paused = u->paused,
         .lagging = u->lagging,
         .anim_phase = u->anim_phase,
+        .anim_rate = u->anim_rate,
         .stage = u->stage,
         .selected_box = u->selected_box,
         .knobs = u->knobs,

@@ -21,6 +21,7 @@ static void tour_restore(struct ui *u)
     else if (!u->sim && u->report.runnable)
         ui_new_sim(u);
     memset(u->anim_phase, 0, sizeof u->anim_phase);
+    memset(u->anim_rate, 0, sizeof u->anim_rate);
 }
 
 void tour_end(struct ui *u)
@@ -53,6 +54,7 @@ static void tour_load(struct ui *u, int stage)
     }
     u->tour_swapped = true;
     memset(u->anim_phase, 0, sizeof u->anim_phase);
+    memset(u->anim_rate, 0, sizeof u->anim_rate);
     if (!u->speed_chosen)
         ui_pick_speed(u);
 }

@@ -46,6 +46,7 @@ struct ui {
     bool paused;
     bool lagging;                   /* the sim could not keep up with the speed */
     double anim_phase[ARROW_COUNT]; /* batch positions along the arrows, 0..1 */
+    double anim_rate[ARROW_COUNT];  /* flow rates averaged over about a step (batches/s) */
     double wall_s;                  /* wall clock since start */
 
     /* screen */

@@ -193,12 +193,19 @@ static void help_symbols(char *buf, size_t len)
              "\t%s %s %s: a device busy, failed, hot (throttled)\n"
              "\t%s on %s: a batch moving along an arrow, at the flow's rate\n"
              "\tq 1/2: a queue gauge, batches waiting / room in the queue\n"
+             "\tReading order: 1 %s 2 %s 3, %s 4 (gradient sync), %s 5 (heat to cooling)\n"
+             "\ttop 114 k: a sparkline's scale, fixed for the run\n"
+             "\tsteady state: the model's figures; \"now:\" the live run's\n"
+             "\t%s on the roofline: the largest GEMM's FLOP/byte and speed\n"
+             "\tTP PP DP: tensor, pipeline, data parallel sizes (CP context, EP experts)\n"
+             "\tZeRO-3 w+g: weights gathered and gradients scattered (FSDP)\n"
              "\t%s %s %s: a fit or check that passes, fails, warns\n"
              "\tMFU: useful model FLOPs (6 x params x tokens) per second / peak\n"
              "\tHFU: all executed FLOPs (recomputation too) per second / peak\n"
              "\tPUE: facility power over IT power\n"
              "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n",
-             g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track, g->pass,
+             g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track,
+             g->arrow_right, g->arrow_right, g->arrow_down, g->arrow_left, g->bullet, g->pass,
              g->fail, g->warn);
 }
 
@@ -225,8 +232,8 @@ void view_draw_help(const struct view_ctx *v, struct view_out *out)
     int scroll = v->help_scroll > max_scroll ? max_scroll : v->help_scroll;
     out->help_scroll = scroll;
     draw_box(&r, ROLE_BORDER_SEL, true,
-             max_scroll ? "help - keys (Up/Down scroll, any other key closes)"
-                        : "help - keys (any key closes)",
+             max_scroll ? "help - keys and symbols (Up/Down scroll, any other key closes)"
+                        : "help - keys and symbols (any key closes)",
              ROLE_HEADING);
     int row = -scroll, col = 0;
     const char *p = text;

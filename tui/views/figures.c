@@ -46,14 +46,42 @@ double view_live_util(const struct view_ctx *v, double steady)
     return isfinite(x) && x > 0 ? x : 0;
 }
 
-double view_live_it_kw(const struct view_ctx *v)
+bool view_syncing(const struct view_ctx *v)
 {
+    /* The step phases of struct sim_live (sim.h). */
+    enum { PHASE_FORWARD = 1, PHASE_BACKWARD = 2, PHASE_SYNC = 3, FRAMES_PER_S = 30 };
     const struct model_report *r = v->report;
+    if (!v->sim || v->paused || r->dp <= 1 || !(r->stages.dp_comm_s > 0))
+        return false;
+    int ph = v->live->phase;
+    if (ph == PHASE_SYNC || v->speed / FRAMES_PER_S >= r->step_time_s)
+        return true;
+    if (!v->setup->training.overlap_grad_sync)
+        return false;
+    /* Overlapped: gradients go out during the backward; ZeRO-3 gathers the
+     * weights during the forward too (engine/model, data-parallel time). */
+    return ph == PHASE_BACKWARD || (ph == PHASE_FORWARD && v->setup->training.zero_stage >= 3);
+}
+
+double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady)
+{
     size_t len = v->sim ? sim_series_len(v->sim) : 0;
     if (len == 0)
-        return r->power.it_kw;
-    double x = sim_series_at(v->sim, SERIES_IT_KW, len - 1);
-    return isfinite(x) && x >= 0 ? x : r->power.it_kw;
+        return steady;
+    double x = sim_series_at(v->sim, id, len - 1);
+    return isfinite(x) && x >= 0 ? x : steady;
+}
+
+double view_live_it_kw(const struct view_ctx *v)
+{
+    return view_live_sample(v, SERIES_IT_KW, v->report->power.it_kw);
+}
+
+double view_live_rack_kw(const struct view_ctx *v)
+{
+    const struct power_report *p = &v->report->power;
+    double x = p->it_kw > 0 ? p->per_rack_kw * view_live_it_kw(v) / p->it_kw : p->per_rack_kw;
+    return isfinite(x) && x >= 0 ? x : p->per_rack_kw;
 }
 
 size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id, size_t n)
@@ -65,9 +93,30 @@ size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_seri
     return sim_series_tail(v->sim, id, out->series, n);
 }
 
+/* Tokens only move when a step completes. Between the first and the last
+ * completion seen in a window lie whole steps, so that is the rate; with
+ * fewer than two completions in the window (a long or stalled step), the
+ * plain average over the window. */
+static double whole_steps_rate(const double *tot, const double *tim, size_t lo, size_t i)
+{
+    size_t first = 0, last = 0;
+    for (size_t k = lo + 1; k <= i; k++)
+        if (tot[k] > tot[k - 1]) {
+            if (!first)
+                first = k;
+            last = k;
+        }
+    if (first && last > first && tim[last] > tim[first])
+        return (tot[last] - tot[first]) / (tim[last] - tim[first]);
+    double span = tim[i] - tim[lo];
+    return span > 0 ? (tot[i] - tot[lo]) / span : 0;
+}
+
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
 {
-    enum { WINDOW_MAX = 64 };
+    /* The window: a few steps, and enough samples that a sample's worth of
+     * uncertainty at each end stays small against it. */
+    enum { WINDOW_MAX = UI_SERIES_MAX, WINDOW_MIN = 24, WINDOW_STEPS = 3 };
     static double tot[UI_SERIES_MAX + WINDOW_MAX], tim[UI_SERIES_MAX + WINDOW_MAX];
     if (!v->sim)
         return 0;
@@ -76,28 +125,42 @@ size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
     size_t len = sim_series_len(v->sim);
     if (len < 2)
         return 0;
+    /* The step as long as it runs now: throttled clocks stretch it. */
     double step = v->report->step_time_s;
+    double keep = v->report->power.throttle_factor, now = v->live->throttle;
+    if (keep > 0 && now > 0 && isfinite(now) && now < keep)
+        step *= keep / now;
     double dt = sim_series_at(v->sim, SERIES_TIME_S, len - 1) -
                 sim_series_at(v->sim, SERIES_TIME_S, len - 2);
-    size_t w = dt > 0 && isfinite(step) ? (size_t)ceil(step / dt) : 1;
-    if (w < 1)
-        w = 1;
-    if (w > WINDOW_MAX)
-        w = WINDOW_MAX;
+    double want = dt > 0 && isfinite(step) ? ceil(WINDOW_STEPS * step / dt) : 1;
+    size_t w = want < WINDOW_MIN ? WINDOW_MIN : want > WINDOW_MAX ? WINDOW_MAX : (size_t)want;
     size_t got = sim_series_tail(v->sim, SERIES_TOKENS_TOTAL, tot, n + w);
     sim_series_tail(v->sim, SERIES_TIME_S, tim, n + w);
+    /* The newest n readings, each over the window before it. */
     size_t made = 0;
-    for (size_t i = 1; i < got; i++) {
-        size_t j = i >= w ? i - w : 0;
-        double span = tim[i] - tim[j];
-        out->series[made++] = span > 0 ? (tot[i] - tot[j]) / span : 0;
-    }
-    /* Keep the newest n. */
-    if (made > n) {
-        memmove(out->series, out->series + (made - n), n * sizeof out->series[0]);
-        made = n;
-    }
+    for (size_t i = got > n ? got - n : 1; i < got; i++)
+        out->series[made++] = whole_steps_rate(tot, tim, i >= w ? i - w : 0, i);
     return made;
+}
+
+const char *view_fmt_busy(double x, char *buf, size_t len)
+{
+    if (!isfinite(x) || x <= 0)
+        snprintf(buf, len, "0");
+    else if (x < 0.1)
+        snprintf(buf, len, "%.2g", x);
+    else if (x < 10)
+        snprintf(buf, len, "%.1f", x);
+    else
+        snprintf(buf, len, "%.0f", x);
+    return buf;
+}
+
+const char *view_dp_traffic_label(const struct view_ctx *v, bool brief)
+{
+    if (v->setup->training.zero_stage >= 3)
+        return brief ? "ZeRO-3 w+g" : "ZeRO-3 weights+grads";
+    return brief ? "grad sync" : "gradient sync";
 }
 
 const char *view_short_name(const char *name, char *buf, size_t len)

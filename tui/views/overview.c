@@ -125,7 +125,9 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s", s->cluster.node.cpu_sockets, name);
     draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
                s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %.1f/%.0f busy", r->stages.cpu_cores_busy,
+    char busy[16];
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy",
+               view_fmt_busy(r->stages.cpu_cores_busy, busy, sizeof busy),
                r->stages.cpu_cores_total);
     util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
               theme_role_for_util(v->live->stage_util[STAGE_CPUS]));
@@ -194,7 +196,7 @@ static void draw_net_box(const struct view_ctx *v, struct view_out *out)
         draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
     fmt_dur(t, sizeof t, r->stages.dp_comm_s);
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "grad sync %s", t);
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%s %s", view_dp_traffic_label(v, true), t);
     util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
               theme_role_for_util(v->live->stage_util[STAGE_INTERCONNECT]));
     if (in.h > 4 && v->res->nic) {
@@ -215,13 +217,14 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
     struct rect in = box_frame(v, out, STAGE_INFRASTRUCTURE);
     char it[32], fac[32], cost[32];
     fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
-    fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
+    fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
+           "W");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f", it, fac,
                isfinite(r->power.pue) ? r->power.pue : 0);
     double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
     bool throttled = v->sim ? v->live->throttle < 0.999 : r->power.throttled;
     int used = draw_textf(in.y + 1, in.x, in.w, ROLE_TEXT, "rack %.1f/%.0f kW %s %.0f C ",
-                          r->power.per_rack_kw, r->power.rack_cooling_limit_kw, s->facility.cooling,
+                          view_live_rack_kw(v), r->power.rack_cooling_limit_kw, s->facility.cooling,
                           isfinite(temp) ? temp : 0);
     if (throttled)
         draw_textf(in.y + 1, in.x + used, in.w - used, ROLE_WARN, "%s THROTTLED", g->warn);
@@ -235,7 +238,7 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
                r->reliability.interruptions_per_day, ck, gp);
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
     double heat = r->power.rack_cooling_limit_kw > 0
-                      ? r->power.per_rack_kw / r->power.rack_cooling_limit_kw
+                      ? view_live_rack_kw(v) / r->power.rack_cooling_limit_kw
                       : 0;
     used = draw_textf(in.y + 3, in.x, in.w, ROLE_VALUE, "%s/h  ", cost);
     used += draw_text(in.y + 3, in.x + used, in.w - used, ROLE_DIM, "heat ");
@@ -258,33 +261,38 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
 
 /* ---- arrows ---- */
 
-/* Batches on a horizontal track of n cells ending in an arrow head. When
- * the flow stops with the queue ahead full, batches pile up at the head
- * (backed up); when it stops with nothing to carry, the track is empty. */
+/* Batches on a horizontal track of n cells ending in an arrow head (on the
+ * right, or on the left when `left`). When the flow stops with the queue
+ * ahead full, batches wait at the head (back-pressure, in the queue's
+ * colour); when it stops with nothing to carry, the track is empty. */
 static void draw_track(int y, int x, int n, double phase, double rate, double queue_frac,
-                       bool running)
+                       bool running, bool left)
 {
     const struct glyphs *g = glyphs_active();
     if (n < 2)
         return;
     int len = n - 1;
-    draw_repeat(y, x, len, ROLE_DIM, g->track);
-    draw_text(y, x + len, 1, ROLE_FLOW, g->arrow_right);
+    int x0 = left ? x + 1 : x; /* the first track cell */
+    draw_repeat(y, x0, len, ROLE_DIM, g->track);
+    draw_text(y, left ? x : x + len, 1, ROLE_FLOW, left ? g->arrow_left : g->arrow_right);
     if (!running)
         return;
     enum { BATCHES = 3 };
+    /* Cell k counted from the track's start (the far end from the head). */
+#define TRACK_CELL(k) (left ? x0 + len - 1 - (k) : x0 + (k))
     if (!(rate > 0)) {
         if (queue_frac >= 0.99)
             for (int k = 0; k < BATCHES && k < len; k++)
-                draw_text(y, x + len - 1 - k, 1, ROLE_WARN, g->batch);
+                draw_text(y, TRACK_CELL(len - 1 - k), 1, ROLE_QUEUE, g->batch);
         return;
     }
     for (int k = 0; k < BATCHES; k++) {
         double p = fmod(phase + (double)k / BATCHES, 1.0);
         int cell = (int)(p * len);
         if (cell >= 0 && cell < len)
-            draw_text(y, x + cell, 1, ROLE_FLOW, g->batch);
+            draw_text(y, TRACK_CELL(cell), 1, ROLE_FLOW, g->batch);
     }
+#undef TRACK_CELL
 }
 
 static void draw_lane(const struct view_ctx *v, struct view_out *out, int a, int qi)
@@ -299,8 +307,8 @@ static void draw_lane(const struct view_ctx *v, struct view_out *out, int a, int
     double frac = 0;
     if (qi >= 0 && v->live->queue_cap[qi] > 0)
         frac = v->live->queue_fill[qi] / v->live->queue_cap[qi];
-    draw_track(y + 2, x, inner_w, v->anim_phase[a], v->live->flow_rate[a], frac,
-               v->sim != NULL && !v->paused);
+    draw_track(y + 2, x, inner_w, v->anim_phase[a], v->anim_rate[a], frac,
+               v->sim != NULL && !v->paused, false);
     if (qi >= 0 && r.h > 4) {
         draw_bar(y + 3, x, inner_w, frac, ROLE_QUEUE, ROLE_DIM);
         if (r.h > 5)
@@ -314,12 +322,14 @@ static void draw_sync_lane(const struct view_ctx *v, struct view_out *out)
     (void)out;
     const struct glyphs *g = glyphs_active();
     struct rect r = v->lay->arrow[ARROW_GRADIENT_SYNC];
-    bool syncing = v->sim && v->live->phase == 3;
+    bool syncing = view_syncing(v);
     char text[96];
-    /* The arrows alternate while the devices exchange gradients. */
-    bool up = syncing && fmod(v->wall_s * 4, 2) < 1;
-    const char *a1 = up ? g->arrow_up : g->arrow_down, *a2 = up ? g->arrow_down : g->arrow_up;
-    snprintf(text, sizeof text, "%s%s gradient sync %s%s", a1, a2, a2, a1);
+    /* Down into the interconnect on the left, back up on the right: the
+     * reading order 3 -> 4. While the devices exchange gradients (or
+     * ZeRO-3 weights) a batch goes down and comes back up. */
+    int k = syncing ? (int)fmod(v->wall_s * 4, 2) : -1;
+    snprintf(text, sizeof text, "%s%s gradient sync %s%s", g->arrow_down, k == 0 ? g->batch : " ",
+             k == 1 ? g->batch : " ", g->arrow_up);
     draw_center(r.y + (r.h - 1) / 2, r.x, r.w, syncing ? ROLE_FLOW : ROLE_DIM, text);
 }
 
@@ -335,13 +345,15 @@ static void draw_support_lane(const struct view_ctx *v, struct view_out *out)
         snprintf(text, sizeof text, "%s system support %s", g->arrow_up, g->arrow_up);
         draw_center(y, b.x, b.w, ROLE_DIM, text);
     }
-    /* Power and cooling reach the interconnect box on the right. */
+    /* The heat of the machines goes to the cooling on the left: the arrow
+     * also carries the reading order on, 4 -> 5, round to system support
+     * (the arrows up into 1 and 2). */
     struct rect a = v->lay->arrow[ARROW_SYSTEM_SUPPORT];
     int x = a.x + 1, w = a.w - 2;
-    draw_center(a.y + 1, x, w, ROLE_DIM, "power");
+    draw_center(a.y + 1, x, w, ROLE_DIM, "heat to");
     draw_center(a.y + 2, x, w, ROLE_DIM, "cooling");
     draw_track(a.y + 3, x, w, v->anim_phase[ARROW_SYSTEM_SUPPORT],
-               v->live->flow_rate[ARROW_SYSTEM_SUPPORT], 0, v->sim != NULL && !v->paused);
+               v->anim_rate[ARROW_SYSTEM_SUPPORT], 0, v->sim != NULL && !v->paused, true);
 }
 
 /* ---- verdict and metrics ---- */
@@ -389,6 +401,9 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     draw_stacked(y, x + LABEL_W, w - LABEL_W, parts, part_roles, PART_COUNT, r->step_time_s);
     if (!legend_row)
         return;
+    /* The breakdown is the model's: what a step takes in the steady state
+     * (or would take, when the setup cannot run). */
+    draw_text(ly, x, LABEL_W - 1, ROLE_DIM, r->runnable ? "steady state" : "if it could run");
     int lx = x + LABEL_W;
     for (int i = 0; i < PART_COUNT; i++) {
         char pct[16];
@@ -398,16 +413,66 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     }
 }
 
-/* Sparkline scale: the series' max with headroom, so a steady value reads
- * as a level line rather than a solid block. */
+/* Sparkline scale, fixed for a run: the steady state's value (or the
+ * series' peak when higher) with headroom, so a steady value reads as a
+ * level line and a sustained drop stays low instead of being rescaled to
+ * look full again. The scale is written under the label. */
 #define SPARK_HEADROOM 1.3
-static double spark_max(const double *v, size_t n)
+static double spark_max(const double *v, size_t n, double steady)
 {
-    double m = 0;
+    double m = isfinite(steady) && steady > 0 ? steady : 0;
     for (size_t i = 0; i < n; i++)
         if (isfinite(v[i]) && v[i] > m)
             m = v[i];
     return m * SPARK_HEADROOM;
+}
+
+/* "top 105 k" under a sparkline's label when it has the rows. */
+static void spark_scale(int y, int x, int spark_h, size_t n, double top, const char *unit)
+{
+    if (spark_h < 3 || !(top > 0) || n == 0)
+        return;
+    char t[32];
+    fmt_si(t, sizeof t, top, unit);
+    draw_textf(y + 2, x, LABEL_W, ROLE_DIM, "top %s", t);
+}
+
+/* Throughput and power with sparklines, on the metrics strip's top rows. */
+static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int spark_h)
+{
+    const struct model_report *r = v->report;
+    struct rect m = v->lay->metrics;
+    int half = m.w / 2;
+    int x = m.x + 1;
+    char tp[32], pw[32];
+    double tps = r->tokens_per_s;
+    size_t n = view_throughput(v, out, (size_t)(half - LABEL_W - 1));
+    /* Once a step has completed the live average is what runs (0 when the
+     * devices stand still), not the steady state's. */
+    if (n > 0 && isfinite(out->series[n - 1]) && v->counters->steps > 0)
+        tps = out->series[n - 1];
+    if (!r->runnable)
+        tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
+    fmt_si(tp, sizeof tp, tps, "");
+    draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
+               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
+    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
+    double top = spark_max(out->series, n, r->tokens_per_s);
+    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, top, ROLE_SPARK_TPUT);
+    spark_scale(m.y, x, spark_h, n, top, "");
+    double itkw = r->power.it_kw;
+    n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
+    if (n > 0 && isfinite(out->series[n - 1]))
+        itkw = out->series[n - 1];
+    fmt_si(pw, sizeof pw, itkw * 1e3, "W");
+    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", pw);
+    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
+    for (size_t i = 0; i < n; i++)
+        out->series[i] *= 1e3; /* kW to W, for the scale's prefix */
+    top = spark_max(out->series, n, r->power.it_kw * 1e3);
+    draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, out->series, n, top,
+               ROLE_SPARK_POWER);
+    spark_scale(m.y, half, spark_h, n, top, "W");
 }
 
 static void draw_metrics(const struct view_ctx *v, struct view_out *out)
@@ -420,31 +485,8 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
         spark_h = 1;
     if (spark_h > SPARK_H_MAX)
         spark_h = SPARK_H_MAX;
-    int half = m.w / 2;
     int x = m.x + 1, w = m.w - 2;
-    /* Throughput and power with sparklines. */
-    char tp[32], pw[32];
-    double tps = r->tokens_per_s;
-    size_t n = view_throughput(v, out, (size_t)(half - LABEL_W - 1));
-    if (n > 0 && isfinite(out->series[n - 1]) && out->series[n - 1] > 0)
-        tps = out->series[n - 1];
-    if (!r->runnable)
-        tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
-    fmt_si(tp, sizeof tp, tps, "");
-    draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
-               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
-    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
-    draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n,
-               spark_max(out->series, n), ROLE_SPARK_TPUT);
-    double itkw = r->power.it_kw;
-    n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
-    if (n > 0 && isfinite(out->series[n - 1]))
-        itkw = out->series[n - 1];
-    fmt_si(pw, sizeof pw, itkw * 1e3, "W");
-    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", pw);
-    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
-    draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, out->series, n,
-               spark_max(out->series, n), ROLE_SPARK_POWER);
+    draw_sparklines(v, out, spark_h);
     int y = m.y + spark_h;
     /* Step-time breakdown and its legend (or a status message). */
     draw_breakdown(y, x, w, r, !v->status[0], y + 1);
@@ -456,7 +498,7 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     fmt_pct(hfu, sizeof hfu, view_live_util(v, r->hfu));
     int used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
     used += draw_textf(y + 2, x + used, w - used, ROLE_DIM, "  HFU %s  %.0f TFLOP/s/device  ", hfu,
-                       r->tflops_per_device);
+                       view_live_util(v, r->tflops_per_device));
     used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %.0f/%.0f GB ",
                        r->memory.per_device_gb, r->memory.capacity_gb);
     int bw = w - used - 12;
@@ -470,14 +512,15 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     /* Power, heat, cost. */
     char it[32], fac[32], cost[32];
     fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
-    fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
+    fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
+           "W");
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
     used = draw_textf(y + 3, x, w, ROLE_TEXT,
                       "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ", it, fac,
-                      isfinite(r->power.pue) ? r->power.pue : 0, r->power.per_rack_kw,
+                      isfinite(r->power.pue) ? r->power.pue : 0, view_live_rack_kw(v),
                       r->power.rack_cooling_limit_kw);
     double heat = r->power.rack_cooling_limit_kw > 0
-                      ? r->power.per_rack_kw / r->power.rack_cooling_limit_kw
+                      ? view_live_rack_kw(v) / r->power.rack_cooling_limit_kw
                       : 0;
     bw = w - used - 14;
     if (bw > 12)

@@ -21,7 +21,13 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
     draw_textf(y++, in.x, in.w, ROLE_HEADING, "%d devices  load %s  %.0f C%s", r->devices, pct,
                isfinite(temp) ? temp : 0, v->live->failed_devices ? "" : "");
-    int grid_h = in.h - 6;
+    /* Rows besides the grid: heading, memory bar and legend, fit, compute
+     * bar and the blank lines between. A tall picture gives the roofline
+     * the rows the grid does not need; a short one its verdict line. */
+    enum { FIXED_ROWS = 7, NOTE_ROWS = 2 };
+    int roof_h = in.h - FIXED_ROWS - NOTE_ROWS - 1;
+    roof_h = roof_h < ROOFLINE_MIN_H ? 1 : roof_h > ROOFLINE_MAX_H ? ROOFLINE_MAX_H : roof_h;
+    int grid_h = in.h - FIXED_ROWS + 1 - roof_h;
     if (grid_h < 1)
         grid_h = 1;
     int per = 1;
@@ -62,11 +68,19 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     draw_textf(y++, in.x, in.w, m->fits ? ROLE_OK : ROLE_FAILED, "%s %s",
                m->fits ? g->pass : g->fail,
                m->fits ? "fits in device memory" : "does not fit: try ZeRO 3, recompute or TP");
-    /* Achieved against peak: the roofline's verdict for the matrix math. */
-    y++;
+    /* Achieved against peak: the roofline's verdict for the matrix math
+     * (below it, when a row is left). */
+    if (in.y + in.h - y > 2)
+        y++;
     used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ",
-                      r->tflops_per_device, r->peak_tflops);
+                      view_live_util(v, r->tflops_per_device), r->peak_tflops);
     draw_bar(y, in.x + used, in.w - used,
-             r->peak_tflops > 0 ? r->tflops_per_device / r->peak_tflops : 0, ROLE_PART_COMPUTE,
-             ROLE_DIM);
+             r->peak_tflops > 0 ? view_live_util(v, r->tflops_per_device) / r->peak_tflops : 0,
+             ROLE_PART_COMPUTE, ROLE_DIM);
+    y++;
+    int left = in.y + in.h - y;
+    if (left >= ROOFLINE_MIN_H)
+        y++, left--;
+    if (left > 0)
+        pic_roofline(v, (struct rect){y, in.x, left, in.w});
 }

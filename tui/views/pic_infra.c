@@ -16,7 +16,7 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
     const struct setup *s = v->setup;
     int y = in.y;
     double limit = r->power.rack_cooling_limit_kw;
-    double heat = limit > 0 ? r->power.per_rack_kw / limit : 0;
+    double heat = limit > 0 ? view_live_rack_kw(v) / limit : 0;
     draw_textf(y++, in.x, in.w, ROLE_HEADING, "%d racks, %s cooling, limit %.0f kW each", r->racks,
                s->facility.cooling, limit);
     int rows = r->racks < RACK_ROWS_MAX ? r->racks : RACK_ROWS_MAX;
@@ -30,7 +30,7 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
             draw_bar(y, in.x + used, bw, heat, heat > 1 ? ROLE_FAILED : theme_role_for_util(heat),
                      ROLE_DIM);
         draw_textf(y, in.x + used + (bw > 2 ? bw : 0) + 1, 15, heat > 1 ? ROLE_FAILED : ROLE_VALUE,
-                   "%.1f/%.0f kW%s", r->power.per_rack_kw, limit, heat > 1 ? "!" : "");
+                   "%.1f/%.0f kW%s", view_live_rack_kw(v), limit, heat > 1 ? "!" : "");
         y++;
     }
     if (r->racks > rows)

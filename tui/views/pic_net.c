@@ -23,7 +23,7 @@ static void pic_ring(const struct view_ctx *v, struct view_out *out, struct rect
         gap = 8;
     if (gap < 2)
         gap = 2;
-    bool syncing = v->sim && v->live->phase == 3;
+    bool syncing = view_syncing(v);
     int hot = syncing ? (int)fmod(v->wall_s * 6, shown) : -1;
     for (int i = 0; i < top; i++) {
         draw_text(y, in.x + 2 + i * gap, 1, i == hot ? ROLE_FLOW : ROLE_STAGE_MID, g->device);
@@ -49,7 +49,7 @@ static void pic_tree(const struct view_ctx *v, struct view_out *out, struct rect
 {
     (void)out;
     const struct glyphs *g = glyphs_active();
-    bool syncing = v->sim && v->live->phase == 3;
+    bool syncing = view_syncing(v);
     int level = syncing ? (int)fmod(v->wall_s * 3, 3) : -1;
     int cx = in.x + in.w / 2;
     draw_text(y, cx, 1, level == 0 ? ROLE_FLOW : ROLE_STAGE_MID, g->device);
@@ -73,20 +73,33 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     int algo = s->training.allreduce;
     bool tree = algo == ALLREDUCE_TREE;
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "%s all-reduce over DP=%d: %s, %s exposed",
-               tree                             ? "tree"
-               : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical"
-                                                : "ring",
-               r->dp, full, exp);
+    const char *how = tree ? "tree" : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical" : "ring";
+    bool zero3 = s->training.zero_stage >= 3;
+    /* ZeRO-3 (FSDP) moves weights too: all-gathered for the forward and
+     * the backward, gradients reduce-scattered, every micro-batch. */
+    if (zero3)
+        draw_textf(y++, in.x, in.w, ROLE_HEADING,
+                   "ZeRO-3 over DP=%d: %s all-gather weights + reduce-scatter grads: %s, %s "
+                   "exposed",
+                   r->dp, how, full, exp);
+    else
+        draw_textf(y++, in.x, in.w, ROLE_HEADING, "%s all-reduce over DP=%d: %s, %s exposed", how,
+                   r->dp, full, exp);
     if (r->dp > 1) {
         if (tree)
             pic_tree(v, out, in, y);
         else
             pic_ring(v, out, in, y, r->dp);
         y += 3;
-        double share = 2.0 * (r->dp - 1) / r->dp;
-        draw_textf(y++, in.x, in.w, ROLE_DIM, "each link carries 2(n-1)/n = %.2fx the gradients",
-                   share);
+        double share = (r->dp - 1.0) / r->dp;
+        if (zero3)
+            draw_textf(y++, in.x, in.w, ROLE_DIM,
+                       "per micro-batch each link carries (n-1)/n = %.2fx the weights twice "
+                       "and the gradients once",
+                       share);
+        else
+            draw_textf(y++, in.x, in.w, ROLE_DIM,
+                       "each link carries 2(n-1)/n = %.2fx the gradients", 2 * share);
     } else {
         draw_text(y++, in.x, in.w, ROLE_DIM, "one data-parallel replica: no gradient all-reduce");
     }

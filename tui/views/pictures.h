@@ -21,6 +21,10 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in);
 void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in);
 void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in);
 void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in);
+/* The device's roofline with the ridge point and the operating point
+ * (pic_roofline.c): a chart when `in` is tall enough, else one line. */
+void pic_roofline(const struct view_ctx *v, struct rect in);
+enum { ROOFLINE_MIN_H = 8, ROOFLINE_MAX_H = 14 };
 
 /* A queue as one cell per slot when it fits, else as a bar. */
 void pic_queue(int y, int x, int w, const char *label, double fill, double cap);

@@ -358,25 +358,26 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
                    "preprocess one global batch %s   host-to-device copies %s", a, b);
         break;
     case STAGE_ACCELERATORS:
-        fmt_pct(a, sizeof a, r->achieved_fraction);
+        fmt_pct(a, sizeof a, view_live_util(v, r->achieved_fraction));
         fmt_dur(b, sizeof b, r->breakdown.compute);
         fmt_pct(c, sizeof c, view_live_util(v, r->mfu));
         draw_textf(
             l.y + 1, x, l.w - 2, ROLE_TEXT,
             "achieved %.0f TFLOP/s per device (%s of %.0f peak)   MFU %s   compute %s per step",
-            r->tflops_per_device, a, r->peak_tflops, c, b);
+            view_live_util(v, r->tflops_per_device), a, r->peak_tflops, c, b);
         break;
     case STAGE_INTERCONNECT:
         fmt_dur(a, sizeof a, r->stages.dp_comm_s);
         fmt_dur(b, sizeof b, r->breakdown.dp_comm_exposed);
         fmt_dur(c, sizeof c, r->breakdown.pp_bubble);
-        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT,
-                   "gradient sync %s (%s exposed)   pipeline bubble %s", a, b, c);
+        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "%s %s (%s exposed)   pipeline bubble %s",
+                   view_dp_traffic_label(v, false), a, b, c);
         break;
     default: {
         char it[32], fac[32];
         fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
-        fmt_si(fac, sizeof fac, r->power.facility_kw * 1e3, "W");
+        fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
+               "W");
         fmt_usd(a, sizeof a, r->cost.usd_per_hour);
         fmt_pct(b, sizeof b, r->reliability.goodput);
         draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  %s/h  goodput %s",

@@ -77,6 +77,7 @@ struct view_ctx {
     double wall_s;
     bool paused, lagging;
     const double *anim_phase; /* [ARROW_COUNT] batch positions, 0..1 */
+    const double *anim_rate;  /* [ARROW_COUNT] flow rates averaged over about a step */
     /* the screen */
     int stage; /* the open stage view */
     int selected_box;
@@ -119,13 +120,29 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
 /* A utilization scaled by the clocks the racks allow now against the
  * steady state's (the steady figure when no sim runs). */
 double view_live_util(const struct view_ctx *v, double steady);
+/* Whether the devices exchange gradients (or ZeRO-3 weights) now: in the
+ * sync phase, or in the forward/backward the sync overlaps, or always when
+ * a whole step passes within a frame. False when paused or nothing runs. */
+bool view_syncing(const struct view_ctx *v);
+/* The newest sample of a series, else `steady` (no sim, no sample yet). */
+double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady);
 /* IT power from the newest sample, else the report's. */
 double view_live_it_kw(const struct view_ctx *v);
+/* Heat per rack now: the steady state's scaled by the live IT power. */
+double view_live_rack_kw(const struct view_ctx *v);
 /* Newest n samples of a series into out->series; returns how many. */
 size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_series_id id, size_t n);
 /* Throughput (tokens/s) averaged over about one training step, newest n
  * samples into out->series (raw samples are bursty: steps end in jumps). */
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n);
+/* A count of cores or devices busy: small loads keep two significant
+ * digits ("0.002"), so light work does not read as none ("0.0"). */
+const char *view_fmt_busy(double x, char *buf, size_t len);
+/* What the data-parallel traffic carries: "grad sync" (gradients
+ * all-reduced, ZeRO 0-2) or "ZeRO-3 weights+grads" (FSDP: weights
+ * all-gathered for forward and backward, gradients reduce-scattered, per
+ * micro-batch). `brief` gives the short form for boxes. */
+const char *view_dp_traffic_label(const struct view_ctx *v, bool brief);
 /* Short display name of a catalog entry ("H100 SXM"). */
 const char *view_short_name(const char *name, char *buf, size_t len);
 
