@@ -222,8 +222,15 @@ void ui_animate(struct ui *u, double wall_dt)
     if (!isfinite(tau) || tau <= 0)
         tau = 1;
     double keep = exp(-u->speed * wall_dt / tau);
+    /* Each overview arrow carries one of the sim's flows. */
+    static const enum sim_flow arrow_flow[ARROW_COUNT] = {
+        [ARROW_BATCH_LOADING] = SIM_FLOW_STORAGE_READ,
+        [ARROW_TASK_DISTRIBUTION] = SIM_FLOW_HOST_TO_DEVICE,
+        [ARROW_GRADIENT_SYNC] = SIM_FLOW_GRADIENT_SYNC,
+        [ARROW_SYSTEM_SUPPORT] = SIM_FLOW_STEP_SUPPORT,
+    };
     for (int i = 0; i < ARROW_COUNT; i++) {
-        double rate = u->live.flow_rate[i];
+        double rate = u->live.flow_rate[arrow_flow[i]];
         if (!isfinite(rate) || rate < 0)
             rate = 0;
         double *avg = &u->anim_rate[i];

@@ -17,9 +17,8 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
     int steady = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
     const struct sim_live *l = v->live;
     /* A throttle deeper than the steady state's by more than rounding. */
-    enum { PHASE_RESTARTING = 6 };
     bool hot = v->sim && isfinite(l->throttle) && l->throttle < r->power.throttle_factor - 0.01;
-    bool down = v->sim && (l->failed_devices > 0 || l->phase == PHASE_RESTARTING);
+    bool down = v->sim && (l->failed_devices > 0 || l->phase == SIM_PHASE_RESTARTING);
     if (down) {
         *live = true;
         snprintf(why, why_len, "now: %d device%s down, restarting (steady: %s)", l->failed_devices,
@@ -48,19 +47,18 @@ double view_live_util(const struct view_ctx *v, double steady)
 
 bool view_syncing(const struct view_ctx *v)
 {
-    /* The step phases of struct sim_live (sim.h). */
-    enum { PHASE_FORWARD = 1, PHASE_BACKWARD = 2, PHASE_SYNC = 3, FRAMES_PER_S = 30 };
+    enum { FRAMES_PER_S = 30 };
     const struct model_report *r = v->report;
     if (!v->sim || v->paused || r->dp <= 1 || !(r->stages.dp_comm_s > 0))
         return false;
     int ph = v->live->phase;
-    if (ph == PHASE_SYNC || v->speed / FRAMES_PER_S >= r->step_time_s)
+    if (ph == SIM_PHASE_SYNC || v->speed / FRAMES_PER_S >= r->step_time_s)
         return true;
     if (!v->setup->training.overlap_grad_sync)
         return false;
     /* Overlapped: gradients go out during the backward; ZeRO-3 gathers the
      * weights during the forward too (engine/model, data-parallel time). */
-    return ph == PHASE_BACKWARD || (ph == PHASE_FORWARD && v->setup->training.zero_stage >= 3);
+    return ph == SIM_PHASE_BACKWARD || (ph == SIM_PHASE_FORWARD && v->setup->training.zero_stage >= 3);
 }
 
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady)

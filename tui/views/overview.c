@@ -23,9 +23,15 @@ enum {
 
 static const char *const arrow_words[ARROW_COUNT][2] = {
     {"batch", "loading"}, {"task", "distrib."}, {"gradient", "sync"}, {"system", "support"}};
-static const char *const phase_words[] = {"waiting for data", "forward",   "backward",
-                                          "gradient sync",    "optimizer", "checkpoint",
-                                          "restarting"};
+static const char *const phase_words[SIM_PHASE_COUNT] = {
+    [SIM_PHASE_WAITING_FOR_DATA] = "waiting for data",
+    [SIM_PHASE_FORWARD] = "forward",
+    [SIM_PHASE_BACKWARD] = "backward",
+    [SIM_PHASE_SYNC] = "gradient sync",
+    [SIM_PHASE_OPTIMIZER] = "optimizer",
+    [SIM_PHASE_CHECKPOINT] = "checkpoint",
+    [SIM_PHASE_RESTARTING] = "restarting",
+};
 
 /* ---- stage boxes ---- */
 
@@ -163,7 +169,7 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
                          ? phase_words[ph]
                          : "";
     int used = draw_textf(in.y + 2, in.x, in.w, ROLE_VALUE, "MFU %s  ", mfu);
-    draw_text(in.y + 2, in.x + used, in.w - used, ph == 0 && v->sim ? ROLE_WARN : ROLE_DIM, pw);
+    draw_text(in.y + 2, in.x + used, in.w - used, ph == SIM_PHASE_WAITING_FOR_DATA && v->sim ? ROLE_WARN : ROLE_DIM, pw);
     char mem[48];
     snprintf(mem, sizeof mem, "mem %.0f/%.0f GB", r->memory.per_device_gb, r->memory.capacity_gb);
     used = draw_text(in.y + 3, in.x, in.w, r->memory.fits ? ROLE_TEXT : ROLE_FAILED, mem);
@@ -558,8 +564,8 @@ void view_overview_draw(const struct view_ctx *v, struct view_out *out)
     draw_net_box(v, out);
     draw_infra_box(v, out);
     box_pictures(v, out);
-    draw_lane(v, out, ARROW_BATCH_LOADING, 0);
-    draw_lane(v, out, ARROW_TASK_DISTRIBUTION, 1);
+    draw_lane(v, out, ARROW_BATCH_LOADING, SIM_QUEUE_LOADER);
+    draw_lane(v, out, ARROW_TASK_DISTRIBUTION, SIM_QUEUE_PREFETCH);
     draw_sync_lane(v, out);
     draw_support_lane(v, out);
     draw_verdict(v, out);

@@ -44,12 +44,16 @@ void pic_data(const struct view_ctx *v, struct view_out *out, struct rect in)
     if (y >= in.y + in.h)
         return;
     draw_text(y++, in.x, in.w, ROLE_HEADING, "prefetch pipeline (batches waiting)");
-    static const char *const qn[3] = {"  loaders", "  prefetch", "  device"};
-    for (int i = 0; i < 3 && y < in.y + in.h; i++)
+    static const char *const qn[SIM_QUEUE_COUNT] = {
+        [SIM_QUEUE_LOADER] = "  loaders",
+        [SIM_QUEUE_PREFETCH] = "  prefetch",
+        [SIM_QUEUE_DEVICE] = "  device",
+    };
+    for (int i = 0; i < SIM_QUEUE_COUNT && y < in.y + in.h; i++)
         pic_queue(y++, in.x, in.w, qn[i], v->live->queue_fill[i], v->live->queue_cap[i]);
     if (y < in.y + in.h) {
         fmt_pct(a, sizeof a, r->starvation);
-        bool starving = v->sim && v->live->phase == 0;
+        bool starving = v->sim && v->live->phase == SIM_PHASE_WAITING_FOR_DATA;
         draw_textf(y, in.x, in.w, starving ? ROLE_WARN : ROLE_DIM,
                    "  %s devices starved %s of the step%s", starving ? g->warn : g->bullet, a,
                    starving ? "  (waiting now)" : "");
