@@ -59,10 +59,26 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
                           m->capacity_gb);
     draw_stacked(y, in.x + used, in.w - used, parts, roles, 5, total);
     y++;
+    /* The legend on one row: with the sizes when they fit, else the names
+     * alone; an item that still does not fit goes to the next row whole
+     * (never cut mid-word). */
+    char items[5][32];
+    int full_w = 0;
+    for (int i = 0; i < 5; i++)
+        full_w += 1 + snprintf(items[i], sizeof items[i], "%s %.1f ", names[i], parts[i]);
+    bool sizes = full_w <= in.w + 1;
     int x = in.x;
     for (int i = 0; i < 5 && y < in.y + in.h; i++) {
+        if (!sizes)
+            snprintf(items[i], sizeof items[i], "%s ", names[i]);
+        int need = 1 + (int)strlen(items[i]); /* the fill glyph takes one column */
+        if (x > in.x && x + need > in.x + in.w + 1) {
+            if (++y >= in.y + in.h)
+                return;
+            x = in.x;
+        }
         x += draw_text(y, x, in.x + in.w - x, roles[i], draw_part_fill((size_t)i, true));
-        x += draw_textf(y, x, in.x + in.w - x, ROLE_DIM, "%s %.1f ", names[i], parts[i]);
+        x += draw_text(y, x, in.x + in.w - x, ROLE_DIM, items[i]);
     }
     y++;
     draw_textf(y++, in.x, in.w, m->fits ? ROLE_OK : ROLE_FAILED, "%s %s",

@@ -20,8 +20,9 @@
 #      assets (stage texts, tour, catalog, setups, models), the shipped
 #      scenarios and the string literals of the C code (labels, help,
 #      reasons), compared without regard to case. A one-letter run counts as
-#      a word only when a space or the line's start comes before it (the
-#      article "a"; the "a" of a clipped legend item "■a" is a cut).
+#      a word only when a space, a '/' or the line's start comes before it
+#      (the article "a", the "s" of a unit such as TB/s; the "a" of a clipped
+#      legend item "■a" is a cut).
 #   4. Text behind the help window is hidden, not cut: on the help screen
 #      only the window itself is checked.
 #   A run that is a whole word of the sources is accepted even where the
@@ -166,7 +167,7 @@ for path in sorted(glob.glob(os.path.join(caps, "*-*.txt"))):
             run = m.group(0).lower()
             s, e = m.start(), m.end()
             # A whole word of the sources; one letter only when it stands alone.
-            if run in words and (len(run) > 1 or at(s - 1) in ("", " ")):
+            if run in words and (len(run) > 1 or at(s - 1) in ("", " ", "/")):
                 continue
             end_edge = (at(e) and is_box(at(e))) or (at(e) == " " and at(e + 1) and is_box(at(e + 1))) \
                 or (not box and e >= cols - 1)
