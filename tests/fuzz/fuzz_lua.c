@@ -143,132 +143,177 @@ static void add_nested(char *out, size_t len, struct input *in, const char *key)
         add(out, len, "}");
 }
 
-static void add_statement(char *out, size_t len, struct input *in)
+/* A setup: set, build, get, copy. */
+static void stmt_setup(char *st, size_t st_len, struct input *in, int kind)
 {
-    char st[2048] = "";
-    switch (next_byte(in) % 26) {
+    switch (kind) {
     case 0:
-        snprintf(st, sizeof st, "s:set(%s, %s)", PICK(in, paths), PICK(in, numbers));
+        snprintf(st, st_len, "s:set(%s, %s)", PICK(in, paths), PICK(in, numbers));
         break;
     case 1:
-        snprintf(st, sizeof st, "s:set(%s, %s)", PICK(in, paths), PICK(in, words));
+        snprintf(st, st_len, "s:set(%s, %s)", PICK(in, paths), PICK(in, words));
         break;
     case 2:
-        add(st, sizeof st, "s:set(");
-        add_nested(st, sizeof st, in, next_byte(in) & 1 ? "cluster" : "x");
-        add(st, sizeof st, ")");
+        add(st, st_len, "s:set(");
+        add_nested(st, st_len, in, next_byte(in) & 1 ? "cluster" : "x");
+        add(st, st_len, ")");
         break;
     case 3:
-        add(st, sizeof st, "s = mlviz.setup(");
-        add_nested(st, sizeof st, in, next_byte(in) & 1 ? "model" : "a");
-        add(st, sizeof st, ")");
+        add(st, st_len, "s = mlviz.setup(");
+        add_nested(st, st_len, in, next_byte(in) & 1 ? "model" : "a");
+        add(st, st_len, ")");
         break;
     case 4:
-        snprintf(st, sizeof st, "local v = s:get(%s) s:eval()", PICK(in, paths));
+        snprintf(st, st_len, "local v = s:get(%s) s:eval()", PICK(in, paths));
         break;
+    case 23:
+        snprintf(st, st_len, "s = s:copy({cluster = {nodes = %s}})", PICK(in, numbers));
+        break;
+    }
+}
+
+/* A sim: events, callbacks, runs, series, closing. */
+static void stmt_sim(char *st, size_t st_len, struct input *in, int kind)
+{
+    switch (kind) {
     case 5: {
         /* A callback that changes, runs or closes its own sim. */
         static const char *const bodies[] = {"x:set('cluster.nodes', %s)", "x:run(%s)",
                                              "x:close()", "collectgarbage()"};
         char body[256];
         snprintf(body, sizeof body, PICK(in, bodies), PICK(in, numbers));
-        snprintf(st, sizeof st, "sim:at(%s, function(x) %s end)", PICK(in, numbers), body);
+        snprintf(st, st_len, "sim:at(%s, function(x) %s end)", PICK(in, numbers), body);
         break;
     }
     case 6:
-        snprintf(st, sizeof st, "sim:at(%s, {event = %s, value = %s})", PICK(in, numbers),
+        snprintf(st, st_len, "sim:at(%s, {event = %s, value = %s})", PICK(in, numbers),
                  PICK(in, words), PICK(in, numbers));
         break;
     case 7:
-        snprintf(st, sizeof st, "sim:run(%s)", PICK(in, numbers));
+        snprintf(st, st_len, "sim:run(%s)", PICK(in, numbers));
         break;
     case 8:
-        snprintf(st, sizeof st, "sim:close()");
+        snprintf(st, st_len, "sim:close()");
         break;
     case 9:
-        snprintf(st, sizeof st,
+        snprintf(st, st_len,
                  "sim = mlviz.sim(s, {tick_s = %s, seed = %s, series_capacity = %s})",
                  PICK(in, numbers), PICK(in, numbers), PICK(in, numbers));
         break;
     case 10:
-        snprintf(st, sizeof st,
+        snprintf(st, st_len,
                  "local t = sim:series(%s) local c = sim:counters() "
                  "local r = sim:report() local u = sim:setup()",
                  PICK(in, words));
         break;
+    case 21:
+        snprintf(st, st_len, "sim = nil collectgarbage()");
+        break;
+    }
+}
+
+/* Sweeps and printing their rows. */
+static void stmt_sweep(char *st, size_t st_len, struct input *in, int kind)
+{
+    switch (kind) {
     case 11:
-        snprintf(st, sizeof st, "rows = mlviz.sweep(s, {{%s, {%s, %s}}, {%s, {%s}}})",
+        snprintf(st, st_len, "rows = mlviz.sweep(s, {{%s, {%s, %s}}, {%s, {%s}}})",
                  PICK(in, paths), PICK(in, numbers), PICK(in, numbers), PICK(in, paths),
                  PICK(in, numbers));
         break;
     case 12: {
         int axes = (int)(next_byte(in) % 14);
-        add(st, sizeof st, "local a = {} for i = 1, ");
+        add(st, st_len, "local a = {} for i = 1, ");
         char num[16];
         snprintf(num, sizeof num, "%d", axes);
-        add(st, sizeof st, num);
-        add(st, sizeof st, " do a[i] = {'cluster.nodes', {1, 2}} end rows = mlviz.sweep(s, a)");
+        add(st, st_len, num);
+        add(st, st_len, " do a[i] = {'cluster.nodes', {1, 2}} end rows = mlviz.sweep(s, a)");
         break;
     }
     case 13:
-        snprintf(st, sizeof st,
+        snprintf(st, st_len,
                  "local v = {} for i = 1, %u do v[i] = i end "
                  "rows = mlviz.sweep(s, {[%s] = v, [%s] = v, [%s] = v})",
                  next_byte(in) * 8, PICK(in, paths), PICK(in, paths), PICK(in, paths));
         break;
+    case 24:
+        snprintf(st, st_len, "if rows then mlviz.print_table(rows) end");
+        break;
+    }
+}
+
+/* Lua string patterns (the pattern guard). */
+static void stmt_string(char *st, size_t st_len, struct input *in, int kind)
+{
+    switch (kind) {
     case 14:
-        snprintf(st, sizeof st, "local r = {string.find(%s, ", PICK(in, subjects));
-        add_pattern(st, sizeof st, in);
-        add(st, sizeof st, ")}");
+        snprintf(st, st_len, "local r = {string.find(%s, ", PICK(in, subjects));
+        add_pattern(st, st_len, in);
+        add(st, st_len, ")}");
         break;
     case 15:
-        snprintf(st, sizeof st, "local r = {(%s):match(", PICK(in, subjects));
-        add_pattern(st, sizeof st, in);
-        add(st, sizeof st, ", ");
-        add(st, sizeof st, PICK(in, numbers));
-        add(st, sizeof st, ")}");
+        snprintf(st, st_len, "local r = {(%s):match(", PICK(in, subjects));
+        add_pattern(st, st_len, in);
+        add(st, st_len, ", ");
+        add(st, st_len, PICK(in, numbers));
+        add(st, st_len, ")}");
         break;
     case 16:
-        snprintf(st, sizeof st, "local r = string.gsub(%s, ", PICK(in, subjects));
-        add_pattern(st, sizeof st, in);
-        add(st, sizeof st, next_byte(in) & 1 ? ", '<%1%0>')" : ", function(a) return a end)");
+        snprintf(st, st_len, "local r = string.gsub(%s, ", PICK(in, subjects));
+        add_pattern(st, st_len, in);
+        add(st, st_len, next_byte(in) & 1 ? ", '<%1%0>')" : ", function(a) return a end)");
         break;
     case 17:
-        snprintf(st, sizeof st, "for a, b in string.gmatch(%s, ", PICK(in, subjects));
-        add_pattern(st, sizeof st, in);
-        add(st, sizeof st, ") do end");
+        snprintf(st, st_len, "for a, b in string.gmatch(%s, ", PICK(in, subjects));
+        add_pattern(st, st_len, in);
+        add(st, st_len, ") do end");
         break;
     case 18:
-        snprintf(st, sizeof st, "local r = string.rep(%s, %s, %s)", PICK(in, words),
+        snprintf(st, st_len, "local r = string.rep(%s, %s, %s)", PICK(in, words),
                  PICK(in, numbers), PICK(in, words));
         break;
+    }
+}
+
+/* Collectives, units, pause, a long loop. */
+static void stmt_misc(char *st, size_t st_len, struct input *in, int kind)
+{
+    switch (kind) {
     case 19:
-        snprintf(st, sizeof st, "mlviz.collective(%s, %s, %s, {devices = %s, per_node = %s})",
+        snprintf(st, st_len, "mlviz.collective(%s, %s, %s, {devices = %s, per_node = %s})",
                  PICK(in, words), PICK(in, words), PICK(in, numbers), PICK(in, numbers),
                  PICK(in, numbers));
         break;
     case 20:
-        snprintf(st, sizeof st,
+        snprintf(st, st_len,
                  "mlviz.parse_duration(%s) mlviz.format_duration(%s) "
                  "mlviz.format_si(%s, %s)",
                  PICK(in, words), PICK(in, numbers), PICK(in, numbers), PICK(in, words));
         break;
-    case 21:
-        snprintf(st, sizeof st, "sim = nil collectgarbage()");
-        break;
     case 22:
-        snprintf(st, sizeof st, "pause()");
-        break;
-    case 23:
-        snprintf(st, sizeof st, "s = s:copy({cluster = {nodes = %s}})", PICK(in, numbers));
-        break;
-    case 24:
-        snprintf(st, sizeof st, "if rows then mlviz.print_table(rows) end");
+        snprintf(st, st_len, "pause()");
         break;
     default:
-        snprintf(st, sizeof st, "local n = 0 for i = 1, 3e6 do n = n + i end");
+        snprintf(st, st_len, "local n = 0 for i = 1, 3e6 do n = n + i end");
         break;
     }
+}
+
+/* One statement, wrapped in pcall: the kind comes from the next input byte. */
+static void add_statement(char *out, size_t len, struct input *in)
+{
+    char st[2048] = "";
+    int kind = next_byte(in) % 26;
+    if (kind <= 4 || kind == 23)
+        stmt_setup(st, sizeof st, in, kind);
+    else if (kind <= 10 || kind == 21)
+        stmt_sim(st, sizeof st, in, kind);
+    else if (kind <= 13 || kind == 24)
+        stmt_sweep(st, sizeof st, in, kind);
+    else if (kind <= 18)
+        stmt_string(st, sizeof st, in, kind);
+    else
+        stmt_misc(st, sizeof st, in, kind);
     add(out, len, "pcall(function() ");
     add(out, len, st);
     add(out, len, " end)\n");

@@ -9,6 +9,45 @@
 #include "pictures.h"
 #include "theme.h"
 
+/* The memory bar and its legend from row y; returns the row after them, or
+ * -1 when the box is full. The legend goes on one row: with the sizes when
+ * they fit, else the names alone; an item that still does not fit goes to
+ * the next row whole (never cut mid-word). */
+static int memory_rows(struct rect in, int y, const struct memory_report *m)
+{
+    double parts[5] = {m->params_gb, m->grads_gb, m->optimizer_gb, m->activations_gb + m->logits_gb,
+                       m->reserved_gb};
+    static const enum theme_role roles[6] = {ROLE_MEM_WEIGHTS, ROLE_MEM_GRADS,  ROLE_MEM_OPTIM,
+                                             ROLE_MEM_ACT,     ROLE_PART_OTHER, ROLE_MEM_FREE};
+    static const char *const names[5] = {"weights", "grads", "optim", "activ", "other"};
+    double total = m->capacity_gb > m->per_device_gb ? m->capacity_gb : m->per_device_gb;
+    if (y >= in.y + in.h)
+        return -1;
+    int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %.0f/%.0f GB ", m->per_device_gb,
+                          m->capacity_gb);
+    draw_stacked(y, in.x + used, in.w - used, parts, roles, 5, total);
+    y++;
+    char items[5][32];
+    int full_w = 0;
+    for (int i = 0; i < 5; i++)
+        full_w += 1 + snprintf(items[i], sizeof items[i], "%s %.1f ", names[i], parts[i]);
+    bool sizes = full_w <= in.w + 1;
+    int x = in.x;
+    for (int i = 0; i < 5 && y < in.y + in.h; i++) {
+        if (!sizes)
+            snprintf(items[i], sizeof items[i], "%s ", names[i]);
+        int need = 1 + (int)strlen(items[i]); /* the fill glyph takes one column */
+        if (x > in.x && x + need > in.x + in.w + 1) {
+            if (++y >= in.y + in.h)
+                return -1;
+            x = in.x;
+        }
+        x += draw_text(y, x, in.x + in.w - x, roles[i], draw_part_fill((size_t)i, true));
+        x += draw_text(y, x, in.x + in.w - x, ROLE_DIM, items[i]);
+    }
+    return y;
+}
+
 void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
 {
     (void)out;
@@ -44,42 +83,10 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
         draw_textf(y++, in.x, in.w, ROLE_FAILED,
                    "%s %d failed: restarting from the last checkpoint", g->device_failed,
                    v->live->failed_devices);
-    /* Memory bar. */
     const struct memory_report *m = &r->memory;
-    double parts[5] = {m->params_gb, m->grads_gb, m->optimizer_gb, m->activations_gb + m->logits_gb,
-                       m->reserved_gb};
-    static const enum theme_role roles[6] = {ROLE_MEM_WEIGHTS, ROLE_MEM_GRADS,  ROLE_MEM_OPTIM,
-                                             ROLE_MEM_ACT,     ROLE_PART_OTHER, ROLE_MEM_FREE};
-    static const char *const names[5] = {"weights", "grads", "optim", "activ", "other"};
-    double total = m->capacity_gb > m->per_device_gb ? m->capacity_gb : m->per_device_gb;
-    y++;
-    if (y >= in.y + in.h)
+    y = memory_rows(in, y + 1, m);
+    if (y < 0)
         return;
-    int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %.0f/%.0f GB ", m->per_device_gb,
-                          m->capacity_gb);
-    draw_stacked(y, in.x + used, in.w - used, parts, roles, 5, total);
-    y++;
-    /* The legend on one row: with the sizes when they fit, else the names
-     * alone; an item that still does not fit goes to the next row whole
-     * (never cut mid-word). */
-    char items[5][32];
-    int full_w = 0;
-    for (int i = 0; i < 5; i++)
-        full_w += 1 + snprintf(items[i], sizeof items[i], "%s %.1f ", names[i], parts[i]);
-    bool sizes = full_w <= in.w + 1;
-    int x = in.x;
-    for (int i = 0; i < 5 && y < in.y + in.h; i++) {
-        if (!sizes)
-            snprintf(items[i], sizeof items[i], "%s ", names[i]);
-        int need = 1 + (int)strlen(items[i]); /* the fill glyph takes one column */
-        if (x > in.x && x + need > in.x + in.w + 1) {
-            if (++y >= in.y + in.h)
-                return;
-            x = in.x;
-        }
-        x += draw_text(y, x, in.x + in.w - x, roles[i], draw_part_fill((size_t)i, true));
-        x += draw_text(y, x, in.x + in.w - x, ROLE_DIM, items[i]);
-    }
     y++;
     draw_textf(y++, in.x, in.w, m->fits ? ROLE_OK : ROLE_FAILED, "%s %s",
                m->fits ? g->pass : g->fail,
@@ -88,7 +95,7 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
      * (below it, when a row is left). */
     if (in.y + in.h - y > 2)
         y++;
-    used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ",
+    int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ",
                       view_live_util(v, r->tflops_per_device), r->peak_tflops);
     draw_bar(y, in.x + used, in.w - used,
              r->peak_tflops > 0 ? view_live_util(v, r->tflops_per_device) / r->peak_tflops : 0,
