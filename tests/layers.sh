@@ -29,8 +29,6 @@ files=$(git ls-files 'engine/*.[ch]' 'tui/*.[ch]' 'tests/unit/*.c' 'tests/valida
 # One awk over every include line ("FILE:LINE:TEXT" from grep -n).
 # allowed[DIR]: the header directories a file in DIR may include ("*": any;
 # "-NAME": never that header). bad_sys[DIR]: system headers DIR may not use.
-# fuzz_lua.c is the Lua host's fuzz target; the other fuzz targets stay in
-# the engine.
 for f in $files; do [ -f "$f" ] && echo "$f"; done |
     xargs grep -Hn '^[[:space:]]*#[[:space:]]*include' 2>/dev/null |
     awk -v tabfile="$tab" '
