@@ -10,7 +10,7 @@
 # suites mostly wait). Each has its own log, temporary directory and tmux
 # server, so none sees another's files. Results print in a fixed order as
 # they come in; a failing suite's findings (or its log's tail) follow its line.
-# MLVIZ_TEST_TIMES=1 prints each suite's wall time at the end (stderr).
+# MLVIZ_TEST_TIMES=1 prints each suite's wall and CPU time at the end (stderr).
 # VALGRIND=1 runs the cmocka programs under valgrind (leaks are failures).
 BUILD=${BUILD:-build}
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
@@ -36,7 +36,10 @@ if [ "$1" = --one ]; then
     *) sh "$path" >"$log" 2>&1 ;;
     esac
     rc=$?
-    echo "$start $(date +%s.%N) $path" >"$RUN_DIR/$n.time"
+    # wall start and end, then the CPU time of the suite's processes
+    # (`times`, children: user and system; not the tmux servers' programs)
+    times >"$RUN_DIR/$n.cpu"
+    echo "$start $(date +%s.%N) $path $(tail -n 1 "$RUN_DIR/$n.cpu")" >"$RUN_DIR/$n.time"
     echo $rc >"$RUN_DIR/$n.rc.tmp" && mv "$RUN_DIR/$n.rc.tmp" "$RUN_DIR/$n.rc"
     exit 0
 fi
@@ -89,9 +92,9 @@ add structure tests/format.sh
 # The longest suites start first (measured with MLVIZ_TEST_TIMES=1: the tmux
 # suites wait on the screen, the fuzz replay builds first), then the rest in
 # list order; each argument line of xargs is "N KIND PATH".
-SLOW="tests/e2e/live.sh tests/e2e/signals.sh tests/lua/run.sh tests/cli/commands.sh
-      tests/fuzz/run.sh $BUILD/tests/unit/engine/test_sim $BUILD/tests/unit/engine/test_plan
-      tests/e2e/play.sh tests/e2e/story.sh tests/cli/setups.sh tests/e2e/plan.sh"
+SLOW="tests/cli/commands.sh tests/lua/run.sh tests/e2e/live.sh tests/e2e/signals.sh
+      tests/fuzz/run.sh tests/cli/setups.sh $BUILD/tests/unit/engine/test_sim
+      $BUILD/tests/unit/engine/test_plan tests/e2e/play.sh tests/e2e/story.sh tests/e2e/plan.sh"
 {
     for s in $SLOW; do awk -v p="$s" '$3 == p' "$list"; done
     awk -v slow=" $(echo $SLOW) " 'index(slow, " " $3 " ") == 0' "$list"
@@ -164,9 +167,11 @@ while read -r i kind path; do
     esac
 done <"$list"
 wait $runner
-# MLVIZ_TEST_TIMES=1: each suite's wall time, slowest first (on stderr).
+# MLVIZ_TEST_TIMES=1: each suite's wall and CPU time, slowest first (stderr).
 if [ "${MLVIZ_TEST_TIMES:-0}" = 1 ]; then
-    cat "$RUN_DIR"/*.time | awk '{ printf "%7.2f s  %s\n", $2 - $1, $3 }' | sort -rn >&2
+    cat "$RUN_DIR"/*.time | awk '
+        function sec(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]*m/, "", t); return m * 60 + t }
+        { printf "%7.2f s  (cpu %6.2f s)  %s\n", $2 - $1, sec($4) + sec($5), $3 }' | sort -rn >&2
 fi
 
 echo "$passed passed, $failed failed"
