@@ -2,7 +2,10 @@
 #
 #   make            build ./mlviz
 #   make run        install missing packages (when root on Debian), build, start mlviz
-#   make test       the whole test suite with -Werror (what CI runs)
+#   make test       the whole test suite with -Werror (what CI runs); the suites
+#                   run side by side (MLVIZ_TEST_JOBS=4; MLVIZ_TEST_TIMES=1 shows
+#                   each one's time); see tests/run.sh
+#   make check-layers, check-sizes, check-format   the structure checks alone
 #   make asan       the test suite under AddressSanitizer + UBSan
 #   make valgrind   unit tests and headless commands under valgrind
 #   make fuzz       every tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 30) each

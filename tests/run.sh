@@ -47,6 +47,9 @@ fi
 RUN_DIR=$(mktemp -d)
 export RUN_DIR
 trap 'rm -rf "$RUN_DIR"' EXIT
+# Ctrl-C or a TERM stops every suite still running (they run in the
+# background, where a shell ignores Ctrl-C), then this script.
+trap 'trap "" INT TERM; kill -TERM 0 2>/dev/null; rm -rf "$RUN_DIR"; exit 130' INT TERM
 passed=0
 failed=0
 STRICT=${MLVIZ_STRICT_STRUCTURE:-0}
