@@ -60,29 +60,26 @@ if [ "$s0" = 10 ] && greater "$s1" "$s0" && [ "$s2" = "$s0" ] && greater "$s2" "
 else
     fail "+ and - raise and lower the speed readout" "x$s0 then + x$s1, - x$s2, - x$s3"
 fi
-keys ctl ']'
-s4=$(wait_speed ctl "$s3")
-keys ctl '['
-s5=$(wait_speed ctl "$s4")
-if greater "$s4" "$s3" && [ "$s5" = "$s3" ]; then
-    pass "] and [ raise and lower the speed readout (x$s3 x$s4 x$s5)"
-else
-    fail "] and [ raise and lower the speed readout" "x$s3 then ] x$s4, [ x$s5"
-fi
+# up_down UP DOWN WHERE: UP raises the readout and DOWN brings it back.
+up_down() {
+    before=$(speed ctl)
+    keys ctl "$1"
+    up=$(wait_speed ctl "$before")
+    keys ctl "$2"
+    down=$(wait_speed ctl "$up")
+    if greater "$up" "$before" && [ "$down" = "$before" ]; then
+        pass "$1 and $2 raise and lower the speed readout$3 (x$before x$up x$down)"
+    else
+        fail "$1 and $2 raise and lower the speed readout$3" "x$before then $1 x$up, $2 x$down"
+    fi
+}
+up_down ']' '[' ""
 # In a stage view (where + and - move a knob) ] and [ change the speed.
 keys ctl 3
 if wait_title ctl "3 ACCELERATORS" && wait_for ctl "knobs" 20; then
-    keys ctl ']'
-    s6=$(wait_speed ctl "$s5")
-    keys ctl '['
-    s7=$(wait_speed ctl "$s6")
-    if greater "$s6" "$s5" && [ "$s7" = "$s5" ]; then
-        pass "] and [ change the speed in a stage view (x$s5 x$s6 x$s7)"
-    else
-        fail "] and [ change the speed in a stage view" "x$s5 then ] x$s6, [ x$s7"
-    fi
+    up_down ']' '[' " in a stage view"
 else
-    fail "] and [ change the speed in a stage view" "no stage view: $(screen ctl | head -1)"
+    fail "] and [ raise and lower the speed readout in a stage view" "no stage view: $(screen ctl | head -1)"
 fi
 keys ctl Escape
 wait_title ctl "overview"
@@ -136,23 +133,18 @@ fi
 # (still paused, so no colour comes or goes with the simulation's state)
 p0=$(palette ctl)
 title0=$(title_palette ctl)
-keys ctl c
-sleep 0.3
-i=0
-while [ $i -lt 20 ] && [ "$(palette ctl)" = "$p0" ]; do sleep 0.1; i=$((i + 1)); done
-p1=$(palette ctl)
-keys ctl c
-i=0
-while [ $i -lt 20 ] && [ "$(palette ctl)" = "$p1" ]; do sleep 0.1; i=$((i + 1)); done
-p2=$(palette ctl)
-keys ctl c
-i=0
-while [ $i -lt 20 ] && [ "$(palette ctl)" = "$p2" ]; do sleep 0.1; i=$((i + 1)); done
-p3=$(palette ctl)
-keys ctl c
-i=0
-while [ $i -lt 20 ] && [ "$(palette ctl)" != "$p0" ]; do sleep 0.1; i=$((i + 1)); done
-p4=$(palette ctl)
+# next_theme PALETTE: press c, wait for the colours to differ from PALETTE
+# and print the new palette.
+next_theme() {
+    keys ctl c
+    i=0
+    while [ $i -lt 20 ] && [ "$(palette ctl)" = "$1" ]; do sleep 0.1; i=$((i + 1)); done
+    palette ctl
+}
+p1=$(next_theme "$p0")
+p2=$(next_theme "$p1")
+p3=$(next_theme "$p2")
+p4=$(next_theme "$p3")
 title4=$(title_palette ctl)
 distinct=$(printf '%s\n' "$p0" "$p1" "$p2" "$p3" | sort -u | wc -l)
 if [ "$distinct" -eq 4 ]; then
