@@ -2,7 +2,10 @@
 #
 #   make            build ./mlviz
 #   make run        install missing packages (when root on Debian), build, start mlviz
-#   make test       the whole test suite with -Werror (what CI runs)
+#   make test       the whole test suite with -Werror (what CI runs); the suites
+#                   run side by side (MLVIZ_TEST_JOBS=4; MLVIZ_TEST_TIMES=1 shows
+#                   each one's time); see tests/run.sh
+#   make check-layers, check-sizes, check-format   the structure checks alone
 #   make asan       the test suite under AddressSanitizer + UBSan
 #   make valgrind   unit tests and headless commands under valgrind
 #   make fuzz       every tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 30) each
@@ -106,7 +109,7 @@ FUZZ_SECONDS ?= 30
 BIN        := mlviz
 
 .PHONY: deb all run test test-build asan valgrind bench install uninstall clean deps deps-test \
-        check-tools fuzz fuzz-build fuzz-targets format check-layers check-sizes
+        check-tools fuzz fuzz-build fuzz-targets format check-layers check-sizes check-format
 
 COMPLETIONS := $(BUILD)/completions/mlviz.bash $(BUILD)/completions/_mlviz \
                $(BUILD)/completions/mlviz.fish
@@ -185,14 +188,14 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB) $(LUA_LIB)
 # ---- packages -------------------------------------------------------------
 # Debian package names for what the build and the tests need.
 DEB_BUILD := build-essential pkg-config libncurses-dev libyaml-dev liblua5.4-dev
-DEB_TEST  := libcmocka-dev tmux python3 valgrind
+DEB_TEST  := libcmocka-dev tmux python3 valgrind clang-format
 
 deps:
 	@MISSING_PKGS="$(PKGS)" DEB="$(DEB_BUILD)" sh tests/deps.sh
 
 deps-test:
 	@MISSING_PKGS="$(PKGS) $(TEST_PKGS)" DEB="$(DEB_BUILD) $(DEB_TEST)" \
-	 TOOLS="tmux python3" sh tests/deps.sh
+	 TOOLS="tmux python3 clang-format" sh tests/deps.sh
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -243,11 +246,17 @@ format:
 # ---- structure -------------------------------------------------------------
 # check-layers: every #include points down the layers (tests/layers.sh).
 # check-sizes: no .c file over 800 lines, no function over 80 (tests/sizes.py).
+# check-format: every tracked .c/.h as .clang-format says (tests/format.sh).
+# `make test` runs all three (tests/run.sh); they fail it when
+# MLVIZ_STRICT_STRUCTURE=1.
 check-layers:
 	@sh tests/layers.sh
 
 check-sizes:
 	@python3 tests/sizes.py
+
+check-format:
+	@sh tests/format.sh
 
 # ---- install ----------------------------------------------------------------
 install: all

@@ -22,75 +22,81 @@ done >"$tab"
     printf '%s %s\n' "${h##*/}" "${h%/*}"
 done >"$tab"
 
-# allowed DIR: the header directories a file in DIR may include.
-E0="engine/core"
-allowed() {
-    case $1 in
-    engine/core) echo "$E0" ;;
-    engine/model) echo "$E0 engine/model" ;;
-    engine/sim) echo "$E0 engine/model engine/sim" ;;
-    engine/plan) echo "$E0 engine/model engine/plan" ;;
-    engine/io) echo "$E0 engine/model engine/sim engine/plan engine/io" ;;
-    engine/lua) echo "$E0 engine/model engine/sim engine/plan engine/io engine/lua" ;;
-    tui/cli) echo "$E0 engine/model engine/sim engine/plan engine/io engine/lua tui/cli tui.h" ;;
-    tui) echo "$E0 engine/model engine/sim engine/plan engine/io engine/lua tui tui/views" ;;
-    tui/views) echo "$E0 engine/model engine/sim engine/plan engine/io engine/lua tui tui/views -app.h" ;;
-    tests/unit/engine | tests/validation | tests/fuzz) echo "$E0 engine/model engine/sim engine/plan engine/io engine/lua" ;;
-    tests/unit/lua) echo "$E0 engine/model engine/sim engine/plan engine/io engine/lua" ;;
-    tests/unit/cli) echo "$E0 engine/model engine/sim engine/plan engine/io engine/lua tui/cli tui.h" ;;
-    *) echo "*" ;;
-    esac
-}
-# system headers a directory may not include
-forbidden_sys() {
-    case $1 in
-    engine/lua | tui/cli | tests/unit/lua | tests/unit/cli) echo "curses.h ncurses.h term.h ncursesw/curses.h" ;;
-    engine/* | tests/unit/engine | tests/validation) echo "curses.h ncurses.h term.h ncursesw/curses.h lua.h lauxlib.h lualib.h" ;;
-    *) echo "" ;;
-    esac
-}
-# fuzz_lua.c is the Lua host's fuzz target; the others stay in the engine
-lua_ok() { case $1 in tests/fuzz/fuzz_lua.c) return 0 ;; esac; return 1; }
-
 files=$(git ls-files 'engine/*.[ch]' 'tui/*.[ch]' 'tests/unit/*.c' 'tests/validation/*.c' \
     'tests/fuzz/*.[ch]' 2>/dev/null)
 [ -n "$files" ] || files=$(find engine tui tests/unit tests/validation tests/fuzz -name '*.[ch]')
-for f in $files; do
-    [ -f "$f" ] || continue
-    dir=${f%/*}
-    ok=$(allowed "$dir")
-    bad_sys=$(forbidden_sys "$dir")
-    grep -n '^[[:space:]]*#[[:space:]]*include' "$f" | while IFS= read -r line; do
-        n=${line%%:*}
-        inc=$(printf '%s' "$line" | sed -n 's/.*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p')
-        case $line in
-        *'<'*)
-            for s in $bad_sys; do
-                [ "$inc" = "$s" ] && echo "$f:$n: <$inc> is not for $dir"
-            done
-            continue ;;
-        esac
-        case $inc in ../*) continue ;; esac # test fixtures beside the tests
-        [ "$ok" = "*" ] && continue
-        base=${inc##*/}
-        hdir=$(awk -v b="$base" '$1 == b { print $2; exit }' "$tab")
-        if [ -z "$hdir" ]; then
-            [ "${f##*/}" = "$inc" ] || [ -f "$dir/$inc" ] && continue
-            echo "$f:$n: \"$inc\" is no header of the tree"
-            continue
-        fi
-        [ "$hdir" = "$dir" ] && continue
-        pass=0
-        for a in $ok; do
-            case $a in
-            -"$base") pass=0; break ;;
-            "$hdir" | "$base") pass=1 ;;
-            esac
-        done
-        case " $ok " in *" -$base "*) pass=0 ;; esac
-        [ $pass = 1 ] || echo "$f:$n: \"$inc\" ($hdir) is above $dir"
-    done
-done >"$tab.out"
+
+# One awk over every include line ("FILE:LINE:TEXT" from grep -n).
+# allowed[DIR]: the header directories a file in DIR may include ("*": any;
+# "-NAME": never that header). bad_sys[DIR]: system headers DIR may not use.
+for f in $files; do [ -f "$f" ] && echo "$f"; done |
+    xargs grep -Hn '^[[:space:]]*#[[:space:]]*include' 2>/dev/null |
+    awk -v tabfile="$tab" '
+function allowed_of(d,   e) {
+    e = "engine/core engine/model engine/sim engine/plan engine/io engine/lua"
+    if (d == "engine/core") return "engine/core"
+    if (d == "engine/model") return "engine/core engine/model"
+    if (d == "engine/sim") return "engine/core engine/model engine/sim"
+    if (d == "engine/plan") return "engine/core engine/model engine/plan"
+    if (d == "engine/io") return "engine/core engine/model engine/sim engine/plan engine/io"
+    if (d == "engine/lua") return e
+    if (d == "tui/cli") return e " tui/cli tui.h"
+    if (d == "tui") return e " tui tui/views"
+    if (d == "tui/views") return e " tui tui/views -app.h"
+    if (d == "tests/unit/engine" || d == "tests/validation" || d == "tests/fuzz") return e
+    if (d == "tests/unit/lua") return e
+    if (d == "tests/unit/cli") return e " tui/cli tui.h"
+    return "*"
+}
+function bad_sys_of(d, f) {
+    if (d == "engine/lua" || d == "tui/cli" || d == "tests/unit/lua" || d == "tests/unit/cli")
+        return "curses.h ncurses.h term.h ncursesw/curses.h"
+    if (d ~ /^engine\// || d == "tests/unit/engine" || d == "tests/validation")
+        return "curses.h ncurses.h term.h ncursesw/curses.h lua.h lauxlib.h lualib.h"
+    return ""
+}
+function exists(path,   line, r) {
+    r = (getline line < path)
+    close(path)
+    return r >= 0
+}
+BEGIN { while ((getline l < tabfile) > 0) { split(l, p, " "); if (!(p[1] in hdir)) hdir[p[1]] = p[2] } }
+{
+    f = $0; sub(/:.*/, "", f)
+    rest = substr($0, length(f) + 2)
+    n = rest; sub(/:.*/, "", n)
+    text = substr(rest, length(n) + 2)
+    dir = f; sub(/\/[^\/]*$/, "", dir)
+    if (!match(text, /#[[:space:]]*include[[:space:]]*["<][^">]*[">]/)) next
+    inc = substr(text, RSTART, RLENGTH)
+    sys = inc ~ /</
+    sub(/^#[[:space:]]*include[[:space:]]*["<]/, "", inc); sub(/[">]$/, "", inc)
+    if (index(text, "<")) {
+        ns = split(bad_sys_of(dir), bs, " ")
+        for (i = 1; i <= ns; i++) if (inc == bs[i]) print f ":" n ": <" inc "> is not for " dir
+        next
+    }
+    if (inc ~ /^\.\.\//) next # test fixtures beside the tests
+    ok = allowed_of(dir)
+    if (ok == "*") next
+    base = inc; sub(/.*\//, "", base)
+    fname = f; sub(/.*\//, "", fname)
+    if (!(base in hdir)) {
+        if (fname == inc || exists(dir "/" inc)) next
+        print f ":" n ": \"" inc "\" is no header of the tree"
+        next
+    }
+    h = hdir[base]
+    if (h == dir) next
+    pass = 0
+    na = split(ok, a, " ")
+    for (i = 1; i <= na; i++) {
+        if (a[i] == "-" base) { pass = 0; break }
+        if (a[i] == h || a[i] == base) pass = 1
+    }
+    if ((" " ok " ") ~ (" -" base " ")) pass = 0
+    if (!pass) print f ":" n ": \"" inc "\" (" h ") is above " dir
+}' >"$tab.out"
 if [ -s "$tab.out" ]; then
     cat "$tab.out"
     echo "check-layers: $(wc -l <"$tab.out") forbidden include(s); see docs/STYLE.md, Layers"

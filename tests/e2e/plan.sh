@@ -38,9 +38,8 @@ else
     fail "ranked table, your setup's place and the scatter" "no result: $(screen pl | head -5)"
 fi
 # The sim keeps running under the plan screen: its clock moves.
-a=$(screen pl | head -1 | grep -o 'sim [0-9:]*')
-sleep 1.2
-b=$(screen pl | head -1 | grep -o 'sim [0-9:]*')
+a=$(clock pl)
+b=$(wait_clock_moves pl "$a" 30)
 [ -n "$a" ] && [ "$a" != "$b" ] && pass "the screen stays live" ||
     fail "the screen stays live" "clock '$a' then '$b'"
 # Down + Enter loads rank 2; the next search shows the loaded setup with

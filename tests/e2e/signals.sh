@@ -7,8 +7,11 @@
 # message and status 2. Prints "PASS name" or "FAIL name: why" per check.
 . "$(dirname "$0")/tmux-lib"
 
-# signum NAME: the number of SIGNAME on this system.
-signum() { python3 -c "import signal; print(int(signal.SIG$1))"; }
+# signum NAME: the number of SIGNAME on this system (asked of Python once).
+SIGNUMS=$(python3 -c 'import signal
+for n in dir(signal):
+    if n.startswith("SIG") and not n.startswith("SIG_"): print(n[3:], int(getattr(signal, n)))')
+signum() { echo "$SIGNUMS" | awk -v n="$1" '$1 == n { print $2; exit }'; }
 
 # check NAME SIGNAL: the session NAME was ended by SIGNAL.
 check() {

@@ -16,9 +16,8 @@ if wait_for ov "BOTTLENECK"; then
     done
     [ -z "$missing" ] && pass "overview shows the five stages and arrows" ||
         fail "overview shows the five stages and arrows" "missing$missing"
-    a=$(screen ov | head -1 | grep -o 'sim [0-9:]*')
-    sleep 1.5
-    b=$(screen ov | head -1 | grep -o 'sim [0-9:]*')
+    a=$(clock ov)
+    b=$(wait_clock_moves ov "$a" 30)
     [ -n "$a" ] && [ "$a" != "$b" ] && pass "overview numbers change over time" ||
         fail "overview numbers change over time" "clock '$a' then '$b'"
 else
@@ -70,7 +69,8 @@ keys ov "?"
 
 # --- resize --------------------------------------------------------------------
 $TM resize-window -t ov -x 140 -y 44 2>/dev/null || $TM resize-pane -t ov -x 140 -y 44
-sleep 0.5
+i=0
+while [ $i -lt 30 ] && ! screen ov | sed -n '44p' | grep -q "quit"; do sleep 0.1; i=$((i + 1)); done
 last=$(screen ov | sed -n '44p')
 w=$(screen ov | awk '{ if (length($0) > m) m = length($0) } END { print m }')
 if echo "$last" | grep -q "quit" && screen ov | grep -q "4 INTERCONNECT"; then

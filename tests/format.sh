@@ -1,0 +1,30 @@
+#!/bin/sh
+# make check-format: every tracked .c and .h file is formatted as .clang-format
+# says (docs/STYLE.md, "Formatting"). Prints the files that differ and exits 1
+# when there is any; says SKIP and exits 0 when clang-format is not installed
+# (`make deps-test` installs it). Run from the repository root.
+if ! command -v clang-format >/dev/null 2>&1; then
+    echo "SKIP check-format: clang-format is not installed (make deps-test)"
+    exit 0
+fi
+files=$(git ls-files '*.c' '*.h' 2>/dev/null)
+[ -n "$files" ] || files=$(find engine tui tests -name '*.[ch]' ! -path '*/corpus/*')
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+# One run over all files; each finding starts "FILE:LINE:COL: error:".
+clang-format --dry-run -Werror $files >"$out" 2>&1
+rc=$?
+sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: \(error\|warning\):.*/\1/p' "$out" | uniq -c |
+    while read -r n f; do
+        echo "$f: $n place(s) differ from .clang-format (clang-format -i $f)"
+    done
+bad=$(sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: \(error\|warning\):.*/\1/p' "$out" | sort -u | wc -l)
+if [ $rc -ne 0 ] && [ "$bad" -eq 0 ]; then
+    echo "check-format: clang-format failed (exit $rc): $(head -n 3 "$out")"
+    exit 1
+fi
+if [ "$bad" -gt 0 ]; then
+    echo "check-format: $bad file(s) not formatted; see docs/STYLE.md, Formatting"
+    exit 1
+fi
+echo "check-format: every file is formatted as .clang-format says"
