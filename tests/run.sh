@@ -4,8 +4,7 @@
 #  - tests/cli/*.sh, tests/e2e/*.sh, tests/lua/run.sh, tests/fuzz/run.sh:
 #    shell suites that print "PASS name" or "FAIL name: why" per check
 #  - the structure checks tests/layers.sh, tests/sizes.py, tests/format.sh:
-#    one check each; a failure counts only when MLVIZ_STRICT_STRUCTURE=1
-#    (until the tree meets them; see issue 10), otherwise it is shown as "warn"
+#    one check each (docs/STYLE.md: Layers, Sizes, Formatting)
 # The suites run side by side, MLVIZ_TEST_JOBS at a time (default 4: the tmux
 # suites mostly wait). Each has its own log, temporary directory and tmux
 # server, so none sees another's files. Results print in a fixed order as
@@ -52,7 +51,6 @@ trap 'rm -rf "$RUN_DIR"' EXIT
 trap 'trap "" INT TERM; kill -TERM 0 2>/dev/null; rm -rf "$RUN_DIR"; exit 130' INT TERM
 passed=0
 failed=0
-STRICT=${MLVIZ_STRICT_STRUCTURE:-0}
 
 # Under VALGRIND=1 the shell suites run the binary under valgrind through a
 # wrapper (a finding exits 99, which fails the check); the tmux suites and
@@ -159,13 +157,11 @@ while read -r i kind path; do
         elif [ "$rc" = 0 ]; then
             passed=$((passed + 1))
             echo "ok   $path (1 check)"
-        elif [ "$STRICT" = 1 ]; then
+        else
             failed=$((failed + 1))
             echo "FAIL $path (exit $rc)"
             head -n 30 "$log"
             [ "$(wc -l <"$log")" -gt 30 ] && tail -n 1 "$log"
-        else
-            echo "warn $path (exit $rc; counted as a failure when MLVIZ_STRICT_STRUCTURE=1): $(tail -n 1 "$log")"
         fi ;;
     esac
 done <"$list"

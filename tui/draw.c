@@ -215,8 +215,8 @@ const char *draw_part_fill(size_t i, bool legend)
     return (g->utf8 ? utf8 : ascii)[i % N_FILLS];
 }
 
-void draw_stacked(int y, int x, int w, const double *parts, const enum theme_role *roles,
-                  size_t n, double total)
+void draw_stacked(int y, int x, int w, const double *parts, const enum theme_role *roles, size_t n,
+                  double total)
 {
     if (w <= 0)
         return;

@@ -36,8 +36,8 @@ void draw_bar(int y, int x, int w, double frac, enum theme_role fill, enum theme
  * in the mono and contrast themes each part has its own pattern, so colour
  * is never the only way to tell them apart. */
 const char *draw_part_fill(size_t i, bool legend);
-void draw_stacked(int y, int x, int w, const double *parts, const enum theme_role *roles,
-                  size_t n, double total);
+void draw_stacked(int y, int x, int w, const double *parts, const enum theme_role *roles, size_t n,
+                  double total);
 /* Block sparkline of the newest values that fit, h rows tall, scaled to
  * [0, vmax] (vmax <= 0: the data's max). */
 void draw_spark(int y, int x, int w, int h, const double *v, size_t n, double vmax,

@@ -14,17 +14,17 @@ struct glyphs {
     const char *h, *v, *tl, *tr, *bl, *br;
     const char *hh, *vv, *htl, *htr, *hbl, *hbr;
     const char *arrow_right, *arrow_left, *arrow_up, *arrow_down;
-    const char *batch;       /* a batch moving along an arrow */
-    const char *track;       /* the empty arrow line */
+    const char *batch; /* a batch moving along an arrow */
+    const char *track; /* the empty arrow line */
     const char *bar_full, *bar_empty, *bar_mid;
-    const char *eighths[GLYPH_BAR_EIGHTHS];  /* 0/8 .. 8/8 horizontal fill */
-    const char *spark[GLYPH_SPARK_LEVELS];   /* 0 (blank) .. 8 (full) vertical fill */
+    const char *eighths[GLYPH_BAR_EIGHTHS]; /* 0/8 .. 8/8 horizontal fill */
+    const char *spark[GLYPH_SPARK_LEVELS];  /* 0 (blank) .. 8 (full) vertical fill */
     const char *device, *device_failed, *device_hot;
-    const char *bottleneck;  /* the marker next to the bottleneck stage */
+    const char *bottleneck; /* the marker next to the bottleneck stage */
     const char *pass, *fail, *warn;
-    const char *selector;    /* the selected knob */
-    const char *dec, *inc;   /* knob arrows */
-    const char *legend;      /* a coloured square in legends */
+    const char *selector;  /* the selected knob */
+    const char *dec, *inc; /* knob arrows */
+    const char *legend;    /* a coloured square in legends */
     const char *bullet;
     const char *ellipsis;
 };

@@ -41,8 +41,8 @@ static double auto_value(const struct ui *u, const struct field *f)
     static const char accel_prefix[] = "accelerator.";
     const char *from = f->auto_from;
     if (from && strncmp(from, accel_prefix, sizeof accel_prefix - 1) == 0) {
-        const struct field *c = fields_find(catalog_fields(CATALOG_ACCELERATOR),
-                                            from + sizeof accel_prefix - 1);
+        const struct field *c =
+            fields_find(catalog_fields(CATALOG_ACCELERATOR), from + sizeof accel_prefix - 1);
         return c && u->res.accel ? fields_get_number(c, u->res.accel) : 1;
     }
     const struct report_field *r = from ? report_field_find(from) : NULL;
@@ -141,9 +141,16 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
         }
         break;
     }
-    case FIELD_REF: ok = step_ref(u, f, &s, dir, err, sizeof err); break;
-    case FIELD_STR: ok = false; snprintf(err, sizeof err, "%s is text: edit the setup file", f->path); break;
-    default: ok = step_number(u, f, &s, dir, err, sizeof err); break;
+    case FIELD_REF:
+        ok = step_ref(u, f, &s, dir, err, sizeof err);
+        break;
+    case FIELD_STR:
+        ok = false;
+        snprintf(err, sizeof err, "%s is text: edit the setup file", f->path);
+        break;
+    default:
+        ok = step_number(u, f, &s, dir, err, sizeof err);
+        break;
     }
     struct setup before = *ui_setup(u);
     if (ok)
@@ -166,7 +173,8 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
     if (!r->runnable)
         ui_set_status(u, "%s = %s: cannot run: %s", label, val, r->why_not);
     else
-        ui_set_status(u, "%s = %s: bottleneck now %s", label, val, stage_table[r->bottleneck].title);
+        ui_set_status(u, "%s = %s: bottleneck now %s", label, val,
+                      stage_table[r->bottleneck].title);
     return true;
 }
 

@@ -7,26 +7,26 @@
 enum {
     TITLE_H = 1,
     FOOTER_H = 1,
-    CAPTION_H = 3,               /* two lines of transcript + the prompt */
+    CAPTION_H = 3, /* two lines of transcript + the prompt */
     CAPTION_H_MEDIUM = 5,
     CAPTION_MEDIUM_FROM_ROWS = 30,
     CAPTION_H_TALL = 8,
     CAPTION_TALL_FROM_ROWS = 40,
-    BOX_H_MIN = 6,        /* border + 4 lines of figures */
-    BOX_H_CAP_DIV = 3,    /* boxes grow up to a third of the body */
-    GAP_H_SMALL = 1,      /* lane between the box rows */
+    BOX_H_MIN = 6,     /* border + 4 lines of figures */
+    BOX_H_CAP_DIV = 3, /* boxes grow up to a third of the body */
+    GAP_H_SMALL = 1,   /* lane between the box rows */
     GAP_H_LARGE = 2,
     GAP_LARGE_FROM_ROWS = 34,
-    METRICS_H_MIN = 6,    /* verdict + five lines of metrics */
-    METRICS_H_MAX = 11,   /* verdict + four fixed rows + six rows of sparklines */
-    ARROW_W_MIN = 9,      /* "loading" + arrow head */
+    METRICS_H_MIN = 6,  /* verdict + five lines of metrics */
+    METRICS_H_MAX = 11, /* verdict + four fixed rows + six rows of sparklines */
+    ARROW_W_MIN = 9,    /* "loading" + arrow head */
     ARROW_W_MAX = 16,
     ARROW_W_DIV = 9,
-    LIVE_H = 3,           /* stage view live strip */
-    LEFT_PCT = 45,        /* stage view: share of the width for text + knobs */
+    LIVE_H = 3,    /* stage view live strip */
+    LEFT_PCT = 45, /* stage view: share of the width for text + knobs */
     LEFT_W_MIN = 38,
-    TEXT_PCT = 45,        /* of the body height, for the explanation */
-    PICTURE_PCT = 55,     /* of the body height, for the picture */
+    TEXT_PCT = 45,    /* of the body height, for the explanation */
+    PICTURE_PCT = 55, /* of the body height, for the picture */
     PANEL_H_MIN = 5,
     HELP_W_MAX = 84,
     HELP_MARGIN = 2,
@@ -113,10 +113,10 @@ void layout_compute(int cols, int rows, enum layout_view view, bool caption, str
         return;
     }
     /* Tall screens give narration room for the script's recent output too. */
-    int cap_h = !caption                            ? 0
-                : rows >= CAPTION_TALL_FROM_ROWS    ? CAPTION_H_TALL
+    int cap_h = !caption                           ? 0
+                : rows >= CAPTION_TALL_FROM_ROWS   ? CAPTION_H_TALL
                 : rows >= CAPTION_MEDIUM_FROM_ROWS ? CAPTION_H_MEDIUM
-                                                    : CAPTION_H;
+                                                   : CAPTION_H;
     out->title = mk(0, 0, TITLE_H, cols);
     out->footer = mk(rows - FOOTER_H, 0, FOOTER_H, cols);
     out->caption = mk(rows - FOOTER_H - cap_h, 0, cap_h, cap_h ? cols : 0);

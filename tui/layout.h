@@ -31,14 +31,14 @@ struct rect {
 
 struct layout {
     int cols, rows;
-    bool too_small;          /* nothing but the "enlarge" message fits */
+    bool too_small; /* nothing but the "enlarge" message fits */
     int need_cols, need_rows;
     struct rect title, footer, caption; /* caption.h == 0 when no caption */
     /* overview */
-    struct rect box[LAYOUT_STAGES];     /* indexed by enum stage_id */
+    struct rect box[LAYOUT_STAGES]; /* indexed by enum stage_id */
     struct rect arrow[ARROW_COUNT];
-    struct rect support;     /* lane under Data/CPUs: "system support" arrows up */
-    struct rect verdict;     /* bottleneck line */
+    struct rect support; /* lane under Data/CPUs: "system support" arrows up */
+    struct rect verdict; /* bottleneck line */
     struct rect metrics;
     /* stage view */
     struct rect text, knobs, picture, compare, live;

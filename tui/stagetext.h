@@ -9,11 +9,11 @@
 enum { STAGETEXT_STAGES = 5, STAGETEXT_SHORT = 160, STAGETEXT_LONG = 4096 };
 
 struct stage_text {
-    char id[32];                    /* "data", "cpus", ... in stage order */
-    char title[64];                 /* "Data" */
-    char tagline[STAGETEXT_SHORT];  /* one line under the title */
-    char text[STAGETEXT_LONG];      /* the explanation (paragraphs split by blank lines) */
-    char tour[STAGETEXT_LONG];      /* the tour caption for this stage */
+    char id[32];                   /* "data", "cpus", ... in stage order */
+    char title[64];                /* "Data" */
+    char tagline[STAGETEXT_SHORT]; /* one line under the title */
+    char text[STAGETEXT_LONG];     /* the explanation (paragraphs split by blank lines) */
+    char tour[STAGETEXT_LONG];     /* the tour caption for this stage */
 };
 
 struct stage_texts {

@@ -5,12 +5,39 @@
 #include <string.h>
 
 const char *const theme_names[] = {"default", "basic", "mono", "contrast", "light", NULL};
-const char *const theme_role_names[] = {
-    "text", "dim", "title", "heading", "border", "border-selected", "stage-idle",
-    "stage-mid", "stage-busy", "bottleneck", "queue", "flow", "ok", "warning", "failed",
-    "paused", "key", "knob-selected", "value", "caption", "spark-throughput", "spark-power",
-    "part-compute", "part-comm", "part-bubble", "part-data", "part-other", "mem-weights",
-    "mem-grads", "mem-optimizer", "mem-activations", "mem-free", NULL};
+const char *const theme_role_names[] = {"text",
+                                        "dim",
+                                        "title",
+                                        "heading",
+                                        "border",
+                                        "border-selected",
+                                        "stage-idle",
+                                        "stage-mid",
+                                        "stage-busy",
+                                        "bottleneck",
+                                        "queue",
+                                        "flow",
+                                        "ok",
+                                        "warning",
+                                        "failed",
+                                        "paused",
+                                        "key",
+                                        "knob-selected",
+                                        "value",
+                                        "caption",
+                                        "spark-throughput",
+                                        "spark-power",
+                                        "part-compute",
+                                        "part-comm",
+                                        "part-bubble",
+                                        "part-data",
+                                        "part-other",
+                                        "mem-weights",
+                                        "mem-grads",
+                                        "mem-optimizer",
+                                        "mem-activations",
+                                        "mem-free",
+                                        NULL};
 
 /* Terminal default colour. */
 enum { DEF = -1 };
@@ -32,7 +59,10 @@ enum {
     C256_NAVY = 25,
 };
 
-#define S(f, b, a) {(short)(f), (short)(b), (a)}
+#define S(f, b, a)                                                                                 \
+    {                                                                                              \
+        (short)(f), (short)(b), (a)                                                                \
+    }
 #define B THEME_ATTR_BOLD
 #define R THEME_ATTR_REVERSE
 #define D THEME_ATTR_DIM
@@ -110,38 +140,22 @@ static const struct theme_style basic_theme[ROLE_COUNT] = {
 
 /* Monochrome: attributes only. */
 static const struct theme_style mono_theme[ROLE_COUNT] = {
-    [ROLE_TEXT] = S(DEF, DEF, 0),
-    [ROLE_DIM] = S(DEF, DEF, D),
-    [ROLE_TITLE] = S(DEF, DEF, R),
-    [ROLE_HEADING] = S(DEF, DEF, B),
-    [ROLE_BORDER] = S(DEF, DEF, 0),
-    [ROLE_BORDER_SEL] = S(DEF, DEF, B),
-    [ROLE_STAGE_IDLE] = S(DEF, DEF, D),
-    [ROLE_STAGE_MID] = S(DEF, DEF, 0),
-    [ROLE_STAGE_BUSY] = S(DEF, DEF, B),
-    [ROLE_BOTTLENECK] = S(DEF, DEF, B | U),
-    [ROLE_QUEUE] = S(DEF, DEF, 0),
-    [ROLE_FLOW] = S(DEF, DEF, B),
-    [ROLE_OK] = S(DEF, DEF, 0),
-    [ROLE_WARN] = S(DEF, DEF, B),
-    [ROLE_FAILED] = S(DEF, DEF, B | R),
-    [ROLE_PAUSED] = S(DEF, DEF, B | R),
-    [ROLE_KEY] = S(DEF, DEF, B),
-    [ROLE_KNOB_SEL] = S(DEF, DEF, R),
-    [ROLE_VALUE] = S(DEF, DEF, B),
-    [ROLE_CAPTION] = S(DEF, DEF, R),
-    [ROLE_SPARK_TPUT] = S(DEF, DEF, 0),
-    [ROLE_SPARK_POWER] = S(DEF, DEF, 0),
-    [ROLE_PART_COMPUTE] = S(DEF, DEF, 0),
-    [ROLE_PART_COMM] = S(DEF, DEF, B),
-    [ROLE_PART_BUBBLE] = S(DEF, DEF, D),
-    [ROLE_PART_DATA] = S(DEF, DEF, U),
-    [ROLE_PART_OTHER] = S(DEF, DEF, D),
-    [ROLE_MEM_WEIGHTS] = S(DEF, DEF, 0),
-    [ROLE_MEM_GRADS] = S(DEF, DEF, B),
-    [ROLE_MEM_OPTIM] = S(DEF, DEF, 0),
-    [ROLE_MEM_ACT] = S(DEF, DEF, B),
-    [ROLE_MEM_FREE] = S(DEF, DEF, D),
+    [ROLE_TEXT] = S(DEF, DEF, 0),         [ROLE_DIM] = S(DEF, DEF, D),
+    [ROLE_TITLE] = S(DEF, DEF, R),        [ROLE_HEADING] = S(DEF, DEF, B),
+    [ROLE_BORDER] = S(DEF, DEF, 0),       [ROLE_BORDER_SEL] = S(DEF, DEF, B),
+    [ROLE_STAGE_IDLE] = S(DEF, DEF, D),   [ROLE_STAGE_MID] = S(DEF, DEF, 0),
+    [ROLE_STAGE_BUSY] = S(DEF, DEF, B),   [ROLE_BOTTLENECK] = S(DEF, DEF, B | U),
+    [ROLE_QUEUE] = S(DEF, DEF, 0),        [ROLE_FLOW] = S(DEF, DEF, B),
+    [ROLE_OK] = S(DEF, DEF, 0),           [ROLE_WARN] = S(DEF, DEF, B),
+    [ROLE_FAILED] = S(DEF, DEF, B | R),   [ROLE_PAUSED] = S(DEF, DEF, B | R),
+    [ROLE_KEY] = S(DEF, DEF, B),          [ROLE_KNOB_SEL] = S(DEF, DEF, R),
+    [ROLE_VALUE] = S(DEF, DEF, B),        [ROLE_CAPTION] = S(DEF, DEF, R),
+    [ROLE_SPARK_TPUT] = S(DEF, DEF, 0),   [ROLE_SPARK_POWER] = S(DEF, DEF, 0),
+    [ROLE_PART_COMPUTE] = S(DEF, DEF, 0), [ROLE_PART_COMM] = S(DEF, DEF, B),
+    [ROLE_PART_BUBBLE] = S(DEF, DEF, D),  [ROLE_PART_DATA] = S(DEF, DEF, U),
+    [ROLE_PART_OTHER] = S(DEF, DEF, D),   [ROLE_MEM_WEIGHTS] = S(DEF, DEF, 0),
+    [ROLE_MEM_GRADS] = S(DEF, DEF, B),    [ROLE_MEM_OPTIM] = S(DEF, DEF, 0),
+    [ROLE_MEM_ACT] = S(DEF, DEF, B),      [ROLE_MEM_FREE] = S(DEF, DEF, D),
 };
 
 /* High contrast for projectors: bright saturated colours, bold everywhere,
@@ -239,11 +253,8 @@ static const struct theme_style light_theme[ROLE_COUNT] = {
 #undef U
 
 static const struct theme_style *const themes[THEME_COUNT] = {
-    [THEME_DEFAULT] = default_theme,
-    [THEME_BASIC] = basic_theme,
-    [THEME_MONO] = mono_theme,
-    [THEME_CONTRAST] = contrast_theme,
-    [THEME_LIGHT] = light_theme,
+    [THEME_DEFAULT] = default_theme,   [THEME_BASIC] = basic_theme, [THEME_MONO] = mono_theme,
+    [THEME_CONTRAST] = contrast_theme, [THEME_LIGHT] = light_theme,
 };
 
 enum { COLORS_256 = 256, COLORS_BASIC = 8 };
@@ -331,7 +342,7 @@ enum theme_id theme_current(void)
 
 /* Load thresholds for box colours: under a third is idle, over 80% busy. */
 #define UTIL_IDLE_BELOW 0.34
-#define UTIL_BUSY_FROM 0.80
+#define UTIL_BUSY_FROM  0.80
 
 enum theme_role theme_role_for_util(double util)
 {

@@ -11,24 +11,24 @@
 enum theme_role {
     ROLE_TEXT,
     ROLE_DIM,
-    ROLE_TITLE,       /* the title line */
-    ROLE_HEADING,     /* box titles */
+    ROLE_TITLE,   /* the title line */
+    ROLE_HEADING, /* box titles */
     ROLE_BORDER,
-    ROLE_BORDER_SEL,  /* selected box / knob panel in focus */
-    ROLE_STAGE_IDLE,  /* box colour by utilization: low */
+    ROLE_BORDER_SEL, /* selected box / knob panel in focus */
+    ROLE_STAGE_IDLE, /* box colour by utilization: low */
     ROLE_STAGE_MID,
     ROLE_STAGE_BUSY,
     ROLE_BOTTLENECK,
     ROLE_QUEUE,
-    ROLE_FLOW,        /* batches moving along arrows */
+    ROLE_FLOW, /* batches moving along arrows */
     ROLE_OK,
     ROLE_WARN,
     ROLE_FAILED,
     ROLE_PAUSED,
-    ROLE_KEY,         /* a key in the footer / help */
+    ROLE_KEY, /* a key in the footer / help */
     ROLE_KNOB_SEL,
-    ROLE_VALUE,       /* headline numbers */
-    ROLE_CAPTION,     /* tour and narration captions */
+    ROLE_VALUE,   /* headline numbers */
+    ROLE_CAPTION, /* tour and narration captions */
     ROLE_SPARK_TPUT,
     ROLE_SPARK_POWER,
     ROLE_PART_COMPUTE, /* step breakdown and memory bar parts */

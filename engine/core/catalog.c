@@ -14,45 +14,88 @@
 #endif
 
 const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", NULL};
-const char *const catalog_kind_names[] = {"accelerators", "cpus",    "storage",
-                                          "links",        "cooling", "software", NULL};
-const char *const catalog_kind_singular[] = {"accelerator", "cpu",     "storage",
-                                             "link",        "cooling", "software", NULL};
+const char *const catalog_kind_names[] = {"accelerators", "cpus",     "storage", "links",
+                                          "cooling",      "software", NULL};
+const char *const catalog_kind_singular[] = {"accelerator", "cpu",      "storage", "link",
+                                             "cooling",     "software", NULL};
 
 static const char *const accel_kinds[] = {"gpu", "tpu", "npu", "asic", "cpu", NULL};
 static const char *const storage_scopes[] = {"local", "shared", "memory", NULL};
-static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband",
-                                         "ethernet", "ici", "other", NULL};
+static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband", "ethernet",
+                                         "ici",    "other", NULL};
 
-#define HEAD(T)                                                                                   \
-    {"id", FIELD_STR, offsetof(T, head.id), 0, 0, 0, "", NULL, 0, "", "lowercase id", FIELD_REQUIRED, 0, NULL, NULL, 0},   \
-        {"name", FIELD_STR, offsetof(T, head.name), 0, FIELD_STR_LEN * 2, 0, "", NULL, 0, "", "display name",            \
-         FIELD_REQUIRED, 0, NULL, NULL, 0},                                                                      \
-        {"vendor", FIELD_STR, offsetof(T, head.vendor), 0, 0, 0, "", NULL, 0, "", "maker", 0, 0, NULL, NULL, 0},        \
-        {"year", FIELD_INT, offsetof(T, head.year), 1950, 2100, 2000, NULL, NULL, 0, "",          \
-         "year of release", 0, 0, NULL, NULL, 0},                                                                \
-        {"source", FIELD_STR, offsetof(T, head.source), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "",                 \
-         "datasheet or paper the figures come from", FIELD_REQUIRED, 0, NULL, NULL, 0},                          \
-        {"notes", FIELD_STR, offsetof(T, head.notes), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "", "caveats", 0, 0, NULL, NULL, 0}
+#define HEAD(T)                                                                                    \
+    {"id", FIELD_STR,      offsetof(T, head.id), 0, 0,    0,    "", NULL, 0,                       \
+     "",   "lowercase id", FIELD_REQUIRED,       0, NULL, NULL, 0},                                \
+        {"name",                                                                                   \
+         FIELD_STR,                                                                                \
+         offsetof(T, head.name),                                                                   \
+         0,                                                                                        \
+         FIELD_STR_LEN * 2,                                                                        \
+         0,                                                                                        \
+         "",                                                                                       \
+         NULL,                                                                                     \
+         0,                                                                                        \
+         "",                                                                                       \
+         "display name",                                                                           \
+         FIELD_REQUIRED,                                                                           \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         0},                                                                                       \
+        {"vendor", FIELD_STR, offsetof(T, head.vendor),                                            \
+         0,        0,         0,                                                                   \
+         "",       NULL,      0,                                                                   \
+         "",       "maker",   0,                                                                   \
+         0,        NULL,      NULL,                                                                \
+         0},                                                                                       \
+        {"year", FIELD_INT, offsetof(T, head.year), 1950, 2100, 2000, NULL, NULL,                  \
+         0,      "",        "year of release",      0,    0,    NULL, NULL, 0},                    \
+        {"source",                                                                                 \
+         FIELD_STR,                                                                                \
+         offsetof(T, head.source),                                                                 \
+         0,                                                                                        \
+         FIELD_STR_LEN * 4,                                                                        \
+         0,                                                                                        \
+         "",                                                                                       \
+         NULL,                                                                                     \
+         0,                                                                                        \
+         "",                                                                                       \
+         "datasheet or paper the figures come from",                                               \
+         FIELD_REQUIRED,                                                                           \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         NULL,                                                                                     \
+         0},                                                                                       \
+    {                                                                                              \
+        "notes", FIELD_STR, offsetof(T, head.notes), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "",     \
+            "caveats", 0, 0, NULL, NULL, 0                                                         \
+    }
 
 /* Physical floors. A capacity of zero, or a subnormal one such as 4.9e-324,
  * passes "above 0" yet divides into inf; nothing real is slower than these:
  * 1 MB/s of bandwidth, 1 MB of memory, 1 GFLOP/s, 0.1 W, 1% efficiency. */
-#define MIN_GBS 0.001
-#define MIN_GB 0.001
+#define MIN_GBS    0.001
+#define MIN_GB     0.001
 #define MIN_TFLOPS 0.001
-#define MIN_W 0.1
-#define MIN_SHARE 0.01
+#define MIN_W      0.1
+#define MIN_SHARE  0.01
 
-#define NUM(T, key, member, lo, hi, dflt, unit, help, flags)                                     \
-    {key, FIELD_NUM, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0, NULL, NULL, 0}
-#define INT(T, key, member, lo, hi, dflt, unit, help, flags)                                     \
-    {key, FIELD_INT, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0, NULL, NULL, 0}
-#define PEAK(key, prec, help)                                                                     \
-    NUM(struct accelerator, key, peak_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s", help, \
-        FIELD_NULLABLE)
-#define SPARSE(key, prec)                                                                         \
-    NUM(struct accelerator, key, sparse_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s",   \
+#define NUM(T, key, member, lo, hi, dflt, unit, help, flags)                                       \
+    {                                                                                              \
+        key, FIELD_NUM, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0,    \
+            NULL, NULL, 0                                                                          \
+    }
+#define INT(T, key, member, lo, hi, dflt, unit, help, flags)                                       \
+    {                                                                                              \
+        key, FIELD_INT, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0,    \
+            NULL, NULL, 0                                                                          \
+    }
+#define PEAK(key, prec, help)                                                                      \
+    NUM(struct accelerator, key, peak_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s",      \
+        help, FIELD_NULLABLE)
+#define SPARSE(key, prec)                                                                          \
+    NUM(struct accelerator, key, sparse_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s",    \
         "peak with 2:4 structured sparsity (shown, never used)", FIELD_NULLABLE)
 
 static const struct field accel_fields[] = {
@@ -63,8 +106,8 @@ static const struct field accel_fields[] = {
         "device memory in GiB (2^30 bytes), the unit datasheets mean by GB; or give mem_gb", 0),
     NUM(struct accelerator, "mem_gb", mem_gb, MIN_GB, 1e5, 0, "GB",
         "device memory in GB (1e9 bytes); derived from mem_gib when that is given", 0),
-    NUM(struct accelerator, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e8, 0, "GB/s", "device memory bandwidth",
-        FIELD_REQUIRED),
+    NUM(struct accelerator, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e8, 0, "GB/s",
+        "device memory bandwidth", FIELD_REQUIRED),
     PEAK("fp32_tflops", PREC_FP32, "dense FP32 (vector units)"),
     PEAK("tf32_tflops", PREC_TF32, "dense TF32 on matrix units"),
     PEAK("bf16_tflops", PREC_BF16, "dense BF16 on matrix units"),
@@ -73,8 +116,10 @@ static const struct field accel_fields[] = {
     PEAK("int8_tops", PREC_INT8, "dense INT8 tera-operations per second"),
     NUM(struct accelerator, "fp4_tflops", fp4_tflops, 0, 1e6, 0, "TFLOP/s",
         "dense FP4 (NVFP4/MXFP4) on matrix units; 0 or absent = no FP4 path", 0),
-    {"unified_memory", FIELD_BOOL, offsetof(struct accelerator, unified_memory), 0, 1, 0, NULL, NULL,
-     0, "", "device memory is the host's own RAM (Apple silicon, CPUs): no separate host copy", 0, 0, NULL, NULL, 0},
+    {"unified_memory", FIELD_BOOL, offsetof(struct accelerator, unified_memory), 0, 1, 0, NULL,
+     NULL, 0, "",
+     "device memory is the host's own RAM (Apple silicon, CPUs): no separate host copy", 0, 0, NULL,
+     NULL, 0},
     SPARSE("sparse_tf32_tflops", PREC_TF32),
     SPARSE("sparse_bf16_tflops", PREC_BF16),
     SPARSE("sparse_fp16_tflops", PREC_FP16),
@@ -106,11 +151,13 @@ static const struct field cpu_fields[] = {
     INT(struct cpu, "cores", cores, 1, 4096, 0, "", "cores per socket", FIELD_REQUIRED),
     INT(struct cpu, "mem_channels", mem_channels, 1, 64, 0, "", "memory channels per socket",
         FIELD_REQUIRED),
-    NUM(struct cpu, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e5, 0, "GB/s", "peak memory bandwidth per socket",
+    NUM(struct cpu, "mem_bw_gbs", mem_bw_gbs, MIN_GBS, 1e5, 0, "GB/s",
+        "peak memory bandwidth per socket", FIELD_REQUIRED),
+    INT(struct cpu, "pcie_lanes", pcie_lanes, 1, 1024, 0, "", "PCIe lanes per socket",
         FIELD_REQUIRED),
-    INT(struct cpu, "pcie_lanes", pcie_lanes, 1, 1024, 0, "", "PCIe lanes per socket", FIELD_REQUIRED),
     INT(struct cpu, "pcie_gen", pcie_gen, 1, 8, 5, "", "PCIe generation", FIELD_REQUIRED),
-    NUM(struct cpu, "tdp_w", tdp_w, MIN_W, 1e4, 0, "W", "socket power at full load", FIELD_REQUIRED),
+    NUM(struct cpu, "tdp_w", tdp_w, MIN_W, 1e4, 0, "W", "socket power at full load",
+        FIELD_REQUIRED),
     NUM(struct cpu, "idle_w", idle_w, 0, 1e4, 0, "W", "socket power when idle", FIELD_REQUIRED),
     NUM(struct cpu, "l3_mb", l3_mb, 0, 1e5, 0, "MB", "last-level cache per socket", 0),
     {"vector_ext", FIELD_STR, offsetof(struct cpu, vector_ext), 0, 0, 0, "", NULL, 0, "",
@@ -122,10 +169,9 @@ static const struct field storage_fields[] = {
     {"scope", FIELD_ENUM, offsetof(struct storage, scope), 0, 0, 0, NULL, storage_scopes, 0, "",
      "local (per node), shared (aggregate) or memory", FIELD_REQUIRED, 0, NULL, NULL, 0},
     NUM(struct storage, "read_gbs", read_gbs, MIN_GBS, 1e7, 0, "GB/s",
-        "sequential read bandwidth (per node when local, aggregate when shared)",
-        FIELD_REQUIRED),
-    NUM(struct storage, "write_gbs", write_gbs, MIN_GBS, 1e7, 0, "GB/s", "sequential write bandwidth",
-        FIELD_REQUIRED),
+        "sequential read bandwidth (per node when local, aggregate when shared)", FIELD_REQUIRED),
+    NUM(struct storage, "write_gbs", write_gbs, MIN_GBS, 1e7, 0, "GB/s",
+        "sequential write bandwidth", FIELD_REQUIRED),
     NUM(struct storage, "latency_us", latency_us, 0, 1e7, 0, "us", "typical access latency",
         FIELD_REQUIRED),
 };
@@ -135,8 +181,7 @@ static const struct field link_fields[] = {
     {"kind", FIELD_ENUM, offsetof(struct link, kind), 0, 0, 0, NULL, link_kinds, 0, "",
      "nvlink, pcie, infiniband, ethernet, ici or other", FIELD_REQUIRED, 0, NULL, NULL, 0},
     NUM(struct link, "bw_gbs", bw_gbs, MIN_GBS, 1e5, 0, "GB/s",
-        "bandwidth per direction (per device for device links, per port for NICs)",
-        FIELD_REQUIRED),
+        "bandwidth per direction (per device for device links, per port for NICs)", FIELD_REQUIRED),
     NUM(struct link, "latency_us", latency_us, 0, 1e5, 0, "us", "small-message latency",
         FIELD_REQUIRED),
     NUM(struct link, "nccl_efficiency", nccl_efficiency, MIN_SHARE, 1, 0.8, "",
@@ -152,9 +197,10 @@ static const struct field link_fields[] = {
 
 static const struct field cooling_fields[] = {
     HEAD(struct cooling),
-    NUM(struct cooling, "rack_kw_max", rack_kw_max, 0.01, 1e4, 0, "kW", "practical heat removal per rack",
+    NUM(struct cooling, "rack_kw_max", rack_kw_max, 0.01, 1e4, 0, "kW",
+        "practical heat removal per rack", FIELD_REQUIRED),
+    NUM(struct cooling, "pue", pue, 1, 5, 1.5, "", "typical power usage effectiveness",
         FIELD_REQUIRED),
-    NUM(struct cooling, "pue", pue, 1, 5, 1.5, "", "typical power usage effectiveness", FIELD_REQUIRED),
     NUM(struct cooling, "overhead_fraction", overhead_fraction, 0, 2, 0.3, "",
         "cooling power as a share of IT power", FIELD_REQUIRED),
     NUM(struct cooling, "inlet_c", inlet_c, -20, 80, 25, "C", "supply temperature", 0),
@@ -194,8 +240,9 @@ static const struct field software_fields[] = {
         "mixed precision: bytes per parameter of the fp32 master copy", 0),
     NUM(struct software, "fp8_weight_bytes", fp8_weight_bytes, 0, 16, 0, "bytes",
         "FP8 training: bytes per parameter of cached FP8 weight copies", 0),
-    {"reduce_per_microbatch", FIELD_BOOL, offsetof(struct software, reduce_per_microbatch), 0, 1,
-     1, NULL, NULL, 0, "", "ZeRO stage 2-3 reduce-scatters gradients every micro-batch", 0, 0, NULL, NULL, 0},
+    {"reduce_per_microbatch", FIELD_BOOL, offsetof(struct software, reduce_per_microbatch), 0, 1, 1,
+     NULL, NULL, 0, "", "ZeRO stage 2-3 reduce-scatters gradients every micro-batch", 0, 0, NULL,
+     NULL, 0},
     INT(struct software, "max_zero_stage", max_zero_stage, 0, 3, 3, "",
         "highest ZeRO stage the stack implements", 0),
     NUM(struct software, "tp_comm_overlap", tp_comm_overlap, 0, 1, 0, "",
@@ -204,20 +251,22 @@ static const struct field software_fields[] = {
         "share of the updated-weight all-gather hidden behind the next forward", 0),
     {"context_parallel", FIELD_BOOL, offsetof(struct software, context_parallel), 0, 1, 0, NULL,
      NULL, 0, "", "implements ring-attention context parallelism", 0, 0, NULL, NULL, 0},
-    {"expert_parallel", FIELD_BOOL, offsetof(struct software, expert_parallel), 0, 1, 0, NULL,
-     NULL, 0, "", "implements mixture-of-experts expert parallelism", 0, 0, NULL, NULL, 0},
+    {"expert_parallel", FIELD_BOOL, offsetof(struct software, expert_parallel), 0, 1, 0, NULL, NULL,
+     0, "", "implements mixture-of-experts expert parallelism", 0, 0, NULL, NULL, 0},
     {"fp8", FIELD_BOOL, offsetof(struct software, fp8), 0, 1, 0, NULL, NULL, 0, "",
      "trains with FP8 GEMMs", 0, 0, NULL, NULL, 0},
     {"microscaling", FIELD_BOOL, offsetof(struct software, microscaling), 0, 1, 0, NULL, NULL, 0,
      "", "trains with block-scaled MXFP8, FP4 or NVFP4 GEMMs", 0, 0, NULL, NULL, 0},
     NUM(struct software, "loss_bytes_per_logit", loss_bytes_per_logit, 0, 1000, 12, "bytes",
         "memory traffic of the cross-entropy loss per logit, forward and backward", 0),
-    {"ep_comm_overlap", FIELD_BOOL, offsetof(struct software, ep_comm_overlap), 0, 1, 0, NULL,
-     NULL, 0, "", "overlaps expert all-to-alls with another micro-batch's compute", 0, 0, NULL,
-     NULL, 0},
+    {"ep_comm_overlap", FIELD_BOOL, offsetof(struct software, ep_comm_overlap), 0, 1, 0, NULL, NULL,
+     0, "", "overlaps expert all-to-alls with another micro-batch's compute", 0, 0, NULL, NULL, 0},
 };
 
-#define TABLE(what, arr) {what, arr, sizeof arr / sizeof arr[0]}
+#define TABLE(what, arr)                                                                           \
+    {                                                                                              \
+        what, arr, sizeof arr / sizeof arr[0]                                                      \
+    }
 static const struct field_table kind_tables[CATALOG_KIND_COUNT] = {
     TABLE("accelerator", accel_fields), TABLE("cpu", cpu_fields),
     TABLE("storage", storage_fields),   TABLE("link", link_fields),
@@ -374,10 +423,10 @@ static bool check_entry(enum catalog_kind kind, unsigned char *buf, const struct
 {
     const struct catalog_head *h = (const struct catalog_head *)buf;
     if (kind == CATALOG_ACCELERATOR || kind == CATALOG_CPU) {
-        double idle_w = kind == CATALOG_CPU ? ((struct cpu *)buf)->idle_w
-                                            : ((struct accelerator *)buf)->idle_w;
-        double tdp_w = kind == CATALOG_CPU ? ((struct cpu *)buf)->tdp_w
-                                           : ((struct accelerator *)buf)->tdp_w;
+        double idle_w =
+            kind == CATALOG_CPU ? ((struct cpu *)buf)->idle_w : ((struct accelerator *)buf)->idle_w;
+        double tdp_w =
+            kind == CATALOG_CPU ? ((struct cpu *)buf)->tdp_w : ((struct accelerator *)buf)->tdp_w;
         if (idle_w >= tdp_w) {
             snprintf(err, err_len, "%s:%d:%d: %s: idle_w (%g) must be below tdp_w (%g)", file,
                      node->line, node->col, h->id, idle_w, tdp_w);
@@ -473,8 +522,7 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
                           ? sizeof(struct accelerator) * 2
                           : sizeof(struct software) * 2];
     _Static_assert(sizeof(struct cpu) <= sizeof buf && sizeof(struct link) <= sizeof buf &&
-                       sizeof(struct storage) <= sizeof buf &&
-                       sizeof(struct cooling) <= sizeof buf,
+                       sizeof(struct storage) <= sizeof buf && sizeof(struct cooling) <= sizeof buf,
                    "entry buffer too small");
     memset(buf, 0, sizeof buf);
     fields_apply_defaults(t, buf);
@@ -517,9 +565,8 @@ static bool note_file_id(struct file_ids *seen, const struct ynode *entry, const
         return true; /* load_entry explains */
     size_t first = idindex_find(&seen->index, id->value, file_id_at, seen);
     if (first != (size_t)-1) {
-        snprintf(err, err_len,
-                 "%s:%d:%d: id '%.64s' appears twice in this file (first on line %d)", path,
-                 id->line, id->col, id->value, seen->ids[first]->line);
+        snprintf(err, err_len, "%s:%d:%d: id '%.64s' appears twice in this file (first on line %d)",
+                 path, id->line, id->col, id->value, seen->ids[first]->line);
         return false;
     }
     if (seen->n == seen->cap) {
@@ -562,11 +609,11 @@ static bool load_doc(struct catalog *cat, struct ydoc *doc, char *err, size_t er
             if (strcmp(key->value, catalog_kind_names[k]) == 0)
                 kind = k;
         if (kind < 0) {
-            const char *near = fields_suggest_word(key->value, catalog_kind_names,
-                                                   CATALOG_KIND_COUNT);
-            snprintf(err, err_len, "%s:%d:%d: unknown catalog section '%s'%s%s%s", path,
-                     key->line, key->col, key->value, near ? " (did you mean '" : "",
-                     near ? near : "", near ? "'?)" : "");
+            const char *near =
+                fields_suggest_word(key->value, catalog_kind_names, CATALOG_KIND_COUNT);
+            snprintf(err, err_len, "%s:%d:%d: unknown catalog section '%s'%s%s%s", path, key->line,
+                     key->col, key->value, near ? " (did you mean '" : "", near ? near : "",
+                     near ? "'?)" : "");
             ok = false;
             break;
         }

@@ -6,8 +6,8 @@
  * that repeats an id replaces the earlier entry; one file giving the same id
  * twice is an error. Every entry names its source. Numbers have physical
  * floors and ceilings (no zero or subnormal bandwidth, no CPU without PCIe
- * lanes), shown by `mlviz catalog` help and refused with file:line:col. Numbers are dense (no sparsity) and per direction unless a field
- * name says otherwise. */
+ * lanes), shown by `mlviz catalog` help and refused with file:line:col. Numbers are dense (no
+ * sparsity) and per direction unless a field name says otherwise. */
 #ifndef MLVIZ_CATALOG_H
 #define MLVIZ_CATALOG_H
 
@@ -45,14 +45,14 @@ enum accel_kind { ACCEL_GPU, ACCEL_TPU, ACCEL_NPU, ACCEL_ASIC, ACCEL_CPU };
 
 struct accelerator {
     struct catalog_head head;
-    int kind;                 /* enum accel_kind */
-    double mem_gb;            /* device memory, 1e9 bytes (derived from mem_gib when given) */
-    double mem_gib;           /* device memory, 2^30 bytes: what "80GB" on a datasheet means */
-    double mem_bw_gbs;        /* device memory bandwidth */
-    double peak_tflops[PREC_COUNT];        /* dense; FIELD_ABSENT when unsupported */
-    double sparse_tflops[PREC_COUNT];      /* 2:4 sparsity figures, display only */
-    double fp4_tflops;        /* dense FP4 (NVFP4/MXFP4) on matrix units; 0 = no FP4 path */
-    bool unified_memory;      /* device memory is the host's RAM (Apple silicon, CPUs) */
+    int kind;          /* enum accel_kind */
+    double mem_gb;     /* device memory, 1e9 bytes (derived from mem_gib when given) */
+    double mem_gib;    /* device memory, 2^30 bytes: what "80GB" on a datasheet means */
+    double mem_bw_gbs; /* device memory bandwidth */
+    double peak_tflops[PREC_COUNT];   /* dense; FIELD_ABSENT when unsupported */
+    double sparse_tflops[PREC_COUNT]; /* 2:4 sparsity figures, display only */
+    double fp4_tflops;                /* dense FP4 (NVFP4/MXFP4) on matrix units; 0 = no FP4 path */
+    bool unified_memory;              /* device memory is the host's RAM (Apple silicon, CPUs) */
     double tdp_w;
     double idle_w;
     char link[FIELD_STR_LEN];  /* default device-to-device link id */
@@ -82,8 +82,8 @@ enum storage_scope { STORAGE_LOCAL, STORAGE_SHARED, STORAGE_MEMORY };
 
 struct storage {
     struct catalog_head head;
-    int scope;            /* enum storage_scope */
-    double read_gbs;      /* per device for local tiers, aggregate for shared ones */
+    int scope;       /* enum storage_scope */
+    double read_gbs; /* per device for local tiers, aggregate for shared ones */
     double write_gbs;
     double latency_us;
 };
@@ -92,23 +92,23 @@ enum link_kind { LINK_NVLINK, LINK_PCIE, LINK_INFINIBAND, LINK_ETHERNET, LINK_IC
 
 struct link {
     struct catalog_head head;
-    int kind;                 /* enum link_kind */
-    double bw_gbs;            /* per direction, per device (or per port for NICs) */
-    double latency_us;        /* small-message end-to-end */
-    double nccl_efficiency;   /* busbw reached by collectives / line rate */
-    double power_w;           /* per port or per device end */
-    int domain_max_devices;   /* most devices one switched domain joins (NVL72: 72); 0 = none */
-    double nvls_bw_gbs;       /* all-reduce algbw with in-switch reduction (NVLS); 0 = none */
-    double nvls_setup_us;     /* its fixed cost per call (pipeline fill) */
+    int kind;               /* enum link_kind */
+    double bw_gbs;          /* per direction, per device (or per port for NICs) */
+    double latency_us;      /* small-message end-to-end */
+    double nccl_efficiency; /* busbw reached by collectives / line rate */
+    double power_w;         /* per port or per device end */
+    int domain_max_devices; /* most devices one switched domain joins (NVL72: 72); 0 = none */
+    double nvls_bw_gbs;     /* all-reduce algbw with in-switch reduction (NVLS); 0 = none */
+    double nvls_setup_us;   /* its fixed cost per call (pipeline fill) */
 };
 
 struct cooling {
     struct catalog_head head;
-    double rack_kw_max;       /* practical heat removal per rack */
-    double pue;               /* typical facility PUE with this cooling */
-    double overhead_fraction; /* cooling power as a share of IT power */
-    double inlet_c;           /* supply air/liquid temperature */
-    double limit_c;           /* device temperature at full capacity */
+    double rack_kw_max;            /* practical heat removal per rack */
+    double pue;                    /* typical facility PUE with this cooling */
+    double overhead_fraction;      /* cooling power as a share of IT power */
+    double inlet_c;                /* supply air/liquid temperature */
+    double limit_c;                /* device temperature at full capacity */
     double heat_capacity_kj_per_c; /* thermal mass of one rack (first-order model) */
 };
 
@@ -116,33 +116,33 @@ struct cooling {
  * are needed to turn FLOPs into time. */
 struct software {
     struct catalog_head head;
-    int kernels_per_layer_fwd;     /* kernels launched per layer per micro-batch forward */
-    double elementwise_bytes_sbh;  /* bytes moved per s*b*h by norms, residuals, dropout, fwd */
-    double attention_efficiency;   /* fused attention: share of the GEMM efficiency reached */
-    double softmax_bytes_as2b;     /* bytes moved per a*s*s*b by softmax/dropout, forward */
-    double runtime_reserved_gb;    /* CUDA context, NCCL and cuBLAS workspaces */
-    double fragmentation;          /* allocator slack as a share of used memory */
-    double pp_p2p_overlap;         /* share of pipeline sends hidden behind compute */
-    double dp_overlap_window;      /* share of the last backward that can hide grad sync */
-    double step_overhead_s;        /* per-step fixed cost: logging, scheduler, sync */
-    double loader_reserved_cores;  /* cores per device kept by the training process */
+    int kernels_per_layer_fwd;    /* kernels launched per layer per micro-batch forward */
+    double elementwise_bytes_sbh; /* bytes moved per s*b*h by norms, residuals, dropout, fwd */
+    double attention_efficiency;  /* fused attention: share of the GEMM efficiency reached */
+    double softmax_bytes_as2b;    /* bytes moved per a*s*s*b by softmax/dropout, forward */
+    double runtime_reserved_gb;   /* CUDA context, NCCL and cuBLAS workspaces */
+    double fragmentation;         /* allocator slack as a share of used memory */
+    double pp_p2p_overlap;        /* share of pipeline sends hidden behind compute */
+    double dp_overlap_window;     /* share of the last backward that can hide grad sync */
+    double step_overhead_s;       /* per-step fixed cost: logging, scheduler, sync */
+    double loader_reserved_cores; /* cores per device kept by the training process */
     /* Mixed-precision bytes per parameter before sharding (fp32 training
      * keeps 4 + 4 + 0 whatever the stack): the compute copy of the weights,
      * the gradient as accumulated and reduced, the master copy. */
     double weight_bytes;
     double grad_bytes;
     double master_bytes;
-    double fp8_weight_bytes;       /* extra low-precision weight copies (FP8 and transpose) */
-    bool reduce_per_microbatch;    /* ZeRO 2-3: gradients reduce-scattered every micro-batch */
-    int max_zero_stage;            /* highest ZeRO stage the stack implements */
-    double tp_comm_overlap;        /* share of tensor-parallel communication hidden by GEMMs */
-    double param_gather_overlap;   /* share of the ZeRO weight all-gather hidden by compute */
-    bool context_parallel;         /* ring-attention context parallelism */
-    bool expert_parallel;          /* mixture-of-experts expert parallelism */
-    bool fp8;                      /* FP8 GEMMs (Transformer Engine, torchao...) */
-    bool microscaling;             /* MXFP8 / FP4 / NVFP4 recipes */
-    double loss_bytes_per_logit;   /* i11: cross-entropy memory traffic per logit, fwd + bwd */
-    bool ep_comm_overlap;          /* i11: expert all-to-all overlapped with another micro-batch */
+    double fp8_weight_bytes;     /* extra low-precision weight copies (FP8 and transpose) */
+    bool reduce_per_microbatch;  /* ZeRO 2-3: gradients reduce-scattered every micro-batch */
+    int max_zero_stage;          /* highest ZeRO stage the stack implements */
+    double tp_comm_overlap;      /* share of tensor-parallel communication hidden by GEMMs */
+    double param_gather_overlap; /* share of the ZeRO weight all-gather hidden by compute */
+    bool context_parallel;       /* ring-attention context parallelism */
+    bool expert_parallel;        /* mixture-of-experts expert parallelism */
+    bool fp8;                    /* FP8 GEMMs (Transformer Engine, torchao...) */
+    bool microscaling;           /* MXFP8 / FP4 / NVFP4 recipes */
+    double loss_bytes_per_logit; /* i11: cross-entropy memory traffic per logit, fwd + bwd */
+    bool ep_comm_overlap;        /* i11: expert all-to-all overlapped with another micro-batch */
 };
 
 struct catalog {
@@ -162,8 +162,8 @@ struct catalog {
     size_t cap[CATALOG_KIND_COUNT];           /* allocated entries, per kind */
 };
 
-extern const char *const precision_names[]; /* "fp32", "tf32", ... NULL */
-extern const char *const catalog_kind_names[]; /* "accelerators", "cpus", ... */
+extern const char *const precision_names[];       /* "fp32", "tf32", ... NULL */
+extern const char *const catalog_kind_names[];    /* "accelerators", "cpus", ... */
 extern const char *const catalog_kind_singular[]; /* "accelerator", "cpu", ... */
 
 /* The field table of one kind (drives loading, `mlviz catalog` columns, Lua). */

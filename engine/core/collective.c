@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 const char *const collective_op_names[] = {"all-reduce", "all-gather", "reduce-scatter",
-                                           "broadcast",  "all-to-all",     NULL};
+                                           "broadcast",  "all-to-all", NULL};
 const char *const allreduce_names[] = {"auto", "ring", "tree", "hierarchical", "nvls", NULL};
 
 /* Volume factor of a ring: the share of the buffer each device sends.
@@ -45,13 +45,12 @@ static double capped(double t)
     return t >= 0 && t < COLLECTIVE_TIME_CEILING_S ? t : t < 0 ? 0.0 : COLLECTIVE_TIME_CEILING_S;
 }
 
-static double ring_time(enum collective_op op, double bytes, int n, double bw_bytes_s,
-                        double lat_s)
+static double ring_time(enum collective_op op, double bytes, int n, double bw_bytes_s, double lat_s)
 {
     if (n <= 1 || !(bytes > 0))
         return 0.0;
-    double transfer = bw_bytes_s > 0 ? ring_volume(op, n) * bytes / bw_bytes_s
-                                     : COLLECTIVE_TIME_CEILING_S;
+    double transfer =
+        bw_bytes_s > 0 ? ring_volume(op, n) * bytes / bw_bytes_s : COLLECTIVE_TIME_CEILING_S;
     return capped(ring_steps(op, n) * lat_s + capped(transfer));
 }
 
@@ -116,8 +115,8 @@ static double hierarchical_time(enum collective_op op, double bytes,
     switch (op) {
     case COLL_ALL_REDUCE:
         return capped(ring_time(COLL_REDUCE_SCATTER, bytes, p, intra_bw, net->intra_lat_s) +
-               ring_time(COLL_ALL_REDUCE, shard, nodes, inter_bw, net->inter_lat_s) +
-               ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s));
+                      ring_time(COLL_ALL_REDUCE, shard, nodes, inter_bw, net->inter_lat_s) +
+                      ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s));
     case COLL_ALL_GATHER:
         return capped(ring_time(COLL_ALL_GATHER, shard, nodes, inter_bw, net->inter_lat_s) +
                       ring_time(COLL_ALL_GATHER, bytes, p, intra_bw, net->intra_lat_s));
@@ -140,12 +139,12 @@ static double alltoall_time(double bytes, const struct collective_net *net)
 {
     int n = net->devices, g = net->per_node > 0 ? net->per_node : 1;
     double intra_bw = net->intra_bw_gbs * 1e9, inter_bw = net->inter_bw_gbs * 1e9;
-    double intra = g > 1 ? (intra_bw > 0 ? (double)(g - 1) / n * bytes / intra_bw
-                                         : COLLECTIVE_TIME_CEILING_S)
-                         : 0.0;
-    double inter = g < n ? (inter_bw > 0 ? (double)(n - g) / n * bytes / inter_bw
-                                         : COLLECTIVE_TIME_CEILING_S)
-                         : 0.0;
+    double intra =
+        g > 1 ? (intra_bw > 0 ? (double)(g - 1) / n * bytes / intra_bw : COLLECTIVE_TIME_CEILING_S)
+              : 0.0;
+    double inter =
+        g < n ? (inter_bw > 0 ? (double)(n - g) / n * bytes / inter_bw : COLLECTIVE_TIME_CEILING_S)
+              : 0.0;
     double lat = g < n ? net->inter_lat_s : net->intra_lat_s;
     return capped(capped(intra > inter ? intra : inter) + (n - 1) * lat);
 }

@@ -32,13 +32,13 @@ enum allreduce_algo {
 extern const char *const allreduce_names[]; /* "auto", "ring", ... */
 
 struct collective_net {
-    int devices;           /* participants */
-    int per_node;          /* participants per node (1..devices) */
-    double intra_bw_gbs;   /* effective per-direction bandwidth inside a node */
+    int devices;         /* participants */
+    int per_node;        /* participants per node (1..devices) */
+    double intra_bw_gbs; /* effective per-direction bandwidth inside a node */
     double intra_lat_s;
-    double inter_bw_gbs;   /* effective per-participant bandwidth between nodes */
+    double inter_bw_gbs; /* effective per-participant bandwidth between nodes */
     double inter_lat_s;
-    double nvls_bw_gbs;    /* in-switch all-reduce algbw inside one domain; 0 = none */
+    double nvls_bw_gbs; /* in-switch all-reduce algbw inside one domain; 0 = none */
     double nvls_setup_s;
 };
 

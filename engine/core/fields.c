@@ -199,8 +199,7 @@ void fields_describe_type(const struct field *f, char *buf, size_t len)
     case FIELD_ENUM: {
         size_t used = (size_t)snprintf(buf, len, "one of ");
         for (int i = 0; f->choices[i] && used < len; i++)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-                                     f->choices[i]);
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", f->choices[i]);
         break;
     }
     }
@@ -249,11 +248,10 @@ static bool range_ok(const struct field *f, double v, char *err, size_t err_len)
         show_number(f->max, hi, sizeof hi);
         show_number(v, got, sizeof got);
         if (f->flags & FIELD_EXCL_MIN)
-            snprintf(err, err_len, "%s must be above %s and at most %s (got %s)", f->path, lo,
-                     hi, got);
-        else
-            snprintf(err, err_len, "%s must be between %s and %s (got %s)", f->path, lo, hi,
+            snprintf(err, err_len, "%s must be above %s and at most %s (got %s)", f->path, lo, hi,
                      got);
+        else
+            snprintf(err, err_len, "%s must be between %s and %s (got %s)", f->path, lo, hi, got);
         return false;
     }
     return true;
@@ -336,8 +334,7 @@ bool fields_set_auto(const struct field *f, void *obj, char *err, size_t err_len
 /* Text stored in a field is shown on the terminal and written into CSV,
  * JSON and YAML: control characters (escape sequences, newlines) are
  * refused. */
-static bool text_ok(const struct field *f, const char *text, size_t cap, char *err,
-                    size_t err_len)
+static bool text_ok(const struct field *f, const char *text, size_t cap, char *err, size_t err_len)
 {
     size_t n = strlen(text);
     if (n >= cap) {
@@ -362,8 +359,7 @@ static bool text_ok(const struct field *f, const char *text, size_t cap, char *e
     return true;
 }
 
-bool fields_set_text(const struct field *f, void *obj, const char *text, char *err,
-                     size_t err_len)
+bool fields_set_text(const struct field *f, void *obj, const char *text, char *err, size_t err_len)
 {
     char what[200];
     double v;
@@ -398,7 +394,8 @@ bool fields_set_text(const struct field *f, void *obj, const char *text, char *e
             int nchoices = 0;
             while (f->choices[nchoices])
                 nchoices++;
-            const char *near = fields_suggest_word(text, (const char *const *)f->choices, (size_t)nchoices);
+            const char *near =
+                fields_suggest_word(text, (const char *const *)f->choices, (size_t)nchoices);
             snprintf(err, err_len, "%s must be %s (got '%s')%s%s%s", f->path, what, text,
                      near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
             return false;
@@ -488,8 +485,8 @@ static bool bind_scalar(const struct field *f, const struct ynode *v, const char
     char msg[400], what[200];
     if (v->kind != YNODE_SCALAR) {
         fields_describe_type(f, what, sizeof what);
-        snprintf(err, err_len, "%s:%d:%d: %s must be %s, found %s", file, v->line, v->col,
-                 f->path, what, ynode_kind_name(v));
+        snprintf(err, err_len, "%s:%d:%d: %s must be %s, found %s", file, v->line, v->col, f->path,
+                 what, ynode_kind_name(v));
         return false;
     }
     if (ynode_is_null(v)) {
@@ -568,8 +565,8 @@ bool fields_bind_yaml(const struct field_table *t, const struct ynode *map, cons
                      file, k->line, k->col, k->value);
             return false;
         }
-        int path_len = snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "",
-                                k->value);
+        int path_len =
+            snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", k->value);
         if (path_len < 0 || (size_t)path_len >= sizeof path) {
             snprintf(err, err_len, "%s:%d:%d: unknown key '%.80s...'", file, k->line, k->col,
                      k->value);

@@ -38,18 +38,18 @@ enum field_flags {
 };
 
 struct field {
-    const char *path;  /* "training.tensor_parallel" */
+    const char *path; /* "training.tensor_parallel" */
     enum field_type type;
-    size_t offset;     /* offsetof in the described struct */
-    double min, max;   /* valid range for numbers */
-    double def;        /* default number (or enum index, or bool 0/1) */
-    const char *def_str;         /* default for strings and refs */
-    const char *const *choices;  /* enum names, NULL-terminated */
-    int ref_kind;                /* catalog kind for FIELD_REF (enum catalog_kind) */
-    const char *unit;            /* "GB/s", "W", "" */
-    const char *help;            /* one sentence */
+    size_t offset;              /* offsetof in the described struct */
+    double min, max;            /* valid range for numbers */
+    double def;                 /* default number (or enum index, or bool 0/1) */
+    const char *def_str;        /* default for strings and refs */
+    const char *const *choices; /* enum names, NULL-terminated */
+    int ref_kind;               /* catalog kind for FIELD_REF (enum catalog_kind) */
+    const char *unit;           /* "GB/s", "W", "" */
+    const char *help;           /* one sentence */
     unsigned flags;
-    int stage;                   /* 1-5: the stage view that shows it as a knob */
+    int stage; /* 1-5: the stage view that shows it as a knob */
     /* Knobs (FIELD_KNOB) only: */
     const char *label;     /* the knob's name in the stage view ("loader workers/device") */
     const char *auto_from; /* FIELD_NUM_AUTO: where the value the model used for "auto" is:
@@ -85,13 +85,11 @@ double fields_get_number(const struct field *f, const void *obj);
 const char *fields_get_string(const struct field *f, const void *obj); /* STR, REF, ENUM */
 /* Parse text (as typed on a command line or in a knob) and store it.
  * Checks type and range; returns false with a message (no position). */
-bool fields_set_text(const struct field *f, void *obj, const char *text, char *err,
-                     size_t err_len);
+bool fields_set_text(const struct field *f, void *obj, const char *text, char *err, size_t err_len);
 /* Store a number (INT, NUM, NUM_AUTO, BOOL, ENUM index) with range checks.
  * NaN, inf and subnormal numbers are refused, and so are the sentinels: -1
  * is a number like any other here (out of range for most fields). */
-bool fields_set_number(const struct field *f, void *obj, double value, char *err,
-                       size_t err_len);
+bool fields_set_number(const struct field *f, void *obj, double value, char *err, size_t err_len);
 /* Set NUM_AUTO to "auto" (FIELD_AUTO) or a nullable NUM to absent
  * (FIELD_ABSENT); false with a message for other fields. */
 bool fields_set_auto(const struct field *f, void *obj, char *err, size_t err_len);

@@ -10,10 +10,10 @@
 
 /* How a Hugging Face value becomes a setup value. */
 enum hf_conv {
-    HF_COUNT,          /* a whole number, stored as is */
-    HF_ACTIVATION,     /* "silu" (gated, three matrices) -> swiglu; gelu, relu -> gelu */
-    HF_FLAG,           /* true/false */
-    HF_SHARED_WIDTH,   /* Qwen-MoE: the shared expert's width in units of one expert */
+    HF_COUNT,        /* a whole number, stored as is */
+    HF_ACTIVATION,   /* "silu" (gated, three matrices) -> swiglu; gelu, relu -> gelu */
+    HF_FLAG,         /* true/false */
+    HF_SHARED_WIDTH, /* Qwen-MoE: the shared expert's width in units of one expert */
 };
 
 enum { HF_SPELLINGS = 4 };
@@ -38,13 +38,22 @@ static const struct hf_row hf_rows[] = {
     {{"hidden_size", "n_embd", "d_model"}, "model.hidden", HF_COUNT, true, false},
     {{"num_attention_heads", "n_head", "num_heads"}, "model.heads", HF_COUNT, true, false},
     {{"num_key_value_heads", "num_kv_heads"}, "model.kv_heads", HF_COUNT, false, false},
-    {{"intermediate_size", "n_inner", "ffn_dim", "d_ff"}, "model.ffn_hidden", HF_COUNT, false,
+    {{"intermediate_size", "n_inner", "ffn_dim", "d_ff"},
+     "model.ffn_hidden",
+     HF_COUNT,
+     false,
      false},
-    {{"hidden_act", "hidden_activation", "activation_function"}, "model.mlp", HF_ACTIVATION,
-     false, false},
+    {{"hidden_act", "hidden_activation", "activation_function"},
+     "model.mlp",
+     HF_ACTIVATION,
+     false,
+     false},
     {{"vocab_size"}, "model.vocab", HF_COUNT, true, false},
     {{"tie_word_embeddings"}, "model.tied_embeddings", HF_FLAG, false, false},
-    {{"num_local_experts", "num_experts", "n_routed_experts"}, "model.experts", HF_COUNT, false,
+    {{"num_local_experts", "num_experts", "n_routed_experts"},
+     "model.experts",
+     HF_COUNT,
+     false,
      true},
     {{"num_experts_per_tok"}, "model.top_k", HF_COUNT, false, true},
     {{"moe_intermediate_size"}, "model.expert_ffn_hidden", HF_COUNT, false, true},
@@ -80,9 +89,10 @@ static const struct ynode *row_value(const struct ynode *map, const struct hf_ro
 static bool activation_mlp(const char *act, const char *model_type, int *mlp)
 {
     static const char *const gated[] = {"silu", "swish", "swiglu", NULL};
-    static const char *const plain[] = {"gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh",
-                                        "gelu_python", "gelu_accurate", "quick_gelu", "relu",
-                                        "relu2", "relu6", NULL};
+    static const char *const plain[] = {
+        "gelu",        "gelu_new",      "gelu_fast",  "gelu_pytorch_tanh",
+        "gelu_python", "gelu_accurate", "quick_gelu", "relu",
+        "relu2",       "relu6",         NULL};
     for (int i = 0; gated[i]; i++)
         if (strcmp(act, gated[i]) == 0) {
             *mlp = MLP_SWIGLU;
@@ -134,8 +144,8 @@ static bool apply_row(struct setup *s, const struct ynode *map, const struct hf_
         return true;
     char msg[256];
     if (v->kind != YNODE_SCALAR) {
-        snprintf(err, err_len, "%s:%d:%d: %s must be a value, found %s", file, v->line, v->col,
-                 key, ynode_kind_name(v));
+        snprintf(err, err_len, "%s:%d:%d: %s must be a value, found %s", file, v->line, v->col, key,
+                 ynode_kind_name(v));
         return false;
     }
     double number = 0;
@@ -232,8 +242,7 @@ static bool apply_doc(struct setup *s, const struct ydoc *doc, char *err, size_t
         snprintf(err, err_len,
                  "%s: not a model shape mlviz can read (architecture %.60s, model_type %.60s): "
                  "missing %s; write the model's fields beside hf_config instead",
-                 doc->file, arch ? arch : "unknown", model_type ? model_type : "unknown",
-                 missing);
+                 doc->file, arch ? arch : "unknown", model_type ? model_type : "unknown", missing);
         return false;
     }
     struct setup tmp = *s;
@@ -253,8 +262,9 @@ static bool apply_doc(struct setup *s, const struct ydoc *doc, char *err, size_t
     double n_experts = 0;
     if (ev && fields_parse_number(ev->value, &n_experts) && n_experts > 0 && top_k &&
         !row_value(map, top_k, &key)) {
-        snprintf(err, err_len, "%s: a mixture-of-experts config without num_experts_per_tok "
-                               "(experts each token goes to)",
+        snprintf(err, err_len,
+                 "%s: a mixture-of-experts config without num_experts_per_tok "
+                 "(experts each token goes to)",
                  doc->file);
         return false;
     }
@@ -272,8 +282,8 @@ bool hfconfig_apply_file(struct setup *s, const char *path, char *err, size_t er
     return ok;
 }
 
-bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len,
-                         char *err, size_t err_len)
+bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len, char *err,
+                         size_t err_len)
 {
     struct ydoc *doc = ydoc_load_string(name, text, len, err, err_len);
     if (!doc)

@@ -22,8 +22,8 @@
 bool hfconfig_apply_file(struct setup *s, const char *path, char *err, size_t err_len);
 
 /* The same for config text held in memory; `name` is used in messages. */
-bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len,
-                         char *err, size_t err_len);
+bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len, char *err,
+                         size_t err_len);
 
 /* The path of a shipped model config: DATA/assets/models/NAME.json. False
  * with a message (listing the shipped names, "did you mean") when NAME is

@@ -15,31 +15,43 @@ const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 const char *const optimizer_names[] = {"adam", "sgd", "adafactor", NULL};
 const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const data_source_names[] = {"shared", "local", NULL};
-const char *const train_precision_names[] = {"fp32", "tf32", "bf16", "fp16",  "fp8",
+const char *const train_precision_names[] = {"fp32", "tf32", "bf16",  "fp16",  "fp8",
                                              "int8", "fp4",  "mxfp8", "nvfp4", NULL};
 
 #define OFF(member) offsetof(struct setup, member)
-#define REF(p_, member, kind, dflt, help_, flags_, stage_)                                        \
-    {.path = p_, .type = FIELD_REF, .offset = OFF(member), .def_str = dflt, .ref_kind = kind,     \
-     .unit = "", .help = help_, .flags = flags_, .stage = stage_}
+#define REF(p_, member, kind, dflt, help_, flags_, stage_)                                         \
+    {                                                                                              \
+        .path = p_, .type = FIELD_REF, .offset = OFF(member), .def_str = dflt, .ref_kind = kind,   \
+        .unit = "", .help = help_, .flags = flags_, .stage = stage_                                \
+    }
 #define INT(p_, member, lo, hi, dflt, unit_, help_, flags_, stage_)                                \
-    {.path = p_, .type = FIELD_INT, .offset = OFF(member), .min = lo, .max = hi, .def = dflt,    \
-     .unit = unit_, .help = help_, .flags = flags_, .stage = stage_}
+    {                                                                                              \
+        .path = p_, .type = FIELD_INT, .offset = OFF(member), .min = lo, .max = hi, .def = dflt,   \
+        .unit = unit_, .help = help_, .flags = flags_, .stage = stage_                             \
+    }
 #define NUM(p_, member, lo, hi, dflt, unit_, help_, flags_, stage_)                                \
-    {.path = p_, .type = FIELD_NUM, .offset = OFF(member), .min = lo, .max = hi, .def = dflt,    \
-     .unit = unit_, .help = help_, .flags = flags_, .stage = stage_}
+    {                                                                                              \
+        .path = p_, .type = FIELD_NUM, .offset = OFF(member), .min = lo, .max = hi, .def = dflt,   \
+        .unit = unit_, .help = help_, .flags = flags_, .stage = stage_                             \
+    }
 #define AUTO(p_, member, lo, hi, unit_, help_, flags_, stage_)                                     \
-    {.path = p_, .type = FIELD_NUM_AUTO, .offset = OFF(member), .min = lo, .max = hi,            \
-     .def = FIELD_AUTO, .unit = unit_, .help = help_, .flags = flags_, .stage = stage_}
+    {                                                                                              \
+        .path = p_, .type = FIELD_NUM_AUTO, .offset = OFF(member), .min = lo, .max = hi,           \
+        .def = FIELD_AUTO, .unit = unit_, .help = help_, .flags = flags_, .stage = stage_          \
+    }
 #define ENUM(p_, member, names, dflt, help_, flags_, stage_)                                       \
-    {.path = p_, .type = FIELD_ENUM, .offset = OFF(member), .def = dflt, .choices = names,       \
-     .unit = "", .help = help_, .flags = flags_, .stage = stage_}
+    {                                                                                              \
+        .path = p_, .type = FIELD_ENUM, .offset = OFF(member), .def = dflt, .choices = names,      \
+        .unit = "", .help = help_, .flags = flags_, .stage = stage_                                \
+    }
 #define BOOL(p_, member, dflt, help_, flags_, stage_)                                              \
-    {.path = p_, .type = FIELD_BOOL, .offset = OFF(member), .max = 1, .def = dflt, .unit = "",   \
-     .help = help_, .flags = flags_, .stage = stage_}
+    {                                                                                              \
+        .path = p_, .type = FIELD_BOOL, .offset = OFF(member), .max = 1, .def = dflt, .unit = "",  \
+        .help = help_, .flags = flags_, .stage = stage_                                            \
+    }
 /* A knob's stage with its label, where its "auto" value comes from (NULL:
  * none) and its step (0: double and halve), in place of the stage. */
-#define KNOB(stage_, label_, auto_from_, step_)                                                   \
+#define KNOB(stage_, label_, auto_from_, step_)                                                    \
     stage_, .label = label_, .auto_from = auto_from_, .step = step_
 
 /* Defaults describe an 8B-class model (32 layers, hidden 4096, 32 heads,
@@ -58,24 +70,26 @@ const char *const train_precision_names[] = {"fp32", "tf32", "bf16", "fp16",  "f
  * of host RAM, 1 kB/s of storage, 36 s between failures) keep every rate
  * finite: a bandwidth of 4.9e-324 GB/s would pass "above 0" and divide into
  * inf. `mlviz fields` prints every range. */
-#define MAX_NODES 100000           /* the largest 2025 clusters: ~25,000 nodes */
-#define MAX_PER_NODE 1024          /* a wafer-scale or CPU "node" */
-#define MAX_LAYERS 16384           /* largest models: ~130 layers */
-#define MAX_HIDDEN 131072          /* largest models: ~25,000 */
-#define MAX_FFN_HIDDEN 524288      /* 4 x MAX_HIDDEN */
-#define MAX_HEADS 65536
-#define MAX_SEQ_LEN 1048576        /* a 1M-token context */
-#define MAX_VOCAB 16777216         /* byte-level to 256k-token vocabularies */
-#define MAX_GLOBAL_BATCH 16777216  /* samples per optimizer step */
-#define MAX_MICRO_BATCH 65536
+#define MAX_NODES        100000 /* the largest 2025 clusters: ~25,000 nodes */
+#define MAX_PER_NODE     1024   /* a wafer-scale or CPU "node" */
+#define MAX_LAYERS       16384  /* largest models: ~130 layers */
+#define MAX_HIDDEN       131072 /* largest models: ~25,000 */
+#define MAX_FFN_HIDDEN   524288 /* 4 x MAX_HIDDEN */
+#define MAX_HEADS        65536
+#define MAX_SEQ_LEN      1048576  /* a 1M-token context */
+#define MAX_VOCAB        16777216 /* byte-level to 256k-token vocabularies */
+#define MAX_GLOBAL_BATCH 16777216 /* samples per optimizer step */
+#define MAX_MICRO_BATCH  65536
 
 static const struct field setup_field_list[] = {
-    {"name", FIELD_STR, OFF(name), 0, 0, 0, "unnamed setup", NULL, 0, "", "a short title", 0, 0, NULL, NULL, 0},
-    INT("cluster.nodes", cluster.nodes, 1, MAX_NODES, 1, "", "number of nodes (servers)", FIELD_KNOB, KNOB(3, "nodes", NULL, 0)),
+    {"name", FIELD_STR, OFF(name), 0, 0, 0, "unnamed setup", NULL, 0, "", "a short title", 0, 0,
+     NULL, NULL, 0},
+    INT("cluster.nodes", cluster.nodes, 1, MAX_NODES, 1, "", "number of nodes (servers)",
+        FIELD_KNOB, KNOB(3, "nodes", NULL, 0)),
     REF("cluster.node.accelerator", cluster.node.accelerator, CATALOG_ACCELERATOR, "h100-sxm",
         "accelerator model", FIELD_KNOB, KNOB(3, "accelerator", NULL, 0)),
-    INT("cluster.node.accelerators_per_node", cluster.node.accelerators_per_node, 1, MAX_PER_NODE, 8, "",
-        "accelerators in each node", FIELD_KNOB, KNOB(3, "accelerators/node", NULL, 0)),
+    INT("cluster.node.accelerators_per_node", cluster.node.accelerators_per_node, 1, MAX_PER_NODE,
+        8, "", "accelerators in each node", FIELD_KNOB, KNOB(3, "accelerators/node", NULL, 0)),
     REF("cluster.node.cpu", cluster.node.cpu, CATALOG_CPU, "xeon-8480", "host CPU model",
         FIELD_KNOB, KNOB(2, "cpu", NULL, 0)),
     INT("cluster.node.cpu_sockets", cluster.node.cpu_sockets, 1, 16, 2, "", "CPU sockets per node",
@@ -110,24 +124,30 @@ static const struct field setup_field_list[] = {
         "TPU slice (0: accelerators_per_node)",
         FIELD_KNOB, KNOB(4, "scaleup domain", NULL, 0)),
     REF("cluster.storage", cluster.storage, CATALOG_STORAGE, "lustre",
-        "shared storage tier that training data is read from", FIELD_KNOB, KNOB(1, "storage", NULL, 0)),
+        "shared storage tier that training data is read from", FIELD_KNOB,
+        KNOB(1, "storage", NULL, 0)),
     AUTO("cluster.storage_bw_gbs", cluster.storage_bw_gbs, 1e-6, 1e7, "GB/s",
-         "aggregate read bandwidth of the shared tier (auto: the catalog's)", FIELD_KNOB, KNOB(1, "storage bw", "stages.storage_bw_gbs", 0)),
-    REF("facility.cooling", facility.cooling, CATALOG_COOLING, "air", "cooling type", FIELD_KNOB, KNOB(5, "cooling", NULL, 0)),
+         "aggregate read bandwidth of the shared tier (auto: the catalog's)", FIELD_KNOB,
+         KNOB(1, "storage bw", "stages.storage_bw_gbs", 0)),
+    REF("facility.cooling", facility.cooling, CATALOG_COOLING, "air", "cooling type", FIELD_KNOB,
+        KNOB(5, "cooling", NULL, 0)),
     AUTO("facility.pue", facility.pue, 1, 5, "", "power usage effectiveness (auto: the cooling's)",
          FIELD_KNOB, KNOB(5, "pue", "power.pue", 0.1)),
     INT("facility.nodes_per_rack", facility.nodes_per_rack, 1, 1000, 2, "", "nodes in one rack",
         FIELD_KNOB, KNOB(5, "nodes/rack", NULL, 0)),
     NUM("facility.electricity_usd_per_kwh", facility.electricity_usd_per_kwh, 0, 10, 0.08,
-        "USD/kWh", "electricity price (US industrial average 2023: 0.08)", FIELD_KNOB, KNOB(5, "electricity", NULL, 0)),
+        "USD/kWh", "electricity price (US industrial average 2023: 0.08)", FIELD_KNOB,
+        KNOB(5, "electricity", NULL, 0)),
     AUTO("facility.device_usd_per_hour", facility.device_usd_per_hour, 0, 1e4, "USD/h",
-         "price of one device-hour (auto: the catalog's)", FIELD_KNOB, KNOB(5, "device", "accelerator.usd_per_hour", 0)),
+         "price of one device-hour (auto: the catalog's)", FIELD_KNOB,
+         KNOB(5, "device", "accelerator.usd_per_hour", 0)),
     ENUM("model.kind", model.kind, model_kind_names, MODEL_TRANSFORMER,
          "transformer (by shape) or generic (by params and FLOPs per sample)", 0, 3),
     INT("model.layers", model.layers, 1, MAX_LAYERS, 32, "", "transformer layers", 0, 3),
     INT("model.hidden", model.hidden, 1, MAX_HIDDEN, 4096, "", "hidden size", 0, 3),
     INT("model.heads", model.heads, 1, MAX_HEADS, 32, "", "attention heads", 0, 3),
-    INT("model.seq_len", model.seq_len, 1, MAX_SEQ_LEN, 4096, "tokens", "sequence length", FIELD_KNOB, KNOB(3, "seq len", NULL, 0)),
+    INT("model.seq_len", model.seq_len, 1, MAX_SEQ_LEN, 4096, "tokens", "sequence length",
+        FIELD_KNOB, KNOB(3, "seq len", NULL, 0)),
     INT("model.vocab", model.vocab, 1, MAX_VOCAB, 128256, "", "vocabulary size", 0, 3),
     INT("model.ffn_hidden", model.ffn_hidden, 0, MAX_FFN_HIDDEN, 0, "",
         "MLP inner size (0: 4 x hidden)", 0, 3),
@@ -150,11 +170,10 @@ static const struct field setup_field_list[] = {
         "generic models: training FLOPs (forward + backward) per sample", 0, 3),
     NUM("model.bytes_per_flop", model.bytes_per_flop, 0, 100, 0.02, "B/FLOP",
         "generic models: device memory traffic per FLOP", 0, 3),
-    NUM("model.activation_bytes_per_sample", model.activation_bytes_per_sample, 0, 1e15, 0,
-        "bytes", "generic models: activation memory per sample", 0, 3),
+    NUM("model.activation_bytes_per_sample", model.activation_bytes_per_sample, 0, 1e15, 0, "bytes",
+        "generic models: activation memory per sample", 0, 3),
     INT("model.head_dim", model.head_dim, 0, MAX_HIDDEN, 0, "",
-        "size of one attention head when heads x head_dim is not hidden (0: hidden / heads)",
-        0, 3),
+        "size of one attention head when heads x head_dim is not hidden (0: hidden / heads)", 0, 3),
     BOOL("model.tied_embeddings", model.tied_embeddings, 1,
          "the output layer shares the embedding matrix (GPT, Megatron's default; Llama and "
          "Qwen3 do not)",
@@ -171,31 +190,37 @@ static const struct field setup_field_list[] = {
          "optimizer (sets the bytes of optimizer state)", 0, 3),
     INT("training.tensor_parallel", training.tensor_parallel, 1, 4096, 1, "",
         "tensor-parallel group size", FIELD_KNOB, KNOB(4, "tensor parallel", NULL, 0)),
-    INT("training.pipeline_parallel", training.pipeline_parallel, 1, 4096, 1, "",
-        "pipeline stages", FIELD_KNOB, KNOB(4, "pipeline parallel", NULL, 0)),
+    INT("training.pipeline_parallel", training.pipeline_parallel, 1, 4096, 1, "", "pipeline stages",
+        FIELD_KNOB, KNOB(4, "pipeline parallel", NULL, 0)),
     INT("training.virtual_stages", training.virtual_stages, 1, 64, 1, "",
-        "model chunks per pipeline stage (interleaved 1F1B schedule)", FIELD_KNOB, KNOB(4, "virtual stages", NULL, 0)),
+        "model chunks per pipeline stage (interleaved 1F1B schedule)", FIELD_KNOB,
+        KNOB(4, "virtual stages", NULL, 0)),
     INT("training.context_parallel", training.context_parallel, 1, 4096, 1, "",
-        "context-parallel size: the sequence split over ranks, attention as a ring", FIELD_KNOB, KNOB(4, "context parallel", NULL, 0)),
+        "context-parallel size: the sequence split over ranks, attention as a ring", FIELD_KNOB,
+        KNOB(4, "context parallel", NULL, 0)),
     INT("training.expert_parallel", training.expert_parallel, 1, 65536, 1, "",
         "expert-parallel size: experts sharded over ranks carved out of data parallelism",
         FIELD_KNOB, KNOB(4, "expert parallel", NULL, 0)),
     NUM("training.capacity_factor", training.capacity_factor, 0, 1000, 0, "",
-        "expert capacity over the mean load; tokens above it are dropped (0: dropless)",
-        FIELD_KNOB, KNOB(4, "capacity factor", NULL, 0)),
+        "expert capacity over the mean load; tokens above it are dropped (0: dropless)", FIELD_KNOB,
+        KNOB(4, "capacity factor", NULL, 0)),
     INT("training.first_stage_layers", training.first_stage_layers, 0, 1e5, 0, "",
         "layers on the first pipeline stage (0: as even as possible)", 0, 4),
     INT("training.last_stage_layers", training.last_stage_layers, 0, 1e5, 0, "",
         "layers on the last pipeline stage (0: as even as possible)", 0, 4),
-    INT("training.zero_stage", training.zero_stage, 0, 3, 1, "", "ZeRO stage (0-3)", FIELD_KNOB, KNOB(3, "zero stage", NULL, 1)),
+    INT("training.zero_stage", training.zero_stage, 0, 3, 1, "", "ZeRO stage (0-3)", FIELD_KNOB,
+        KNOB(3, "zero stage", NULL, 1)),
     ENUM("training.recompute", training.recompute, recompute_names, RECOMPUTE_SELECTIVE,
          "activation recomputation", FIELD_KNOB, KNOB(3, "recompute", NULL, 0)),
     BOOL("training.sequence_parallel", training.sequence_parallel, 0,
-         "shard layer-norm and dropout activations across the tensor-parallel group", FIELD_KNOB, KNOB(4, "sequence parallel", NULL, 0)),
+         "shard layer-norm and dropout activations across the tensor-parallel group", FIELD_KNOB,
+         KNOB(4, "sequence parallel", NULL, 0)),
     BOOL("training.overlap_grad_sync", training.overlap_grad_sync, 1,
-         "overlap the gradient all-reduce with the backward pass", FIELD_KNOB, KNOB(4, "overlap grad sync", NULL, 0)),
+         "overlap the gradient all-reduce with the backward pass", FIELD_KNOB,
+         KNOB(4, "overlap grad sync", NULL, 0)),
     BOOL("training.flash_attention", training.flash_attention, 0,
-         "fused attention that never stores the s x s score matrix", FIELD_KNOB, KNOB(3, "flash attention", NULL, 0)),
+         "fused attention that never stores the s x s score matrix", FIELD_KNOB,
+         KNOB(3, "flash attention", NULL, 0)),
     ENUM("training.allreduce", training.allreduce, allreduce_names, ALLREDUCE_AUTO,
          "all-reduce algorithm (auto: the fastest)", FIELD_KNOB, KNOB(4, "allreduce", NULL, 0)),
     NUM("training.tokens", training.tokens, 1, 1e18, 1e12, "tokens",
@@ -207,7 +232,8 @@ static const struct field setup_field_list[] = {
          "--overlap-moe-expert-parallel-comm)",
          FIELD_KNOB, KNOB(4, "EP comm overlap", NULL, 0)),
     ENUM("data.source", data.source, data_source_names, DATA_SHARED,
-         "read samples from the shared tier or from node-local storage", FIELD_KNOB, KNOB(1, "source", NULL, 0)),
+         "read samples from the shared tier or from node-local storage", FIELD_KNOB,
+         KNOB(1, "source", NULL, 0)),
     NUM("data.sample_bytes", data.sample_bytes, 1, 1e12, 16384, "bytes",
         "bytes read from storage per sample", FIELD_KNOB, KNOB(1, "sample bytes", NULL, 0)),
     NUM("data.preprocess_us_per_sample", data.preprocess_us_per_sample, 0, 1e9, 50, "us",
@@ -221,13 +247,16 @@ static const struct field setup_field_list[] = {
     NUM("reliability.device_mtbf_h", reliability.device_mtbf_h, 0.01, 1e9, 87600, "h",
         "mean time between failures of one device", FIELD_KNOB, KNOB(5, "device mtbf", NULL, 0)),
     NUM("reliability.node_mtbf_h", reliability.node_mtbf_h, 0.01, 1e9, 15000, "h",
-        "mean time between failures of one node (non-device causes)", FIELD_KNOB, KNOB(5, "node mtbf", NULL, 0)),
+        "mean time between failures of one node (non-device causes)", FIELD_KNOB,
+        KNOB(5, "node mtbf", NULL, 0)),
     AUTO("reliability.checkpoint_interval_min", reliability.checkpoint_interval_min, 0.01, 1e7,
-         "min", "minutes between checkpoints (auto: Young/Daly optimum)", FIELD_KNOB, KNOB(5, "checkpoint interval", "reliability.checkpoint_interval_min", 0)),
+         "min", "minutes between checkpoints (auto: Young/Daly optimum)", FIELD_KNOB,
+         KNOB(5, "checkpoint interval", "reliability.checkpoint_interval_min", 0)),
     NUM("reliability.restart_min", reliability.restart_min, 0, 1e6, 10, "min",
         "time to restart the job after a failure", FIELD_KNOB, KNOB(5, "restart", NULL, 0)),
     BOOL("reliability.checkpoint_async", reliability.checkpoint_async, 0,
-         "write checkpoints in the background (the step loop does not stall)", FIELD_KNOB, KNOB(5, "checkpoint async", NULL, 0)),
+         "write checkpoints in the background (the step loop does not stall)", FIELD_KNOB,
+         KNOB(5, "checkpoint async", NULL, 0)),
 };
 
 static const struct field_table setup_table = {
@@ -330,7 +359,8 @@ double setup_vector_peak_tflops(const struct setup *s, const struct accelerator 
     case TRAIN_NVFP4:
         /* Transformer Engine keeps attention, norms and element-wise work in
          * BF16 when the GEMMs run in FP8/FP4. */
-        return a->peak_tflops[PREC_BF16] > 0 ? a->peak_tflops[PREC_BF16] : setup_gemm_peak_tflops(s, a);
+        return a->peak_tflops[PREC_BF16] > 0 ? a->peak_tflops[PREC_BF16]
+                                             : setup_gemm_peak_tflops(s, a);
     default:
         return setup_gemm_peak_tflops(s, a);
     }
@@ -359,8 +389,8 @@ int64_t setup_racks(const struct setup *s)
     return ((int64_t)s->cluster.nodes + per_rack - 1) / per_rack;
 }
 
-bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r,
-                   char *err, size_t err_len)
+bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
+                   size_t err_len)
 {
     const char *bad[2] = {NULL, NULL};
     return setup_check(s, cat, r, err, err_len, bad);
@@ -406,8 +436,9 @@ static bool load_doc(struct setup *s, struct ydoc *doc, const struct catalog *ca
     struct setup tmp;
     setup_defaults(&tmp);
     if (!doc->root || ynode_is_null(doc->root)) {
-        snprintf(err, err_len, "%s:%d:%d: the file is empty (a setup needs at least 'name:' or "
-                               "'cluster:')",
+        snprintf(err, err_len,
+                 "%s:%d:%d: the file is empty (a setup needs at least 'name:' or "
+                 "'cluster:')",
                  doc->file, doc->root ? doc->root->line : 1, doc->root ? doc->root->col : 1);
         return false;
     }
@@ -472,8 +503,7 @@ bool setup_set(struct setup *s, const char *path, const char *text, char *err, s
     return f && fields_set_text(f, s, text, err, err_len);
 }
 
-bool setup_set_number(struct setup *s, const char *path, double value, char *err,
-                      size_t err_len)
+bool setup_set_number(struct setup *s, const char *path, double value, char *err, size_t err_len)
 {
     const struct field *f = find_or_explain(path, err, err_len);
     return f && fields_set_number(f, s, value, err, err_len);
@@ -552,7 +582,8 @@ void setup_write_yaml(const struct setup *s, char *buf, size_t len)
             size_t common = 0, k = 0;
             while (section[k] && section[k] == open[k]) {
                 k++;
-                if ((section[k] == '.' || section[k] == '\0') && (open[k] == '.' || open[k] == '\0'))
+                if ((section[k] == '.' || section[k] == '\0') &&
+                    (open[k] == '.' || open[k] == '\0'))
                     common = k;
             }
             int depth = 0;

@@ -68,7 +68,7 @@ struct setup {
     } cluster;
     struct {
         char cooling[FIELD_STR_LEN];
-        double pue;            /* FIELD_AUTO: the cooling type's typical PUE */
+        double pue; /* FIELD_AUTO: the cooling type's typical PUE */
         int nodes_per_rack;
         double electricity_usd_per_kwh;
         double device_usd_per_hour; /* FIELD_AUTO: the catalog's price */
@@ -84,17 +84,17 @@ struct setup {
         int kv_heads;   /* 0: heads */
         int mlp;        /* enum mlp_kind */
         /* Mixture-of-experts (0 experts = dense). */
-        int experts;           /* routed experts per MoE layer */
-        int top_k;             /* routed experts per token */
-        int expert_ffn_hidden; /* inner size of one expert (0: ffn_hidden) */
-        int shared_experts;    /* always-active experts per MoE layer */
-        int dense_layers;      /* the first N layers use the dense MLP */
-        bool causal;    /* decoder (causal) attention: fused kernels skip masked blocks */
-        int head_dim;   /* i11: size of one attention head (0: hidden / heads) */
-        bool tied_embeddings; /* i11: the output layer shares the embedding matrix */
-        double params;            /* generic: parameter count */
-        double flops_per_sample;  /* generic: training FLOPs (fwd + bwd) per sample */
-        double bytes_per_flop;    /* generic: device memory traffic per FLOP */
+        int experts;             /* routed experts per MoE layer */
+        int top_k;               /* routed experts per token */
+        int expert_ffn_hidden;   /* inner size of one expert (0: ffn_hidden) */
+        int shared_experts;      /* always-active experts per MoE layer */
+        int dense_layers;        /* the first N layers use the dense MLP */
+        bool causal;             /* decoder (causal) attention: fused kernels skip masked blocks */
+        int head_dim;            /* i11: size of one attention head (0: hidden / heads) */
+        bool tied_embeddings;    /* i11: the output layer shares the embedding matrix */
+        double params;           /* generic: parameter count */
+        double flops_per_sample; /* generic: training FLOPs (fwd + bwd) per sample */
+        double bytes_per_flop;   /* generic: device memory traffic per FLOP */
         double activation_bytes_per_sample; /* generic */
     } model;
     struct {
@@ -104,9 +104,9 @@ struct setup {
         int optimizer; /* enum optimizer_kind */
         int tensor_parallel;
         int pipeline_parallel;
-        int virtual_stages; /* interleaved 1F1B: model chunks per pipeline stage */
-        int context_parallel; /* sequence split over CP ranks (ring attention) */
-        int expert_parallel;  /* experts sharded over EP ranks carved out of DP x CP */
+        int virtual_stages;     /* interleaved 1F1B: model chunks per pipeline stage */
+        int context_parallel;   /* sequence split over CP ranks (ring attention) */
+        int expert_parallel;    /* experts sharded over EP ranks carved out of DP x CP */
         double capacity_factor; /* expert capacity / mean load; 0 = dropless */
         int first_stage_layers; /* 0: as even as possible */
         int last_stage_layers;
@@ -114,7 +114,7 @@ struct setup {
         int recompute; /* enum recompute_kind */
         bool sequence_parallel;
         bool overlap_grad_sync;
-        bool ep_comm_overlap;   /* i11: expert all-to-all under another micro-batch */
+        bool ep_comm_overlap; /* i11: expert all-to-all under another micro-batch */
         bool flash_attention;
         int allreduce; /* enum allreduce_algo (collective.h) */
         double tokens; /* token budget; samples for generic models */
@@ -143,7 +143,7 @@ struct resolved {
     const struct cpu *cpu;
     const struct link *intra_link;
     const struct link *host_link;
-    const struct link *nic;       /* NULL for a single node without a NIC */
+    const struct link *nic;              /* NULL for a single node without a NIC */
     const struct storage *local_storage; /* may be NULL */
     const struct storage *storage;
     const struct cooling *cooling;
@@ -165,14 +165,13 @@ bool setup_load_string(struct setup *s, const char *name, const char *text,
 /* Look up every catalog id and check cross-field rules (parallel sizes divide
  * the device count, the precision exists on the device...). Messages name the
  * field path. */
-bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r,
-                   char *err, size_t err_len);
+bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
+                   size_t err_len);
 
 /* Get/set by YAML path. Setting checks type and range (not cross-field rules:
  * call setup_resolve after). Unknown paths get a "did you mean" message. */
 bool setup_set(struct setup *s, const char *path, const char *text, char *err, size_t err_len);
-bool setup_set_number(struct setup *s, const char *path, double value, char *err,
-                      size_t err_len);
+bool setup_set_number(struct setup *s, const char *path, double value, char *err, size_t err_len);
 bool setup_get(const struct setup *s, const char *path, char *buf, size_t len, char *err,
                size_t err_len);
 
@@ -183,7 +182,7 @@ int64_t setup_ffn_hidden(const struct setup *s);
 int setup_kv_heads(const struct setup *s);
 /* i11: size of one attention head (head_dim, else hidden / heads). */
 int setup_head_dim(const struct setup *s);
-int64_t setup_racks(const struct setup *s);       /* nodes_per_rack below 1 counts as 1 */
+int64_t setup_racks(const struct setup *s); /* nodes_per_rack below 1 counts as 1 */
 /* Devices sharing the intra-node link fabric (NVLink domain, TPU slice). */
 int setup_scaleup_domain(const struct setup *s);
 /* Expert FFN inner size (expert_ffn_hidden, else ffn_hidden). */

@@ -238,7 +238,8 @@ static bool check_experts(const struct setup *s, const struct resolved *r,
              "%d (expert ranks are carved out of them, Megatron-Core)",
              ep, dp, cp);
     if (s->training.ep_comm_overlap && (ep < 2 || !sw->ep_comm_overlap))
-        FAIL_AT("training.ep_comm_overlap", ep < 2 ? "training.expert_parallel" : "training.software",
+        FAIL_AT("training.ep_comm_overlap",
+                ep < 2 ? "training.expert_parallel" : "training.software",
                 "training.ep_comm_overlap needs expert_parallel above 1 and a stack that "
                 "implements it (megatron-core, nemo); here %s, expert_parallel %d",
                 sw->head.id, ep);

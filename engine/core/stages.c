@@ -9,8 +9,8 @@ const struct stage_info stage_table[STAGE_COUNT] = {
     {STAGE_CPUS, "cpus", "CPUs", "CPUs", "CPUs", CATALOG_CPU},
     {STAGE_ACCELERATORS, "accelerators", "Accelerators", "ACCELERATORS", "ACCELERATORS",
      CATALOG_ACCELERATOR},
-    {STAGE_INTERCONNECT, "interconnect", "Interconnects & networking",
-     "INTERCONNECTS & NETWORKING", "INTERCONNECT", CATALOG_LINK},
+    {STAGE_INTERCONNECT, "interconnect", "Interconnects & networking", "INTERCONNECTS & NETWORKING",
+     "INTERCONNECT", CATALOG_LINK},
     {STAGE_INFRASTRUCTURE, "infrastructure", "Supporting infrastructure",
      "SUPPORTING INFRASTRUCTURE", "INFRASTRUCTURE", CATALOG_COOLING},
 };

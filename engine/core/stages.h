@@ -19,10 +19,10 @@ enum stage_id {
 
 struct stage_info {
     enum stage_id id;
-    const char *name;  /* "interconnect": the JSON value, Lua and file id */
-    const char *title; /* "Interconnects & networking": headings */
-    const char *caps;  /* "INTERCONNECTS & NETWORKING": the overview's box labels */
-    const char *brief; /* "INTERCONNECT": where a box is too narrow for caps */
+    const char *name;       /* "interconnect": the JSON value, Lua and file id */
+    const char *title;      /* "Interconnects & networking": headings */
+    const char *caps;       /* "INTERCONNECTS & NETWORKING": the overview's box labels */
+    const char *brief;      /* "INTERCONNECT": where a box is too narrow for caps */
     enum catalog_kind kind; /* the catalog kind the stage's main knob picks */
 };
 

@@ -224,8 +224,9 @@ static bool tag_ok(struct builder *b, const yaml_event_t *ev, const yaml_char_t 
     for (const yaml_char_t *c = tag; *c && n < sizeof shown - 1; c++)
         shown[n++] = is_control(*c) || *c == '\t' || *c == '\n' ? '?' : (char)*c;
     shown[n] = '\0';
-    snprintf(msg, sizeof msg, "YAML tags such as '%s' are not supported in mlviz files (remove "
-                              "it; quote the value if it is text)",
+    snprintf(msg, sizeof msg,
+             "YAML tags such as '%s' are not supported in mlviz files (remove "
+             "it; quote the value if it is text)",
              shown);
     set_err(b, &ev->start_mark, msg);
     return false;
@@ -303,8 +304,7 @@ static struct ynode *build_node(struct builder *b, yaml_event_t *ev, int depth)
                     ev->type == YAML_MAPPING_START_EVENT ? ev->data.mapping_start.tag
                                                          : ev->data.sequence_start.tag))
             return NULL;
-        n = node_new(ev->type == YAML_MAPPING_START_EVENT ? YNODE_MAP : YNODE_SEQ,
-                     &ev->start_mark);
+        n = node_new(ev->type == YAML_MAPPING_START_EVENT ? YNODE_MAP : YNODE_SEQ, &ev->start_mark);
         if (!n)
             break;
         if (!build_children(b, n, depth)) {
@@ -375,8 +375,8 @@ static struct ydoc *build_doc(struct builder *b)
 struct ydoc *ydoc_load_string(const char *name, const char *text, size_t len, char *err,
                               size_t err_len)
 {
-    struct builder b = {.name = name, .text = text, .text_len = len, .err = err,
-                        .err_len = err_len};
+    struct builder b = {
+        .name = name, .text = text, .text_len = len, .err = err, .err_len = err_len};
     err[0] = '\0';
     if (len > INFILE_MAX_BYTES) {
         snprintf(err, err_len, "%s: larger than %d MiB", name, INFILE_MAX_BYTES >> 20);

@@ -19,11 +19,11 @@ enum ynode_kind { YNODE_SCALAR, YNODE_MAP, YNODE_SEQ };
 
 struct ynode {
     enum ynode_kind kind;
-    int line; /* 1-based */
-    int col;  /* 1-based */
-    char *value;   /* scalars: the text */
-    bool quoted;   /* scalars: written in quotes (so "null" is a string) */
-    size_t count;  /* maps: pairs; sequences: items */
+    int line;             /* 1-based */
+    int col;              /* 1-based */
+    char *value;          /* scalars: the text */
+    bool quoted;          /* scalars: written in quotes (so "null" is a string) */
+    size_t count;         /* maps: pairs; sequences: items */
     struct ynode **keys;  /* maps only: key scalars */
     struct ynode **items; /* maps: values; sequences: items */
     size_t cap;           /* allocated length of keys and items */

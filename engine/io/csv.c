@@ -10,8 +10,8 @@ void csv_write_field(FILE *out, const char *text)
     if (!text)
         text = "";
     size_t n = strlen(text);
-    bool quote = strpbrk(text, ",\"\r\n") != NULL ||
-                 (n > 0 && (text[0] == ' ' || text[n - 1] == ' '));
+    bool quote =
+        strpbrk(text, ",\"\r\n") != NULL || (n > 0 && (text[0] == ' ' || text[n - 1] == ' '));
     if (!quote) {
         fputs(text, out);
         return;

@@ -19,12 +19,10 @@
 #include "yamldoc.h"
 
 const char *const probe_nvidia_smi_argv[] = {
-    "nvidia-smi",
-    "--query-gpu=name,memory.total,power.limit,pcie.link.gen.max,pcie.link.width.max",
+    "nvidia-smi", "--query-gpu=name,memory.total,power.limit,pcie.link.gen.max,pcie.link.width.max",
     "--format=csv,noheader,nounits", NULL};
-const char *const probe_rocm_smi_argv[] = {"rocm-smi",     "--showproductname", "--showmeminfo",
-                                           "vram",         "--showmaxpower",    "--json",
-                                           NULL};
+const char *const probe_rocm_smi_argv[] = {
+    "rocm-smi", "--showproductname", "--showmeminfo", "vram", "--showmaxpower", "--json", NULL};
 
 /* ---- small text helpers ------------------------------------------------------ */
 
@@ -157,8 +155,9 @@ static void read_disks(struct probe_machine *m, const char *sys)
     size_t n = list_dir(path, names, 256);
     for (size_t i = 0; i < n && m->n_disks < PROBE_MAX_DISKS; i++) {
         const char *name = names[i];
-        if (probe_starts_with(name, "loop") || probe_starts_with(name, "ram") || probe_starts_with(name, "dm-") ||
-            probe_starts_with(name, "sr") || probe_starts_with(name, "zram") || probe_starts_with(name, "md") ||
+        if (probe_starts_with(name, "loop") || probe_starts_with(name, "ram") ||
+            probe_starts_with(name, "dm-") || probe_starts_with(name, "sr") ||
+            probe_starts_with(name, "zram") || probe_starts_with(name, "md") ||
             probe_starts_with(name, "fd"))
             continue;
         double sectors = 0, rotational = 0, removable = 0;
@@ -175,13 +174,12 @@ static void read_disks(struct probe_machine *m, const char *sys)
         snprintf(d->name, sizeof d->name, "%s", name);
         d->size_gb = sectors * 512.0 / 1e9;
         d->kind = probe_starts_with(name, "nvme") ? PROBE_DISK_NVME
-                  : rotational != 0         ? PROBE_DISK_HDD
-                                            : PROBE_DISK_SSD;
+                  : rotational != 0               ? PROBE_DISK_HDD
+                                                  : PROBE_DISK_SSD;
         if (d->kind == PROBE_DISK_NVME) {
             /* "16.0 GT/s PCIe": 8 GT/s is gen 3, 16 gen 4, 32 gen 5. */
             char speed[64];
-            snprintf(path, sizeof path, "%s/block/%s/device/device/current_link_speed", sys,
-                     name);
+            snprintf(path, sizeof path, "%s/block/%s/device/device/current_link_speed", sys, name);
             if (read_line(path, speed, sizeof speed)) {
                 double gts = strtod(speed, NULL);
                 d->pcie_gen = gts >= 60 ? 6 : gts >= 30 ? 5 : gts >= 15 ? 4 : gts >= 7 ? 3 : 0;
@@ -317,8 +315,8 @@ bool probe_parse_rocm_smi(struct probe_machine *m, const char *json, char *err, 
     struct ydoc *doc = ydoc_load_string("rocm-smi output", json, strlen(json), err, err_len);
     if (!doc)
         return false;
-    static const char *const name_keys[] = {"Card Series", "Card series", "Card SKU",
-                                            "Card model", NULL};
+    static const char *const name_keys[] = {"Card Series", "Card series", "Card SKU", "Card model",
+                                            NULL};
     static const char *const mem_keys[] = {"VRAM Total Memory (B)", NULL};
     static const char *const power_keys[] = {"Max Graphics Package Power (W)",
                                              "Max Graphics Package Power (W) ", NULL};
@@ -333,7 +331,8 @@ bool probe_parse_rocm_smi(struct probe_machine *m, const char *json, char *err, 
         memset(g, 0, sizeof *g);
         const char *name = map_text(card, name_keys), *mem = map_text(card, mem_keys),
                    *power = map_text(card, power_keys);
-        probe_copy_clean(g->name, sizeof g->name, name ? name : "AMD GPU", strlen(name ? name : "AMD GPU"));
+        probe_copy_clean(g->name, sizeof g->name, name ? name : "AMD GPU",
+                         strlen(name ? name : "AMD GPU"));
         g->mem_gb = mem ? field_number(mem) / 1e9 : 0;
         g->power_w = power ? field_number(power) : 0;
     }
@@ -411,4 +410,3 @@ bool probe_measure_read(const char *dir, double *gbs, char *err, size_t err_len)
     *gbs = (double)read_bytes / elapsed / 1e9;
     return isfinite(*gbs) && *gbs > 0;
 }
-

@@ -21,19 +21,19 @@ enum { PROBE_MAX_GPUS = 64, PROBE_MAX_DISKS = 32, PROBE_TEXT = 128 };
 
 struct probe_gpu {
     char name[PROBE_TEXT];
-    double mem_gb;   /* 1e9 bytes; 0 unknown */
-    double power_w;  /* power limit; 0 unknown */
-    int pcie_gen;    /* 0 unknown */
-    int pcie_width;  /* lanes; 0 unknown */
+    double mem_gb;  /* 1e9 bytes; 0 unknown */
+    double power_w; /* power limit; 0 unknown */
+    int pcie_gen;   /* 0 unknown */
+    int pcie_width; /* lanes; 0 unknown */
 };
 
 enum probe_disk_kind { PROBE_DISK_NVME, PROBE_DISK_SSD, PROBE_DISK_HDD };
 
 struct probe_disk {
-    char name[32];  /* nvme0n1, sda */
-    int kind;       /* enum probe_disk_kind */
+    char name[32]; /* nvme0n1, sda */
+    int kind;      /* enum probe_disk_kind */
     double size_gb;
-    int pcie_gen;   /* NVMe: from the controller's link speed; 0 unknown */
+    int pcie_gen; /* NVMe: from the controller's link speed; 0 unknown */
 };
 
 struct probe_machine {
@@ -46,8 +46,8 @@ struct probe_machine {
     double nic_gbps; /* fastest physical network link, Gbit/s; 0 none found */
     struct probe_gpu gpus[PROBE_MAX_GPUS];
     size_t n_gpus;
-    char gpu_tool[16];  /* "nvidia-smi", "rocm-smi" or "" */
-    double read_gbs;    /* measured sequential read; 0 not measured */
+    char gpu_tool[16]; /* "nvidia-smi", "rocm-smi" or "" */
+    double read_gbs;   /* measured sequential read; 0 not measured */
 };
 
 /* CPU, memory, disks and network from PROC_ROOT/{cpuinfo,meminfo} and
@@ -76,7 +76,7 @@ struct probe_match {
     char id[FIELD_STR_LEN];      /* the id the setup uses */
     char closest[FIELD_STR_LEN]; /* when not exact: the nearest catalog entry */
     bool exact;
-    bool new_entry;              /* id names an entry in probe_result.catalog_yaml */
+    bool new_entry; /* id names an entry in probe_result.catalog_yaml */
 };
 
 enum { PROBE_YAML_LEN = 32768 };
@@ -84,7 +84,7 @@ enum { PROBE_YAML_LEN = 32768 };
 struct probe_result {
     struct setup setup;
     struct probe_match accel, cpu, storage, host_link, nic;
-    char comments[4096];             /* "# ..." lines: what was found and matched */
+    char comments[4096];               /* "# ..." lines: what was found and matched */
     char catalog_yaml[PROBE_YAML_LEN]; /* entries for devices the catalog lacks ("" none) */
 };
 

@@ -87,8 +87,9 @@ static void visit_field(const struct report_field *f, const char *key, const voi
         break;
     case REPORT_SUGGESTIONS: {
         const struct model_report *o = base;
-        int n = o->n_suggestions < 0 ? 0 : o->n_suggestions > SUGGESTION_MAX ? SUGGESTION_MAX
-                                                                            : o->n_suggestions;
+        int n = o->n_suggestions < 0                ? 0
+                : o->n_suggestions > SUGGESTION_MAX ? SUGGESTION_MAX
+                                                    : o->n_suggestions;
         v->begin_list(c, key);
         for (int i = 0; i < n; i++) {
             v->begin(c, NULL);
@@ -185,7 +186,6 @@ void json_visitor(struct json_writer *w, struct report_visitor *v)
     v->boolean = jv_bool;
 }
 
-
 void report_write_json(FILE *out, const struct setup *s, const struct resolved *r,
                        const struct model_report *o)
 {
@@ -266,8 +266,8 @@ void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r
                       const struct model_report *o, bool header)
 {
     struct csv_ctx x = {.header = header};
-    struct report_visitor v = {&x, cv_begin, cv_end, cv_begin_list, cv_end_list,
-                               cv_num, cv_str,   cv_bool};
+    struct report_visitor v = {&x,          cv_begin, cv_end, cv_begin_list,
+                               cv_end_list, cv_num,   cv_str, cv_bool};
     if (header) {
         csv_row_begin(&x.row, out);
         report_visit(s, r, o, &v);
@@ -332,7 +332,9 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
     warnings += !o->host_ram_ok;
     format_fixed(a, sizeof a, o->pcie_lanes_have, 0);
     format_fixed(b, sizeof b, o->pcie_lanes_needed, 0);
-    fprintf(out, "  %-5s PCIe lanes %s available, %s needed (x16 per device and NIC, or per PCIe switch)%s\n",
+    fprintf(out,
+            "  %-5s PCIe lanes %s available, %s needed (x16 per device and NIC, or per PCIe "
+            "switch)%s\n",
             o->pcie_lanes_ok ? "ok" : "WARN", a, b,
             o->pcie_lanes_ok ? "" : ": devices share lanes, host copies slow down");
     warnings += !o->pcie_lanes_ok;
@@ -344,8 +346,7 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
     warnings += !rack_ok;
     format_fixed(a, sizeof a, o->memory.per_device_gb, 1);
     format_fixed(b, sizeof b, o->memory.capacity_gb, 0);
-    fprintf(out, "  %-5s memory %s GB per device of %s GB\n", o->memory.fits ? "ok" : "WARN", a,
-            b);
+    fprintf(out, "  %-5s memory %s GB per device of %s GB\n", o->memory.fits ? "ok" : "WARN", a, b);
     warnings += !o->memory.fits;
     return warnings;
 }
@@ -363,8 +364,9 @@ static void text_header(FILE *out, const struct setup *s, const struct resolved 
      * read one line (`mlviz eval --strict` exits 3 as well). */
     fprintf(out, "%s%s\n", o->runnable ? "" : "CANNOT RUN: ", text);
     format_printable(text, sizeof text, r->accel->head.name);
-    fprintf(out, "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
-                 "micro-batches %d\n",
+    fprintf(out,
+            "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
+            "micro-batches %d\n",
             o->devices, text, o->nodes, o->racks, o->tp, o->cp, o->pp, o->vp, o->ep, o->dp,
             o->micro_batches);
     format_printable(text, sizeof text, o->software);
@@ -424,7 +426,7 @@ static void text_memory(FILE *out, const struct model_report *o)
     const double parts[] = {m->params_gb,      m->grads_gb,  m->optimizer_gb,
                             m->activations_gb, m->logits_gb, m->reserved_gb};
     static const char *const part_names[] = {"weights",     "grads",  "optimizer",
-                                              "activations", "logits", "reserved"};
+                                             "activations", "logits", "reserved"};
     fputs(" ", out);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         format_fixed(a, sizeof a, parts[i], 1);
@@ -486,8 +488,9 @@ static void text_cost(FILE *out, const struct setup *s, const struct model_repor
     format_duration(c, sizeof c, y->checkpoint_write_s);
     format_fixed(d, sizeof d, y->checkpoint_interval_min, 0);
     format_percent(e, sizeof e, y->goodput);
-    fprintf(out, "reliability: %s interruptions/day  checkpoint %s GB (%s) every %s min  "
-                 "goodput %s\n",
+    fprintf(out,
+            "reliability: %s interruptions/day  checkpoint %s GB (%s) every %s min  "
+            "goodput %s\n",
             a, b, c, d, e);
 }
 

@@ -21,14 +21,13 @@
 #include "report_fields.h"
 #include "units.h"
 
-
 /* A user string made safe for a terminal: control characters as \xNN,
  * invalid UTF-8 bytes as '?'. Truncates to fit. */
 void format_printable(char *buf, size_t len, const char *text);
 
 struct report_visitor {
     void *ctx;
-    void (*begin)(void *ctx, const char *key);      /* nested object; key NULL in a list */
+    void (*begin)(void *ctx, const char *key); /* nested object; key NULL in a list */
     void (*end)(void *ctx);
     void (*begin_list)(void *ctx, const char *key);
     void (*end_list)(void *ctx);

@@ -60,12 +60,11 @@ static void show_name(const char *name, size_t len, char *buf, size_t buf_len)
 
 static bool is_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
 }
 
-bool lua_output_check_name(const char *name, size_t len, const char *ext, char *err,
-                           size_t err_len)
+bool lua_output_check_name(const char *name, size_t len, const char *ext, char *err, size_t err_len)
 {
     char shown[128];
     show_name(name, len, shown, sizeof shown);
@@ -122,8 +121,7 @@ static bool open_sandbox_dir(struct lua_output *o, char *err, size_t err_len)
                      "with --out)",
                      dir);
         else
-            snprintf(err, err_len, "cannot open the output directory '%s': %s", dir,
-                     strerror(e));
+            snprintf(err, err_len, "cannot open the output directory '%s': %s", dir, strerror(e));
         return false;
     }
     o->dir_fd = fd;

@@ -30,16 +30,16 @@
 struct lua_output {
     char dir[LUA_OUTPUT_PATH_LEN]; /* as given; "" = default */
     bool trusted;
-    int dir_fd;                    /* sandboxed: the opened directory, -1 until the first write */
-    long long bytes_written;       /* committed so far in this run */
-    long long max_bytes;           /* sandboxed: LUA_OUTPUT_MAX_BYTES after init */
+    int dir_fd;              /* sandboxed: the opened directory, -1 until the first write */
+    long long bytes_written; /* committed so far in this run */
+    long long max_bytes;     /* sandboxed: LUA_OUTPUT_MAX_BYTES after init */
 };
 
 /* A file being written: write to `f`, then commit or abort. */
 struct lua_output_file {
     FILE *f;
-    int dir_fd;                    /* directory holding the temp file and the target */
-    bool own_dir_fd;               /* close dir_fd when done (trusted writes) */
+    int dir_fd;      /* directory holding the temp file and the target */
+    bool own_dir_fd; /* close dir_fd when done (trusted writes) */
     char tmp_name[LUA_OUTPUT_NAME_MAX + 64];
     char target_name[LUA_OUTPUT_PATH_LEN];
     char path[LUA_OUTPUT_PATH_LEN * 2]; /* the target as shown to the script */

@@ -17,7 +17,6 @@
 #include "setup.h"
 #include "stages.h"
 
-
 /* Exposed (critical-path) seconds per step; they add up to step_time_s. */
 struct step_breakdown {
     double data_read;
@@ -45,22 +44,22 @@ struct memory_report {
     double reserved_gb; /* runtime workspaces + fragmentation */
     double per_device_gb;
     double capacity_gb;
-    double experts_gb;  /* of params + grads + optimizer: the routed experts' share */
+    double experts_gb; /* of params + grads + optimizer: the routed experts' share */
     bool fits;
 };
 
 enum { SUGGESTION_MAX = 6 };
 struct suggestion {
-    char text[160];     /* "ZeRO stage 3" */
-    char changes[192];  /* "path=value path=value", applied in order */
-    double saves_gb;    /* per device */
+    char text[160];       /* "ZeRO stage 3" */
+    char changes[192];    /* "path=value path=value", applied in order */
+    double saves_gb;      /* per device */
     double per_device_gb; /* after the change */
     bool fits;
 };
 
 struct power_report {
-    double device_w;      /* one device at the modelled utilization */
-    double node_w;        /* devices + CPUs + NICs + rest of the node */
+    double device_w; /* one device at the modelled utilization */
+    double node_w;   /* devices + CPUs + NICs + rest of the node */
     double it_kw;
     double facility_kw;
     double pue;
@@ -68,8 +67,8 @@ struct power_report {
     double rack_cooling_limit_kw;
     double cooling_headroom; /* 1 - rack/limit (negative when over) */
     bool throttled;
-    double throttle_factor;  /* compute speed kept under throttling (1 = none) */
-    double rack_temp_c;      /* steady-state device temperature */
+    double throttle_factor; /* compute speed kept under throttling (1 = none) */
+    double rack_temp_c;     /* steady-state device temperature */
     double energy_per_step_j;
     double energy_per_token_j;
 };
@@ -85,48 +84,48 @@ struct cost_report {
 
 struct reliability_report {
     double interruptions_per_day;
-    double mtbf_h;                /* of the whole job */
+    double mtbf_h; /* of the whole job */
     double checkpoint_gb;
     double checkpoint_write_s;
     double checkpoint_interval_min;
-    double lost_fraction;         /* re-done work + restarts + checkpoint stalls */
-    double goodput;               /* useful share of wall time */
+    double lost_fraction; /* re-done work + restarts + checkpoint stalls */
+    double goodput;       /* useful share of wall time */
 };
 
 /* Rates of each stage of the data path and the device step (seconds per
  * global step); the step loop takes its server capacities from these. */
 struct stage_times {
-    double read_s;        /* storage -> host for one global batch */
-    double preprocess_s;  /* loader workers for one global batch */
-    double h2d_s;         /* host -> device copies for one global batch */
-    double device_s;      /* device step without data stalls */
-    double forward_s;     /* per step, all micro-batches */
+    double read_s;       /* storage -> host for one global batch */
+    double preprocess_s; /* loader workers for one global batch */
+    double h2d_s;        /* host -> device copies for one global batch */
+    double device_s;     /* device step without data stalls */
+    double forward_s;    /* per step, all micro-batches */
     double backward_s;
-    double dp_comm_s;     /* full gradient sync time before overlap */
+    double dp_comm_s; /* full gradient sync time before overlap */
     double tp_comm_s;
-    double storage_bw_gbs;   /* shared-tier (or local) bandwidth available */
-    double need_bw_gbs;      /* read bandwidth the devices consume */
-    double cpu_cores_busy;   /* cores busy with loader work per node */
-    double cpu_cores_total;  /* cores per node */
+    double storage_bw_gbs;  /* shared-tier (or local) bandwidth available */
+    double need_bw_gbs;     /* read bandwidth the devices consume */
+    double cpu_cores_busy;  /* cores busy with loader work per node */
+    double cpu_cores_total; /* cores per node */
 };
 
 struct model_report {
     bool runnable;
-    char why_not[256];        /* when !runnable */
+    char why_not[256]; /* when !runnable */
     double step_time_s;
-    double device_step_s;     /* step time if data were free */
+    double device_step_s; /* step time if data were free */
     double tokens_per_s;
     double samples_per_s;
-    double flops_per_step;    /* executed, incl. recomputation */
+    double flops_per_step;       /* executed, incl. recomputation */
     double model_flops_per_step; /* forward + backward only */
-    double tflops_per_device; /* executed FLOPs per device per second / 1e12 */
+    double tflops_per_device;    /* executed FLOPs per device per second / 1e12 */
     double mfu;
     double hfu;
-    double peak_tflops;       /* dense peak per device at the chosen precision */
-    double achieved_fraction; /* compute-phase FLOP/s over peak (roofline result) */
-    double starvation;        /* share of the step the devices wait for data */
+    double peak_tflops;              /* dense peak per device at the chosen precision */
+    double achieved_fraction;        /* compute-phase FLOP/s over peak (roofline result) */
+    double starvation;               /* share of the step the devices wait for data */
     double utilization[STAGE_COUNT]; /* busy share of each stage, 0..1 */
-    int bottleneck;           /* enum stage_id */
+    int bottleneck;                  /* enum stage_id */
     int next_bottleneck;
     char bottleneck_reason[256];
     char next_reason[256];
@@ -139,11 +138,11 @@ struct model_report {
     struct cost_report cost;
     struct reliability_report reliability;
     /* Static sanity checks from the seeds. */
-    bool host_ram_ok;        /* host RAM >= device memory per node */
-    bool pcie_lanes_ok;      /* lanes enough for devices and NICs */
+    bool host_ram_ok;   /* host RAM >= device memory per node */
+    bool pcie_lanes_ok; /* lanes enough for devices and NICs */
     double pcie_lanes_needed;
     double pcie_lanes_have;
-    double params;           /* total model parameters */
+    double params; /* total model parameters */
     int devices, nodes, racks, dp, tp, pp, cp, ep, micro_batches;
     /* The resolved layout, echoed. */
     int vp, zero_stage;

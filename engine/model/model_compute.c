@@ -254,7 +254,7 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
     double f = setup_ffn_hidden(s);
     double q_dim, kv_dim;
     model_attention_dims(s, &q_dim, &kv_dim); /* heads x head_dim (model_shapes.c) */
-    double local_seq = seq / c->cp; /* context parallelism splits the sequence */
+    double local_seq = seq / c->cp;           /* context parallelism splits the sequence */
     double M = local_seq * b;
     double mlp_up = (s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 
@@ -308,8 +308,8 @@ void model_make_stage(const struct ctx *c, int index, int first_layer, struct st
     double vh = (double)s->model.vocab * s->model.hidden;
     /* One embedding copy per stage that holds it; with a single stage a
      * tied output layer shares it (model_shapes.c). */
-    double emb = (st->first ? vh : 0.0) +
-                 (st->last && (c->pp > 1 || !s->model.tied_embeddings) ? vh : 0.0);
+    double emb =
+        (st->first ? vh : 0.0) + (st->last && (c->pp > 1 || !s->model.tied_embeddings) ? vh : 0.0);
     st->params.dense = (p.dense + emb) / c->tp;
     st->params.experts = p.experts / ((double)c->tp * c->ep);
 }

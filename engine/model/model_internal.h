@@ -22,19 +22,19 @@ struct ctx {
     /* Counts in 64 bits: devices x micro-batch overflows an int within
      * the accepted ranges. All at least 1. */
     int64_t devices, per_node, nodes, tp, pp, dp, mb, m;
-    int64_t cp, ep;     /* context- and expert-parallel sizes */
-    int64_t domain;     /* devices on one scale-up fabric */
-    double peak_flops;  /* dense GEMM peak, chosen precision, one device */
+    int64_t cp, ep;           /* context- and expert-parallel sizes */
+    int64_t domain;           /* devices on one scale-up fabric */
+    double peak_flops;        /* dense GEMM peak, chosen precision, one device */
     double vector_peak_flops; /* the 16-bit path (attention in FP8 recipes) */
     double gemm_eff;
-    double mem_bw;      /* achievable bytes/s */
+    double mem_bw; /* achievable bytes/s */
     double kernel_s;
-    double act_bytes;   /* bytes per activation element */
+    double act_bytes;     /* bytes per activation element */
     double gemm_in_bytes; /* bytes per GEMM input element (1 in FP8, 0.5 in FP4) */
-    double w_bytes;     /* bytes per weight the GEMMs read */
-    double grad_bytes;  /* bytes per gradient as accumulated and reduced */
-    double opt_bytes;   /* optimizer bytes per parameter (incl. fp32 master) */
-    double throttle;    /* clock share kept */
+    double w_bytes;       /* bytes per weight the GEMMs read */
+    double grad_bytes;    /* bytes per gradient as accumulated and reduced */
+    double opt_bytes;     /* optimizer bytes per parameter (incl. fp32 master) */
+    double throttle;      /* clock share kept */
     /* Per-layer figures computed once per evaluation (model_parallel.c). */
     struct layer_params_cache {
         double dense_dense, moe_dense, moe_experts;
@@ -46,7 +46,7 @@ struct ctx {
 
 enum { GB = 1000000000 };
 
-#define SECONDS_PER_DAY 86400.0
+#define SECONDS_PER_DAY  86400.0
 #define SECONDS_PER_HOUR 3600.0
 
 static inline double maxd(double a, double b)
@@ -194,7 +194,7 @@ struct device_step {
 
 struct data_path {
     double read_s, preprocess_s, h2d_s, bw_gbs, cores_busy, cores_total, lanes_need, lanes_have;
-    bool serial;       /* no loader workers or prefetch: nothing overlaps */
+    bool serial; /* no loader workers or prefetch: nothing overlaps */
 };
 
 /* model.c: the context of one evaluation. */

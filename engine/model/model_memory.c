@@ -40,7 +40,8 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
         mlp = inner * seq * b * fe * (routed + s->model.shared_experts) +
               2.0 * seq * b * s->model.top_k * h;
     }
-    double split = 4.0 * seq * b * (q_dim + kv_dim) + mlp; /* Q, K, V, attention output, MLP inner */
+    double split =
+        4.0 * seq * b * (q_dim + kv_dim) + mlp;           /* Q, K, V, attention output, MLP inner */
     double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
     if (recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
         scores = 0.0;

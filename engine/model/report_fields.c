@@ -12,13 +12,15 @@
 #include <stddef.h>
 
 #define MEMBER_SIZE(m) sizeof(((struct model_report *)0)->m)
-#define ROW(key, member, type, unit, help)                                                        \
-    {key, offsetof(struct model_report, member), MEMBER_SIZE(member), type, unit, help}
+#define ROW(key, member, type, unit, help)                                                         \
+    {                                                                                              \
+        key, offsetof(struct model_report, member), MEMBER_SIZE(member), type, unit, help          \
+    }
 #define NUM(key, member, unit, help) ROW(key, member, REPORT_NUM, unit, help)
-#define INT(key, member, help) ROW(key, member, REPORT_INT, "", help)
-#define BOOL(key, member, help) ROW(key, member, REPORT_BOOL, "", help)
-#define TEXT(key, member, help) ROW(key, member, REPORT_TEXT, "", help)
-#define BREAKDOWN(name, help) NUM("breakdown_s." #name, breakdown.name, "s", help)
+#define INT(key, member, help)       ROW(key, member, REPORT_INT, "", help)
+#define BOOL(key, member, help)      ROW(key, member, REPORT_BOOL, "", help)
+#define TEXT(key, member, help)      ROW(key, member, REPORT_TEXT, "", help)
+#define BREAKDOWN(name, help)        NUM("breakdown_s." #name, breakdown.name, "s", help)
 
 const struct report_field report_fields[] = {
     {"name", 0, 0, REPORT_SETUP_NAME, "", "the setup's name"},
@@ -28,8 +30,7 @@ const struct report_field report_fields[] = {
     NUM("device_step_s", device_step_s, "s", "one step if data were free"),
     NUM("tokens_per_s", tokens_per_s, "tokens/s", "training throughput"),
     NUM("samples_per_s", samples_per_s, "samples/s", "training throughput in samples"),
-    NUM("tflops_per_device", tflops_per_device, "TFLOP/s",
-        "executed FLOPs per device per second"),
+    NUM("tflops_per_device", tflops_per_device, "TFLOP/s", "executed FLOPs per device per second"),
     NUM("mfu", mfu, "", "model FLOPs utilization (forward + backward over peak)"),
     NUM("hfu", hfu, "", "hardware FLOPs utilization (recomputation included)"),
     NUM("peak_tflops", peak_tflops, "TFLOP/s", "dense peak per device at the chosen precision"),
@@ -79,8 +80,7 @@ const struct report_field report_fields[] = {
     NUM("utilization.cpus", utilization[STAGE_CPUS], "", "busy share of the host CPUs"),
     NUM("utilization.accelerators", utilization[STAGE_ACCELERATORS], "",
         "busy share of the devices"),
-    NUM("utilization.interconnect", utilization[STAGE_INTERCONNECT], "",
-        "busy share of the links"),
+    NUM("utilization.interconnect", utilization[STAGE_INTERCONNECT], "", "busy share of the links"),
     NUM("utilization.infrastructure", utilization[STAGE_INFRASTRUCTURE], "",
         "rack power over cooling capacity"),
 
@@ -139,8 +139,7 @@ const struct report_field report_fields[] = {
         "failures that stop the job"),
     NUM("reliability.mtbf_h", reliability.mtbf_h, "h", "mean time between job failures"),
     NUM("reliability.checkpoint_gb", reliability.checkpoint_gb, "GB", "one checkpoint"),
-    NUM("reliability.checkpoint_write_s", reliability.checkpoint_write_s, "s",
-        "time to write one"),
+    NUM("reliability.checkpoint_write_s", reliability.checkpoint_write_s, "s", "time to write one"),
     NUM("reliability.checkpoint_interval_min", reliability.checkpoint_interval_min, "min",
         "time between checkpoints"),
     NUM("reliability.lost_fraction", reliability.lost_fraction, "",
@@ -151,14 +150,15 @@ const struct report_field report_fields[] = {
     BOOL("checks.pcie_lanes_ok", pcie_lanes_ok, "lanes enough for devices and NICs"),
     NUM("checks.pcie_lanes_needed", pcie_lanes_needed, "lanes", "x16 per device and per NIC"),
     NUM("checks.pcie_lanes_have", pcie_lanes_have, "lanes", "lanes of the node's CPUs"),
-    ROW("checks.rack_power_ok", power.throttled, REPORT_NOT_BOOL, "",
-        "racks within their cooling"),
+    ROW("checks.rack_power_ok", power.throttled, REPORT_NOT_BOOL, "", "racks within their cooling"),
 };
 const size_t report_field_count = sizeof report_fields / sizeof report_fields[0];
 
-#define SUGGESTION_ROW(key, member, type, unit, help)                                             \
-    {key, offsetof(struct suggestion, member), sizeof(((struct suggestion *)0)->member), type,   \
-     unit, help}
+#define SUGGESTION_ROW(key, member, type, unit, help)                                              \
+    {                                                                                              \
+        key, offsetof(struct suggestion, member), sizeof(((struct suggestion *)0)->member), type,  \
+            unit, help                                                                             \
+    }
 const struct report_field report_suggestion_fields[] = {
     SUGGESTION_ROW("text", text, REPORT_TEXT, "", "what to change"),
     SUGGESTION_ROW("changes", changes, REPORT_TEXT, "", "path=value pairs, applied in order"),

@@ -25,10 +25,10 @@ enum report_field_type {
 };
 
 struct report_field {
-    const char *key;   /* "step_time_s", "memory.per_device_gb": group.key */
-    size_t offset;     /* into struct model_report (struct suggestion for the list) */
-    size_t size;       /* of the member */
-    int type;          /* enum report_field_type */
+    const char *key; /* "step_time_s", "memory.per_device_gb": group.key */
+    size_t offset;   /* into struct model_report (struct suggestion for the list) */
+    size_t size;     /* of the member */
+    int type;        /* enum report_field_type */
     const char *unit;
     const char *help;
 };

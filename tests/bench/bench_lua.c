@@ -23,15 +23,14 @@ static const char bench_script[] =
     "}, {fields = {'tokens_per_s', 'bottleneck'}})\n"
     "assert(#rows == 100000, #rows)\n";
 
-static const char eval_script[] =
-    "local s = mlviz.load('default')\n"
-    "local sum = 0\n"
-    "for i = 1, 300000 do\n"
-    "  s:set('data.cache_hit', (i % 10) / 10)\n"
-    "  local tps, fits = s:eval('tokens_per_s', 'memory.fits')\n"
-    "  if fits then sum = sum + tps end\n"
-    "end\n"
-    "assert(sum > 0)\n";
+static const char eval_script[] = "local s = mlviz.load('default')\n"
+                                  "local sum = 0\n"
+                                  "for i = 1, 300000 do\n"
+                                  "  s:set('data.cache_hit', (i % 10) / 10)\n"
+                                  "  local tps, fits = s:eval('tokens_per_s', 'memory.fits')\n"
+                                  "  if fits then sum = sum + tps end\n"
+                                  "end\n"
+                                  "assert(sum > 0)\n";
 
 static double now_s(void)
 {

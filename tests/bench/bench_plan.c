@@ -72,7 +72,8 @@ int main(void)
     printf("plan_gpt3_1536_s: %.2f\n", t);
     printf("plan_candidates_per_s: %.0f\n", (double)result.counts.candidates / t);
     printf("plan_evals_per_s: %.0f\n", (double)result.counts.evaluated / t);
-    fprintf(stderr, "(%llu candidates, %llu evaluated, %llu runnable, %d threads; best %.0f tokens/s)\n",
+    fprintf(stderr,
+            "(%llu candidates, %llu evaluated, %llu runnable, %d threads; best %.0f tokens/s)\n",
             (unsigned long long)result.counts.candidates,
             (unsigned long long)result.counts.evaluated, (unsigned long long)result.counts.runnable,
             spec.threads, result.n_top ? result.top[0].fig[PLAN_TOKENS_PER_S] : 0.0);

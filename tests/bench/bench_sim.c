@@ -18,9 +18,9 @@
 
 /* Each throughput figure is the best of this many timed runs of at least
  * MIN_WALL_S each (the best run is the one least disturbed by the OS). */
-#define REPEATS 3
+#define REPEATS    3
 #define MIN_WALL_S 0.6
-#define CHUNK_S 600.0 /* simulated seconds per sim_run call */
+#define CHUNK_S    600.0 /* simulated seconds per sim_run call */
 
 static double wall_s(void)
 {

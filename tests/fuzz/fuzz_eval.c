@@ -120,8 +120,7 @@ static void check_text(const char *what, const char *text)
     }
 }
 
-static void write_all(const struct setup *s, const struct resolved *r,
-                      const struct model_report *o)
+static void write_all(const struct setup *s, const struct resolved *r, const struct model_report *o)
 {
     for (int form = 0; form < 4; form++) {
         char *buf = NULL;
@@ -175,10 +174,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!setup_resolve(&s, cat, &r, err, sizeof err))
             return 0;
         copy_entries(&r, &e);
-        void *objs[] = {NULL,  &e.accel, &e.cpu,     &e.storage,
+        void *objs[] = {NULL,     &e.accel,   &e.cpu,      &e.storage,
                         &e.intra, &e.cooling, &e.software, &e.host};
-        const int kinds[] = {-1, CATALOG_ACCELERATOR, CATALOG_CPU,     CATALOG_STORAGE,
-                             CATALOG_LINK, CATALOG_COOLING, CATALOG_SOFTWARE, CATALOG_LINK};
+        const int kinds[] = {-1,           CATALOG_ACCELERATOR, CATALOG_CPU,      CATALOG_STORAGE,
+                             CATALOG_LINK, CATALOG_COOLING,     CATALOG_SOFTWARE, CATALOG_LINK};
         p = data + 1;
         for (size_t i = 0; i < n; i++, p += 4)
             if (p[0] % 8 != 0)

@@ -178,8 +178,8 @@ static void stmt_sim(char *st, size_t st_len, struct input *in, int kind)
     switch (kind) {
     case 5: {
         /* A callback that changes, runs or closes its own sim. */
-        static const char *const bodies[] = {"x:set('cluster.nodes', %s)", "x:run(%s)",
-                                             "x:close()", "collectgarbage()"};
+        static const char *const bodies[] = {"x:set('cluster.nodes', %s)", "x:run(%s)", "x:close()",
+                                             "collectgarbage()"};
         char body[256];
         snprintf(body, sizeof body, PICK(in, bodies), PICK(in, numbers));
         snprintf(st, st_len, "sim:at(%s, function(x) %s end)", PICK(in, numbers), body);
@@ -196,8 +196,7 @@ static void stmt_sim(char *st, size_t st_len, struct input *in, int kind)
         snprintf(st, st_len, "sim:close()");
         break;
     case 9:
-        snprintf(st, st_len,
-                 "sim = mlviz.sim(s, {tick_s = %s, seed = %s, series_capacity = %s})",
+        snprintf(st, st_len, "sim = mlviz.sim(s, {tick_s = %s, seed = %s, series_capacity = %s})",
                  PICK(in, numbers), PICK(in, numbers), PICK(in, numbers));
         break;
     case 10:
@@ -217,9 +216,8 @@ static void stmt_sweep(char *st, size_t st_len, struct input *in, int kind)
 {
     switch (kind) {
     case 11:
-        snprintf(st, st_len, "rows = mlviz.sweep(s, {{%s, {%s, %s}}, {%s, {%s}}})",
-                 PICK(in, paths), PICK(in, numbers), PICK(in, numbers), PICK(in, paths),
-                 PICK(in, numbers));
+        snprintf(st, st_len, "rows = mlviz.sweep(s, {{%s, {%s, %s}}, {%s, {%s}}})", PICK(in, paths),
+                 PICK(in, numbers), PICK(in, numbers), PICK(in, paths), PICK(in, numbers));
         break;
     case 12: {
         int axes = (int)(next_byte(in) % 14);
@@ -269,8 +267,8 @@ static void stmt_string(char *st, size_t st_len, struct input *in, int kind)
         add(st, st_len, ") do end");
         break;
     case 18:
-        snprintf(st, st_len, "local r = string.rep(%s, %s, %s)", PICK(in, words),
-                 PICK(in, numbers), PICK(in, words));
+        snprintf(st, st_len, "local r = string.rep(%s, %s, %s)", PICK(in, words), PICK(in, numbers),
+                 PICK(in, words));
         break;
     }
 }

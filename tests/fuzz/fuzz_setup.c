@@ -82,8 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* setting a field to its own formatted value must succeed */
         if (!setup_set(&copy, t->fields[i].path, buf, err, sizeof err) &&
             t->fields[i].type != FIELD_NUM) {
-            fprintf(stderr, "fuzz_setup: %s = '%s' does not set back: %s\n", t->fields[i].path,
-                    buf, err);
+            fprintf(stderr, "fuzz_setup: %s = '%s' does not set back: %s\n", t->fields[i].path, buf,
+                    err);
             abort();
         }
     }

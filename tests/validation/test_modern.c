@@ -40,8 +40,7 @@ struct row {
 };
 
 static const struct row rows[] = {
-    {"A", "mcore-h100-1.7b.yaml", "Megatron-Core 1.7B, 48 H100", MODEL_TFLOPS, 408.8, 0.15,
-     NULL},
+    {"A", "mcore-h100-1.7b.yaml", "Megatron-Core 1.7B, 48 H100", MODEL_TFLOPS, 408.8, 0.15, NULL},
     {"A", "mcore-h100-16b.yaml", "Megatron-Core 16B, 192 H100, TP 4", MODEL_TFLOPS, 489.1, 0.15,
      NULL},
     {"A", "mcore-h100-70b.yaml", "Megatron-Core 70B, 768 H100, TP 8 PP 2", MODEL_TFLOPS, 419.7,
@@ -54,11 +53,11 @@ static const struct row rows[] = {
      NULL},
     {"B", "nemo-llama2-70b.yaml", "NeMo Llama2-70B FP8, 64 H100", TOKENS_PER_DEVICE, 1728, 0.15,
      NULL},
-    {"B", "nemo-llama3-8b.yaml", "NeMo Llama3-8B FP8, 8 H100, CP 2", TOKENS_PER_DEVICE, 12273,
-     0.15, "TP 1 at h 4096 with attention at 8K a third of the work: the attention kernels "
-           "of 2024 (TE 1.x cuDNN, BF16 in FP8 recipes, split into CP steps of 2-4K tokens) "
-           "likely run slower than the model's FlashAttention-3 estimate; NeMo 25.09 runs the "
-           "same model without CP at 14079 tok/s/GPU, close to the model"},
+    {"B", "nemo-llama3-8b.yaml", "NeMo Llama3-8B FP8, 8 H100, CP 2", TOKENS_PER_DEVICE, 12273, 0.15,
+     "TP 1 at h 4096 with attention at 8K a third of the work: the attention kernels "
+     "of 2024 (TE 1.x cuDNN, BF16 in FP8 recipes, split into CP steps of 2-4K tokens) "
+     "likely run slower than the model's FlashAttention-3 estimate; NeMo 25.09 runs the "
+     "same model without CP at 14079 tok/s/GPU, close to the model"},
     {"C", "deepseek-v3.yaml", "DeepSeek-V3 FP8, 1024 H100, EP 64", TOKENS_PER_DEVICE, 1297, 0.20,
      NULL},
     {"C", "qwen3-30b-a3b.yaml", "Qwen3-30B-A3B FP8, 16 H100, EP 8", TOKENS_PER_DEVICE, 10494, 0.25,
@@ -77,14 +76,13 @@ enum { ROW_COUNT = sizeof rows / sizeof rows[0] };
 static const struct {
     double bytes, time_us;
 } nccl_h100[] = {
-    {8, 13.67},           {1024, 16.94},        {65536, 19.54},       {262144, 20.43},
-    {1048576, 27.37},     {2097152, 42.21},     {4194304, 54.19},     {16777216, 123.8},
-    {67108864, 324.7},    {268435456, 1112.5},  {1073741824, 4029.4}, {17179869184.0, 62648},
+    {8, 13.67},        {1024, 16.94},       {65536, 19.54},       {262144, 20.43},
+    {1048576, 27.37},  {2097152, 42.21},    {4194304, 54.19},     {16777216, 123.8},
+    {67108864, 324.7}, {268435456, 1112.5}, {1073741824, 4029.4}, {17179869184.0, 62648},
 };
 enum { NCCL_COUNT = sizeof nccl_h100 / sizeof nccl_h100[0] };
 
-static void load_eval(const char *file, struct setup *s, struct resolved *r,
-                      struct model_report *o)
+static void load_eval(const char *file, struct setup *s, struct resolved *r, struct model_report *o)
 {
     char path[256], err[1024];
     snprintf(path, sizeof path, "tests/validation/setups/%s", file);
@@ -144,9 +142,14 @@ static double nccl_model_us(double bytes)
 {
     const struct link *l = catalog_link(cat, "nvlink4");
     assert_non_null(l);
-    struct collective_net net = {8, 8, l->bw_gbs * l->nccl_efficiency, l->latency_us * 1e-6,
-                                 l->bw_gbs * l->nccl_efficiency, l->latency_us * 1e-6,
-                                 l->nvls_bw_gbs, l->nvls_setup_us * 1e-6};
+    struct collective_net net = {8,
+                                 8,
+                                 l->bw_gbs * l->nccl_efficiency,
+                                 l->latency_us * 1e-6,
+                                 l->bw_gbs * l->nccl_efficiency,
+                                 l->latency_us * 1e-6,
+                                 l->nvls_bw_gbs,
+                                 l->nvls_setup_us * 1e-6};
     return collective_time(COLL_ALL_REDUCE, ALLREDUCE_AUTO, bytes, &net, NULL) * 1e6;
 }
 
@@ -166,11 +169,11 @@ static void size_label(char *buf, size_t len, double bytes)
 static void build_table(char *out, size_t len)
 {
     size_t used = 0;
-#define OUT(...)                                                                                  \
-    do {                                                                                          \
-        int n_ = snprintf(out + used, used < len ? len - used : 0, __VA_ARGS__);                  \
-        if (n_ > 0)                                                                               \
-            used += (size_t)n_;                                                                   \
+#define OUT(...)                                                                                   \
+    do {                                                                                           \
+        int n_ = snprintf(out + used, used < len ? len - used : 0, __VA_ARGS__);                   \
+        if (n_ > 0)                                                                                \
+            used += (size_t)n_;                                                                    \
     } while (0)
     OUT("| | run | published | mlviz | error | tolerance | |\n");
     OUT("|---|---|---|---|---|---|---|\n");
@@ -209,7 +212,10 @@ static void test_rows(void **state)
         double v = k.value, err = k.error;
         bool ok = fabs(err) <= w->tolerance;
         printf("  %s %-44s published %10.4g  mlviz %10.4g  %+6.1f%%  %s\n", w->section, w->label,
-               w->published, v, 100 * err, ok ? "ok" : w->miss ? "MISS (known)" : "FAIL");
+               w->published, v, 100 * err,
+               ok        ? "ok"
+               : w->miss ? "MISS (known)"
+                         : "FAIL");
         if (!w->miss && !ok) {
             printf("    outside the +-%.0f%% tolerance\n", 100 * w->tolerance);
             failures++;
@@ -290,7 +296,8 @@ static void test_docs_table(void **state)
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     fclose(f);
     doc[n] = '\0';
-    const char *begin_mark = "<!-- validation-table:begin (generated by tests/validation/test_modern.c) -->\n";
+    const char *begin_mark =
+        "<!-- validation-table:begin (generated by tests/validation/test_modern.c) -->\n";
     const char *end_mark = "<!-- validation-table:end -->";
     char *b = strstr(doc, begin_mark), *e = b ? strstr(b, end_mark) : NULL;
     if (!b || !e)

@@ -37,8 +37,8 @@ static void check_megatron(const char *file, double paper_tflops)
     struct model_report o;
     load_eval(file, &s, &o);
     double rel = (o.tflops_per_device - paper_tflops) / paper_tflops;
-    printf("  %-40s model %6.1f  paper %6.1f  (%+.1f%%)\n", file, o.tflops_per_device,
-           paper_tflops, 100 * rel);
+    printf("  %-40s model %6.1f  paper %6.1f  (%+.1f%%)\n", file, o.tflops_per_device, paper_tflops,
+           100 * rel);
     assert_true(o.runnable);
     assert_true(o.memory.fits);
     if (fabs(rel) > 0.15)

@@ -48,8 +48,8 @@ int cli_set_option(int argc, char **argv, int *i, struct cli_setup_args *a);
 bool cli_apply_set(struct setup *s, const char *arg);
 /* cli_load_setup with --set and --model applied before the cross-checks.
  * ARG "-" reads the setup from standard input (64 MiB at most). */
-bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a,
-                         const struct catalog *cat, struct setup *s, struct resolved *r);
+bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a, const struct catalog *cat,
+                         struct setup *s, struct resolved *r);
 
 /* Add one --set value ("PATH=VALUE"): 1, or -1 with the message printed. */
 int cli_set_add(struct cli_setup_args *a, const char *v);
@@ -94,19 +94,19 @@ bool cli_value_given(const char *name, const char *v);
 bool cli_parse_count(const char *name, const char *v, unsigned long long min,
                      unsigned long long max, unsigned long long *out);
 
-int cmd_catalog(int argc, char **argv);  /* tui/cli/cmd_catalog.c */
-int cmd_check(int argc, char **argv);    /* tui/cli/cmd_eval.c */
-int cmd_eval(int argc, char **argv);     /* tui/cli/cmd_eval.c */
+int cmd_catalog(int argc, char **argv);    /* tui/cli/cmd_catalog.c */
+int cmd_check(int argc, char **argv);      /* tui/cli/cmd_eval.c */
+int cmd_eval(int argc, char **argv);       /* tui/cli/cmd_eval.c */
 int cmd_collective(int argc, char **argv); /* tui/cli/cmd_collective.c */
-int cmd_fields(int argc, char **argv);   /* tui/cli/cmd_fields.c */
-int cmd_sim(int argc, char **argv);       /* tui/cli/cmd_sim.c */
-int cmd_plan(int argc, char **argv);      /* tui/cli/cmd_plan.c */
-int cmd_run(int argc, char **argv);       /* tui/cli/cmd_lua.c */
-int cmd_play(int argc, char **argv);      /* tui/cli/cmd_lua.c */
-int cmd_lesson(int argc, char **argv);    /* tui/cli/cmd_lesson.c */
-int cmd_scenarios(int argc, char **argv); /* tui/cli/cmd_lua.c */
-int cmd_probe(int argc, char **argv);     /* tui/cli/cmd_probe.c */
-int cmd_view(int argc, char **argv);     /* tui/cli/cmd_view.c: `mlviz`, the interactive view */
+int cmd_fields(int argc, char **argv);     /* tui/cli/cmd_fields.c */
+int cmd_sim(int argc, char **argv);        /* tui/cli/cmd_sim.c */
+int cmd_plan(int argc, char **argv);       /* tui/cli/cmd_plan.c */
+int cmd_run(int argc, char **argv);        /* tui/cli/cmd_lua.c */
+int cmd_play(int argc, char **argv);       /* tui/cli/cmd_lua.c */
+int cmd_lesson(int argc, char **argv);     /* tui/cli/cmd_lesson.c */
+int cmd_scenarios(int argc, char **argv);  /* tui/cli/cmd_lua.c */
+int cmd_probe(int argc, char **argv);      /* tui/cli/cmd_probe.c */
+int cmd_view(int argc, char **argv);       /* tui/cli/cmd_view.c: `mlviz`, the interactive view */
 
 struct luahost;
 /* tui/cli/cmd_view.c: play a loaded scenario in the interactive view (mlviz

@@ -7,15 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tui.h"
 #include "cli.h"
 #include "commands.h"
 #include "luahost.h"
 #include "model.h"
+#include "tui.h"
 #include "yamldoc.h"
 
 enum { LESSON_MAX_STEPS = 200, LESSON_PATH_LEN = 1200, LESSON_CAPTION_MAX = 2000 };
-
 
 /* Fail at a node: "file:line:col: message". */
 static int node_error(const struct ydoc *doc, const struct ynode *n, const char *msg)
@@ -101,14 +100,16 @@ static int write_script(const struct ydoc *doc, const struct catalog *cat, FILE 
         const struct ynode *caption = ynode_get(st, "caption");
         const struct ynode *focus = ynode_get(st, "focus");
         if (!setup || setup->kind != YNODE_SCALAR || !setup->value[0])
-            return node_error(doc, setup ? setup : st, "each step needs a 'setup' (preset or file)");
+            return node_error(doc, setup ? setup : st,
+                              "each step needs a 'setup' (preset or file)");
         if (!caption || caption->kind != YNODE_SCALAR || !caption->value[0])
             return node_error(doc, caption ? caption : st, "each step needs a 'caption'");
         if (strlen(caption->value) > LESSON_CAPTION_MAX)
             return node_error(doc, caption, "caption longer than 2000 characters");
         if (focus && (focus->kind != YNODE_SCALAR || !is_stage(focus->value)))
-            return node_error(doc, focus, "focus is one of data, cpus, accelerators, "
-                                          "interconnect, infrastructure");
+            return node_error(doc, focus,
+                              "focus is one of data, cpus, accelerators, "
+                              "interconnect, infrastructure");
         char path[LESSON_PATH_LEN], err[1024];
         step_setup_path(doc->file, setup->value, path, sizeof path);
         struct setup s;

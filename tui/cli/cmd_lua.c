@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tui.h"
 #include "cli.h"
 #include "commands.h"
 #include "csv.h"
@@ -17,22 +16,22 @@
 #include "options.h"
 #include "paths.h"
 #include "report.h"
+#include "tui.h"
 
 /* Seed of runs that do not name one: a fixed number, so a scenario replays
  * the same way every time. */
-#define LUA_DEFAULT_SEED 42
-#define LUA_PATH_LEN 1200
+#define LUA_DEFAULT_SEED  42
+#define LUA_PATH_LEN      1200
 #define LUA_MAX_SCENARIOS 256
-#define LUA_ERR_LEN 16384
-
+#define LUA_ERR_LEN       16384
 
 struct lua_cli {
     const char *script;
     const char *catalog_dir;
     struct luahost_options opt;
-    int nargs;      /* words for the script */
+    int nargs; /* words for the script */
     char **args;
-    int ntui;       /* play: options for the interactive view */
+    int ntui; /* play: options for the interactive view */
     char **tui;
     bool help;
 };
@@ -160,7 +159,8 @@ static void print_script_help(const char *path)
     char title[256], err[1024];
     struct luahost_param params[LUAHOST_MAX_PARAMS];
     size_t n = 0;
-    if (!luahost_describe(path, title, sizeof title, params, LUAHOST_MAX_PARAMS, &n, err, sizeof err)) {
+    if (!luahost_describe(path, title, sizeof title, params, LUAHOST_MAX_PARAMS, &n, err,
+                          sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return;
     }
@@ -302,7 +302,8 @@ static bool write_scenario(struct json_writer *w, int format, const char *name)
     struct luahost_param params[LUAHOST_MAX_PARAMS];
     size_t np = 0;
     bool ok = paths_shipped(PATHS_SCENARIO, name, path, sizeof path) &&
-              luahost_describe(path, title, sizeof title, params, LUAHOST_MAX_PARAMS, &np, err, sizeof err);
+              luahost_describe(path, title, sizeof title, params, LUAHOST_MAX_PARAMS, &np, err,
+                               sizeof err);
     if (!ok) {
         fprintf(stderr, "%s\n", err);
         snprintf(title, sizeof title, "(does not load)");

@@ -28,9 +28,9 @@ static const char *sim_usage(void)
 
 /* Sample interval when --sample is not given: 1 s up to two hours, then a
  * minute, so that a default series stays a few thousand rows. */
-#define SHORT_RUN_S 7200.0
+#define SHORT_RUN_S    7200.0
 #define SHORT_SAMPLE_S 1.0
-#define LONG_SAMPLE_S 60.0
+#define LONG_SAMPLE_S  60.0
 /* Largest ring the CLI asks for (the sim keeps the newest samples). */
 #define MAX_CLI_SAMPLES ((size_t)1 << 22)
 
@@ -49,9 +49,9 @@ struct sim_args {
 /* Limits of the options, checked here so that a bad value is a usage error
  * naming the option. The tick range is the step loop's (engine/sim/sim.h). */
 #define MAX_DURATION_S 1e9
-#define MIN_TICK_S 1e-6
-#define MAX_TICK_S 60.0
-#define MAX_SEED 18446744073709551615ULL
+#define MIN_TICK_S     1e-6
+#define MAX_TICK_S     60.0
+#define MAX_SEED       18446744073709551615ULL
 
 /* A time option in [min_s, max_s]; min_s 0 allows zero. */
 static bool parse_time(const char *opt, const char *v, double *out, double min_s, double max_s,
@@ -95,8 +95,7 @@ static int parse(int argc, char **argv, struct sim_args *a)
                             "from 1 us to 1e9 s"))
                 return EXIT_USAGE;
         } else if ((v = cli_option_value(argc, argv, &i, "--tick"))) {
-            if (!parse_time("--tick", v, &a->tick_s, MIN_TICK_S, MAX_TICK_S,
-                            "from 1 us to 60 s"))
+            if (!parse_time("--tick", v, &a->tick_s, MIN_TICK_S, MAX_TICK_S, "from 1 us to 60 s"))
                 return EXIT_USAGE;
         } else if ((v = cli_option_value(argc, argv, &i, "--seed"))) {
             unsigned long long seed;
@@ -149,8 +148,7 @@ static double counter(const struct sim_counters *c, const char *key)
     return f ? counter_field_number(f, c) : 0.0;
 }
 
-static void summarize(const struct sim_counters *c, const struct model_report *o,
-                      struct summary *m)
+static void summarize(const struct sim_counters *c, const struct model_report *o, struct summary *m)
 {
     double t = c->time_s > 0 ? c->time_s : 1.0;
     m->tokens_per_s = counter(c, "tokens_per_s");
@@ -193,8 +191,8 @@ static void write_text(const struct setup *s, const struct sim_args *a,
     printf("  throughput   %s %s achieved vs %s analytic (%s)\n", a1,
            s->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", a2, pct);
     format_percent(pct, sizeof pct, m->goodput);
-    printf("  steps        %llu completed, %llu kept (goodput %s)\n",
-           (unsigned long long)c->steps, (unsigned long long)c->useful_steps, pct);
+    printf("  steps        %llu completed, %llu kept (goodput %s)\n", (unsigned long long)c->steps,
+           (unsigned long long)c->useful_steps, pct);
     format_percent(pct, sizeof pct, c->starved_s / t);
     printf("  starvation   %s waiting for data (%s of the time)\n", st, pct);
     printf("  failures     %llu (%llu device, %llu node); %llu restart%s; %s lost to rollback "
@@ -408,7 +406,7 @@ static void options_for(const struct sim_args *a, struct sim_options *o)
     o->thermal = a->thermal;
     if (a->tick_s > 0)
         o->tick_s = a->tick_s;
-    o->sample_interval_s = a->sample_s > 0                  ? a->sample_s
+    o->sample_interval_s = a->sample_s > 0                ? a->sample_s
                            : a->duration_s <= SHORT_RUN_S ? SHORT_SAMPLE_S
                                                           : LONG_SAMPLE_S;
     if (o->sample_interval_s < o->tick_s)
@@ -431,8 +429,8 @@ static int schedule_events(struct sim *sim, const struct sim_args *a,
     if (late) {
         char t[32];
         format_duration(t, sizeof t, a->duration_s);
-        cli_error("warning: %s: %zu event%s come%s after the end of the run (%s)", a->events,
-                  late, late == 1 ? "" : "s", late == 1 ? "s" : "", t);
+        cli_error("warning: %s: %zu event%s come%s after the end of the run (%s)", a->events, late,
+                  late == 1 ? "" : "s", late == 1 ? "s" : "", t);
     }
     for (size_t i = 0; i < n_events; i++) {
         if (!sim_schedule(sim, &events[i], err, sizeof err)) {

@@ -3,27 +3,43 @@
 
 #include <string.h>
 
-#define FORMAT {"--format", "text|csv|json", ARG_WORDS, "text csv json", 0, NULL}
-#define CATALOG {"--catalog", "DIR", ARG_DIR, NULL, 0, NULL}
-#define SET {"--set", "PATH=VALUE", ARG_FIELD, NULL, COMMANDS_REPEAT, NULL}
-/* The Lua commands' options, shared by run and play. */
-#define LUA_OPTIONS                                                                               \
-    {"--trust", NULL, ARG_NONE, NULL, 0, "lift the sandbox (full standard library, any file)"},  \
-        {"--seed", "N", ARG_ANY, NULL, 0, "seed of math.random and of simulations (default 42)"}, \
-        {"--budget", "N", ARG_ANY, NULL, 0, "instruction budget (default 1e9)"},                   \
-        {"--memory", "SIZE", ARG_ANY, NULL, 0, "memory cap, e.g. 256MiB (the default)"},          \
-        {"--timeout", "SECONDS", ARG_ANY, NULL, 0,                                                 \
-         "wall-clock limit of the script's own running time (default 600)"},                       \
-        {"--out", "DIR", ARG_DIR, NULL, 0,                                                         \
-         "where write_csv/write_json write (default: mlviz-out, created on the first write; "     \
-         "with --trust the current directory)"},                                                   \
+#define FORMAT                                                                                     \
     {                                                                                              \
-        "--catalog", "DIR", ARG_DIR, NULL, 0, "an extra catalog directory"                        \
+        "--format", "text|csv|json", ARG_WORDS, "text csv json", 0, NULL                           \
+    }
+#define CATALOG                                                                                    \
+    {                                                                                              \
+        "--catalog", "DIR", ARG_DIR, NULL, 0, NULL                                                 \
+    }
+#define SET                                                                                        \
+    {                                                                                              \
+        "--set", "PATH=VALUE", ARG_FIELD, NULL, COMMANDS_REPEAT, NULL                              \
+    }
+/* The Lua commands' options, shared by run and play. */
+#define LUA_OPTIONS                                                                                  \
+    {"--trust", NULL, ARG_NONE, NULL, 0, "lift the sandbox (full standard library, any file)"},      \
+        {"--seed", "N", ARG_ANY, NULL, 0, "seed of math.random and of simulations (default 42)"},    \
+        {"--budget", "N", ARG_ANY, NULL, 0, "instruction budget (default 1e9)"},                     \
+        {"--memory", "SIZE", ARG_ANY, NULL, 0, "memory cap, e.g. 256MiB (the default)"},             \
+        {"--timeout", "SECONDS", ARG_ANY,                                                            \
+         NULL,        0,         "wall-clock limit of the script's own running time (default 600)"}, \
+        {"--out",                                                                                    \
+         "DIR",                                                                                      \
+         ARG_DIR,                                                                                    \
+         NULL,                                                                                       \
+         0,                                                                                          \
+         "where write_csv/write_json write (default: mlviz-out, created on the first write; "        \
+         "with --trust the current directory)"},                                                     \
+    {                                                                                                \
+        "--catalog", "DIR", ARG_DIR, NULL, 0, "an extra catalog directory"                           \
     }
 
 static const struct commands_spec specs[] = {
-    {"catalog", "[accelerators|cpus|storage|links|cooling|software]",
-     "accelerators cpus storage links cooling software", NULL, {FORMAT, CATALOG}},
+    {"catalog",
+     "[accelerators|cpus|storage|links|cooling|software]",
+     "accelerators cpus storage links cooling software",
+     NULL,
+     {FORMAT, CATALOG}},
     {"check", "FILE|PRESET|-", NULL, NULL, {SET, FORMAT, CATALOG}},
     {"eval",
      "FILE|PRESET|-",
@@ -72,7 +88,12 @@ static const struct commands_spec specs[] = {
      NULL,
      {FORMAT,
       {"--md", NULL, ARG_NONE, NULL, 0, "the setup and report fields as the markdown of docs/"}}},
-    {"keys", "", "", NULL, {{"--man", NULL, ARG_NONE, NULL, 0, "the keys as man-page roff"}, {"--md", NULL, ARG_NONE, NULL, 0, "the keys as the markdown of docs/TUI.md"}}},
+    {"keys",
+     "",
+     "",
+     NULL,
+     {{"--man", NULL, ARG_NONE, NULL, 0, "the keys as man-page roff"},
+      {"--md", NULL, ARG_NONE, NULL, 0, "the keys as the markdown of docs/TUI.md"}}},
     {"options",
      "",
      "",

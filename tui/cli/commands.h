@@ -20,9 +20,9 @@ struct commands_option {
     const char *name;    /* "--format" */
     const char *metavar; /* "text|csv|json", "FILE"; NULL for a switch */
     enum commands_arg arg;
-    const char *words;   /* ARG_WORDS: the choices, space-separated */
-    unsigned flags;      /* COMMANDS_REPEAT, COMMANDS_REQUIRED */
-    const char *help;    /* one line for long help, or NULL */
+    const char *words; /* ARG_WORDS: the choices, space-separated */
+    unsigned flags;    /* COMMANDS_REPEAT, COMMANDS_REQUIRED */
+    const char *help;  /* one line for long help, or NULL */
 };
 
 enum { COMMANDS_REPEAT = 1u << 0, COMMANDS_REQUIRED = 1u << 1 };

@@ -40,8 +40,8 @@ static void each_option(FILE *out, const char *command, option_fn fn)
         fn(out, command, &c->options[i]);
     /* The view's options: the view itself, play, and lesson (which opens the view). */
     unsigned applies = !command || strcmp(command, "lesson") == 0 ? OPT_VIEW
-                       : strcmp(command, "play") == 0              ? OPT_PLAY
-                                                                   : 0;
+                       : strcmp(command, "play") == 0             ? OPT_PLAY
+                                                                  : 0;
     for (size_t i = 0; applies; i++) {
         const struct options_entry *o = options_at(i);
         if (!o)
@@ -232,15 +232,13 @@ static void write_fish(FILE *out, const char *const *commands, size_t n)
         fprintf(out, "complete -c mlviz -f -n '__fish_use_subcommand' -a %s\n", commands[i]);
         each_option(out, commands[i], fish_option);
         if (c && c->words && c->words[0])
-            fprintf(out,
-                    "complete -c mlviz -f -n '__fish_seen_subcommand_from %s' -a '%s'\n",
+            fprintf(out, "complete -c mlviz -f -n '__fish_seen_subcommand_from %s' -a '%s'\n",
                     commands[i], c->words);
     }
     each_option(out, NULL, fish_option);
 }
 
-bool completion_write(FILE *out, const char *shell, const char *const *commands,
-                      size_t n_commands)
+bool completion_write(FILE *out, const char *shell, const char *const *commands, size_t n_commands)
 {
     if (strcmp(shell, "bash") == 0)
         write_bash(out, commands, n_commands);

@@ -20,7 +20,8 @@ static const char usage_text[] =
     "       mlviz plan FILE|PRESET [options]        search layouts and hardware: top N, Pareto\n"
     "                                                front, shards (mlviz plan --help)\n"
     "       mlviz run SCRIPT.lua [args...]          run a Lua scenario headless\n"
-    "       mlviz play SCRIPT.lua [options] [args...]  play a Lua scenario in the interactive view\n"
+    "       mlviz play SCRIPT.lua [options] [args...]  play a Lua scenario in the interactive "
+    "view\n"
     "       mlviz lesson FILE.yaml [options]       present setups with captions (no Lua needed)\n"
     "       mlviz scenarios                         list the shipped scenarios\n"
     "       mlviz fields [--format F]               every setup field: path, default, range, help\n"
@@ -85,10 +86,12 @@ struct command {
 static int cmd_completion(int argc, char **argv);
 
 static const struct command commands[] = {
-    {"catalog", cmd_catalog}, {"check", cmd_check},     {"eval", cmd_eval},
-    {"collective", cmd_collective}, {"sim", cmd_sim},   {"run", cmd_run},
-    {"play", cmd_play},       {"scenarios", cmd_scenarios}, {"fields", cmd_fields},
-    {"keys", cmd_keys},       {"options", cmd_options}, {"lesson", cmd_lesson},
+    {"catalog", cmd_catalog}, {"check", cmd_check},
+    {"eval", cmd_eval},       {"collective", cmd_collective},
+    {"sim", cmd_sim},         {"run", cmd_run},
+    {"play", cmd_play},       {"scenarios", cmd_scenarios},
+    {"fields", cmd_fields},   {"keys", cmd_keys},
+    {"options", cmd_options}, {"lesson", cmd_lesson},
     {"plan", cmd_plan},
 
     {"probe", cmd_probe},     {"completion", cmd_completion},

@@ -58,7 +58,8 @@ bool view_syncing(const struct view_ctx *v)
         return false;
     /* Overlapped: gradients go out during the backward; ZeRO-3 gathers the
      * weights during the forward too (engine/model, data-parallel time). */
-    return ph == SIM_PHASE_BACKWARD || (ph == SIM_PHASE_FORWARD && v->setup->training.zero_stage >= 3);
+    return ph == SIM_PHASE_BACKWARD ||
+           (ph == SIM_PHASE_FORWARD && v->setup->training.zero_stage >= 3);
 }
 
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady)

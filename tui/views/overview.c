@@ -169,7 +169,8 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
                          ? phase_words[ph]
                          : "";
     int used = draw_textf(in.y + 2, in.x, in.w, ROLE_VALUE, "MFU %s  ", mfu);
-    draw_text(in.y + 2, in.x + used, in.w - used, ph == SIM_PHASE_WAITING_FOR_DATA && v->sim ? ROLE_WARN : ROLE_DIM, pw);
+    draw_text(in.y + 2, in.x + used, in.w - used,
+              ph == SIM_PHASE_WAITING_FOR_DATA && v->sim ? ROLE_WARN : ROLE_DIM, pw);
     char mem[48];
     snprintf(mem, sizeof mem, "mem %.0f/%.0f GB", r->memory.per_device_gb, r->memory.capacity_gb);
     used = draw_text(in.y + 3, in.x, in.w, r->memory.fits ? ROLE_TEXT : ROLE_FAILED, mem);

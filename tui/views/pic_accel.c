@@ -96,7 +96,7 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     if (in.y + in.h - y > 2)
         y++;
     int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ",
-                      view_live_util(v, r->tflops_per_device), r->peak_tflops);
+                          view_live_util(v, r->tflops_per_device), r->peak_tflops);
     draw_bar(y, in.x + used, in.w - used,
              r->peak_tflops > 0 ? view_live_util(v, r->tflops_per_device) / r->peak_tflops : 0,
              ROLE_PART_COMPUTE, ROLE_DIM);

@@ -1,9 +1,10 @@
 /* The option table of the interactive view (tui/cli/options.c): lookup with
  * aliases and inline values, and what is generated from it. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <stdio.h>

@@ -11,10 +11,11 @@
  * FP8 path (v5p's listed FP8 rate is its BF16 rate).
  *
  * Tests run from the repository root. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <math.h>
@@ -79,8 +80,8 @@ static const struct {
     /* MI325X: MI300X compute, 256 GB HBM3E at 6 TB/s, 1000 W. */
     {"mi325x", ACCEL_GPU, 256 * GIB, 6000, 1307.4, 2614.9, 0, 1000, "infinity-fabric-mi300x"},
     /* MI355X: 256 CUs x 8192 FP8 flop/clock x 2.4 GHz; BF16 half, MXFP4 double. */
-    {"mi355x", ACCEL_GPU, 288 * GIB, 8000, 256 * 8192 * 2.4e9 / 2 / 1e12,
-     256 * 8192 * 2.4e9 / 1e12, 256 * 8192 * 2.4e9 * 2 / 1e12, 1400, "infinity-fabric-mi355x"},
+    {"mi355x", ACCEL_GPU, 288 * GIB, 8000, 256 * 8192 * 2.4e9 / 2 / 1e12, 256 * 8192 * 2.4e9 / 1e12,
+     256 * 8192 * 2.4e9 * 2 / 1e12, 1400, "infinity-fabric-mi355x"},
     /* Cloud TPU v6e: 918 BF16, 32 GB, 1638 GB/s; no FP8. */
     {"tpu-v6e", ACCEL_TPU, 32 * GIB, 1638, 918, NONE, 0, 300, "tpu-ici-v6e"},
     /* GeForce: tensor rates with FP32 accumulate (half the FP16-accumulate ones). */
@@ -114,14 +115,15 @@ static void test_new_accelerators_match_datasheets(void **state)
             continue;
         }
         const double fp8 = a->peak_tflops[PREC_FP8] > 0 ? a->peak_tflops[PREC_FP8] : NONE;
-        bool ok = a->kind == expected[i].kind && near(a->mem_gb, expected[i].mem_bytes / 1e9) &&
-                  near(a->mem_gib, expected[i].mem_bytes / GIB) &&
-                  near(a->mem_bw_gbs, expected[i].mem_bw_gbs) &&
-                  near(a->peak_tflops[PREC_BF16], expected[i].bf16) &&
-                  (expected[i].fp8 == NONE ? fp8 == NONE : near(fp8, expected[i].fp8)) &&
-                  (expected[i].fp4 == 0 ? a->fp4_tflops == 0 : near(a->fp4_tflops, expected[i].fp4)) &&
-                  near(a->tdp_w, expected[i].tdp_w) && strcmp(a->link, expected[i].link) == 0 &&
-                  a->head.source[0] != '\0';
+        bool ok =
+            a->kind == expected[i].kind && near(a->mem_gb, expected[i].mem_bytes / 1e9) &&
+            near(a->mem_gib, expected[i].mem_bytes / GIB) &&
+            near(a->mem_bw_gbs, expected[i].mem_bw_gbs) &&
+            near(a->peak_tflops[PREC_BF16], expected[i].bf16) &&
+            (expected[i].fp8 == NONE ? fp8 == NONE : near(fp8, expected[i].fp8)) &&
+            (expected[i].fp4 == 0 ? a->fp4_tflops == 0 : near(a->fp4_tflops, expected[i].fp4)) &&
+            near(a->tdp_w, expected[i].tdp_w) && strcmp(a->link, expected[i].link) == 0 &&
+            a->head.source[0] != '\0';
         if (!ok) {
             print_error("%s: got mem %.4g GB (%.4g GiB), %g GB/s, bf16 %g, fp8 %g, fp4 %g, %g W, "
                         "link '%s'; want mem %.4g GB, %g GB/s, bf16 %g, fp8 %g, fp4 %g, %g W, "
@@ -150,13 +152,13 @@ static void test_low_precision_formats_by_generation(void **state)
 {
     const struct catalog *cat = *state;
     static const char *const hopper_blackwell[] = {
-        "h100-sxm", "h100-pcie", "h200-sxm", "gh200",  "h800",     "h20",
+        "h100-sxm", "h100-pcie", "h200-sxm", "gh200", "h800",     "h20",
         "b200",     "b300",      "gb200",    "gb300", "rtx-5090", NULL,
     };
-    static const char *const with_fp4[] = {"b200",     "b300",   "gb200",
-                                           "gb300",    "rtx-5090", "mi355x", NULL};
-    static const char *const without_fp8[] = {"tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e",
-                                              "a100-sxm-80gb", "rtx-3090", "mi250x", NULL};
+    static const char *const with_fp4[] = {"b200",     "b300",   "gb200", "gb300",
+                                           "rtx-5090", "mi355x", NULL};
+    static const char *const without_fp8[] = {"tpu-v4",        "tpu-v5e",  "tpu-v5p", "tpu-v6e",
+                                              "a100-sxm-80gb", "rtx-3090", "mi250x",  NULL};
     int bad = 0;
     for (size_t i = 0; hopper_blackwell[i]; i++) {
         const struct accelerator *a = catalog_accelerator(cat, hopper_blackwell[i]);
@@ -212,10 +214,10 @@ static void test_new_links_and_cpus(void **state)
         double bw_gbs; /* per direction */
         int domain;
     } links[] = {
-        {"nvlink5", 1800.0 / 2, 72},                /* NVL72: 72 GPUs, 1.8 TB/s summed each */
-        {"nvlink-c2c", 900.0 / 2, 0},               /* Grace <-> GPU, 900 GB/s summed */
-        {"nvlink4-h800", 400.0 / 2, 8},             /* H800: NVLink 400 GB/s summed */
-        {"tpu-ici-v6e", 800.0 / 2, 256},            /* v6e doc: 800 GBps bidirectional, pod 256 */
+        {"nvlink5", 1800.0 / 2, 72},                  /* NVL72: 72 GPUs, 1.8 TB/s summed each */
+        {"nvlink-c2c", 900.0 / 2, 0},                 /* Grace <-> GPU, 900 GB/s summed */
+        {"nvlink4-h800", 400.0 / 2, 8},               /* H800: NVLink 400 GB/s summed */
+        {"tpu-ici-v6e", 800.0 / 2, 256},              /* v6e doc: 800 GBps bidirectional, pod 256 */
         {"infinity-fabric-mi355x", 7 * 153.6 / 2, 8}, /* 7 links of 153.6 GB/s summed */
     };
     int bad = 0;

@@ -12,10 +12,11 @@
  * Tests run from the repository root. Without the reference file (a source
  * tarball, say) the comparison tests are skipped; the structural test always
  * runs. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <math.h>
@@ -29,7 +30,7 @@
 #include "yamldoc.h"
 
 #define REFERENCE_PATH "../shared/reference/hardware-reference.yaml"
-#define TOLERANCE 0.01
+#define TOLERANCE      0.01
 
 struct fixture {
     struct catalog *cat;
@@ -169,16 +170,26 @@ struct id_map {
 };
 
 static const struct id_map accel_map[] = {
-    {"v100-sxm2-32gb", "nvidia-v100-sxm2"},   {"v100-pcie-32gb", "nvidia-v100-pcie"},
-    {"a100-sxm-40gb", "nvidia-a100-sxm4-40gb"}, {"a100-sxm-80gb", "nvidia-a100-sxm4-80gb"},
-    {"a100-pcie-40gb", "nvidia-a100-pcie-40gb"}, {"a100-pcie-80gb", "nvidia-a100-pcie-80gb"},
-    {"h100-sxm", "nvidia-h100-sxm5"},         {"h100-pcie", "nvidia-h100-pcie"},
-    {"h200-sxm", "nvidia-h200-sxm"},          {"gh200", "nvidia-gh200-hbm3"},
-    {"b200", "nvidia-b200-hgx"},              {"mi250x", "amd-mi250x"},
-    {"mi300x", "amd-mi300x"},                 {"tpu-v4", "google-tpu-v4"},
-    {"tpu-v5e", "google-tpu-v5e"},            {"tpu-v5p", "google-tpu-v5p"},
-    {"gaudi2", "intel-gaudi2"},               {"gaudi3", "intel-gaudi3"},
-    {"trainium1", "aws-trainium1"},           {"trainium2", "aws-trainium2"},
+    {"v100-sxm2-32gb", "nvidia-v100-sxm2"},
+    {"v100-pcie-32gb", "nvidia-v100-pcie"},
+    {"a100-sxm-40gb", "nvidia-a100-sxm4-40gb"},
+    {"a100-sxm-80gb", "nvidia-a100-sxm4-80gb"},
+    {"a100-pcie-40gb", "nvidia-a100-pcie-40gb"},
+    {"a100-pcie-80gb", "nvidia-a100-pcie-80gb"},
+    {"h100-sxm", "nvidia-h100-sxm5"},
+    {"h100-pcie", "nvidia-h100-pcie"},
+    {"h200-sxm", "nvidia-h200-sxm"},
+    {"gh200", "nvidia-gh200-hbm3"},
+    {"b200", "nvidia-b200-hgx"},
+    {"mi250x", "amd-mi250x"},
+    {"mi300x", "amd-mi300x"},
+    {"tpu-v4", "google-tpu-v4"},
+    {"tpu-v5e", "google-tpu-v5e"},
+    {"tpu-v5p", "google-tpu-v5p"},
+    {"gaudi2", "intel-gaudi2"},
+    {"gaudi3", "intel-gaudi3"},
+    {"trainium1", "aws-trainium1"},
+    {"trainium2", "aws-trainium2"},
 };
 
 /* Reference key of each precision's dense and sparse peak. */
@@ -187,8 +198,12 @@ static const char *const dense_keys[PREC_COUNT] = {
     "fp16_tflops_dense", "fp8_tflops_dense",  "int8_tops_dense",
 };
 static const char *const sparse_keys[PREC_COUNT] = {
-    NULL, "tf32_tflops_sparse", "bf16_tflops_sparse",
-    "fp16_tflops_sparse", "fp8_tflops_sparse", "int8_tops_sparse",
+    NULL,
+    "tf32_tflops_sparse",
+    "bf16_tflops_sparse",
+    "fp16_tflops_sparse",
+    "fp8_tflops_sparse",
+    "int8_tops_sparse",
 };
 
 /* Peaks the reference lists but the catalog leaves out on purpose: a rate no
@@ -385,10 +400,10 @@ static void test_links_match_reference(void **state)
 /* ---------------------------------------------------------------------- CPUs */
 
 static const struct id_map cpu_map[] = {
-    {"epyc-9654", "amd-epyc-9654"},      {"epyc-9684x", "amd-epyc-9684x"},
-    {"epyc-9755", "amd-epyc-9755"},      {"epyc-9965", "amd-epyc-9965"},
+    {"epyc-9654", "amd-epyc-9654"},       {"epyc-9684x", "amd-epyc-9684x"},
+    {"epyc-9755", "amd-epyc-9755"},       {"epyc-9965", "amd-epyc-9965"},
     {"xeon-8480", "intel-xeon-8480plus"}, {"xeon-8592", "intel-xeon-8592plus"},
-    {"xeon-6980p", "intel-xeon-6980p"},  {"grace", "nvidia-grace"},
+    {"xeon-6980p", "intel-xeon-6980p"},   {"grace", "nvidia-grace"},
 };
 
 static void test_cpus_match_reference(void **state)
@@ -431,11 +446,8 @@ static const struct id_map storage_map[] = {
 };
 
 static const struct id_map cooling_map[] = {
-    {"air-perimeter", "air-perimeter-crac"},
-    {"air", "air-contained-inrow"},
-    {"rear-door", "rdhx"},
-    {"direct-liquid", "dlc-cold-plate"},
-    {"immersion", "immersion"},
+    {"air-perimeter", "air-perimeter-crac"}, {"air", "air-contained-inrow"}, {"rear-door", "rdhx"},
+    {"direct-liquid", "dlc-cold-plate"},     {"immersion", "immersion"},
 };
 
 static void test_storage_and_cooling_match_reference(void **state)
@@ -475,14 +487,14 @@ static void test_storage_and_cooling_match_reference(void **state)
         ref_number(r, "rack_kw_practical_min", &lo);
         if (ref_number(r, "rack_kw_practical_max", &hi) &&
             (c->rack_kw_max < lo * (1 - TOLERANCE) || c->rack_kw_max > hi * (1 + TOLERANCE))) {
-            print_error("%s.rack_kw_max = %g is outside the reference range %g-%g kW\n",
-                        c->head.id, c->rack_kw_max, lo, hi);
+            print_error("%s.rack_kw_max = %g is outside the reference range %g-%g kW\n", c->head.id,
+                        c->rack_kw_max, lo, hi);
             fx->failures++;
         }
     }
     const struct cooling *air = catalog_cooling(fx->cat, "air");
-    const struct ynode *pue = seq_find(ref_section(fx, "facilities", "pue"), "id",
-                                       "industry-average-2023");
+    const struct ynode *pue =
+        seq_find(ref_section(fx, "facilities", "pue"), "id", "industry-average-2023");
     if (air && pue)
         expect(fx, "air", "pue", pue, "pue", air->pue);
     assert_int_equal(fx->failures, 0);
@@ -491,23 +503,50 @@ static void test_storage_and_cooling_match_reference(void **state)
 /* ---------------------------------------------------------------- structure */
 
 static const char *const required_accelerators[] = {
-    "v100-sxm2-32gb", "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "h100-sxm",
-    "h100-pcie",      "h200-sxm",      "b200",          "mi250x",         "mi300x",
-    "tpu-v4",         "tpu-v5e",       "tpu-v5p",       "gaudi2",         "gaudi3",
-    "trainium1",      "trainium2",     "apple-m2-ane",  "edge-tpu",       "laptop-cpu-8c",
+    "v100-sxm2-32gb", "a100-sxm-40gb",
+    "a100-sxm-80gb",  "a100-pcie-80gb",
+    "h100-sxm",       "h100-pcie",
+    "h200-sxm",       "b200",
+    "mi250x",         "mi300x",
+    "tpu-v4",         "tpu-v5e",
+    "tpu-v5p",        "gaudi2",
+    "gaudi3",         "trainium1",
+    "trainium2",      "apple-m2-ane",
+    "edge-tpu",       "laptop-cpu-8c",
     "xeon-8480-amx",  NULL,
 };
-static const char *const required_cpus[] = {"epyc-7742", "epyc-9654", "xeon-8480", "grace",
+static const char *const required_cpus[] = {"epyc-7742", "epyc-9654",  "xeon-8480", "grace",
                                             "epyc-9755", "xeon-6980p", NULL};
 static const char *const required_links[] = {
-    "nvlink2",  "nvlink3",  "nvlink4",   "nvlink5",     "pcie3-x16",   "pcie4-x16",
-    "pcie5-x16", "pcie6-x16", "ib-hdr",   "ib-ndr",      "ib-xdr",      "eth-100g",
-    "eth-200g", "eth-400g", "eth-800g",  "tpu-ici-v4",  "tpu-ici-v5e", "tpu-ici-v5p",
-    "infinity-fabric-mi250x", "infinity-fabric-mi300x", "gaudi2-roce", "gaudi3-roce",
-    "neuronlink-v2", "neuronlink-v3", "apple-unified", NULL,
+    "nvlink2",
+    "nvlink3",
+    "nvlink4",
+    "nvlink5",
+    "pcie3-x16",
+    "pcie4-x16",
+    "pcie5-x16",
+    "pcie6-x16",
+    "ib-hdr",
+    "ib-ndr",
+    "ib-xdr",
+    "eth-100g",
+    "eth-200g",
+    "eth-400g",
+    "eth-800g",
+    "tpu-ici-v4",
+    "tpu-ici-v5e",
+    "tpu-ici-v5p",
+    "infinity-fabric-mi250x",
+    "infinity-fabric-mi300x",
+    "gaudi2-roce",
+    "gaudi3-roce",
+    "neuronlink-v2",
+    "neuronlink-v3",
+    "apple-unified",
+    NULL,
 };
-static const char *const required_storage[] = {"nvme-gen4", "nvme-gen5", "object-store", "lustre",
-                                               "hdd",       "ram-cache", NULL};
+static const char *const required_storage[] = {
+    "nvme-gen4", "nvme-gen5", "object-store", "lustre", "hdd", "ram-cache", NULL};
 static const char *const required_cooling[] = {"air", "rear-door", "direct-liquid", "immersion",
                                                NULL};
 static const char *const required_software[] = {"megatron", "pytorch-eager", NULL};

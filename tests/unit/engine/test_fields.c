@@ -1,10 +1,11 @@
 /* fields: the table-driven binder behind setup files, the catalog, get/set by
  * path and the TUI knobs. A small table of our own exercises every field type
  * and flag; the setup table is used where real paths matter. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <math.h>
@@ -36,18 +37,24 @@ static const char *const colors[] = {"red", "green", "blue", NULL};
 
 #define O(m) offsetof(struct obj, m)
 static const struct field obj_fields[] = {
-    {"n", FIELD_INT, O(n), 1, 100, 4, NULL, NULL, 0, "", "a count", FIELD_REQUIRED, 0, NULL, NULL, 0},
-    {"x", FIELD_NUM, O(x), 0, 10, 2.5, NULL, NULL, 0, "GB", "a size", FIELD_EXCL_MIN, 0, NULL, NULL, 0},
-    {"a", FIELD_NUM_AUTO, O(a), 0, 1000, FIELD_AUTO, NULL, NULL, 0, "", "auto or a number", 0, 0, NULL, NULL, 0},
+    {"n", FIELD_INT, O(n), 1, 100, 4, NULL, NULL, 0, "", "a count", FIELD_REQUIRED, 0, NULL, NULL,
+     0},
+    {"x", FIELD_NUM, O(x), 0, 10, 2.5, NULL, NULL, 0, "GB", "a size", FIELD_EXCL_MIN, 0, NULL, NULL,
+     0},
+    {"a", FIELD_NUM_AUTO, O(a), 0, 1000, FIELD_AUTO, NULL, NULL, 0, "", "auto or a number", 0, 0,
+     NULL, NULL, 0},
     {"b", FIELD_BOOL, O(b), 0, 1, 1, NULL, NULL, 0, "", "a switch", 0, 0, NULL, NULL, 0},
     {"s", FIELD_STR, O(s), 0, 0, 0, "hello", NULL, 0, "", "a text", 0, 0, NULL, NULL, 0},
     {"e", FIELD_ENUM, O(e), 0, 0, 1, NULL, colors, 0, "", "a colour", 0, 0, NULL, NULL, 0},
     {"r", FIELD_REF, O(r), 0, 0, 0, "ref-1", NULL, 0, "", "a catalog id", 0, 0, NULL, NULL, 0},
     {"peak", FIELD_NUM, O(peak), 0, 1e6, FIELD_ABSENT, NULL, NULL, 0, "TFLOP/s", "maybe absent",
      FIELD_NULLABLE | FIELD_EXCL_MIN, 0, NULL, NULL, 0},
-    {"opt", FIELD_REF, O(opt), 0, 0, 0, "", NULL, 0, "", "optional id", FIELD_OPTIONAL, 0, NULL, NULL, 0},
-    {"sec.v", FIELD_INT, O(sec_v), 0, 10, 0, NULL, NULL, 0, "", "in a section", 0, 0, NULL, NULL, 0},
-    {"sec.deep.w", FIELD_NUM, O(sec_deep_w), 0, 10, 1, NULL, NULL, 0, "", "deeper", 0, 0, NULL, NULL, 0},
+    {"opt", FIELD_REF, O(opt), 0, 0, 0, "", NULL, 0, "", "optional id", FIELD_OPTIONAL, 0, NULL,
+     NULL, 0},
+    {"sec.v", FIELD_INT, O(sec_v), 0, 10, 0, NULL, NULL, 0, "", "in a section", 0, 0, NULL, NULL,
+     0},
+    {"sec.deep.w", FIELD_NUM, O(sec_deep_w), 0, 10, 1, NULL, NULL, 0, "", "deeper", 0, 0, NULL,
+     NULL, 0},
 };
 static const struct field_table obj_table = {"thing", obj_fields,
                                              sizeof obj_fields / sizeof obj_fields[0]};
@@ -68,9 +75,8 @@ static void test_parse_duration(void **state)
     static const struct {
         const char *text;
         double seconds;
-    } ok[] = {{"90s", 90},     {"15m", 900},      {"6h", 21600}, {"2d", 172800},
-              {"120", 120},    {"1.5h", 5400},    {"250ms", 0.25}, {"0", 0},
-              {"0.5d", 43200}, {"1e3s", 1000}};
+    } ok[] = {{"90s", 90},    {"15m", 900},    {"6h", 21600}, {"2d", 172800},  {"120", 120},
+              {"1.5h", 5400}, {"250ms", 0.25}, {"0", 0},      {"0.5d", 43200}, {"1e3s", 1000}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         double v = -1;
         if (!fields_parse_duration(ok[i].text, &v))
@@ -79,9 +85,9 @@ static void test_parse_duration(void **state)
     }
     /* 1e305d is a finite number of days but an infinite number of seconds;
      * 1e-320s cannot be computed with */
-    static const char *const bad[] = {"", "abc", "5x", "-5m", "5 m", "h", "10hours", "1h30m",
-                                      "nan", "inf", "5mm", "s", "1e305d", "1e308h", "1e-320s",
-                                      "0x10", ".inf", "1e999"};
+    static const char *const bad[] = {"",        "abc",    "5x",      "-5m",  "5 m",  "h",
+                                      "10hours", "1h30m",  "nan",     "inf",  "5mm",  "s",
+                                      "1e305d",  "1e308h", "1e-320s", "0x10", ".inf", "1e999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double v = 42;
         if (fields_parse_duration(bad[i], &v))
@@ -98,8 +104,8 @@ static void test_parse_number_strict(void **state)
     double v = 0;
     assert_true(fields_parse_number("2.5e3", &v));
     assert_float_equal(v, 2500, 0);
-    static const char *const bad[] = {"", ".nan", ".inf", "-.inf", "nan", "inf", "1e999",
-                                      "0x1p-1", "1,5", "2 3", "5x"};
+    static const char *const bad[] = {"",      ".nan",   ".inf", "-.inf", "nan", "inf",
+                                      "1e999", "0x1p-1", "1,5",  "2 3",   "5x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         v = 42;
         if (fields_parse_number(bad[i], &v))
@@ -131,8 +137,8 @@ static void test_parse_bytes(void **state)
             fail_msg("'%s' should parse", ok[i].text);
         assert_float_equal(v, ok[i].bytes, ok[i].bytes * 1e-12);
     }
-    static const char *const bad[] = {"", "GiB", "1XB", "-1", "-1GiB", "1 GiB", "1gib", "lots",
-                                      "nan", "inf", "1GiBs"};
+    static const char *const bad[] = {"",     "GiB",  "1XB", "-1",  "-1GiB", "1 GiB",
+                                      "1gib", "lots", "nan", "inf", "1GiBs"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double v = 42;
         if (fields_parse_bytes(bad[i], &v))
@@ -149,8 +155,8 @@ static void test_find(void **state)
     (void)state;
     assert_non_null(fields_find(&obj_table, "sec.v"));
     assert_ptr_equal(fields_find(&obj_table, "n"), &obj_fields[0]);
-    assert_null(fields_find(&obj_table, "sec"));   /* a section is not a field */
-    assert_null(fields_find(&obj_table, "N"));     /* case matters */
+    assert_null(fields_find(&obj_table, "sec"));    /* a section is not a field */
+    assert_null(fields_find(&obj_table, "N"));      /* case matters */
     assert_null(fields_find(&obj_table, "sec.v.")); /* no prefix matching */
     assert_null(fields_find(&obj_table, ""));
     const struct field_table *t = setup_fields();
@@ -385,9 +391,16 @@ static void test_set_text_strings(void **state)
     expect_set_fail("s", "two\nlines", "control character (code 10) at character 4");
     /* C1 controls and Unicode line/paragraph separators: YAML reads NEL, LS and PS as
      * line breaks, so such a name would not write back as itself */
-    expect_set_fail("s", "two\xc2\x85lines", "Unicode control or line-break character at character 4");
-    expect_set_fail("s", "a\xe2\x80\xa8" "b", "Unicode control or line-break character at character 2");
-    expect_set_fail("s", "csi \xc2\x9b" "31m", "Unicode control or line-break character at character 5");
+    expect_set_fail("s", "two\xc2\x85lines",
+                    "Unicode control or line-break character at character 4");
+    expect_set_fail("s",
+                    "a\xe2\x80\xa8"
+                    "b",
+                    "Unicode control or line-break character at character 2");
+    expect_set_fail("s",
+                    "csi \xc2\x9b"
+                    "31m",
+                    "Unicode control or line-break character at character 5");
 }
 
 /* ----------------------------------------------------------------- set_number */
@@ -577,8 +590,10 @@ static void test_bind_errors(void **state)
     expect_bind_error("n: 1\nb: {}\n", "b.yaml:2:4: b must be true or false, found a mapping");
     expect_bind_error("n:\n", "b.yaml:1:3: n needs a value (a whole number)");
     expect_bind_error("n: 1\nr: ~\n", "b.yaml:2:4: r needs a value (a catalog id)");
-    expect_bind_error("n: 1\nsec: 4\n", "b.yaml:2:6: sec must be a mapping of keys, found a single value");
-    expect_bind_error("n: 1\nsec: [1]\n", "b.yaml:2:6: sec must be a mapping of keys, found a list");
+    expect_bind_error("n: 1\nsec: 4\n",
+                      "b.yaml:2:6: sec must be a mapping of keys, found a single value");
+    expect_bind_error("n: 1\nsec: [1]\n",
+                      "b.yaml:2:6: sec must be a mapping of keys, found a list");
     expect_bind_error("n: 1\nx:   11\n", "b.yaml:2:6: x must be above 0 and at most 10 (got 11)");
     expect_bind_error("n: 1\nsec:\n  deep:\n    w: -1\n",
                       "b.yaml:4:8: sec.deep.w must be between 0 and 10 (got -1)");
@@ -604,7 +619,8 @@ static void test_bind_prefix(void **state)
     assert_non_null(doc);
     struct obj o;
     fields_apply_defaults(&obj_table, &o);
-    assert_true(fields_bind_yaml(&obj_table, doc->root, "sec", "p.yaml", &o, NULL, err, sizeof err));
+    assert_true(
+        fields_bind_yaml(&obj_table, doc->root, "sec", "p.yaml", &o, NULL, err, sizeof err));
     assert_int_equal(o.sec_v, 4);
     assert_float_equal(o.sec_deep_w, 2, 0);
     ydoc_free(doc);

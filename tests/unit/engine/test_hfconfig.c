@@ -2,10 +2,11 @@
  * name), overrides beside them, relative paths, unknown architectures and
  * hostile values. Expected shapes are typed in from the published configs,
  * not read back from the shipped files. Tests run from the repository root. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -217,8 +218,8 @@ static void test_overrides_and_relative_path(void **state)
                    &s, err, sizeof err);
     if (!ok)
         fail_msg("%s", err);
-    assert_int_equal(s.model.layers, 4);     /* beside hf_config */
-    assert_int_equal(s.model.hidden, 2048);  /* from the config */
+    assert_int_equal(s.model.layers, 4);    /* beside hf_config */
+    assert_int_equal(s.model.hidden, 2048); /* from the config */
     assert_int_equal(s.model.ffn_hidden, 8192);
     assert_int_equal(s.model.kv_heads, 8);
     assert_int_equal(s.model.seq_len, 1024);

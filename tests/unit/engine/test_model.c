@@ -14,12 +14,12 @@
 
 #include "../../catalog_fixture.h"
 
-#define assert_close(a, b, rel)                                                                   \
-    do {                                                                                          \
-        double a_ = (a), b_ = (b);                                                                \
-        if (!(fabs(a_ - b_) <= (rel)*fabs(b_))) {                                                 \
-            fail_msg("%s = %.10g, expected %.10g (rel %g)", #a, a_, b_, (double)(rel));          \
-        }                                                                                         \
+#define assert_close(a, b, rel)                                                                    \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(fabs(a_ - b_) <= (rel)*fabs(b_))) {                                                  \
+            fail_msg("%s = %.10g, expected %.10g (rel %g)", #a, a_, b_, (double)(rel));            \
+        }                                                                                          \
     } while (0)
 
 /* GPT-3 175B shape (Brown et al. 2020) on 1,024 A100s, as in the Megatron paper. */
@@ -189,8 +189,7 @@ static void test_activations_korthikanti(void **state)
     assert_close(activations_gb(8, true, RECOMPUTE_NONE, false),
                  l * sbh / t * (34 + 5 * a * sq / h) / 1e9, 1e-9);
     /* Selective recomputation with sequence parallelism: 34 s b h / t. */
-    assert_close(activations_gb(8, true, RECOMPUTE_SELECTIVE, false), l * sbh * 34 / t / 1e9,
-                 1e-9);
+    assert_close(activations_gb(8, true, RECOMPUTE_SELECTIVE, false), l * sbh * 34 / t / 1e9, 1e-9);
     /* Flash attention stores no s x s scores either. */
     assert_close(activations_gb(1, false, RECOMPUTE_NONE, true), l * sbh * 34 / 1e9, 1e-9);
     /* Full recomputation: 2 s b h per layer, plus one layer rebuilt in full. */
@@ -350,8 +349,8 @@ static void test_power_and_throttle(void **state)
     /* Not throttled on liquid cooling at 2 nodes per rack. */
     assert_false(o.power.throttled);
     const struct accelerator *a = catalog_accelerator(cat, "a100-sxm-80gb");
-    double busy = (o.breakdown.compute + o.breakdown.recompute + o.breakdown.optimizer) /
-                  o.step_time_s;
+    double busy =
+        (o.breakdown.compute + o.breakdown.recompute + o.breakdown.optimizer) / o.step_time_s;
     /* Waiting on communication or in the bubble, a device keeps its clocks
      * and draws half its dynamic power (not idle). */
     double draw = busy + 0.5 * (1 - busy);

@@ -18,11 +18,11 @@
 
 #include "../../catalog_fixture.h"
 
-#define assert_close(a, b, rel)                                                                   \
-    do {                                                                                          \
-        double a_ = (a), b_ = (b);                                                                \
-        if (!(fabs(a_ - b_) <= (rel) * fmax(fabs(a_), fabs(b_)) + 1e-300))                        \
-            fail_msg("%s = %.12g, expected %.12g", #a, a_, b_);                                   \
+#define assert_close(a, b, rel)                                                                    \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(fabs(a_ - b_) <= (rel)*fmax(fabs(a_), fabs(b_)) + 1e-300))                           \
+            fail_msg("%s = %.12g, expected %.12g", #a, a_, b_);                                    \
     } while (0)
 
 /* Loading `text` must fail at line:col with a message containing `what`. */
@@ -394,20 +394,20 @@ static void test_extremes_stay_finite(void **state)
     static const char *const texts[] = {
         /* 65536 tiny experts, all of them per token, capacity 1000 */
         ("model: {layers: 2, hidden: 64, heads: 1, seq_len: 2, vocab: 1, experts: 65536,\n"
-        "        top_k: 65536, expert_ffn_hidden: 1, shared_experts: 10000, dense_layers: 1}\n"
-        "training: {global_batch: 8, expert_parallel: 8, capacity_factor: 1000,\n"
-        "           software: megatron-core}\n"),
+         "        top_k: 65536, expert_ffn_hidden: 1, shared_experts: 10000, dense_layers: 1}\n"
+         "training: {global_batch: 8, expert_parallel: 8, capacity_factor: 1000,\n"
+         "           software: megatron-core}\n"),
         /* context parallel 4096 over a 2-token-per-rank sequence, one fabric */
         ("cluster: {nodes: 1024, scaleup_domain: 4096,\n"
-        "          node: {accelerator: tpu-v5p, accelerators_per_node: 4}}\n"
-        "model: {seq_len: 8192}\n"
-        "training: {global_batch: 1, context_parallel: 4096, software: nemo}\n"),
+         "          node: {accelerator: tpu-v5p, accelerators_per_node: 4}}\n"
+         "model: {seq_len: 8192}\n"
+         "training: {global_batch: 1, context_parallel: 4096, software: nemo}\n"),
         /* the largest TPU v5p domain, pipeline of 4096 one-layer stages */
         ("cluster: {nodes: 1024, scaleup_domain: 8960,\n"
-        "          node: {accelerator: tpu-v5p, accelerators_per_node: 4}}\n"
-        "model: {layers: 4096}\n"
-        "training: {global_batch: 4096, pipeline_parallel: 4096, first_stage_layers: 1,\n"
-        "           last_stage_layers: 1}\n"),
+         "          node: {accelerator: tpu-v5p, accelerators_per_node: 4}}\n"
+         "model: {layers: 4096}\n"
+         "training: {global_batch: 4096, pipeline_parallel: 4096, first_stage_layers: 1,\n"
+         "           last_stage_layers: 1}\n"),
         /* FP4 on Blackwell with a tiny micro-batch count */
         ("cluster: {node: {accelerator: b200}}\n"
          "training: {precision: nvfp4, global_batch: 8, software: megatron-core}\n"),

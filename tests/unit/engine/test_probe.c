@@ -2,10 +2,11 @@
  * matching to the shipped catalog and the bounded read test. Expected
  * values are typed from the fixtures and the stub outputs. Tests run from
  * the repository root. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <dirent.h>
@@ -74,8 +75,8 @@ static void test_matching_the_server_fixture(void **state)
     (void)state;
     char err[512];
     memset(&m, 0, sizeof m);
-    assert_true(probe_read_host(&m, "tests/probe/server/proc", "tests/probe/server/sys", err,
-                                sizeof err));
+    assert_true(
+        probe_read_host(&m, "tests/probe/server/proc", "tests/probe/server/sys", err, sizeof err));
     assert_string_equal(m.cpu_model, "Intel(R) Xeon(R) Platinum 8480+");
     assert_int_equal(m.sockets, 2);
     assert_int_equal(m.cores_per_socket, 4);

@@ -113,9 +113,9 @@ static void test_sanitize_names_the_field(void **state)
 static void test_keys_and_groups(void **state)
 {
     (void)state;
-    static const char *const expect[] = {"name",           "runnable",     "why_not",
-                                         "step_time_s",    "layout.devices", "breakdown_s.data_read",
-                                         "memory.fits",    "suggestions",  "checks.rack_power_ok"};
+    static const char *const expect[] = {"name",        "runnable",       "why_not",
+                                         "step_time_s", "layout.devices", "breakdown_s.data_read",
+                                         "memory.fits", "suggestions",    "checks.rack_power_ok"};
     size_t at = 0;
     for (size_t i = 0; i < report_field_count && at < sizeof expect / sizeof expect[0]; i++)
         if (strcmp(report_fields[i].key, expect[at]) == 0)
@@ -139,9 +139,9 @@ static void test_keys_and_groups(void **state)
     }
 }
 
-static const double hostile[] = {NAN,     INFINITY, -INFINITY, -0.0,    -1e-300, 1e-300,
-                                 4.9e-324, -4.9e-324, 1e300,   -1e300,  DBL_MAX, -DBL_MAX,
-                                 0.0004,  -0.0004,  999.999,   1e15,    -1e15,   123456789.0};
+static const double hostile[] = {NAN,      INFINITY,  -INFINITY, -0.0,   -1e-300, 1e-300,
+                                 4.9e-324, -4.9e-324, 1e300,     -1e300, DBL_MAX, -DBL_MAX,
+                                 0.0004,   -0.0004,   999.999,   1e15,   -1e15,   123456789.0};
 
 static bool is_letter(char c)
 {
@@ -186,9 +186,9 @@ static const struct {
     void (*fn)(char *, size_t, double);
     size_t max_len;
 } formatters[] = {
-    {"format_si", fmt_si, 16},           {"format_duration", format_duration, 16},
-    {"format_fixed", fmt_fixed, 24},     {"format_percent", format_percent, 24},
-    {"format_usd", format_usd, 16},      {"output_format_number", fmt_machine, 24},
+    {"format_si", fmt_si, 16},       {"format_duration", format_duration, 16},
+    {"format_fixed", fmt_fixed, 24}, {"format_percent", format_percent, 24},
+    {"format_usd", format_usd, 16},  {"output_format_number", fmt_machine, 24},
 };
 
 static void test_formatters_never_print_nonsense(void **state)
@@ -288,8 +288,8 @@ static void test_printable(void **state)
 static void write_csv_cases(FILE *f, const void *arg)
 {
     (void)arg;
-    static const char *const cases[] = {"plain", "a,b", "say \"hi\"", "line\nbreak", "cr\rhere",
-                                        " lead", "trail ", "", NULL};
+    static const char *const cases[] = {"plain", "a,b",    "say \"hi\"", "line\nbreak", "cr\rhere",
+                                        " lead", "trail ", "",           NULL};
     struct csv_row row;
     csv_row_begin(&row, f);
     for (size_t i = 0; cases[i] || i == 8; i++) {

@@ -1,10 +1,11 @@
 /* setup: defaults, strict loading with positions, cross-checks against the
  * catalog, get/set by path, the YAML writer and derived sizes.
  * Tests run from the repository root (they read assets/catalog). */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <glob.h>
@@ -233,8 +234,10 @@ static void test_load_errors_types(void **state)
     (void)state;
     expect_load_error("cluster:\n  nodes: two\n", 2, 10, "cluster.nodes must be a whole number");
     expect_load_error("cluster:\n  nodes: \"2\"\n", 2, 10, "found the quoted text \"2\"");
-    expect_load_error("model: {layers: 2.5}\n", 1, 17, "model.layers must be a whole number (got 2.5)");
-    expect_load_error("training: [1, 2]\n", 1, 11, "training must be a mapping of keys, found a list");
+    expect_load_error("model: {layers: 2.5}\n", 1, 17,
+                      "model.layers must be a whole number (got 2.5)");
+    expect_load_error("training: [1, 2]\n", 1, 11,
+                      "training must be a mapping of keys, found a list");
     expect_load_error("cluster: 4\n", 1, 10, "cluster must be a mapping of keys");
     expect_load_error("model:\n  layers: {n: 1}\n", 2, 11, "found a mapping");
     expect_load_error("training: {flash_attention: 1}\n", 1, 29, "must be true or false (got '1')");
@@ -261,7 +264,8 @@ static void test_load_errors_refs(void **state)
     expect_load_error("cluster: {node: {accelerator: h100-sxm5}}\n", 1, 31,
                       "cluster.node.accelerator: unknown accelerator 'h100-sxm5'; did you mean "
                       "'h100-sxm'? (see: mlviz catalog accelerators)");
-    expect_load_error("cluster:\n  node:\n    cpu: epyc-9655\n", 3, 10, "did you mean 'epyc-9654'?");
+    expect_load_error("cluster:\n  node:\n    cpu: epyc-9655\n", 3, 10,
+                      "did you mean 'epyc-9654'?");
     expect_load_error("cluster:\n  node:\n    host_link: warp-drive\n", 3, 16,
                       "unknown link 'warp-drive'");
     expect_load_error("cluster:\n  nodes: 2\n  node: {nic: ib-ndrr}\n", 3, 15,
@@ -280,7 +284,8 @@ static void test_load_errors_values(void **state)
     expect_load_error("cluster: {nodes: 0}\n", 1, 18, "cluster.nodes must be between 1 and");
     expect_load_error("cluster: {nodes: 1e9}\n", 1, 18, "(got 1000000000)");
     expect_load_error("data: {cache_hit: 1.01}\n", 1, 19, "data.cache_hit must be between 0 and 1");
-    expect_load_error("training: {zero_stage: 4}\n", 1, 24, "training.zero_stage must be between 0 and 3");
+    expect_load_error("training: {zero_stage: 4}\n", 1, 24,
+                      "training.zero_stage must be between 0 and 3");
     expect_load_error("cluster: {node: {host_ram_gb: 0}}\n", 1, 31,
                       "cluster.node.host_ram_gb must be between 0.001 and 1000000 (got 0)");
     expect_load_error("facility: {pue: 0.5}\n", 1, 17, "facility.pue must be between 1 and 5");
@@ -292,7 +297,8 @@ static void test_load_errors_hardening(void **state)
 {
     (void)state;
     /* -1 was the hidden spelling of "auto" */
-    expect_load_error("facility: {pue: -1}\n", 1, 17, "facility.pue must be between 1 and 5 (got -1)");
+    expect_load_error("facility: {pue: -1}\n", 1, 17,
+                      "facility.pue must be between 1 and 5 (got -1)");
     expect_load_error("cluster: {storage_bw_gbs: -1}\n", 1, 27, "(got -1)");
     expect_load_error("reliability: {checkpoint_interval_min: -1}\n", 1, 40, "(got -1)");
     /* capacities that pass "above 0" but divide into inf */
@@ -377,8 +383,9 @@ static void test_catalog_checks(void **state)
     (void)state;
     char dir[] = "/tmp/mlviz-cat-XXXXXX", path[128], err[512];
     assert_non_null(mkdtemp(dir));
-    static const char cpu[] = "  - {id: t-cpu, name: T, source: s, cores: 8, mem_channels: 2, "
-                              "mem_bw_gbs: 50, pcie_lanes: %d, pcie_gen: 4, tdp_w: 65, idle_w: 9}\n";
+    static const char cpu[] =
+        "  - {id: t-cpu, name: T, source: s, cores: 8, mem_channels: 2, "
+        "mem_bw_gbs: 50, pcie_lanes: %d, pcie_gen: 4, tdp_w: 65, idle_w: 9}\n";
     struct {
         const char *text;
         int lanes;
@@ -420,7 +427,8 @@ static void test_catalog_checks(void **state)
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs("cooling:\n  - {id: t-cool, name: T, source: s, rack_kw_max: 20, pue: 1.2, "
-          "overhead_fraction: 0.2, inlet_c: 70, limit_c: 60}\n", f);
+          "overhead_fraction: 0.2, inlet_c: 70, limit_c: 60}\n",
+          f);
     fclose(f);
     struct catalog *c = catalog_new();
     assert_false(catalog_load_file(c, path, err, sizeof err));
@@ -441,11 +449,13 @@ static void test_load_errors_cross(void **state)
                       "micro_batch 1");
     expect_load_error("model: {hidden: 4100, heads: 32}\n", 1, 30,
                       "model.hidden 4100 is not divisible by model.heads 32");
-    expect_load_error("model: {heads: 32, kv_heads: 5}\n", 1, 30, "model.kv_heads 5 must divide model.heads 32");
+    expect_load_error("model: {heads: 32, kv_heads: 5}\n", 1, 30,
+                      "model.kv_heads 5 must divide model.heads 32");
     expect_load_error("model: {hidden: 768, heads: 12}\ntraining: {tensor_parallel: 8}\n", 2, 29,
                       "training.tensor_parallel 8 must divide model.heads 12");
-    expect_load_error("model: {layers: 4, hidden: 1024, heads: 16}\ntraining: {pipeline_parallel: 8}\n",
-                      2, 31, "training.pipeline_parallel 8 exceeds model.layers 4");
+    expect_load_error(
+        "model: {layers: 4, hidden: 1024, heads: 16}\ntraining: {pipeline_parallel: 8}\n", 2, 31,
+        "training.pipeline_parallel 8 exceeds model.layers 4");
     expect_load_error("cluster: {node: {accelerator: v100-sxm2-32gb, host_link: pcie3-x16}}\n"
                       "training: {precision: bf16}\n",
                       2, 23, "v100-sxm2-32gb has no bf16 support");
@@ -466,8 +476,9 @@ static void test_load_errors_cross(void **state)
 static void test_position_precision_not_written(void **state)
 {
     (void)state;
-    expect_load_error("name: x\ncluster:\n  node: {accelerator: v100-sxm2-32gb, host_link: pcie3-x16}\n",
-                      3, 23, "v100-sxm2-32gb has no bf16 support");
+    expect_load_error(
+        "name: x\ncluster:\n  node: {accelerator: v100-sxm2-32gb, host_link: pcie3-x16}\n", 3, 23,
+        "v100-sxm2-32gb has no bf16 support");
 }
 
 static void test_position_null_nic(void **state)
@@ -689,7 +700,8 @@ static void test_write_yaml_shape(void **state)
     setup_write_yaml(&s, yaml, sizeof yaml);
     /* every field path appears as a key at its depth */
     assert_non_null(strstr(yaml, "name: \"unnamed setup\"\n"));
-    assert_non_null(strstr(yaml, "\ncluster:\n  nodes: 1\n  node:\n    accelerator: \"h100-sxm\"\n"));
+    assert_non_null(
+        strstr(yaml, "\ncluster:\n  nodes: 1\n  node:\n    accelerator: \"h100-sxm\"\n"));
     assert_non_null(strstr(yaml, "\n  storage_bw_gbs: auto\n"));
     assert_non_null(strstr(yaml, "\ntraining:\n"));
     assert_non_null(strstr(yaml, "\n  precision: bf16\n"));

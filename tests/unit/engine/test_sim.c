@@ -13,10 +13,11 @@
  * (Events: test_sim_events.c.)
  *
  * Tests run from the repository root. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <math.h>
@@ -186,8 +187,8 @@ static void check_series(const struct sim *sim, const char *what)
     }
     struct sim_counters c;
     sim_counters(sim, &c);
-    double nums[] = {c.time_s, c.tokens, c.lost_s, c.starved_s, c.throttled_s, c.checkpoint_s,
-                     c.energy_j, c.max_rack_temp_c};
+    double nums[] = {c.time_s,      c.tokens,       c.lost_s,   c.starved_s,
+                     c.throttled_s, c.checkpoint_s, c.energy_j, c.max_rack_temp_c};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         assert_true(isfinite(nums[i]) && nums[i] >= 0);
     struct sim_live l;
@@ -540,12 +541,11 @@ static void test_straggler_order_statistics(void **state)
         double mean_step = c.time_s / (double)c.steps;
         /* The model's step holds the expected wait at its own CV; the step
          * loop replaces it by the draw at the option's CV. */
-        double expect = r->step_time_s + (o.compute_jitter_cv - MODEL_COMPUTE_JITTER_CV) *
-                                             compute * cases[i].e_max;
+        double expect = r->step_time_s +
+                        (o.compute_jitter_cv - MODEL_COMPUTE_JITTER_CV) * compute * cases[i].e_max;
         double sd_mean = o.compute_jitter_cv * compute / sqrt((double)c.steps); /* generous */
         if (!(fabs(mean_step - expect) <= 0.002 * expect + 5 * sd_mean))
-            fail_msg("%s: mean step %.6g s, expected %.6g s", cases[i].preset, mean_step,
-                     expect);
+            fail_msg("%s: mean step %.6g s, expected %.6g s", cases[i].preset, mean_step, expect);
         sim_free(sim);
     }
 }

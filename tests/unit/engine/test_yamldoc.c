@@ -1,8 +1,9 @@
 /* yamldoc: the YAML tree with positions that every loader reports from. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -162,9 +163,10 @@ static void test_scalar_styles(void **state)
 {
     (void)state;
     char err[256];
-    struct ydoc *doc = load("a: 'it''s'\nb: \"tab\\there\"\nc: |\n  line1\n  line2\nd: >\n  folded\n"
-                            "  text\ne: plain words here\n",
-                            err, sizeof err);
+    struct ydoc *doc =
+        load("a: 'it''s'\nb: \"tab\\there\"\nc: |\n  line1\n  line2\nd: >\n  folded\n"
+             "  text\ne: plain words here\n",
+             err, sizeof err);
     assert_non_null(doc);
     const struct ynode *r = doc->root;
     assert_string_equal(ynode_get(r, "a")->value, "it's");
@@ -336,7 +338,8 @@ static void test_load_file(void **state)
 static void test_tags_refused(void **state)
 {
     (void)state;
-    expect_error("a: !!str 5\n", 1, 4, "YAML tags such as 'tag:yaml.org,2002:str' are not supported");
+    expect_error("a: !!str 5\n", 1, 4,
+                 "YAML tags such as 'tag:yaml.org,2002:str' are not supported");
     expect_error("a: !foo x\n", 1, 4, "YAML tags such as '!foo'");
     expect_error("a: !!map {b: 1}\n", 1, 4, "tag:yaml.org,2002:map");
     expect_error("!!seq [1]\n", 1, 1, "tag:yaml.org,2002:seq");
@@ -347,7 +350,8 @@ static void test_nul_refused(void **state)
 {
     (void)state;
     /* libyaml turns "\0" into a NUL byte; a C string would end there */
-    expect_error("\"ab\\0cd\": 1\n", 1, 1, "text contains a NUL character (\\0) after 2 characters");
+    expect_error("\"ab\\0cd\": 1\n", 1, 1,
+                 "text contains a NUL character (\\0) after 2 characters");
     expect_error("a: [x, \"\\0\"]\n", 1, 8, "after 0 characters");
     expect_error("a: \"x\\0\"\n", 1, 4, "after 1 character");
 }

@@ -1,9 +1,10 @@
 /* test_lua_output: file names, the output directory, atomic writes and the
  * per-run byte limit of files written by Lua scripts. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <dirent.h>

@@ -16,8 +16,8 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "lua_patterns.h"
 #include "../../test_time.h"
+#include "lua_patterns.h"
 
 static unsigned long long steps_charged;
 static unsigned long long step_limit;

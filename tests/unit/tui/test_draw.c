@@ -1,10 +1,11 @@
 /* draw_text on a curses screen (newterm on /dev/null, read back with
  * mvinnstr): text that does not fit ends at a whole word with an ellipsis,
  * never inside a word; text that fits is drawn as it is. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <curses.h>

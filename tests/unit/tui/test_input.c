@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+
 #include <cmocka.h>
 /* clang-format on */
 

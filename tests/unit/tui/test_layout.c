@@ -1,9 +1,10 @@
 /* Layout at many sizes, the key table driving the help text, glyph
  * selection, theme role mapping and the stage-text loader. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+
 #include <cmocka.h>
 
 #include <math.h>
@@ -13,13 +14,13 @@
 
 #include "catalog.h"
 #include "cli.h"
-#include "ui.h"
 #include "glyphs.h"
 #include "hit.h"
 #include "keys.h"
 #include "layout.h"
 #include "stagetext.h"
 #include "theme.h"
+#include "ui.h"
 
 /* Rectangles of one view that must be inside the screen and disjoint. */
 static size_t overview_rects(const struct layout *l, const struct rect **out)
@@ -56,8 +57,8 @@ static void check_rects(const struct rect *const *r, size_t n, int cols, int row
 {
     for (size_t i = 0; i < n; i++) {
         if (!rect_inside(r[i], cols, rows))
-            fail_msg("rect %zu (%d,%d %dx%d) outside %dx%d", i, r[i]->y, r[i]->x, r[i]->w,
-                     r[i]->h, cols, rows);
+            fail_msg("rect %zu (%d,%d %dx%d) outside %dx%d", i, r[i]->y, r[i]->x, r[i]->w, r[i]->h,
+                     cols, rows);
         for (size_t j = i + 1; j < n; j++)
             if (rect_overlap(r[i], r[j]))
                 fail_msg("rects %zu and %zu overlap at %dx%d", i, j, cols, rows);
@@ -303,8 +304,8 @@ static void test_stagetext_asset(void **state)
                                        "colour: red\n",
                                        t, err, sizeof err));
     assert_non_null(strstr(err, "bad.yaml:5:5"));
-    assert_false(stagetext_load_string("bad.yaml", "stages:\n  - id: data\n    title: D\n    text: x\n",
-                                       t, err, sizeof err));
+    assert_false(stagetext_load_string(
+        "bad.yaml", "stages:\n  - id: data\n    title: D\n    text: x\n", t, err, sizeof err));
     assert_non_null(strstr(err, "missing stage cpus"));
     free(t);
 }
@@ -404,10 +405,14 @@ static void test_knobs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout_sizes),   cmocka_unit_test(test_layout_minimum),
-        cmocka_unit_test(test_keys_drive_help), cmocka_unit_test(test_keys_lookup),
-        cmocka_unit_test(test_hits),           cmocka_unit_test(test_glyphs),
-        cmocka_unit_test(test_theme),          cmocka_unit_test(test_stagetext_asset),
+        cmocka_unit_test(test_layout_sizes),
+        cmocka_unit_test(test_layout_minimum),
+        cmocka_unit_test(test_keys_drive_help),
+        cmocka_unit_test(test_keys_lookup),
+        cmocka_unit_test(test_hits),
+        cmocka_unit_test(test_glyphs),
+        cmocka_unit_test(test_theme),
+        cmocka_unit_test(test_stagetext_asset),
         cmocka_unit_test(test_knobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
