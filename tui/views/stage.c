@@ -425,9 +425,12 @@ void view_stage_draw(const struct view_ctx *v, struct view_out *out)
     snprintf(where, sizeof where, "%d %s", v->stage + 1, stage_table[v->stage].brief);
     view_draw_title(v, out, where);
     if (v->text_full) {
-        /* Everything between the title and the caption or footer. */
+        /* Everything between the title and the caption or footer, but
+         * the bottleneck line under it. */
         int bottom = v->lay->caption.h > 0 ? v->lay->caption.y : v->lay->footer.y;
-        draw_text_panel(v, out, (struct rect){1, 0, bottom - 1, v->lay->cols});
+        draw_text_panel(v, out, (struct rect){1, 0, bottom - 2, v->lay->cols});
+        draw_repeat(bottom - 1, 0, v->lay->cols, ROLE_TEXT, " ");
+        draw_live_verdict(v, bottom - 1);
         view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_STAGE);
         return;
     }
