@@ -21,7 +21,26 @@ sim:run(P.fail_at)
 local before = sim:counters()
 mark("cooling fails")
 say(string.format("At %s the rack loses %s of its cooling.", P.fail_at, story.pct(P.loss)))
-sim:run(mlviz.parse_duration(P.restore_at) - mlviz.parse_duration(P.fail_at))
+-- Halfway through the outage: what limits the run now, said the way the
+-- screen decides it (the racks throttling below the steady state's clocks
+-- make the infrastructure the live bottleneck).
+local fail_s, restore_s = mlviz.parse_duration(P.fail_at), mlviz.parse_duration(P.restore_at)
+local half_s = (restore_s - fail_s) / 2
+sim:run(half_s)
+local steady = s:eval()
+local thr_now, temp_now = sim:series("throttle"), sim:series("rack_temp_c")
+thr_now, temp_now = thr_now[#thr_now] or 1, temp_now[#temp_now] or 0
+if thr_now < steady.power.throttle_factor - 0.01 then
+  say(string.format("Halfway through the outage the rack is at %.0f C and the GPUs run at %s of their clocks: "
+    .. "the bottleneck is infrastructure (the rack cannot shed the heat; with cooling it would be the %s).",
+    temp_now, story.pct(thr_now), steady.bottleneck))
+else
+  say(string.format("Halfway through the outage the rack is at %.0f C, still under its limit: %s.",
+    temp_now, story.verdict(steady)))
+end
+show(sim) -- the picture is this run, not a fresh one of the setup just evaluated
+pause()
+sim:run(restore_s - fail_s - half_s)
 local during = sim:counters()
 mark("cooling restored")
 say("Cooling is back. Watch the temperature fall and the clocks recover.")

@@ -13,7 +13,7 @@
 # A scenario without pauses lists the title its end shows.
 EXPECT='allreduce-scaling|Llama-8B, data parallel on 16384 GPUs|accelerators
 cooling|4 DGX H100 per rack, air-cooled|infrastructure
-cooling-failure|4 DGX H100 in a rear-door rack
+cooling-failure|4 DGX H100 in a rear-door rack|infrastructure
 cpu-vs-gpu|GPT-2 small on one H100|accelerators
 data-starvation|ResNet-152 on 8 x H100 |cpus|ResNet-152 on 8 x H100, fed|accelerators
 failures-16k|Llama-8B on 2048 DGX H100|accelerators

@@ -6,6 +6,17 @@
 
 #include "views.h"
 
+/* Throttle factors closer than this are the same clocks (rounding). */
+#define THROTTLE_ROUNDING 0.01
+
+/* The racks throttle deeper than the steady state's by more than rounding. */
+static bool live_hot(const struct view_ctx *v)
+{
+    const struct sim_live *l = v->live;
+    return v->sim && isfinite(l->throttle) &&
+           l->throttle < v->report->power.throttle_factor - THROTTLE_ROUNDING;
+}
+
 int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *live)
 {
     const struct model_report *r = v->report;
@@ -16,8 +27,6 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
     }
     int steady = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
     const struct sim_live *l = v->live;
-    /* A throttle deeper than the steady state's by more than rounding. */
-    bool hot = v->sim && isfinite(l->throttle) && l->throttle < r->power.throttle_factor - 0.01;
     bool down = v->sim && (l->failed_devices > 0 || l->phase == SIM_PHASE_RESTARTING);
     if (down) {
         *live = true;
@@ -25,7 +34,7 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
                  l->failed_devices == 1 ? "" : "s", stage_table[steady].title);
         return STAGE_INFRASTRUCTURE;
     }
-    if (hot) {
+    if (live_hot(v)) {
         *live = true;
         snprintf(why, why_len, "now: clocks %.0f%%, rack %.0f C (steady: %s)", 100 * l->throttle,
                  l->rack_temp_c, stage_table[steady].title);
@@ -43,6 +52,39 @@ double view_live_util(const struct view_ctx *v, double steady)
         return steady;
     double x = steady * v->live->throttle / keep;
     return isfinite(x) && x > 0 ? x : 0;
+}
+
+/* Throttled clocks mean the racks make more heat than the cooling removes
+ * (engine/sim/sim_thermal.c): the infrastructure runs at its limit, even
+ * when the sim's share (rack heat over the cooling left) reads 0 because
+ * no cooling is left at all. */
+double view_live_stage_util(const struct view_ctx *v, int stage)
+{
+    if (stage < 0 || stage >= STAGE_COUNT)
+        return 0;
+    if (stage == STAGE_INFRASTRUCTURE && live_hot(v))
+        return 1;
+    double x = v->live->stage_util[stage];
+    return isfinite(x) && x > 0 ? x : 0;
+}
+
+size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n)
+{
+    static const enum sim_series_id util_series[STAGE_COUNT] = {
+        SERIES_UTIL_DATA, SERIES_UTIL_CPUS, SERIES_UTIL_ACCEL, SERIES_UTIL_NET, SERIES_UTIL_INFRA};
+    static double throttle[UI_SERIES_MAX];
+    if (stage < 0 || stage >= STAGE_COUNT)
+        return 0;
+    size_t got = view_series(v, out, util_series[stage], n);
+    if (stage != STAGE_INFRASTRUCTURE || got == 0)
+        return got;
+    /* The same rule as view_live_stage_util, sample by sample. */
+    size_t t = sim_series_tail(v->sim, SERIES_THROTTLE, throttle, got);
+    double keep = v->report->power.throttle_factor - THROTTLE_ROUNDING;
+    for (size_t i = 0; i < t && i < got; i++)
+        if (isfinite(throttle[i]) && throttle[i] < keep)
+            out->series[i] = 1;
+    return got;
 }
 
 bool view_syncing(const struct view_ctx *v)
@@ -95,20 +137,36 @@ size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_seri
 /* Tokens only move when a step completes. Between the first and the last
  * completion seen in a window lie whole steps, so that is the rate; with
  * fewer than two completions in the window (a long or stalled step), the
- * plain average over the window. */
+ * plain average over the window.
+ * A step far longer than the window's average (racks throttling, devices
+ * down) is a change of pace, not noise: then the rate is that step's, the
+ * newest completed one or the one still running, so the figure follows
+ * the change within a step instead of a window of the old pace. */
+#define PACE_CHANGE 1.5
 static double whole_steps_rate(const double *tot, const double *tim, size_t lo, size_t i)
 {
-    size_t first = 0, last = 0;
+    size_t first = 0, last = 0, prev = 0, count = 0;
     for (size_t k = lo + 1; k <= i; k++)
         if (tot[k] > tot[k - 1]) {
             if (!first)
                 first = k;
+            prev = last;
             last = k;
+            count++;
         }
-    if (first && last > first && tim[last] > tim[first])
-        return (tot[last] - tot[first]) / (tim[last] - tim[first]);
-    double span = tim[i] - tim[lo];
-    return span > 0 ? (tot[i] - tot[lo]) / span : 0;
+    if (!(first && last > first && tim[last] > tim[first])) {
+        double span = tim[i] - tim[lo];
+        return span > 0 ? (tot[i] - tot[lo]) / span : 0;
+    }
+    double rate = (tot[last] - tot[first]) / (tim[last] - tim[first]);
+    double gap = (tim[last] - tim[first]) / (double)(count - 1); /* between completions */
+    double per = (tot[last] - tot[first]) / (double)(count - 1); /* tokens per completion */
+    double newest = tim[last] - tim[prev], running = tim[i] - tim[last];
+    if (newest > PACE_CHANGE * gap && newest > 0)
+        rate = fmin(rate, (tot[last] - tot[prev]) / newest);
+    if (running > PACE_CHANGE * gap && running > 0)
+        rate = fmin(rate, per / running);
+    return rate;
 }
 
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
@@ -140,6 +198,30 @@ size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n)
     for (size_t i = got > n ? got - n : 1; i < got; i++)
         out->series[made++] = whole_steps_rate(tot, tim, i >= w ? i - w : 0, i);
     return made;
+}
+
+size_t view_live_throughput(const struct view_ctx *v, struct view_out *out, size_t n, double *now)
+{
+    const struct model_report *r = v->report;
+    size_t made = view_throughput(v, out, n);
+    *now = r->tokens_per_s;
+    /* Once a step has completed the live average is what runs (0 when the
+     * devices stand still), not the steady state's. */
+    if (made > 0 && isfinite(out->series[made - 1]) && v->counters->steps > 0)
+        *now = out->series[made - 1];
+    if (!r->runnable)
+        *now = NAN; /* shown as "-": a setup that cannot run makes no tokens */
+    return made;
+}
+
+#define SPARK_HEADROOM 1.3
+double view_spark_top(const double *series, size_t n, double steady)
+{
+    double m = isfinite(steady) && steady > 0 ? steady : 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(series[i]) && series[i] > m)
+            m = series[i];
+    return m * SPARK_HEADROOM;
 }
 
 const char *view_fmt_busy(double x, char *buf, size_t len)

@@ -420,20 +420,6 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     }
 }
 
-/* Sparkline scale, fixed for a run: the steady state's value (or the
- * series' peak when higher) with headroom, so a steady value reads as a
- * level line and a sustained drop stays low instead of being rescaled to
- * look full again. The scale is written under the label. */
-#define SPARK_HEADROOM 1.3
-static double spark_max(const double *v, size_t n, double steady)
-{
-    double m = isfinite(steady) && steady > 0 ? steady : 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(v[i]) && v[i] > m)
-            m = v[i];
-    return m * SPARK_HEADROOM;
-}
-
 /* "top 105 k" under a sparkline's label when it has the rows. */
 static void spark_scale(int y, int x, int spark_h, size_t n, double top, const char *unit)
 {
@@ -452,19 +438,13 @@ static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int 
     int half = m.w / 2;
     int x = m.x + 1;
     char tp[32], pw[32];
-    double tps = r->tokens_per_s;
-    size_t n = view_throughput(v, out, (size_t)(half - LABEL_W - 1));
-    /* Once a step has completed the live average is what runs (0 when the
-     * devices stand still), not the steady state's. */
-    if (n > 0 && isfinite(out->series[n - 1]) && v->counters->steps > 0)
-        tps = out->series[n - 1];
-    if (!r->runnable)
-        tps = NAN; /* shown as "-": a setup that cannot run makes no tokens */
+    double tps;
+    size_t n = view_live_throughput(v, out, (size_t)(half - LABEL_W - 1), &tps);
     fmt_si(tp, sizeof tp, tps, "");
     draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
                v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
     draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
-    double top = spark_max(out->series, n, r->tokens_per_s);
+    double top = view_spark_top(out->series, n, r->tokens_per_s);
     draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, top, ROLE_SPARK_TPUT);
     spark_scale(m.y, x, spark_h, n, top, "");
     double itkw = r->power.it_kw;
@@ -476,7 +456,7 @@ static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int 
     draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
     for (size_t i = 0; i < n; i++)
         out->series[i] *= 1e3; /* kW to W, for the scale's prefix */
-    top = spark_max(out->series, n, r->power.it_kw * 1e3);
+    top = view_spark_top(out->series, n, r->power.it_kw * 1e3);
     draw_spark(m.y, half + LABEL_W, m.w - half - LABEL_W - 1, spark_h, out->series, n, top,
                ROLE_SPARK_POWER);
     spark_scale(m.y, half, spark_h, n, top, "W");

@@ -19,9 +19,6 @@ enum {
     LIVE_LABEL_W = 25,
 };
 
-static const enum sim_series_id util_series[STAGE_COUNT] = {
-    SERIES_UTIL_DATA, SERIES_UTIL_CPUS, SERIES_UTIL_ACCEL, SERIES_UTIL_NET, SERIES_UTIL_INFRA};
-
 static struct rect inner(const struct rect *r)
 {
     struct rect in = {r->y + 1, r->x + PIC_PAD, r->h - 2, r->w - 2 * PIC_PAD};
@@ -320,28 +317,62 @@ static void draw_compare(const struct view_ctx *v, struct view_out *out)
 
 /* ---- live strip ---- */
 
+/* The live strip's first row: the stage's busy share and the throughput,
+ * each with its sparkline, by the figures every view shows. */
+static void draw_live_figures(const struct view_ctx *v, struct view_out *out)
+{
+    static const char *const short_names[STAGE_COUNT] = {"Data", "CPUs", "Accelerators", "Network",
+                                                         "Infrastructure"};
+    struct rect l = v->lay->live;
+    int half = l.w / 2, x = l.x + 1;
+    char pct[16], tp[32];
+    double util = view_live_stage_util(v, v->stage);
+    fmt_pct(pct, sizeof pct, util);
+    draw_textf(l.y, x, LIVE_LABEL_W, ROLE_VALUE, "%s busy %s", short_names[v->stage], pct);
+    size_t n = view_stage_util_series(v, out, v->stage, (size_t)(half - LIVE_LABEL_W - 2));
+    draw_spark(l.y, x + LIVE_LABEL_W, half - LIVE_LABEL_W - 2, 1, out->series, n, 1,
+               theme_role_for_util(util));
+    double tps;
+    n = view_live_throughput(v, out, (size_t)(l.w - half - LIVE_LABEL_W - 1), &tps);
+    fmt_si(tp, sizeof tp, tps, "");
+    draw_textf(l.y, half, LIVE_LABEL_W, ROLE_VALUE, "%s %s",
+               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
+    draw_spark(l.y, half + LIVE_LABEL_W, l.w - half - LIVE_LABEL_W - 1, 1, out->series, n,
+               view_spark_top(out->series, n, v->report->tokens_per_s), ROLE_SPARK_TPUT);
+}
+
+/* The verdict row: the bottleneck always shows (the reason is what gives
+ * way on a narrow screen). */
+static void draw_live_verdict(const struct view_ctx *v, int y)
+{
+    const struct glyphs *g = glyphs_active();
+    struct rect l = v->lay->live;
+    int x = l.x + 1, w = l.w - 2;
+    char why[UI_MSG_LEN];
+    bool live;
+    int b = view_bottleneck(v, why, sizeof why, &live);
+    if (b < 0) {
+        draw_textf(y, x, w, ROLE_FAILED, "%s CANNOT RUN: %s", g->fail, why);
+        return;
+    }
+    int used = draw_textf(y, x, w, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s", g->bottleneck,
+                          g->arrow_right, stage_table[b].title);
+    draw_textf(y, x + used, w - used, ROLE_DIM, " - %s", why);
+}
+
 static void draw_live(const struct view_ctx *v, struct view_out *out)
 {
     const struct glyphs *g = glyphs_active();
     const struct model_report *r = v->report;
     struct rect l = v->lay->live;
-    int half = l.w / 2, x = l.x + 1;
-    char pct[16], tp[32];
-    double util = v->live->stage_util[v->stage];
-    fmt_pct(pct, sizeof pct, util);
-    static const char *const short_names[STAGE_COUNT] = {"Data", "CPUs", "Accelerators", "Network",
-                                                         "Infrastructure"};
-    draw_textf(l.y, x, LIVE_LABEL_W, ROLE_VALUE, "%s busy %s", short_names[v->stage], pct);
-    size_t n = view_series(v, out, util_series[v->stage], (size_t)(half - LIVE_LABEL_W - 2));
-    draw_spark(l.y, x + LIVE_LABEL_W, half - LIVE_LABEL_W - 2, 1, out->series, n, 1,
-               theme_role_for_util(util));
-    fmt_si(tp, sizeof tp, r->runnable ? r->tokens_per_s : NAN, "");
-    n = view_throughput(v, out, (size_t)(l.w - half - LIVE_LABEL_W - 1));
-    if (n > 0 && isfinite(out->series[n - 1]))
-        fmt_si(tp, sizeof tp, out->series[n - 1], "");
-    draw_textf(l.y, half, LIVE_LABEL_W, ROLE_VALUE, "tokens/s %s", tp);
-    draw_spark(l.y, half + LIVE_LABEL_W, l.w - half - LIVE_LABEL_W - 1, 1, out->series, n, 0,
-               ROLE_SPARK_TPUT);
+    int x = l.x + 1;
+    draw_live_figures(v, out);
+    draw_live_verdict(v, l.y + 2);
+    /* A status message takes the summary's row, never the verdict's. */
+    if (v->status[0]) {
+        draw_textf(l.y + 1, x, l.w - 2, ROLE_WARN, "%s %s", g->bullet, v->status);
+        return;
+    }
     /* Stage summary line. */
     char a[32], b[32], c[32];
     switch (v->stage) {
@@ -385,21 +416,6 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         break;
     }
     }
-    /* Status or the verdict. */
-    if (v->status[0]) {
-        draw_textf(l.y + 2, x, l.w - 2, ROLE_WARN, "%s %s", g->bullet, v->status);
-    } else {
-        char why[UI_MSG_LEN];
-        bool live;
-        int b_ = view_bottleneck(v, why, sizeof why, &live);
-        if (b_ < 0) {
-            draw_textf(l.y + 2, x, l.w - 2, ROLE_FAILED, "%s CANNOT RUN: %s", g->fail, why);
-        } else {
-            int used = draw_textf(l.y + 2, x, l.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
-                                  g->bottleneck, g->arrow_right, stage_table[b_].title);
-            draw_textf(l.y + 2, x + used, l.w - 2 - used, ROLE_DIM, " - %s", why);
-        }
-    }
 }
 
 void view_stage_draw(const struct view_ctx *v, struct view_out *out)
@@ -409,9 +425,12 @@ void view_stage_draw(const struct view_ctx *v, struct view_out *out)
     snprintf(where, sizeof where, "%d %s", v->stage + 1, stage_table[v->stage].brief);
     view_draw_title(v, out, where);
     if (v->text_full) {
-        /* Everything between the title and the caption or footer. */
+        /* Everything between the title and the caption or footer, but
+         * the bottleneck line under it. */
         int bottom = v->lay->caption.h > 0 ? v->lay->caption.y : v->lay->footer.y;
-        draw_text_panel(v, out, (struct rect){1, 0, bottom - 1, v->lay->cols});
+        draw_text_panel(v, out, (struct rect){1, 0, bottom - 2, v->lay->cols});
+        draw_repeat(bottom - 1, 0, v->lay->cols, ROLE_TEXT, " ");
+        draw_live_verdict(v, bottom - 1);
         view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_STAGE);
         return;
     }

@@ -120,6 +120,13 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
 /* A utilization scaled by the clocks the racks allow now against the
  * steady state's (the steady figure when no sim runs). */
 double view_live_util(const struct view_ctx *v, double steady);
+/* A stage's busy share now (0..1): the sim's newest, except that the
+ * infrastructure reads 100% while the racks throttle (it sets the pace:
+ * more heat than the cooling can remove). */
+double view_live_stage_util(const struct view_ctx *v, int stage);
+/* The newest n samples of a stage's busy share into out->series, by the
+ * same rule; returns how many. */
+size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n);
 /* Whether the devices exchange gradients (or ZeRO-3 weights) now: in the
  * sync phase, or in the forward/backward the sync overlaps, or always when
  * a whole step passes within a frame. False when paused or nothing runs. */
@@ -135,6 +142,15 @@ size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_seri
 /* Throughput (tokens/s) averaged over about one training step, newest n
  * samples into out->series (raw samples are bursty: steps end in jumps). */
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n);
+/* view_throughput, and in *now the tokens/s to show: the newest reading
+ * once a step completed, the steady state's before, NAN ("-") when the
+ * setup cannot run. Every view shows this figure. */
+size_t view_live_throughput(const struct view_ctx *v, struct view_out *out, size_t n, double *now);
+/* Sparkline scale, fixed for a run: the steady state's value (or the
+ * series' peak when higher) with headroom, so a steady value reads as a
+ * level line and a sustained drop stays low instead of being rescaled to
+ * look full again. */
+double view_spark_top(const double *series, size_t n, double steady);
 /* A count of cores or devices busy: small loads keep two significant
  * digits ("0.002"), so light work does not read as none ("0.0"). */
 const char *view_fmt_busy(double x, char *buf, size_t len);
