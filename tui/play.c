@@ -116,7 +116,7 @@ static void hook_mark(void *ctx, const char *label)
 {
     (void)ctx;
     if (play_ui)
-        ui_set_status(play_ui, "%s %s", glyphs_active()->bullet, label);
+        ui_set_status(play_ui, "%s", label); /* the views draw the bullet */
 }
 
 void tui_play_hooks(struct luahost_hooks *hooks)

@@ -84,6 +84,12 @@ for size in "100 30" "80 24"; do
         fail "$1x$2 playing: the stage view shows the bottleneck line beside the narration" \
             "$(screen "$s" | tail -9)"
     fi
+    # A mark shows with one bullet (the view's), not two.
+    if screen "$s" | grep -q "cooling fails" && ! screen "$s" | grep -q "• • cooling fails"; then
+        pass "$1x$2 playing: a mark shows with one bullet"
+    else
+        fail "$1x$2 playing: a mark shows with one bullet" "$(screen "$s" | grep "cooling fails")"
+    fi
     # The explanation full screen (e) keeps the bottleneck line under it.
     keys "$s" e
     if wait_for "$s" "PgDn 1/" 20 && ! screen "$s" | grep -q "knobs" &&
