@@ -211,14 +211,20 @@ static int pic_scaleup(const struct view_ctx *v, struct rect in, int y)
         {"DP", r->dp, (long long)r->tp * r->cp},
         {"PP", r->pp, (long long)r->tp * r->cp * r->dp},
     };
-    char inside[96] = "", across[96] = "";
+    char inside[128] = "", across[128] = "";
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
-        if (groups[i].n <= 1)
+        int n = groups[i].n;
+        if (n <= 1)
             continue;
-        bool in_domain = groups[i].n * groups[i].stride <= domain;
+        bool in_domain = n * groups[i].stride <= domain;
         char *to = in_domain ? inside : across;
         size_t used = strlen(to);
-        snprintf(to + used, 96 - used, "%s%s %d", used ? ", " : "", groups[i].name, groups[i].n);
+        snprintf(to + used, sizeof inside - used, "%s%s %d", used ? ", " : "", groups[i].name, n);
+        /* members of a crossing group that still share one domain */
+        long long near = domain / groups[i].stride;
+        used = strlen(to);
+        if (!in_domain && near > 1)
+            snprintf(to + used, sizeof inside - used, " (%lld per domain)", near);
     }
     snprintf(line, sizeof line, "scale-up domain of %d on %s: %s inside; %s across the NICs",
              domain, link, inside[0] ? inside : "no group", across[0] ? across : "no group");
@@ -239,33 +245,38 @@ static int pic_dp(const struct view_ctx *v, struct view_out *out, struct rect in
     bool zero3 = s->training.zero_stage >= 3;
     /* ZeRO-3 (FSDP) moves weights too: all-gathered for the forward and
      * the backward, gradients reduce-scattered, every micro-batch. */
-    char line[256];
+    /* Gradients are reduced over DP x CP (the context-parallel ranks hold
+     * the same weights, engine/model). */
+    int n = r->dp * r->cp;
+    char group[48], line[256];
+    if (r->cp > 1)
+        snprintf(group, sizeof group, "DP x CP = %d x %d", r->dp, r->cp);
+    else
+        snprintf(group, sizeof group, "DP=%d", r->dp);
     if (zero3)
         snprintf(line, sizeof line,
-                 "ZeRO-3 over DP=%d: %s all-gather weights + reduce-scatter grads: %s, %s exposed",
-                 r->dp, how, full, exp);
+                 "ZeRO-3 over %s: %s all-gather weights + reduce-scatter grads: %s, %s exposed",
+                 group, how, full, exp);
     else
-        snprintf(line, sizeof line, "%s all-reduce over DP=%d: %s, %s exposed", how, r->dp, full,
-                 exp);
+        snprintf(line, sizeof line, "%s gradient all-reduce over %s: %s, %s exposed", how, group,
+                 full, exp);
     y += wrap_rows(in, y, ROLE_HEADING, line);
-    if (r->dp <= 1) {
-        draw_text(y++, in.x, in.w, ROLE_DIM, "one data-parallel replica: no gradient all-reduce");
-        return y;
-    }
+    if (n <= 1)
+        return y + wrap_rows(in, y, ROLE_DIM, "one data-parallel replica: no gradient all-reduce");
     if (tree)
         pic_tree(v, out, in, y);
     else
-        pic_ring(v, out, in, y, r->dp);
+        pic_ring(v, out, in, y, n);
     y += 3;
-    double share = (r->dp - 1.0) / r->dp;
+    double share = (n - 1.0) / n;
     if (zero3)
-        draw_textf(y++, in.x, in.w, ROLE_DIM,
-                   "per micro-batch each link carries (n-1)/n = %.2fx the weights twice "
-                   "and the gradients once",
-                   share);
+        snprintf(line, sizeof line,
+                 "per micro-batch each link carries (n-1)/n = %.2fx the weights twice and the "
+                 "gradients once",
+                 share);
     else
-        draw_textf(y++, in.x, in.w, ROLE_DIM, "each link carries 2(n-1)/n = %.2fx the gradients",
-                   2 * share);
+        snprintf(line, sizeof line, "each link carries 2(n-1)/n = %.2fx the gradients", 2 * share);
+    y += wrap_rows(in, y, ROLE_DIM, line);
     return y;
 }
 
@@ -277,13 +288,18 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
         y = pic_experts(v, in, y);
     if (r->cp > 1 && y < in.y + in.h)
         y = pic_cp_ring(v, in, y);
-    if (y < in.y + in.h && r->devices > 1)
+    /* Which groups cross the NICs matters most when some do; one domain
+     * holding everything is said after the tensor-parallel line. */
+    bool one_domain = r->devices <= setup_scaleup_domain(v->setup);
+    if (y < in.y + in.h && !one_domain)
         y = pic_scaleup(v, in, y);
     if (y < in.y + in.h)
         y = pic_dp(v, out, in, y);
     char tp[32];
     fmt_dur(tp, sizeof tp, r->breakdown.tp_comm);
     draw_textf(y++, in.x, in.w, ROLE_DIM, "tensor parallel TP=%d: %s per step", r->tp, tp);
+    if (one_domain && r->devices > 1 && y < in.y + in.h)
+        y = pic_scaleup(v, in, y);
     y++;
     if (y >= in.y + in.h)
         return;
