@@ -23,6 +23,15 @@ static int wrap_rows(struct rect in, int y, enum theme_role role, const char *te
     return n < r.h ? n : r.h;
 }
 
+/* "12 of 36" at (y, x) when all of it fits before the right edge. */
+static void shown_of(struct rect in, int y, int x, int shown, int n)
+{
+    char note[32];
+    snprintf(note, sizeof note, "%d of %d", shown, n);
+    if (n > shown && in.x + in.w - x >= draw_width(note))
+        draw_text(y, x, in.x + in.w - x, ROLE_DIM, note);
+}
+
 /* Whether the animation runs (a sim that is not paused), and which half of
  * a two-second cycle it is in. */
 static int anim_half(const struct view_ctx *v)
@@ -67,7 +76,11 @@ static int pic_experts(const struct view_ctx *v, struct rect in, int y)
     y += wrap_rows(in, y, ROLE_HEADING, line);
     int label = in.w >= 40 ? 8 : 0;
     int shown = r->ep < RING_MAX ? r->ep : RING_MAX;
-    int gap = (in.w - label - 2) / (shown > 1 ? shown - 1 : 1);
+    /* Room after the ranks for "12 of 36" (or the phase) when it leaves
+     * the columns at least two apart. */
+    int note = 11, gap = (in.w - label - 2 - note) / (shown > 1 ? shown - 1 : 1);
+    if (gap < 2)
+        gap = (in.w - label - 2) / (shown > 1 ? shown - 1 : 1);
     gap = gap > 6 ? 6 : gap;
     if (gap < 2 || y + 3 > in.y + in.h)
         return y;
@@ -88,9 +101,8 @@ static int pic_experts(const struct view_ctx *v, struct rect in, int y)
             draw_text(y + 1, x + c, 1, ROLE_DIM, c % 2 ? "\\" : "/");
     }
     int after = x0 + (shown - 1) * gap + 3;
-    if (r->ep > shown)
-        draw_textf(y + 1, after, in.x + in.w - after, ROLE_DIM, "%d of %d", shown, r->ep);
-    else if (half >= 0 && in.x + in.w - after >= (int)strlen("dispatch"))
+    shown_of(in, y + 1, after, shown, r->ep);
+    if (r->ep == shown && half >= 0 && in.x + in.w - after >= (int)strlen("dispatch"))
         draw_text(y + 1, after, in.x + in.w - after, ROLE_DIM, half ? "combine" : "dispatch");
     return y + 3;
 }
@@ -124,8 +136,7 @@ static int pic_cp_ring(const struct view_ctx *v, struct rect in, int y)
     }
     draw_repeat(y + 1, x + 1, end - x - 1, ROLE_DIM, g->h);
     draw_text(y + 1, end, 1, ROLE_DIM, g->br);
-    if (r->cp > shown)
-        draw_textf(y + 1, end + 2, in.x + in.w - end - 2, ROLE_DIM, "%d of %d", shown, r->cp);
+    shown_of(in, y + 1, end + 2, shown, r->cp);
     return y + 2;
 }
 
