@@ -154,27 +154,22 @@ wait_rc dense
 rack="-c default --set cluster.node.accelerator=gb200 --set cluster.node.accelerators_per_node=4
     --set cluster.node.cpu=grace --set cluster.scaleup_domain=72 --set training.tensor_parallel=4
     --set training.global_batch=144"
-# shellcheck disable=SC2086
-open_net rack 140 40 $rack --set cluster.nodes=36
-picture rack
-want="scale-up domain of 72 on nvlink5: TP 4 inside; DP 36 (18 per domain) across the NICs"
-if has rack "$want"; then
-    pass "140x40 two NVL72 racks: '$want'"
-else
-    fail "140x40 two NVL72 racks: the scale-up grouping" "want '$want': $(cat "$T/rack.text")"
-fi
-keys rack q
-wait_rc rack
-# shellcheck disable=SC2086
-open_net one 140 40 $rack --set cluster.nodes=18
-picture one
-want="scale-up: all 72 devices share one nvlink5 domain, no group crosses a NIC"
-if has one "$want"; then
-    pass "140x40 one NVL72 rack: '$want'"
-else
-    fail "140x40 one NVL72 rack: one domain" "want '$want': $(cat "$T/one.text")"
-fi
-keys one q
-wait_rc one
+# rack_says NAME NODES WHAT WANT: the picture of NODES trays shows WANT.
+rack_says() {
+    # shellcheck disable=SC2086
+    open_net "$1" 140 40 $rack --set cluster.nodes="$2"
+    picture "$1"
+    if has "$1" "$4"; then
+        pass "140x40 $3: '$4'"
+    else
+        fail "140x40 $3: the scale-up grouping" "want '$4': $(cat "$T/$1.text")"
+    fi
+    keys "$1" q
+    wait_rc "$1"
+}
+rack_says rack 36 "two NVL72 racks" \
+    "scale-up domain of 72 on nvlink5: TP 4 inside; DP 36 (18 per domain) across the NICs"
+rack_says one 18 "one NVL72 rack" \
+    "scale-up: all 72 devices share one nvlink5 domain, no group crosses a NIC"
 
 [ "$FAILS" -eq 0 ]
