@@ -204,7 +204,7 @@ static int pic_scaleup(const struct view_ctx *v, struct rect in, int y)
     const struct model_report *r = v->report;
     int domain = setup_scaleup_domain(v->setup);
     const char *link = v->res && v->res->intra_link ? v->res->intra_link->head.id : "intra link";
-    char line[320];
+    char line[512];
     if (r->devices <= domain) {
         snprintf(line, sizeof line,
                  "scale-up: all %d devices share one %s domain, no group crosses a NIC", r->devices,
@@ -225,14 +225,15 @@ static int pic_scaleup(const struct view_ctx *v, struct rect in, int y)
     char inside[128] = "", across[128] = "";
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
         int n = groups[i].n;
+        long long stride = groups[i].stride > 0 ? groups[i].stride : 1;
         if (n <= 1)
             continue;
-        bool in_domain = n * groups[i].stride <= domain;
+        bool in_domain = n * stride <= domain;
         char *to = in_domain ? inside : across;
         size_t used = strlen(to);
         snprintf(to + used, sizeof inside - used, "%s%s %d", used ? ", " : "", groups[i].name, n);
         /* members of a crossing group that still share one domain */
-        long long near = domain / groups[i].stride;
+        long long near = domain / stride;
         used = strlen(to);
         if (!in_domain && near > 1)
             snprintf(to + used, sizeof inside - used, " (%lld per domain)", near);
