@@ -266,9 +266,7 @@ static int pic_dp(const struct view_ctx *v, struct view_out *out, struct rect in
     else
         snprintf(group, sizeof group, "DP=%d", r->dp);
     if (zero3)
-        snprintf(line, sizeof line,
-                 "ZeRO-3 over %s: %s all-gather weights + reduce-scatter grads: %s, %s exposed",
-                 group, how, full, exp);
+        snprintf(line, sizeof line, "ZeRO-3 over %s: %s, %s exposed", group, full, exp);
     else
         snprintf(line, sizeof line, "%s gradient all-reduce over %s: %s, %s exposed", how, group,
                  full, exp);
@@ -283,9 +281,9 @@ static int pic_dp(const struct view_ctx *v, struct view_out *out, struct rect in
     double share = (n - 1.0) / n;
     if (zero3)
         snprintf(line, sizeof line,
-                 "per micro-batch each link carries (n-1)/n = %.2fx the weights twice and the "
-                 "gradients once",
-                 share);
+                 "weights+grads: per micro-batch a %s all-gather of the weights, twice, and a "
+                 "reduce-scatter of the gradients; each link carries (n-1)/n = %.2fx of each",
+                 how, share);
     else
         snprintf(line, sizeof line, "each link carries 2(n-1)/n = %.2fx the gradients", 2 * share);
     y += wrap_rows(in, y, ROLE_DIM, line);
