@@ -29,10 +29,9 @@ open_net() {
     name=$1 cols=$2 rows=$3
     shift 3
     start "$name" "$cols" "$rows" -- "$@"
-    wait_title "$name" "overview" || wait_for "$name" "BOTTLENECK" 60
-    keys "$name" 4
-    wait_title "$name" "INTERCONNECT"
-    wait_for "$name" "collectives and pipeline" 40
+    wait_for "$name" "BOTTLENECK" 150
+    press_until "$name" 4 "collectives and pipeline"
+    wait_for "$name" "collectives and pipeline" 100
     keys "$name" Space
     sleep 0.3
 }
