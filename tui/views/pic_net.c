@@ -1,13 +1,144 @@
-/* pic_net: the Interconnect stage's picture: the all-reduce ring or tree
- * and the pipeline schedule. */
+/* pic_net: the Interconnect stage's picture: the expert all-to-all, the
+ * context-parallel K/V ring, which groups stay inside the scale-up domain,
+ * the data-parallel all-reduce ring or tree and the pipeline schedule. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "draw.h"
 #include "glyphs.h"
+#include "model.h"
 #include "pictures.h"
+#include "setup.h"
 #include "theme.h"
+
+/* Text wrapped at word boundaries from row y, never past the rectangle's
+ * bottom; returns the rows used. */
+static int wrap_rows(struct rect in, int y, enum theme_role role, const char *text)
+{
+    struct rect r = {.y = y, .x = in.x, .h = in.y + in.h - y, .w = in.w};
+    if (r.h <= 0)
+        return 0;
+    int n = draw_wrap(&r, role, text, 0);
+    return n < r.h ? n : r.h;
+}
+
+/* "12 of 36" at (y, x) when all of it fits before the right edge. */
+static void shown_of(struct rect in, int y, int x, int shown, int n)
+{
+    char note[32];
+    snprintf(note, sizeof note, "%d of %d", shown, n);
+    if (n > shown && in.x + in.w - x >= draw_width(note))
+        draw_text(y, x, in.x + in.w - x, ROLE_DIM, note);
+}
+
+/* Whether the animation runs (a sim that is not paused), and which half of
+ * a two-second cycle it is in. */
+static int anim_half(const struct view_ctx *v)
+{
+    if (!v->sim || v->paused)
+        return -1;
+    return (int)fmod(v->wall_s, 2.0);
+}
+
+/* The all-to-all time of a step before any overlap: the model's exposed
+ * figure for the same setup with the expert-parallel overlap switched off
+ * (model_moe.c: without the overlap every all-to-all is exposed). */
+static double ep_a2a_full_s(const struct view_ctx *v)
+{
+    if (!v->setup->training.ep_comm_overlap || !v->res)
+        return v->report->breakdown.ep_comm;
+    static struct setup plain;
+    static struct model_report again;
+    plain = *v->setup;
+    plain.training.ep_comm_overlap = false;
+    model_eval(&plain, v->res, &again);
+    return again.breakdown.ep_comm;
+}
+
+/* Ranks on top, each rank's experts below, every rank linked to every
+ * other ('/' and '\' between the columns): the dispatch sends each token
+ * to the ranks of its top-k experts, the combine brings the results back. */
+static int pic_experts(const struct view_ctx *v, struct rect in, int y)
+{
+    const struct model_report *r = v->report;
+    const struct glyphs *g = glyphs_active();
+    char full[32], exp[32], line[256];
+    fmt_dur(full, sizeof full, ep_a2a_full_s(v));
+    fmt_dur(exp, sizeof exp, r->breakdown.ep_comm);
+    if (v->setup->training.ep_comm_overlap)
+        snprintf(line, sizeof line,
+                 "expert dispatch/combine all-to-all, EP=%d: %s per step, %s exposed", r->ep, full,
+                 exp);
+    else
+        snprintf(line, sizeof line,
+                 "expert dispatch/combine all-to-all, EP=%d: %s per step, all exposed", r->ep, exp);
+    y += wrap_rows(in, y, ROLE_HEADING, line);
+    int label = in.w >= 40 ? 8 : 0;
+    int shown = r->ep < RING_MAX ? r->ep : RING_MAX;
+    /* Room after the ranks for "12 of 36" (or the phase) when it leaves
+     * the columns at least two apart. */
+    int note = 11, gap = (in.w - label - 2 - note) / (shown > 1 ? shown - 1 : 1);
+    if (gap < 2)
+        gap = (in.w - label - 2) / (shown > 1 ? shown - 1 : 1);
+    gap = gap > 6 ? 6 : gap;
+    if (gap < 2 || y + 3 > in.y + in.h)
+        return y;
+    int half = anim_half(v), x0 = in.x + label + 1;
+    if (label) {
+        draw_text(y, in.x, label, ROLE_DIM, "ranks");
+        draw_text(y + 2, in.x, label, ROLE_DIM, "experts");
+    }
+    for (int i = 0; i < shown; i++) {
+        int x = x0 + i * gap;
+        draw_text(y, x, 1, half == 0 ? ROLE_FLOW : ROLE_STAGE_MID, g->device);
+        draw_text(y + 1, x, 1, ROLE_DIM,
+                  half == 0   ? g->arrow_down
+                  : half == 1 ? g->arrow_up
+                              : g->v);
+        draw_text(y + 2, x, 1, half == 1 ? ROLE_FLOW : ROLE_PART_COMPUTE, g->device);
+        for (int c = 1; i + 1 < shown && c < gap; c++)
+            draw_text(y + 1, x + c, 1, ROLE_DIM, c % 2 ? "\\" : "/");
+    }
+    int after = x0 + (shown - 1) * gap + 3;
+    shown_of(in, y + 1, after, shown, r->ep);
+    if (r->ep == shown && half >= 0 && in.x + in.w - after >= (int)strlen("dispatch"))
+        draw_text(y + 1, after, in.x + in.w - after, ROLE_DIM, half ? "combine" : "dispatch");
+    return y + 3;
+}
+
+/* Context parallelism: each rank's K/V block travels once around the ring
+ * of CP ranks (ring attention). */
+static int pic_cp_ring(const struct view_ctx *v, struct rect in, int y)
+{
+    const struct model_report *r = v->report;
+    const struct glyphs *g = glyphs_active();
+    char exp[32], line[192];
+    fmt_dur(exp, sizeof exp, r->breakdown.cp_comm);
+    snprintf(line, sizeof line,
+             "context parallel CP=%d: K/V blocks passed around the ring, %s exposed per step",
+             r->cp, exp);
+    y += wrap_rows(in, y, ROLE_HEADING, line);
+    int shown = r->cp < RING_MAX ? r->cp : RING_MAX;
+    int gap = (in.w - 4) / shown;
+    gap = gap > 6 ? 6 : gap;
+    if (gap < 3 || y + 2 > in.y + in.h)
+        return y;
+    int half = anim_half(v), hot = half < 0 ? -1 : (int)fmod(v->wall_s * 3, shown);
+    int x = in.x + 1, end = x + shown * gap;
+    draw_text(y, x, 1, ROLE_DIM, g->tl);
+    draw_text(y + 1, x, 1, ROLE_DIM, g->bl);
+    for (int i = 0; i < shown; i++) {
+        int cx = x + 1 + i * gap;
+        draw_text(y, cx, 1, i == hot ? ROLE_FLOW : ROLE_STAGE_MID, g->device);
+        draw_repeat(y, cx + 1, gap - 2, ROLE_DIM, g->track);
+        draw_text(y, cx + gap - 1, 1, ROLE_DIM, i + 1 < shown ? g->arrow_right : g->tr);
+    }
+    draw_repeat(y + 1, x + 1, end - x - 1, ROLE_DIM, g->h);
+    draw_text(y + 1, end, 1, ROLE_DIM, g->br);
+    shown_of(in, y + 1, end + 2, shown, r->cp);
+    return y + 2;
+}
 
 static void pic_ring(const struct view_ctx *v, struct view_out *out, struct rect in, int y, int n)
 {
@@ -63,12 +194,61 @@ static void pic_tree(const struct view_ctx *v, struct view_out *out, struct rect
                       g->device);
 }
 
-void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
+/* Which parallel groups stay on the scale-up fabric (NVLink, ICI) and
+ * which cross the NICs. Ranks are laid out as the model lays them out
+ * (engine/model: TP innermost, then CP, then EP carved out of DP, then DP,
+ * PP outermost): a group of n ranks `stride` apart spans n x stride devices
+ * and stays inside when that span fits in the domain. */
+static int pic_scaleup(const struct view_ctx *v, struct rect in, int y)
+{
+    const struct model_report *r = v->report;
+    int domain = setup_scaleup_domain(v->setup);
+    const char *link = v->res && v->res->intra_link ? v->res->intra_link->head.id : "intra link";
+    char line[512];
+    if (r->devices <= domain) {
+        snprintf(line, sizeof line,
+                 "scale-up: all %d devices share one %s domain, no group crosses a NIC", r->devices,
+                 link);
+        return y + wrap_rows(in, y, ROLE_DIM, line);
+    }
+    struct {
+        const char *name;
+        int n;
+        long long stride;
+    } groups[] = {
+        {"TP", r->tp, 1},
+        {"CP", r->cp, r->tp},
+        {"EP", r->ep, (long long)r->tp * r->cp},
+        {"DP", r->dp, (long long)r->tp * r->cp},
+        {"PP", r->pp, (long long)r->tp * r->cp * r->dp},
+    };
+    char inside[128] = "", across[128] = "";
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        int n = groups[i].n;
+        long long stride = groups[i].stride > 0 ? groups[i].stride : 1;
+        if (n <= 1)
+            continue;
+        bool in_domain = n * stride <= domain;
+        char *to = in_domain ? inside : across;
+        size_t used = strlen(to);
+        snprintf(to + used, sizeof inside - used, "%s%s %d", used ? ", " : "", groups[i].name, n);
+        /* members of a crossing group that still share one domain */
+        long long near = domain / stride;
+        used = strlen(to);
+        if (!in_domain && near > 1)
+            snprintf(to + used, sizeof inside - used, " (%lld per domain)", near);
+    }
+    snprintf(line, sizeof line, "scale-up domain of %d on %s: %s inside; %s across the NICs",
+             domain, link, inside[0] ? inside : "no group", across[0] ? across : "no group");
+    return y + wrap_rows(in, y, ROLE_DIM, line);
+}
+
+/* The data-parallel sync: heading, ring or tree, what each link carries. */
+static int pic_dp(const struct view_ctx *v, struct view_out *out, struct rect in, int y)
 {
     const struct model_report *r = v->report;
     const struct setup *s = v->setup;
-    int y = in.y;
-    char full[32], exp[32], tp[32];
+    char full[32], exp[32];
     fmt_dur(full, sizeof full, r->stages.dp_comm_s);
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     int algo = s->training.allreduce;
@@ -77,34 +257,59 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
     bool zero3 = s->training.zero_stage >= 3;
     /* ZeRO-3 (FSDP) moves weights too: all-gathered for the forward and
      * the backward, gradients reduce-scattered, every micro-batch. */
-    if (zero3)
-        draw_textf(y++, in.x, in.w, ROLE_HEADING,
-                   "ZeRO-3 over DP=%d: %s all-gather weights + reduce-scatter grads: %s, %s "
-                   "exposed",
-                   r->dp, how, full, exp);
+    /* Gradients are reduced over DP x CP (the context-parallel ranks hold
+     * the same weights, engine/model). */
+    int n = r->dp * r->cp;
+    char group[48], line[256];
+    if (r->cp > 1)
+        snprintf(group, sizeof group, "DP x CP = %d x %d", r->dp, r->cp);
     else
-        draw_textf(y++, in.x, in.w, ROLE_HEADING, "%s all-reduce over DP=%d: %s, %s exposed", how,
-                   r->dp, full, exp);
-    if (r->dp > 1) {
-        if (tree)
-            pic_tree(v, out, in, y);
-        else
-            pic_ring(v, out, in, y, r->dp);
-        y += 3;
-        double share = (r->dp - 1.0) / r->dp;
-        if (zero3)
-            draw_textf(y++, in.x, in.w, ROLE_DIM,
-                       "per micro-batch each link carries (n-1)/n = %.2fx the weights twice "
-                       "and the gradients once",
-                       share);
-        else
-            draw_textf(y++, in.x, in.w, ROLE_DIM,
-                       "each link carries 2(n-1)/n = %.2fx the gradients", 2 * share);
-    } else {
-        draw_text(y++, in.x, in.w, ROLE_DIM, "one data-parallel replica: no gradient all-reduce");
-    }
+        snprintf(group, sizeof group, "DP=%d", r->dp);
+    if (zero3)
+        snprintf(line, sizeof line, "ZeRO-3 over %s: %s, %s exposed", group, full, exp);
+    else
+        snprintf(line, sizeof line, "%s gradient all-reduce over %s: %s, %s exposed", how, group,
+                 full, exp);
+    y += wrap_rows(in, y, ROLE_HEADING, line);
+    if (n <= 1)
+        return y + wrap_rows(in, y, ROLE_DIM, "one data-parallel replica: no gradient all-reduce");
+    if (tree)
+        pic_tree(v, out, in, y);
+    else
+        pic_ring(v, out, in, y, n);
+    y += 3;
+    double share = (n - 1.0) / n;
+    if (zero3)
+        snprintf(line, sizeof line,
+                 "weights+grads: per micro-batch a %s all-gather of the weights, twice, and a "
+                 "reduce-scatter of the gradients; each link carries (n-1)/n = %.2fx of each",
+                 how, share);
+    else
+        snprintf(line, sizeof line, "each link carries 2(n-1)/n = %.2fx the gradients", 2 * share);
+    y += wrap_rows(in, y, ROLE_DIM, line);
+    return y;
+}
+
+void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
+{
+    const struct model_report *r = v->report;
+    int y = in.y;
+    if (r->ep > 1)
+        y = pic_experts(v, in, y);
+    if (r->cp > 1 && y < in.y + in.h)
+        y = pic_cp_ring(v, in, y);
+    /* Which groups cross the NICs matters most when some do; one domain
+     * holding everything is said after the tensor-parallel line. */
+    bool one_domain = r->devices <= setup_scaleup_domain(v->setup);
+    if (y < in.y + in.h && !one_domain)
+        y = pic_scaleup(v, in, y);
+    if (y < in.y + in.h)
+        y = pic_dp(v, out, in, y);
+    char tp[32];
     fmt_dur(tp, sizeof tp, r->breakdown.tp_comm);
     draw_textf(y++, in.x, in.w, ROLE_DIM, "tensor parallel TP=%d: %s per step", r->tp, tp);
+    if (one_domain && r->devices > 1 && y < in.y + in.h)
+        y = pic_scaleup(v, in, y);
     y++;
     if (y >= in.y + in.h)
         return;
