@@ -68,7 +68,8 @@ fi
 # mlviz plan on a terminal: a progress bar on stderr for a long search.
 start pg 120 10 -- plan gpt3-175b-a100 --vary cluster.nodes=32..1024 \
     --vary cluster.node.accelerator=a100-sxm-80gb,h100-sxm,h200-sxm,b200 --top 1
-if wait_for pg "candidates, " 100 && screen pg | grep -qE '\[#*\.*\] +[0-9]+% .* left'; then
+# A loaded machine can take a while to build the space: wait up to 60 s.
+if wait_for pg "candidates, " 600 && screen pg | grep -qE '\[#*\.*\] +[0-9]+% .* left'; then
     pass "mlviz plan shows a progress bar on a terminal"
 else
     fail "mlviz plan shows a progress bar on a terminal" "$(screen pg | head -3)"
