@@ -167,6 +167,12 @@ bool setup_load_string(struct setup *s, const char *name, const char *text,
  * field path. */
 bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
                    size_t err_len);
+/* The cross-checks of setup_resolve without its catalog lookups, for a
+ * setup whose references r already holds (resolved for a setup with the
+ * same catalog ids): what the planner runs on each candidate that changes
+ * fields that are no references. */
+bool setup_check_resolved(const struct setup *s, const struct resolved *r, char *err,
+                          size_t err_len);
 
 /* Get/set by YAML path. Setting checks type and range (not cross-field rules:
  * call setup_resolve after). Unknown paths get a "did you mean" message. */

@@ -328,12 +328,13 @@ static bool check_hardware(const struct setup *s, const struct resolved *r,
     return true;
 }
 
-bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
-                 size_t err_len, const char *bad_path[2])
+/* Every cross-check after the catalog lookups, in the order setup_check
+ * reports them. */
+static bool check_resolved(const struct setup *s, const struct resolved *r, char *err,
+                           size_t err_len, const char *bad_path[2])
 {
     struct layout_sizes z;
-    if (!resolve_refs(s, cat, r, err, err_len, bad_path) ||
-        !check_layout(s, r, &z, err, err_len, bad_path))
+    if (!check_layout(s, r, &z, err, err_len, bad_path))
         return false;
     if (s->model.kind == MODEL_TRANSFORMER) {
         if (!check_transformer(s, &z, err, err_len, bad_path) ||
@@ -343,4 +344,18 @@ bool setup_check(const struct setup *s, const struct catalog *cat, struct resolv
         return false;
     }
     return check_hardware(s, r, &z, err, err_len, bad_path);
+}
+
+bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
+                 size_t err_len, const char *bad_path[2])
+{
+    return resolve_refs(s, cat, r, err, err_len, bad_path) &&
+           check_resolved(s, r, err, err_len, bad_path);
+}
+
+bool setup_check_resolved(const struct setup *s, const struct resolved *r, char *err,
+                          size_t err_len)
+{
+    const char *bad[2] = {NULL, NULL};
+    return check_resolved(s, r, err, err_len, bad);
 }

@@ -118,6 +118,41 @@ static bool unit_may_fit(const struct plan_space *sp, const struct setup *s,
     return false;
 }
 
+/* Steps the switch digits of a unit like an odometer, last fastest, and
+ * applies what changed to s; false after the last setting. */
+static bool next_switches(const struct plan_space *sp, int digit[PLAN_DIMS_MAX], struct setup *s)
+{
+    for (int i = sp->n_dims - 1; i >= sp->n_dims - sp->n_switch; i--) {
+        if (++digit[i] < sp->dims[i].count) {
+            plan_apply_value(&sp->dims[i], digit[i], s);
+            return true;
+        }
+        digit[i] = 0;
+        plan_apply_value(&sp->dims[i], 0, s);
+    }
+    return false;
+}
+
+/* Resolves the catalog references of unit setup s (its first switch
+ * setting) into r. A switch can make a setup invalid (a ZeRO stage the
+ * software does not implement), so when the first setting is refused the
+ * others are tried; false when none is valid. */
+static bool unit_resolve(const struct plan_space *sp, const struct setup *s,
+                         const int digit[PLAN_DIMS_MAX], const struct catalog *cat,
+                         struct resolved *r)
+{
+    char err[512];
+    if (setup_resolve(s, cat, r, err, sizeof err))
+        return true;
+    struct setup t = *s;
+    int d[PLAN_DIMS_MAX];
+    memcpy(d, digit, sizeof d);
+    while (next_switches(sp, d, &t))
+        if (setup_resolve(&t, cat, r, err, sizeof err))
+            return true;
+    return false;
+}
+
 static void unit_pruned(struct worker *w, uint64_t unit)
 {
     const struct plan_space *sp = w->sh->sp;
@@ -129,7 +164,6 @@ static void unit_pruned(struct worker *w, uint64_t unit)
     struct memory_report m;
     char err[512];
     int digit[PLAN_DIMS_MAX];
-    int first_switch = sp->n_dims - sp->n_switch;
     plan_space_setup(sp, unit * sp->per_unit, &s);
     plan_digits_of(sp, unit * sp->per_unit, digit);
     /* Devices are fixed by the unit. */
@@ -144,9 +178,9 @@ static void unit_pruned(struct worker *w, uint64_t unit)
         c->invalid += sp->per_unit;
         return;
     }
-    /* Validity does not depend on the switches (tested against the
-     * exhaustive search), so one resolve decides the unit. */
-    if (!setup_resolve(&s, w->sh->cat, &r, err, sizeof err)) {
+    /* The catalog references are no switches: one resolve serves the unit,
+     * and each candidate is then checked without the lookups. */
+    if (!unit_resolve(sp, &s, digit, w->sh->cat, &r)) {
         c->invalid += sp->per_unit;
         return;
     }
@@ -161,16 +195,11 @@ static void unit_pruned(struct worker *w, uint64_t unit)
         return;
     }
     for (uint64_t j = 0; j < sp->per_unit; j++) {
-        if (j > 0) {
-            /* Odometer over the switch digits; apply only what changed. */
-            for (int i = sp->n_dims - 1; i >= first_switch; i--) {
-                if (++digit[i] < sp->dims[i].count) {
-                    plan_apply_value(&sp->dims[i], digit[i], &s);
-                    break;
-                }
-                digit[i] = 0;
-                plan_apply_value(&sp->dims[i], 0, &s);
-            }
+        if (j > 0)
+            next_switches(sp, digit, &s);
+        if (!setup_check_resolved(&s, &r, err, sizeof err)) {
+            c->invalid++;
+            continue;
         }
         model_memory(&s, &r, &m);
         if (!m.fits) {
