@@ -167,6 +167,10 @@ bool setup_load_string(struct setup *s, const char *name, const char *text,
  * field path. */
 bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
                    size_t err_len);
+/* setup_resolve that also names, on failure, the field to blame in *field
+ * (a field path; NULL when none). */
+bool setup_resolve_blame(const struct setup *s, const struct catalog *cat, struct resolved *r,
+                         char *err, size_t err_len, const char **field);
 /* The cross-checks of setup_resolve without its catalog lookups, for a
  * setup whose references r already holds (resolved for a setup with the
  * same catalog ids): what the planner runs on each candidate that changes

@@ -133,22 +133,34 @@ static bool next_switches(const struct plan_space *sp, int digit[PLAN_DIMS_MAX],
     return false;
 }
 
+/* Whether `path` is one of the switch fields of the space. */
+static bool is_switch(const struct plan_space *sp, const char *path)
+{
+    for (int i = sp->n_dims - sp->n_switch; path && i < sp->n_dims; i++)
+        if (strcmp(sp->dims[i].field->path, path) == 0)
+            return true;
+    return false;
+}
+
 /* Resolves the catalog references of unit setup s (its first switch
  * setting) into r. A switch can make a setup invalid (a ZeRO stage the
- * software does not implement), so when the first setting is refused the
- * others are tried; false when none is valid. */
+ * software does not implement): when the setting is refused for a switch
+ * field, the next settings are tried; refused for another field (the rules
+ * on a unit's own fields read no switch, docs/PLAN.md), the whole unit is.
+ * False when no setting is valid. */
 static bool unit_resolve(const struct plan_space *sp, const struct setup *s,
                          const int digit[PLAN_DIMS_MAX], const struct catalog *cat,
                          struct resolved *r)
 {
     char err[512];
-    if (setup_resolve(s, cat, r, err, sizeof err))
+    const char *blame = NULL;
+    if (setup_resolve_blame(s, cat, r, err, sizeof err, &blame))
         return true;
     struct setup t = *s;
     int d[PLAN_DIMS_MAX];
     memcpy(d, digit, sizeof d);
-    while (next_switches(sp, d, &t))
-        if (setup_resolve(&t, cat, r, err, sizeof err))
+    while ((blame == NULL || is_switch(sp, blame)) && next_switches(sp, d, &t))
+        if (setup_resolve_blame(&t, cat, r, err, sizeof err, &blame))
             return true;
     return false;
 }
