@@ -4,11 +4,13 @@
 #include <ctype.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "idindex.h"
 #include "units.h"
 #include "yamldoc.h"
 
@@ -21,8 +23,70 @@ static const void *cat_(const void *obj, const struct field *f)
     return (const char *)obj + f->offset;
 }
 
+/* ---- lookup by path --------------------------------------------------------------
+ * Tables are indexed by path on first use (idindex), so a lookup costs one
+ * hash instead of a scan: Lua's s:set and every get/set by path call it per
+ * value. The index of a table is built once under a lock and never changed
+ * after it is published, so threads (the planner's) read it without one. A
+ * hit is checked against the table itself and a miss falls back to the scan,
+ * so an index is never trusted beyond what it saves: a table that lives on
+ * the stack may reuse an address an index was built for. */
+
+enum { INDEXED_TABLES_MAX = 32 };
+struct table_index {
+    const struct field_table *table;
+    const struct field *fields;
+    size_t count;
+    struct idindex index;
+};
+static struct table_index indexed[INDEXED_TABLES_MAX];
+static size_t indexed_count; /* published with release, read with acquire */
+static pthread_mutex_t indexed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *path_at(const void *ctx, size_t i)
+{
+    const struct table_index *x = ctx;
+    return i < x->count ? x->fields[i].path : "";
+}
+
+static const struct table_index *index_of(const struct field_table *t)
+{
+    size_t n = __atomic_load_n(&indexed_count, __ATOMIC_ACQUIRE);
+    for (size_t k = 0; k < n; k++)
+        if (indexed[k].table == t && indexed[k].fields == t->fields && indexed[k].count == t->count)
+            return &indexed[k];
+    const struct table_index *found = NULL;
+    pthread_mutex_lock(&indexed_lock);
+    n = indexed_count;
+    for (size_t k = 0; k < n && !found; k++) /* another thread may have built it */
+        if (indexed[k].table == t && indexed[k].fields == t->fields && indexed[k].count == t->count)
+            found = &indexed[k];
+    if (!found && n < INDEXED_TABLES_MAX) {
+        struct table_index *x = &indexed[n];
+        *x = (struct table_index){t, t->fields, t->count, {0}};
+        bool ok = true;
+        for (size_t i = 0; ok && i < t->count; i++)
+            if (idindex_find(&x->index, t->fields[i].path, path_at, x) == (size_t)-1)
+                ok = idindex_add(&x->index, i, path_at, x); /* the first of twins wins */
+        if (ok) {
+            found = x;
+            __atomic_store_n(&indexed_count, n + 1, __ATOMIC_RELEASE);
+        } else {
+            idindex_free(&x->index);
+        }
+    }
+    pthread_mutex_unlock(&indexed_lock);
+    return found;
+}
+
 const struct field *fields_find(const struct field_table *t, const char *path)
 {
+    const struct table_index *x = index_of(t);
+    if (x) {
+        size_t i = idindex_find(&x->index, path, path_at, x);
+        if (i != (size_t)-1)
+            return &t->fields[i];
+    }
     for (size_t i = 0; i < t->count; i++)
         if (strcmp(t->fields[i].path, path) == 0)
             return &t->fields[i];

@@ -396,6 +396,15 @@ bool setup_resolve(const struct setup *s, const struct catalog *cat, struct reso
     return setup_check(s, cat, r, err, err_len, bad);
 }
 
+bool setup_resolve_blame(const struct setup *s, const struct catalog *cat, struct resolved *r,
+                         char *err, size_t err_len, const char **field)
+{
+    const char *bad[2] = {NULL, NULL};
+    bool ok = setup_check(s, cat, r, err, err_len, bad);
+    *field = ok ? NULL : bad[0];
+    return ok;
+}
+
 /* The node of a field path in the YAML, or NULL when not written. */
 static const struct ynode *find_path(const struct ynode *root, const char *path)
 {

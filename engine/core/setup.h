@@ -167,6 +167,32 @@ bool setup_load_string(struct setup *s, const char *name, const char *text,
  * field path. */
 bool setup_resolve(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
                    size_t err_len);
+/* setup_resolve that also names, on failure, the field to blame in *field
+ * (a field path; NULL when none). */
+bool setup_resolve_blame(const struct setup *s, const struct catalog *cat, struct resolved *r,
+                         char *err, size_t err_len, const char **field);
+/* The cross-checks of setup_resolve without its catalog lookups, for a
+ * setup whose references r already holds (resolved for a setup with the
+ * same catalog ids): what the planner runs on each candidate that changes
+ * fields that are no references. */
+bool setup_check_resolved(const struct setup *s, const struct resolved *r, char *err,
+                          size_t err_len);
+/* The catalog ids of the last setup a memo resolved, and what they resolved
+ * to. Start it zeroed. Catalogs are read-only once loaded: a memo is only
+ * used with the catalog it was filled from. */
+enum { SETUP_REFS_MAX = 16 };
+struct setup_resolve_memo {
+    const struct catalog *cat; /* NULL: empty */
+    char ids[SETUP_REFS_MAX][FIELD_STR_LEN];
+    struct resolved r;
+};
+/* setup_resolve with a memo: when the catalog and every catalog id (each
+ * FIELD_REF of the field table) are those of the memo, the lookups are
+ * skipped and only the cross-checks run (setup_check_resolved). Same
+ * answer and message as setup_resolve. */
+bool setup_resolve_memo(const struct setup *s, const struct catalog *cat,
+                        struct setup_resolve_memo *m, struct resolved *r, char *err,
+                        size_t err_len);
 
 /* Get/set by YAML path. Setting checks type and range (not cross-field rules:
  * call setup_resolve after). Unknown paths get a "did you mean" message. */

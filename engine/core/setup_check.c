@@ -1,6 +1,7 @@
 /* setup_check: a setup's cross-checks (catalog references, layout, model
  * shape, mixture of experts, precision, network), each failure naming the
  * field to blame. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -328,12 +329,13 @@ static bool check_hardware(const struct setup *s, const struct resolved *r,
     return true;
 }
 
-bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
-                 size_t err_len, const char *bad_path[2])
+/* Every cross-check after the catalog lookups, in the order setup_check
+ * reports them. */
+static bool check_resolved(const struct setup *s, const struct resolved *r, char *err,
+                           size_t err_len, const char *bad_path[2])
 {
     struct layout_sizes z;
-    if (!resolve_refs(s, cat, r, err, err_len, bad_path) ||
-        !check_layout(s, r, &z, err, err_len, bad_path))
+    if (!check_layout(s, r, &z, err, err_len, bad_path))
         return false;
     if (s->model.kind == MODEL_TRANSFORMER) {
         if (!check_transformer(s, &z, err, err_len, bad_path) ||
@@ -343,4 +345,59 @@ bool setup_check(const struct setup *s, const struct catalog *cat, struct resolv
         return false;
     }
     return check_hardware(s, r, &z, err, err_len, bad_path);
+}
+
+bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
+                 size_t err_len, const char *bad_path[2])
+{
+    return resolve_refs(s, cat, r, err, err_len, bad_path) &&
+           check_resolved(s, r, err, err_len, bad_path);
+}
+
+bool setup_check_resolved(const struct setup *s, const struct resolved *r, char *err,
+                          size_t err_len)
+{
+    const char *bad[2] = {NULL, NULL};
+    return check_resolved(s, r, err, err_len, bad);
+}
+
+/* The catalog-id fields of the setup table, found once. */
+static const struct field *ref_fields[SETUP_REFS_MAX];
+static size_t ref_count;
+static bool refs_fit = true;
+static pthread_once_t refs_once = PTHREAD_ONCE_INIT;
+
+static void find_ref_fields(void)
+{
+    const struct field_table *t = setup_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        if (t->fields[i].type != FIELD_REF)
+            continue;
+        if (ref_count == SETUP_REFS_MAX)
+            refs_fit = false;
+        else
+            ref_fields[ref_count++] = &t->fields[i];
+    }
+}
+
+bool setup_resolve_memo(const struct setup *s, const struct catalog *cat,
+                        struct setup_resolve_memo *m, struct resolved *r, char *err, size_t err_len)
+{
+    pthread_once(&refs_once, find_ref_fields);
+    bool same = refs_fit && m->cat == cat && cat;
+    for (size_t i = 0; same && i < ref_count; i++)
+        same = strcmp(m->ids[i], fields_get_string(ref_fields[i], s)) == 0;
+    if (same) {
+        *r = m->r;
+        return setup_check_resolved(s, r, err, err_len);
+    }
+    const char *bad[2] = {NULL, NULL};
+    m->cat = NULL;
+    if (!resolve_refs(s, cat, r, err, err_len, bad))
+        return false;
+    m->cat = cat;
+    m->r = *r;
+    for (size_t i = 0; i < ref_count; i++)
+        snprintf(m->ids[i], sizeof m->ids[i], "%s", fields_get_string(ref_fields[i], s));
+    return check_resolved(s, r, err, err_len, bad);
 }

@@ -106,14 +106,6 @@ static void visit_field(const struct report_field *f, const char *key, const voi
     }
 }
 
-const struct report_field *report_field_find(const char *key)
-{
-    for (size_t i = 0; i < report_field_count; i++)
-        if (strcmp(report_fields[i].key, key) == 0)
-            return &report_fields[i];
-    return NULL;
-}
-
 void report_visit_field(const struct report_field *f, const struct setup *s,
                         const struct resolved *r, const struct model_report *o,
                         const struct report_visitor *v)

@@ -121,6 +121,7 @@ struct luahost {
 
 struct lsetup {
     struct setup s;
+    struct setup_resolve_memo memo; /* setup:eval's last catalog lookups */
 };
 
 struct lsim {

@@ -28,6 +28,7 @@ struct lsetup *lh_push_setup(lua_State *L, const struct setup *s)
 {
     struct lsetup *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->s = *s;
+    memset(&u->memo, 0, sizeof u->memo);
     luaL_setmetatable(L, SETUP_MT);
     lh_follow_setup(L, s);
     return u;
@@ -418,7 +419,7 @@ static int setup_eval_m(lua_State *L)
     struct resolved r;
     struct model_report o;
     char err[LUAHOST_MSG_LEN];
-    if (!setup_resolve(&u->s, lh_need_catalog(L, h, "eval"), &r, err, sizeof err))
+    if (!setup_resolve_memo(&u->s, lh_need_catalog(L, h, "eval"), &u->memo, &r, err, sizeof err))
         return lh_api_error(L, "eval", err);
     model_eval(&u->s, &r, &o);
     if (lua_gettop(L) > 1)

@@ -10,6 +10,9 @@
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <string.h>
+
+#include "idindex.h"
 
 #define MEMBER_SIZE(m) sizeof(((struct model_report *)0)->m)
 #define ROW(key, member, type, unit, help)                                                         \
@@ -168,6 +171,39 @@ const struct report_field report_suggestion_fields[] = {
 };
 const size_t report_suggestion_field_count =
     sizeof report_suggestion_fields / sizeof report_suggestion_fields[0];
+
+/* Keys indexed once (idindex): Lua's setup:eval("tokens_per_s", ...) looks
+ * its keys up on every call. Built under pthread_once, read-only after. */
+static struct idindex key_index;
+static bool key_index_ok;
+static pthread_once_t key_index_once = PTHREAD_ONCE_INIT;
+
+static const char *key_at(const void *ctx, size_t i)
+{
+    (void)ctx;
+    return report_fields[i].key;
+}
+
+static void build_key_index(void)
+{
+    key_index_ok = true;
+    for (size_t i = 0; key_index_ok && i < report_field_count; i++)
+        if (idindex_find(&key_index, report_fields[i].key, key_at, NULL) == (size_t)-1)
+            key_index_ok = idindex_add(&key_index, i, key_at, NULL);
+}
+
+const struct report_field *report_field_find(const char *key)
+{
+    pthread_once(&key_index_once, build_key_index);
+    if (key_index_ok) {
+        size_t i = idindex_find(&key_index, key, key_at, NULL);
+        return i == (size_t)-1 ? NULL : &report_fields[i];
+    }
+    for (size_t i = 0; i < report_field_count; i++) /* out of memory: scan */
+        if (strcmp(report_fields[i].key, key) == 0)
+            return &report_fields[i];
+    return NULL;
+}
 
 double report_field_number(const struct report_field *f, const void *base)
 {

@@ -118,6 +118,53 @@ static bool unit_may_fit(const struct plan_space *sp, const struct setup *s,
     return false;
 }
 
+/* Steps the switch digits of a unit like an odometer, last fastest, and
+ * applies what changed to s; false after the last setting. */
+static bool next_switches(const struct plan_space *sp, int digit[PLAN_DIMS_MAX], struct setup *s)
+{
+    for (int i = sp->n_dims - 1; i >= sp->n_dims - sp->n_switch; i--) {
+        if (++digit[i] < sp->dims[i].count) {
+            plan_apply_value(&sp->dims[i], digit[i], s);
+            return true;
+        }
+        digit[i] = 0;
+        plan_apply_value(&sp->dims[i], 0, s);
+    }
+    return false;
+}
+
+/* Whether `path` is one of the switch fields of the space. */
+static bool is_switch(const struct plan_space *sp, const char *path)
+{
+    for (int i = sp->n_dims - sp->n_switch; path && i < sp->n_dims; i++)
+        if (strcmp(sp->dims[i].field->path, path) == 0)
+            return true;
+    return false;
+}
+
+/* Resolves the catalog references of unit setup s (its first switch
+ * setting) into r. A switch can make a setup invalid (a ZeRO stage the
+ * software does not implement): when the setting is refused for a switch
+ * field, the next settings are tried; refused for another field (the rules
+ * on a unit's own fields read no switch, docs/PLAN.md), the whole unit is.
+ * False when no setting is valid. */
+static bool unit_resolve(const struct plan_space *sp, const struct setup *s,
+                         const int digit[PLAN_DIMS_MAX], const struct catalog *cat,
+                         struct resolved *r)
+{
+    char err[512];
+    const char *blame = NULL;
+    if (setup_resolve_blame(s, cat, r, err, sizeof err, &blame))
+        return true;
+    struct setup t = *s;
+    int d[PLAN_DIMS_MAX];
+    memcpy(d, digit, sizeof d);
+    while ((blame == NULL || is_switch(sp, blame)) && next_switches(sp, d, &t))
+        if (setup_resolve_blame(&t, cat, r, err, sizeof err, &blame))
+            return true;
+    return false;
+}
+
 static void unit_pruned(struct worker *w, uint64_t unit)
 {
     const struct plan_space *sp = w->sh->sp;
@@ -129,7 +176,6 @@ static void unit_pruned(struct worker *w, uint64_t unit)
     struct memory_report m;
     char err[512];
     int digit[PLAN_DIMS_MAX];
-    int first_switch = sp->n_dims - sp->n_switch;
     plan_space_setup(sp, unit * sp->per_unit, &s);
     plan_digits_of(sp, unit * sp->per_unit, digit);
     /* Devices are fixed by the unit. */
@@ -144,9 +190,9 @@ static void unit_pruned(struct worker *w, uint64_t unit)
         c->invalid += sp->per_unit;
         return;
     }
-    /* Validity does not depend on the switches (tested against the
-     * exhaustive search), so one resolve decides the unit. */
-    if (!setup_resolve(&s, w->sh->cat, &r, err, sizeof err)) {
+    /* The catalog references are no switches: one resolve serves the unit,
+     * and each candidate is then checked without the lookups. */
+    if (!unit_resolve(sp, &s, digit, w->sh->cat, &r)) {
         c->invalid += sp->per_unit;
         return;
     }
@@ -161,16 +207,11 @@ static void unit_pruned(struct worker *w, uint64_t unit)
         return;
     }
     for (uint64_t j = 0; j < sp->per_unit; j++) {
-        if (j > 0) {
-            /* Odometer over the switch digits; apply only what changed. */
-            for (int i = sp->n_dims - 1; i >= first_switch; i--) {
-                if (++digit[i] < sp->dims[i].count) {
-                    plan_apply_value(&sp->dims[i], digit[i], &s);
-                    break;
-                }
-                digit[i] = 0;
-                plan_apply_value(&sp->dims[i], 0, &s);
-            }
+        if (j > 0)
+            next_switches(sp, digit, &s);
+        if (!setup_check_resolved(&s, &r, err, sizeof err)) {
+            c->invalid++;
+            continue;
         }
         model_memory(&s, &r, &m);
         if (!m.fits) {

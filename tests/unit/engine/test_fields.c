@@ -663,28 +663,61 @@ static void test_knob_columns(void **state)
     assert_true(fields_find(t, "training.zero_stage")->step == 1);
 }
 
+/* Lookups by path go through a hash index built on first use: every path of
+ * the real tables finds its own row (the first of twins in a table of our
+ * own), unknown paths find nothing, and a table whose rows change at the
+ * same address (a table on the stack) is still read as it is now. */
+static void test_find_indexed(void **state)
+{
+    (void)state;
+    const struct field_table *tables[CATALOG_KIND_COUNT + 1];
+    tables[0] = setup_fields();
+    for (int k = 0; k < CATALOG_KIND_COUNT; k++)
+        tables[k + 1] = catalog_fields((enum catalog_kind)k);
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        for (size_t i = 0; i < tables[t]->count; i++) {
+            const struct field *first = &tables[t]->fields[i];
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(tables[t]->fields[j].path, first->path) == 0) {
+                    first = &tables[t]->fields[j];
+                    break;
+                }
+            assert_ptr_equal(fields_find(tables[t], tables[t]->fields[i].path), first);
+        }
+        assert_null(fields_find(tables[t], "no.such.path"));
+        assert_null(fields_find(tables[t], ""));
+    }
+    struct field rows[3] = {{.path = "a.one"}, {.path = "b.two"}, {.path = "a.one"}};
+    struct field_table own = {"own", rows, 3};
+    assert_ptr_equal(fields_find(&own, "a.one"), &rows[0]);
+    assert_ptr_equal(fields_find(&own, "b.two"), &rows[1]);
+    rows[0].path = "b.two";
+    rows[1].path = "c.three";
+    rows[2].path = "d.four";
+    assert_ptr_equal(fields_find(&own, "b.two"), &rows[0]);
+    assert_ptr_equal(fields_find(&own, "c.three"), &rows[1]);
+    assert_ptr_equal(fields_find(&own, "d.four"), &rows[2]);
+    assert_null(fields_find(&own, "a.one"));
+    /* Report keys: each finds its own row. */
+    for (size_t i = 0; i < report_field_count; i++)
+        assert_ptr_equal(report_field_find(report_fields[i].key), &report_fields[i]);
+    assert_null(report_field_find("memory"));
+    assert_null(report_field_find("memory.fits "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_duration),
-        cmocka_unit_test(test_parse_number_strict),
-        cmocka_unit_test(test_parse_bytes),
-        cmocka_unit_test(test_find),
-        cmocka_unit_test(test_suggest),
-        cmocka_unit_test(test_suggest_word),
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_set_text_int),
-        cmocka_unit_test(test_set_text_num),
-        cmocka_unit_test(test_set_text_auto),
-        cmocka_unit_test(test_set_text_bool),
-        cmocka_unit_test(test_set_text_enum),
-        cmocka_unit_test(test_set_text_strings),
-        cmocka_unit_test(test_set_number),
-        cmocka_unit_test(test_format_and_describe),
-        cmocka_unit_test(test_describe_range),
-        cmocka_unit_test(test_bind_ok),
-        cmocka_unit_test(test_bind_errors),
-        cmocka_unit_test(test_bind_prefix),
+        cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_number_strict),
+        cmocka_unit_test(test_parse_bytes),    cmocka_unit_test(test_find),
+        cmocka_unit_test(test_find_indexed),   cmocka_unit_test(test_suggest),
+        cmocka_unit_test(test_suggest_word),   cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_set_text_int),   cmocka_unit_test(test_set_text_num),
+        cmocka_unit_test(test_set_text_auto),  cmocka_unit_test(test_set_text_bool),
+        cmocka_unit_test(test_set_text_enum),  cmocka_unit_test(test_set_text_strings),
+        cmocka_unit_test(test_set_number),     cmocka_unit_test(test_format_and_describe),
+        cmocka_unit_test(test_describe_range), cmocka_unit_test(test_bind_ok),
+        cmocka_unit_test(test_bind_errors),    cmocka_unit_test(test_bind_prefix),
         cmocka_unit_test(test_knob_columns),
     };
     return cmocka_run_group_tests_name("fields", tests, NULL, NULL);

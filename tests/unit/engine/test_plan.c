@@ -563,6 +563,72 @@ static void test_uneven_splits_searched(void **state)
             assert_int_equal(space.dims[i].count, 1);
 }
 
+/* Every candidate the planner ranks is a setup the checker accepts: its
+ * YAML loads back (setup_load_string runs every cross-check). */
+static void assert_loads_back(uint64_t index, int *seen_zero)
+{
+    static char yaml[1 << 16];
+    char err[1024];
+    struct setup c, back;
+    plan_space_setup(&space, index, &c);
+    setup_write_yaml(&c, yaml, sizeof yaml);
+    if (!setup_load_string(&back, "ranked", yaml, cat, err, sizeof err))
+        fail_msg("candidate %llu refused: %s", (unsigned long long)index, err);
+    seen_zero[c.training.zero_stage]++;
+}
+
+/* One search of the megatron-core space with the ZeRO stages in this order,
+ * pruned and exhaustive: every ranked candidate loads back, none uses a
+ * stage above 1, and both searches agree. */
+static void search_zero_stages(const struct setup *s, const char *zero_list)
+{
+    struct plan_spec spec;
+    char err[512];
+    plan_spec_init(&spec);
+    spec.top = 40;
+    spec.front = true;
+    spec.threads = 2;
+    assert_true(plan_spec_vary(&spec, zero_list, err, sizeof err));
+    assert_true(plan_spec_vary(&spec, "training.micro_batch=1,2,4", err, sizeof err));
+    pin_optional(&spec);
+    build(s, &spec);
+    for (int exhaustive = 0; exhaustive < 2; exhaustive++) {
+        struct plan_result *res = exhaustive ? &res_a : &res_b;
+        spec.exhaustive = exhaustive;
+        run(&spec, res);
+        assert_int_equal(res->n_top, spec.top);
+        int seen_zero[4] = {0};
+        for (int i = 0; i < res->n_top; i++)
+            assert_loads_back(res->top[i].index, seen_zero);
+        for (size_t i = 0; i < res->n_front; i++)
+            assert_loads_back(res->front[i].index, seen_zero);
+        assert_true(seen_zero[0] + seen_zero[1] > 0);
+        assert_int_equal(seen_zero[2] + seen_zero[3], 0);
+    }
+    assert_same_answer(&res_a, &res_b);
+    plan_result_free(&res_a);
+    plan_result_free(&res_b);
+}
+
+/* megatron-core implements ZeRO up to stage 1 (its distributed optimizer):
+ * stages 2 and 3 in the space are refused for every candidate. Listed
+ * first (3,2,1,0), they make each unit's first candidate invalid. */
+static void test_ranked_pass_the_checker(void **state)
+{
+    (void)state;
+    struct setup s;
+    char err[512];
+    load("scenarios/presets/default.yaml", &s);
+    assert_true(setup_set(&s, "training.software", "megatron-core", err, sizeof err));
+    assert_true(setup_set(&s, "training.zero_stage", "1", err, sizeof err));
+    struct resolved r;
+    if (!setup_resolve(&s, cat, &r, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(r.software->max_zero_stage, 1);
+    search_zero_stages(&s, "training.zero_stage=0,1,2,3");
+    search_zero_stages(&s, "training.zero_stage=3,2,1,0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -577,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_bound_below_every_step),
         cmocka_unit_test(test_bound_safe),
         cmocka_unit_test(test_uneven_splits_searched),
+        cmocka_unit_test(test_ranked_pass_the_checker),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
