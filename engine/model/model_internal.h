@@ -286,4 +286,17 @@ double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens);
  * micro-batch) given that layer's compute of both passes (`compute_s`). */
 double model_moe_exposed_a2a(const struct ctx *c, double a2a_s, double compute_s);
 
+/* ---- model_attention.c ---- */
+
+/* Share of the long-loop rate of a fused-attention call whose thread blocks
+ * loop over `loop_len` elements (causal: the call's length), with a fixed
+ * cost of `overhead` loop iterations per block. */
+double model_attention_call_share(double loop_len, bool causal, double overhead);
+/* Attention time of one layer over its time at the software's reference
+ * length, forward or backward, for the calls this layout makes. */
+double model_attention_length_factor(const struct ctx *c, bool bwd);
+/* Bytes moved per layer and micro-batch by context parallelism's merges of
+ * partial outputs (forward) and gradients (backward). */
+void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_bytes);
+
 #endif
