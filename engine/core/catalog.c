@@ -265,6 +265,9 @@ static const struct field software_fields[] = {
         "fused attention forward: fixed cost per thread block in tile iterations (0 = none)", 0),
     NUM(struct software, "attention_bwd_tile_overhead", attention_bwd_tile_overhead, 0, 100, 0, "",
         "fused attention backward: fixed cost per thread block in tile iterations (0 = none)", 0),
+    INT(struct software, "expert_gemm_streams", expert_gemm_streams, 0, 64, 0, "",
+        "expert GEMMs: one kernel per local expert over this many streams (0 = one grouped kernel)",
+        0),
 };
 
 #define TABLE(what, arr)                                                                           \

@@ -147,6 +147,9 @@ struct software {
      * one tile, forward and backward (model_attention.c); 0 = not modelled. */
     double attention_fwd_tile_overhead;
     double attention_bwd_tile_overhead;
+    /* Expert GEMMs: one kernel per local expert spread over this many
+     * streams (Transformer Engine GroupedLinear: 4); 0 = one grouped kernel. */
+    int expert_gemm_streams;
 };
 
 struct catalog {

@@ -285,6 +285,9 @@ double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens);
 /* Exposed part of one MoE layer's all-to-alls (`a2a_s`, both passes of a
  * micro-batch) given that layer's compute of both passes (`compute_s`). */
 double model_moe_exposed_a2a(const struct ctx *c, double a2a_s, double compute_s);
+/* Time of the GEMMs of `local` experts of M x N x K each, in the rounds
+ * of concurrent per-expert kernels the software issues. */
+double model_moe_expert_gemms(const struct ctx *c, double local, double M, double N, double K);
 
 /* ---- model_attention.c ---- */
 
