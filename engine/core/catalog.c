@@ -261,6 +261,13 @@ static const struct field software_fields[] = {
         "memory traffic of the cross-entropy loss per logit, forward and backward", 0),
     {"ep_comm_overlap", FIELD_BOOL, offsetof(struct software, ep_comm_overlap), 0, 1, 0, NULL, NULL,
      0, "", "overlaps expert all-to-alls with another micro-batch's compute", 0, 0, NULL, NULL, 0},
+    NUM(struct software, "attention_fwd_tile_overhead", attention_fwd_tile_overhead, 0, 100, 0, "",
+        "fused attention forward: fixed cost per thread block in tile iterations (0 = none)", 0),
+    NUM(struct software, "attention_bwd_tile_overhead", attention_bwd_tile_overhead, 0, 100, 0, "",
+        "fused attention backward: fixed cost per thread block in tile iterations (0 = none)", 0),
+    INT(struct software, "expert_gemm_streams", expert_gemm_streams, 0, 64, 0, "",
+        "expert GEMMs: one kernel per local expert over this many streams (0 = one grouped kernel)",
+        0),
 };
 
 #define TABLE(what, arr)                                                                           \

@@ -143,6 +143,13 @@ struct software {
     bool microscaling;           /* MXFP8 / FP4 / NVFP4 recipes */
     double loss_bytes_per_logit; /* i11: cross-entropy memory traffic per logit, fwd + bwd */
     bool ep_comm_overlap;        /* i11: expert all-to-all overlapped with another micro-batch */
+    /* Fused attention's fixed cost per thread block, in loop iterations over
+     * one tile, forward and backward (model_attention.c); 0 = not modelled. */
+    double attention_fwd_tile_overhead;
+    double attention_bwd_tile_overhead;
+    /* Expert GEMMs: one kernel per local expert spread over this many
+     * streams (Transformer Engine GroupedLinear: 4); 0 = one grouped kernel. */
+    int expert_gemm_streams;
 };
 
 struct catalog {

@@ -285,5 +285,21 @@ double model_moe_fp8_saved_bytes_saving(const struct setup *s, double tokens);
 /* Exposed part of one MoE layer's all-to-alls (`a2a_s`, both passes of a
  * micro-batch) given that layer's compute of both passes (`compute_s`). */
 double model_moe_exposed_a2a(const struct ctx *c, double a2a_s, double compute_s);
+/* Time of the GEMMs of `local` experts of M x N x K each, in the rounds
+ * of concurrent per-expert kernels the software issues. */
+double model_moe_expert_gemms(const struct ctx *c, double local, double M, double N, double K);
+
+/* ---- model_attention.c ---- */
+
+/* Share of the long-loop rate of a fused-attention call whose thread blocks
+ * loop over `loop_len` elements (causal: the call's length), with a fixed
+ * cost of `overhead` loop iterations per block. */
+double model_attention_call_share(double loop_len, bool causal, double overhead);
+/* Attention time of one layer over its time at the software's reference
+ * length, forward or backward, for the calls this layout makes. */
+double model_attention_length_factor(const struct ctx *c, bool bwd);
+/* Bytes moved per layer and micro-batch by context parallelism's merges of
+ * partial outputs (forward) and gradients (backward). */
+void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_bytes);
 
 #endif

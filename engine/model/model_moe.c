@@ -50,3 +50,20 @@ double model_moe_exposed_a2a(const struct ctx *c, double a2a_s, double compute_s
     double left = a2a_s - compute_s;
     return left > 0 ? left : 0.0;
 }
+
+/* The GEMMs of `local` experts, each M x N x K, as the stack issues them.
+ * Transformer Engine's GroupedLinear (Megatron-Core's TEGroupedMLP) runs one
+ * cuBLAS GEMM per expert, round-robin over `expert_gemm_streams` compute
+ * streams (4: multi_stream_cublas_gemm), so the experts run in rounds of
+ * that many concurrent GEMMs: each round pays one kernel's fixed cost and
+ * its own partly empty last wave. Without streams (0) one grouped kernel
+ * covers them all. */
+double model_moe_expert_gemms(const struct ctx *c, double local, double M, double N, double K)
+{
+    double streams = c->r->software->expert_gemm_streams;
+    if (streams < 1 || local <= streams)
+        return model_gemm_time(c, local, M, N, K);
+    double rounds = floor(local / streams);
+    double rest = local - rounds * streams;
+    return rounds * model_gemm_time(c, streams, M, N, K) + model_gemm_time(c, rest, M, N, K);
+}

@@ -105,8 +105,8 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
      * ranks' experts share them: ep M k / E tokens per expert on average. */
     double per_expert = c->ep * M * k / experts * load;
     double router = model_gemm_time(c, 1, M, experts, h);
-    double up = model_gemm_time(c, local, per_expert, up_mats * fe / t, h);
-    double down = model_gemm_time(c, local, per_expert, h, fe / t);
+    double up = model_moe_expert_gemms(c, local, per_expert, up_mats * fe / t, h); /* model_moe.c */
+    double down = model_moe_expert_gemms(c, local, per_expert, h, fe / t);
     double shared = 0.0;
     if (s->model.shared_experts > 0) {
         double fs = s->model.shared_experts * fe;

@@ -335,13 +335,94 @@ static void test_loss_traffic_by_stack(void **state)
     assert_close(step[0] - step[1], 4.0 * 40.0 * 1024.0 * 32000.0 / 3.015e12, 1e-6);
 }
 
+/* A fused-attention call whose thread blocks loop over n tiles of 128 with
+ * a fixed cost of c iterations each: causal n / (n + 1 + 2c), full
+ * n / (n + c). 512 causal tokens (n = 4) with c = 1: 4/7; a full 2048-long
+ * loop (n = 16) with c = 2.9: 16/18.9; 64 tokens still cost one whole
+ * tile: 1/4; an empty call costs nothing extra. */
+static void test_attention_call_share(void **state)
+{
+    (void)state;
+    assert_close(model_attention_call_share(512, true, 1.0), 4.0 / 7.0, 1e-12);
+    assert_close(model_attention_call_share(2048, false, 2.9), 16.0 / 18.9, 1e-12);
+    assert_close(model_attention_call_share(64, true, 1.0), 0.25, 1e-12);
+    assert_close(model_attention_call_share(0, true, 1.0), 1.0, 1e-12);
+}
+
+/* Attention time by call length against the 16K reference (n = 128).
+ * Forward, c = 1, sequence 8192 in one causal call (n = 64):
+ * (128/131) / (64/67) = 134/131. With CP 2 (Transformer Engine's ring,
+ * two steps of equal work): the first causal over 4096 (n = 32):
+ * (128/131)(35/32) = 140/131; the second full with the slowest rank's loop
+ * over 2048 (n = 16): (128/131)(17/16) = 136/131; mean 276/262. Backward,
+ * c = 3 (reference 128/135): (128/135)(39/32) = 156/135 and
+ * (128/135)(19/16) = 152/135, mean 308/270. A stack without the figure: 1.
+ * The merges of CP 2 at q_dim 4096 and kv_dim 1024 on 4096 local tokens:
+ * forward 6 bytes x 2 steps x 4096 x 4096 = 201,326,592; backward over Q,
+ * K and V: 6 x 2 x 4096 x 6144 = 301,989,888; none without CP. */
+static void test_attention_length_factor(void **state)
+{
+    (void)state;
+    struct bench b;
+    bench_init(&b);
+    b.s.model.seq_len = 8192;
+    b.s.model.causal = true;
+    b.s.model.hidden = 4096;
+    b.s.model.heads = 32;
+    b.s.model.kv_heads = 8;
+    b.s.model.head_dim = 0;
+    b.sw.attention_fwd_tile_overhead = 1.0;
+    b.sw.attention_bwd_tile_overhead = 3.0;
+    assert_close(model_attention_length_factor(&b.c, false), 134.0 / 131.0, 1e-12);
+    double fwd, bwd;
+    model_cp_merge_bytes(&b.c, &fwd, &bwd);
+    assert_close(fwd + bwd, 0.0, 1e-12);
+    b.c.cp = 2;
+    assert_close(model_attention_length_factor(&b.c, false), 276.0 / 262.0, 1e-12);
+    assert_close(model_attention_length_factor(&b.c, true), 308.0 / 270.0, 1e-12);
+    model_cp_merge_bytes(&b.c, &fwd, &bwd);
+    assert_close(fwd, 201326592.0, 1e-12);
+    assert_close(bwd, 301989888.0, 1e-12);
+    b.sw.attention_fwd_tile_overhead = 0.0;
+    assert_close(model_attention_length_factor(&b.c, false), 1.0, 1e-12);
+}
+
+/* Expert GEMMs of 128 x 128 x 1024 (FP8 inputs, one tile each) with a 1 us
+ * kernel cost. Four at once fill the 4 units in one wave: 134.217728 ns of
+ * math at 1 PFLOP/s, of which the 8192^3 reference keeps 0.98779296875,
+ * plus the 4 x 128 x 128 x 2-byte store (13.1072 ns) and the kernel:
+ * 1.145686528 us. Transformer Engine's 4 streams run 16 experts as 4 such
+ * rounds: 4.582746112 us; 6 experts as one round of 4 and one of 2 (half
+ * a wave: the same math time, half the store, 1.139132928 us):
+ * 2.284819456 us. One grouped kernel over 16: 4 full waves, one kernel:
+ * 4 x 145.686528 ns + 1 us = 1.582746112 us. */
+static void test_expert_gemm_rounds(void **state)
+{
+    (void)state;
+    struct bench b;
+    bench_init(&b);
+    b.c.kernel_s = 1e-6;
+    b.sw.expert_gemm_streams = 4;
+    assert_close(model_moe_expert_gemms(&b.c, 4, 128, 128, 1024), 1.145686528e-6, 1e-9);
+    assert_close(model_moe_expert_gemms(&b.c, 16, 128, 128, 1024), 4.582746112e-6, 1e-9);
+    assert_close(model_moe_expert_gemms(&b.c, 6, 128, 128, 1024), 2.284819456e-6, 1e-9);
+    b.sw.expert_gemm_streams = 0;
+    assert_close(model_moe_expert_gemms(&b.c, 16, 128, 128, 1024), 1.582746112e-6, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_attention_width), cmocka_unit_test(test_output_layer),
-        cmocka_unit_test(test_gemm_epilogue),   cmocka_unit_test(test_moe_permutations),
-        cmocka_unit_test(test_zero3_per_layer), cmocka_unit_test(test_loss_traffic_by_stack),
+        cmocka_unit_test(test_attention_width),
+        cmocka_unit_test(test_output_layer),
+        cmocka_unit_test(test_gemm_epilogue),
+        cmocka_unit_test(test_moe_permutations),
+        cmocka_unit_test(test_zero3_per_layer),
+        cmocka_unit_test(test_loss_traffic_by_stack),
         cmocka_unit_test(test_ep_overlap),
+        cmocka_unit_test(test_attention_call_share),
+        cmocka_unit_test(test_attention_length_factor),
+        cmocka_unit_test(test_expert_gemm_rounds),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
