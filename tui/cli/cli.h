@@ -106,6 +106,9 @@ int cmd_play(int argc, char **argv);       /* tui/cli/cmd_lua.c */
 int cmd_lesson(int argc, char **argv);     /* tui/cli/cmd_lesson.c */
 int cmd_scenarios(int argc, char **argv);  /* tui/cli/cmd_lua.c */
 int cmd_probe(int argc, char **argv);      /* tui/cli/cmd_probe.c */
+int cmd_keys(int argc, char **argv);       /* tui/cli/cmd_tables.c */
+int cmd_options(int argc, char **argv);    /* tui/cli/cmd_tables.c */
+int cmd_completion(int argc, char **argv); /* tui/cli/cmd_tables.c */
 int cmd_view(int argc, char **argv);       /* tui/cli/cmd_view.c: `mlviz`, the interactive view */
 
 struct luahost;

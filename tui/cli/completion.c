@@ -238,8 +238,14 @@ static void write_fish(FILE *out, const char *const *commands, size_t n)
     each_option(out, NULL, fish_option);
 }
 
-bool completion_write(FILE *out, const char *shell, const char *const *commands, size_t n_commands)
+bool completion_write(FILE *out, const char *shell)
 {
+    enum { MAX_COMMANDS = 64 };
+    const char *commands[MAX_COMMANDS];
+    size_t n_commands = 0;
+    for (const struct commands_spec *c;
+         n_commands < MAX_COMMANDS && (c = commands_at(n_commands)) != NULL;)
+        commands[n_commands++] = c->name;
     if (strcmp(shell, "bash") == 0)
         write_bash(out, commands, n_commands);
     else if (strcmp(shell, "zsh") == 0)
