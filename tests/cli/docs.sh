@@ -11,8 +11,8 @@
 # `mlviz [...]` synopsis and docs/TUI.md. Every command of the command table
 # (tui/cli/commands.c, as `mlviz options --synopsis` lists it) is dispatched
 # and named in mlviz --help, the man page's SYNOPSIS and README's
-# command-line section. Every engine/, tui/ and tests/ path the docs name
-# exists.
+# command-line section, and its `model: {hf_config: ...}` line loads. Every
+# engine/, tui/ and tests/ path the docs name exists.
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
 case $MLVIZ_BIN in /*) ;; *) MLVIZ_BIN=$(pwd)/$MLVIZ_BIN ;; esac
 export MLVIZ_BIN
@@ -133,6 +133,25 @@ for c in commands:
     (passed if c in listed else failed)("mlviz --help lists %s" % c, "not in the command list %s" % listed)
     (passed if re.search(r"^mlviz %s\b" % c, section, re.M) else failed)("README's command line shows mlviz %s" % c, "no line 'mlviz %s ...' in README.md's Command line section" % c)
 (passed if listed == commands else failed)("mlviz --help lists exactly the command table", "--help %s, table %s" % (listed, commands))
+
+# ---- README's model line: a setup whose model is written that way loads -----------
+import shutil, tempfile
+m = re.search(r"^(model: \{hf_config: ([^,}]+)[^}]*\})\s+# or: (model: \{name: [^}]+\})$", section, re.M)
+if not m:
+    failed("README's hf_config line", "no 'model: {hf_config: ...}   # or: model: {name: ...}' line in the Command line section")
+else:
+    preset = open("scenarios/presets/default.yaml").read()
+    old_model = re.search(r"^model: \{[^}]*\}\n", preset, re.M).group(0)
+    scratch = tempfile.mkdtemp()
+    try:
+        shutil.copy("assets/models/llama3-8b.json", os.path.join(scratch, m.group(2)))
+        for i, line in enumerate((m.group(1), m.group(3))):
+            setup = os.path.join(scratch, "setup%d.yaml" % i)
+            open(setup, "w").write(preset.replace(old_model, line + "\n"))
+            r = subprocess.run([binary, "check", setup], capture_output=True, text=True)
+            (passed if r.returncode == 0 else failed)("README's '%s' loads" % line, "mlviz check exited %d: %s" % (r.returncode, r.stderr.strip()[:300]))
+    finally:
+        shutil.rmtree(scratch)
 
 # ---- paths named in the docs exist ------------------------------------------------
 missing = []
