@@ -31,6 +31,8 @@
 #   "into"), but never calls a correctly wrapped word a cut.
 # Prints "PASS name" once per screen and "FAIL name: why" for each cut word,
 # naming the size, the screen, the row and column and the word it came from.
+# The three sizes run side by side in sessions of their own; each screen is
+# captured once its words stop changing (no fixed sleep).
 # WORDCUT_KEEP=DIR keeps the captured screens in DIR.
 . "$(dirname "$0")/tmux-lib"
 SRC=${MLVIZ_DATA:-$(pwd)}
