@@ -5,7 +5,7 @@
 #    shell suites that print "PASS name" or "FAIL name: why" per check
 #  - the structure checks tests/layers.sh, tests/sizes.py, tests/format.sh:
 #    one check each (docs/STYLE.md: Layers, Sizes, Formatting)
-# The suites run side by side, MLVIZ_TEST_JOBS at a time (default 4: the tmux
+# The suites run side by side, MLVIZ_TEST_JOBS at a time (default 6: the tmux
 # suites mostly wait). Each has its own log, temporary directory and tmux
 # server, so none sees another's files. Results print in a fixed order as
 # they come in; a failing suite's findings (or its log's tail) follow its line.
@@ -106,7 +106,7 @@ SLOW="tests/lua/hostile.sh tests/lua/run.sh tests/cli/plan.sh tests/e2e/setopt.s
         MLVIZ_BIN=$SHELL_BIN MLVIZ_TEST_TIME_FACTOR=$SHELL_FACTOR
         export MLVIZ_BIN MLVIZ_TEST_TIME_FACTOR
     fi
-    xargs -L 1 -P "${MLVIZ_TEST_JOBS:-4}" sh "$0" --one
+    xargs -L 1 -P "${MLVIZ_TEST_JOBS:-6}" sh "$0" --one
 ) &
 runner=$!
 
