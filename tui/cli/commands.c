@@ -206,8 +206,8 @@ void commands_list(FILE *out)
         fprintf(out, "  %-11s %s\n", specs[i].name, specs[i].summary);
 }
 
-/* One word of a synopsis in roff: an option name bold, the rest italic,
- * "|" and "=" roman between italic parts. */
+/* A part of a synopsis in roff, in one font ("B": option names, "I":
+ * arguments), escaped. */
 static void roff_words(FILE *out, const char *font, const char *text)
 {
     fprintf(out, "\\f%s", font);
