@@ -93,8 +93,8 @@ add structure tests/format.sh
 # The longest suites start first (measured with MLVIZ_TEST_TIMES=1: the tmux
 # suites wait on the screen, the fuzz replay builds first), then the rest in
 # list order; each argument line of xargs is "N KIND PATH".
-SLOW="tests/lua/hostile.sh tests/lua/run.sh tests/cli/plan.sh tests/e2e/setopt.sh
-      tests/e2e/plan.sh tests/e2e/wordcut.sh tests/e2e/live.sh tests/cli/setups.sh
+SLOW="tests/lua/limits.sh tests/cli/plan.sh tests/e2e/wordcut.sh tests/cli/setups.sh
+      tests/e2e/plan.sh tests/e2e/live.sh tests/lua/hostile.sh tests/lua/run.sh
       tests/fuzz/run.sh tests/cli/sim.sh tests/e2e/verdict.sh $BUILD/tests/unit/engine/test_plan
       tests/cli/install.sh $BUILD/tests/unit/engine/test_sim tests/e2e/play.sh
       tests/e2e/motion.sh tests/e2e/story.sh"
