@@ -3,7 +3,7 @@
 #   make            build ./mlviz
 #   make run        install missing packages (when root on Debian), build, start mlviz
 #   make test       the whole test suite with -Werror (what CI runs); the suites
-#                   run side by side (MLVIZ_TEST_JOBS=4; MLVIZ_TEST_TIMES=1 shows
+#                   run side by side (MLVIZ_TEST_JOBS=6; MLVIZ_TEST_TIMES=1 shows
 #                   each one's time); see tests/run.sh
 #   make check-layers, check-sizes, check-format   the structure checks alone
 #   make asan       the test suite under AddressSanitizer + UBSan
@@ -127,17 +127,21 @@ $(BUILD)/completions/mlviz.fish: $(BIN)
 	@mkdir -p $(dir $@)
 	@$(abspath $(BIN)) completion fish > $@
 
-# The man page's key list and options come from the key table (tui/keys.c)
-# and the option table (tui/cli/options.c): `mlviz keys --man`, `mlviz options --man`.
+# The man page's synopsis, key list and options come from the command table
+# (tui/cli/commands.c), the key table (tui/keys.c) and the option table
+# (tui/cli/options.c): `mlviz options --synopsis`, `mlviz keys --man`,
+# `mlviz options --man`, `mlviz plan --man`.
 $(BUILD)/mlviz.1: docs/mlviz.1.in $(BIN)
 	@mkdir -p $(dir $@)
+	@$(abspath $(BIN)) options --synopsis > $@.synopsis
 	@$(abspath $(BIN)) keys --man > $@.keys
 	@$(abspath $(BIN)) options --man > $@.options
 	@$(abspath $(BIN)) plan --man > $@.plan
-	@sed -e 's/@VERSION@/$(VERSION)/' -e '/@KEYS@/{r $@.keys' -e 'd}' \
+	@sed -e 's/@VERSION@/$(VERSION)/' -e '/@SYNOPSIS@/{r $@.synopsis' -e 'd}' \
+	  -e '/@KEYS@/{r $@.keys' -e 'd}' \
 	  -e '/@OPTIONS@/{r $@.options' -e 'd}' -e '/@PLAN_OPTIONS@/{r $@.plan' -e 'd}' \
 	  docs/mlviz.1.in > $@
-	@rm -f $@.keys $@.options $@.plan
+	@rm -f $@.synopsis $@.keys $@.options $@.plan
 
 LINK_ALL = $(CLI_LIB) $(SCREEN_LIB) $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
 $(BIN): $(MAIN_OBJ) $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)
@@ -169,10 +173,12 @@ $(LUA_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(LUA_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(LUA_LIB) $(ENGINE_LIB) \
 	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(YAML_LIBS) $(LUA_LIBS) -lm $(TEST_LIBS)
-$(CLI_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
+# The command table (tui/cli/commands.c) dispatches into the view (play,
+# lesson, keys through tui/tui.h), so the CLI tests link the screen below it.
+$(CLI_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
-	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB) \
-	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(YAML_LIBS) $(LUA_LIBS) -lm $(TEST_LIBS)
+	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(LINK_ALL) \
+	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(MLVIZ_LDLIBS) $(TEST_LIBS)
 $(SCREEN_TEST_BIN) $(BENCH_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(TEST_COMPILE) $(PKG_CFLAGS) -o $@ $< $(LINK_ALL) $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) \

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Runs every test suite and prints one closing line "N passed, N failed".
 #  - $BUILD/tests/unit/LAYER/* and $BUILD/tests/validation/*: cmocka programs
-#  - tests/cli/*.sh, tests/e2e/*.sh, tests/lua/run.sh, tests/fuzz/run.sh:
+#  - tests/cli/*.sh, tests/e2e/*.sh, tests/lua/*.sh, tests/fuzz/run.sh:
 #    shell suites that print "PASS name" or "FAIL name: why" per check
 #  - the structure checks tests/layers.sh, tests/sizes.py, tests/format.sh:
 #    one check each (docs/STYLE.md: Layers, Sizes, Formatting)
-# The suites run side by side, MLVIZ_TEST_JOBS at a time (default 4: the tmux
+# The suites run side by side, MLVIZ_TEST_JOBS at a time (default 6: the tmux
 # suites mostly wait). Each has its own log, temporary directory and tmux
 # server, so none sees another's files. Results print in a fixed order as
 # they come in; a failing suite's findings (or its log's tail) follow its line.
@@ -81,7 +81,7 @@ for t in "$BUILD"/tests/unit/*/* "$BUILD"/tests/validation/*; do
     case "$t" in *.d|*.o) continue ;; esac
     add cmocka "$t"
 done
-for s in tests/cli/*.sh tests/lua/run.sh tests/e2e/*.sh tests/fuzz/run.sh; do
+for s in tests/cli/*.sh tests/lua/*.sh tests/e2e/*.sh tests/fuzz/run.sh; do
     [ -f "$s" ] || continue
     [ "${VALGRIND:-0}" = 1 ] && case "$s" in tests/e2e/*|tests/fuzz/*) continue ;; esac
     add shell "$s"
@@ -93,9 +93,11 @@ add structure tests/format.sh
 # The longest suites start first (measured with MLVIZ_TEST_TIMES=1: the tmux
 # suites wait on the screen, the fuzz replay builds first), then the rest in
 # list order; each argument line of xargs is "N KIND PATH".
-SLOW="tests/cli/commands.sh tests/lua/run.sh tests/e2e/live.sh tests/e2e/signals.sh
-      tests/fuzz/run.sh tests/cli/setups.sh $BUILD/tests/unit/engine/test_sim
-      $BUILD/tests/unit/engine/test_plan tests/e2e/play.sh tests/e2e/story.sh tests/e2e/plan.sh"
+SLOW="tests/lua/limits.sh tests/cli/plan.sh tests/e2e/wordcut.sh tests/cli/setups.sh
+      tests/e2e/plan.sh tests/e2e/live.sh tests/lua/hostile.sh tests/lua/run.sh
+      tests/fuzz/run.sh tests/cli/sim.sh tests/e2e/verdict.sh $BUILD/tests/unit/engine/test_plan
+      tests/cli/install.sh $BUILD/tests/unit/engine/test_sim tests/e2e/play.sh
+      tests/e2e/motion.sh tests/e2e/story.sh"
 {
     for s in $SLOW; do awk -v p="$s" '$3 == p' "$list"; done
     awk -v slow=" $(echo $SLOW) " 'index(slow, " " $3 " ") == 0' "$list"
@@ -104,7 +106,7 @@ SLOW="tests/cli/commands.sh tests/lua/run.sh tests/e2e/live.sh tests/e2e/signals
         MLVIZ_BIN=$SHELL_BIN MLVIZ_TEST_TIME_FACTOR=$SHELL_FACTOR
         export MLVIZ_BIN MLVIZ_TEST_TIME_FACTOR
     fi
-    xargs -L 1 -P "${MLVIZ_TEST_JOBS:-4}" sh "$0" --one
+    xargs -L 1 -P "${MLVIZ_TEST_JOBS:-6}" sh "$0" --one
 ) &
 runner=$!
 

@@ -9,40 +9,47 @@
 HOT=$MLVIZ_DATA/tests/setups/good/air-throttled.yaml
 SHORT=$MLVIZ_DATA/tests/setups/good/short-steps.yaml
 
+# The four checks run side by side, each in its own tmux session (they mostly
+# wait on the simulated clock); each writes its lines to $T/part-NAME.log.
+
 # --- a throttled setup: eval and the screen both name the infrastructure -----------
-if "$BIN" eval "$HOT" | grep -q "^bottleneck: Supporting infrastructure"; then
-    pass "eval names the infrastructure as the bottleneck of a throttled setup"
-else
-    fail "eval names the infrastructure as the bottleneck of a throttled setup" \
-        "$("$BIN" eval "$HOT" | grep bottleneck)"
-fi
-start hot 100 30 -- -c "$HOT"
-if wait_for hot "BOTTLENECK ▶ SUPPORTING INFRASTRUCTURE" 60; then
-    pass "the screen marks the infrastructure of a throttled setup"
-else
-    fail "the screen marks the infrastructure of a throttled setup" "$(screen hot | grep BOTTLENECK)"
-fi
-keys hot q
+hot_check() {
+    if "$BIN" eval "$HOT" | grep -q "^bottleneck: Supporting infrastructure"; then
+        pass "eval names the infrastructure as the bottleneck of a throttled setup"
+    else
+        fail "eval names the infrastructure as the bottleneck of a throttled setup" \
+            "$("$BIN" eval "$HOT" | grep bottleneck)"
+    fi
+    start hot 100 30 -- -c "$HOT"
+    if wait_for hot "BOTTLENECK ▶ SUPPORTING INFRASTRUCTURE" 60; then
+        pass "the screen marks the infrastructure of a throttled setup"
+    else
+        fail "the screen marks the infrastructure of a throttled setup" "$(screen hot | grep BOTTLENECK)"
+    fi
+    keys hot q
+}
 
 # --- cooling fails mid-run: the live bottleneck follows the rack -------------------
-start cool 100 30 -- play cooling-failure --fail_at=1m --restore_at=60m --speed 120
-if wait_for cool "now: clocks" 300 &&
-    screen cool | grep -q "BOTTLENECK ▶ Supporting infrastructure - now: clocks [0-9]*%, rack [0-9]* C (steady: Accelerators)"; then
-    pass "a throttled run shows the infrastructure as the live bottleneck, the steady state beside it"
-else
-    fail "a throttled run shows the infrastructure as the live bottleneck, the steady state beside it" \
-        "$(screen cool | grep BOTTLENECK)"
-fi
-# The metrics say the same: MFU follows the clocks (about 64% at full speed).
-keys cool Escape
-wait_title cool "overview"
-mfu=$(screen cool | sed -n 's/^ MFU \([0-9.]*\)%.*/\1/p' | head -1)
-if [ -n "$mfu" ] && awk -v m="$mfu" 'BEGIN { exit !(m < 20) }'; then
-    pass "while throttled the MFU shown follows the clocks ($mfu%)"
-else
-    fail "while throttled the MFU shown follows the clocks" "MFU '$mfu': $(screen cool | grep MFU)"
-fi
-keys cool q
+cool_check() {
+    start cool 100 30 -- play cooling-failure --fail_at=1m --restore_at=60m --speed 120
+    if wait_for cool "now: clocks" 300 &&
+        screen cool | grep -q "BOTTLENECK ▶ Supporting infrastructure - now: clocks [0-9]*%, rack [0-9]* C (steady: Accelerators)"; then
+        pass "a throttled run shows the infrastructure as the live bottleneck, the steady state beside it"
+    else
+        fail "a throttled run shows the infrastructure as the live bottleneck, the steady state beside it" \
+            "$(screen cool | grep BOTTLENECK)"
+    fi
+    # The metrics say the same: MFU follows the clocks (about 64% at full speed).
+    keys cool Escape
+    wait_title cool "overview"
+    mfu=$(screen cool | sed -n 's/^ MFU \([0-9.]*\)%.*/\1/p' | head -1)
+    if [ -n "$mfu" ] && awk -v m="$mfu" 'BEGIN { exit !(m < 20) }'; then
+        pass "while throttled the MFU shown follows the clocks ($mfu%)"
+    else
+        fail "while throttled the MFU shown follows the clocks" "MFU '$mfu': $(screen cool | grep MFU)"
+    fi
+    keys cool q
+}
 
 # --- live tokens/s over whole steps -------------------------------------------------
 # value_of "83.2 k": the number in units.
@@ -79,9 +86,16 @@ tput_check() {
     fi
     keys "$name" q
 }
-tput_check tput 150 250
+
+hot_check >"$T/part-hot.log" 2>&1 &
+cool_check >"$T/part-cool.log" 2>&1 &
+tput_check tput 150 250 >"$T/part-tput.log" 2>&1 &
 # Steps of about half a second: one or two complete in each 1 s sample, so
 # a rate over one sample reads 0.55x or 1.1x; over whole steps it is right.
-tput_check tput2 450 650 --set training.global_batch=24
-
+tput_check tput2 450 650 --set training.global_batch=24 >"$T/part-tput2.log" 2>&1 &
+wait
+for part in hot cool tput tput2; do
+    cat "$T/part-$part.log"
+    FAILS=$((FAILS + $(grep -c '^FAIL ' "$T/part-$part.log")))
+done
 [ "$FAILS" -eq 0 ]

@@ -31,13 +31,28 @@
 #   "into"), but never calls a correctly wrapped word a cut.
 # Prints "PASS name" once per screen and "FAIL name: why" for each cut word,
 # naming the size, the screen, the row and column and the word it came from.
+# The three sizes run side by side in sessions of their own; each screen is
+# captured once its words stop changing (no fixed sleep).
 # WORDCUT_KEEP=DIR keeps the captured screens in DIR.
 . "$(dirname "$0")/tmux-lib"
 SRC=${MLVIZ_DATA:-$(pwd)}
 
-# capture SESSION NAME: write the screen to $T/NAME.txt (after a redraw).
+# letters SESSION: the screen's words (ASCII letter runs, one space between
+# them): what the check reads, without the figures and glyphs that move.
+letters() { screen "$1" | sed 's/[^A-Za-z][^A-Za-z]*/ /g'; }
+# capture SESSION NAME: write the screen to $T/NAME.txt once its words have
+# stopped changing (the same in two captures 0.1 s apart: the redraw after
+# the last key is complete), at most 2 s.
 capture() {
-    sleep 0.3
+    prev=$(letters "$1")
+    i=0
+    while [ $i -lt 20 ]; do
+        sleep 0.1
+        now=$(letters "$1")
+        [ "$now" = "$prev" ] && break
+        prev=$now
+        i=$((i + 1))
+    done
     screen "$1" > "$T/$2.txt"
     [ -n "$WORDCUT_KEEP" ] && mkdir -p "$WORDCUT_KEEP" && cp "$T/$2.txt" "$WORDCUT_KEEP/"
 }
@@ -98,8 +113,15 @@ visit() {
     keys "$t" q
 }
 
+# The three sizes side by side, each in sessions of its own; each writes its
+# findings to $T/visit-SIZE.log and exits with their count.
 for size in 80x24 100x30 140x40; do
-    visit "$size"
+    (visit "$size"; exit $FAILS) > "$T/visit-$size.log" 2>&1 &
+done
+wait
+for size in 80x24 100x30 140x40; do
+    cat "$T/visit-$size.log"
+    FAILS=$((FAILS + $(grep -c '^FAIL ' "$T/visit-$size.log")))
 done
 
 python3 - "$SRC" "$T" <<'EOF'

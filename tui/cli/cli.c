@@ -317,27 +317,36 @@ static const struct commands_option *spec_option(const struct commands_spec *c, 
     return NULL;
 }
 
+int cli_take_option(const char *command, int argc, char **argv, int *i, const char **name,
+                    const char **value)
+{
+    const struct commands_option *o = spec_option(commands_find(command), argv[*i]);
+    if (!o)
+        return 0;
+    *name = o->name;
+    *value = NULL;
+    if (o->metavar) {
+        *value = cli_option_value(argc, argv, i, o->name);
+        if (*value == missing_value)
+            return -1; /* reported */
+    }
+    return 1;
+}
+
 int cli_parse(const char *command, int argc, char **argv, cli_option_fn on_option, void *ctx,
               const char **pos, int max_pos)
 {
-    const struct commands_spec *spec = commands_find(command);
     char usage[1024];
     commands_usage(command, usage, sizeof usage);
     int n = 0;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const struct commands_option *o = spec_option(spec, a);
-        if (o) {
-            const char *v = NULL;
-            if (o->metavar) {
-                v = cli_option_value(argc, argv, &i, o->name);
-                if (!cli_value_given(o->name, v))
-                    return CLI_PARSE_ERROR;
-            }
-            if (on_option(ctx, o->name, v) < 0)
-                return CLI_PARSE_ERROR;
+        const char *a = argv[i], *name, *v;
+        int k = cli_take_option(command, argc, argv, &i, &name, &v);
+        if (k < 0 || (k > 0 && v && !cli_value_given(name, v)) ||
+            (k > 0 && on_option(ctx, name, v) < 0))
+            return CLI_PARSE_ERROR;
+        if (k > 0)
             continue;
-        }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             cli_print_help(command);
             return CLI_PARSE_HELP;

@@ -70,6 +70,13 @@ typedef int (*cli_option_fn)(void *ctx, const char *name, const char *value);
 int cli_parse(const char *command, int argc, char **argv, cli_option_fn on_option, void *ctx,
               const char **pos, int max_pos);
 int cli_parse_exit(int parsed);
+/* One option of the command's table at argv[*i] ("--x", "--x V", "--x=V"):
+ * 1 with its name and value (NULL for a switch, possibly ""; *i advanced
+ * past a separate value), 0 when argv[*i] is not one, -1 when its value is
+ * missing (printed). For commands that parse the other words themselves
+ * (run and play: --name=value goes to the script; probe). */
+int cli_take_option(const char *command, int argc, char **argv, int *i, const char **name,
+                    const char **value);
 /* An on_option for commands whose only options are the common ones; ctx
  * is a struct cli_common. */
 int cli_common_only(void *ctx, const char *name, const char *value);
@@ -106,6 +113,9 @@ int cmd_play(int argc, char **argv);       /* tui/cli/cmd_lua.c */
 int cmd_lesson(int argc, char **argv);     /* tui/cli/cmd_lesson.c */
 int cmd_scenarios(int argc, char **argv);  /* tui/cli/cmd_lua.c */
 int cmd_probe(int argc, char **argv);      /* tui/cli/cmd_probe.c */
+int cmd_keys(int argc, char **argv);       /* tui/cli/cmd_tables.c */
+int cmd_options(int argc, char **argv);    /* tui/cli/cmd_tables.c */
+int cmd_completion(int argc, char **argv); /* tui/cli/cmd_tables.c */
 int cmd_view(int argc, char **argv);       /* tui/cli/cmd_view.c: `mlviz`, the interactive view */
 
 struct luahost;

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "luahost.h"
 #include "model.h"
+#include "options.h"
 #include "tui.h"
 #include "yamldoc.h"
 
@@ -138,7 +139,8 @@ int cmd_lesson(int argc, char **argv)
     commands_usage("lesson", lesson_usage, sizeof lesson_usage);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         if (argc >= 2) {
-            printf("usage: %s\n", lesson_usage);
+            printf("usage: %s\nview options (the interactive view's):\n", lesson_usage);
+            options_help(stdout, OPT_PLAY);
             return EXIT_OK;
         }
         cli_error("lesson: which file? (usage: %s)", lesson_usage);

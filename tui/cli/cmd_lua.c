@@ -53,40 +53,41 @@ static bool parse_count(const char *text, uint64_t *out)
     return true;
 }
 
-/* The Lua host's options that take a value: 1 when argv[*i] was one, 0
- * when not, -1 on a bad value (printed). */
-static int lua_value_option(int argc, char **argv, int *i, struct lua_cli *c)
+/* One of the Lua commands' options (their row of the command table), with
+ * its value: 0, or -1 on a bad value (printed). */
+static int lua_option(struct lua_cli *c, const char *name, const char *v, bool play)
 {
-    const char *v;
-    if ((v = cli_option_value(argc, argv, i, "--seed"))) {
+    if (strcmp(name, "--trust") == 0) {
+        c->opt.trusted = true;
+    } else if (strcmp(name, "--seed") == 0) {
         uint64_t s;
-        if (!v[0] || (!parse_count(v, &s) && strcmp(v, "0") != 0)) {
+        if (!parse_count(v, &s) && strcmp(v, "0") != 0) {
             cli_error("--seed needs a whole number (got '%s')", v);
             return -1;
         }
         c->opt.seed = strcmp(v, "0") == 0 ? 0 : s;
-    } else if ((v = cli_option_value(argc, argv, i, "--budget"))) {
-        if (!v[0] || !parse_count(v, &c->opt.instruction_budget)) {
+    } else if (strcmp(name, "--budget") == 0) {
+        if (!parse_count(v, &c->opt.instruction_budget)) {
             cli_error("--budget needs a positive number of instructions (got '%s')", v);
             return -1;
         }
-    } else if ((v = cli_option_value(argc, argv, i, "--memory"))) {
+    } else if (strcmp(name, "--memory") == 0) {
         double bytes;
-        if (!v[0] || !fields_parse_bytes(v, &bytes) || bytes < 1 << 20 || bytes > 1e13) {
+        if (!fields_parse_bytes(v, &bytes) || bytes < 1 << 20 || bytes > 1e13) {
             cli_error("--memory needs a size of at least 1MiB, e.g. 512MiB (got '%s')", v);
             return -1;
         }
         c->opt.memory_cap_bytes = (size_t)bytes;
-    } else if ((v = cli_option_value(argc, argv, i, "--timeout"))) {
+    } else if (strcmp(name, "--timeout") == 0) {
         char *end;
         errno = 0;
-        double t = v[0] ? strtod(v, &end) : 0;
-        if (!v[0] || *end || errno || !isfinite(t) || !(t > 0)) {
+        double t = strtod(v, &end);
+        if (*end || errno || !isfinite(t) || !(t > 0)) {
             cli_error("--timeout needs a positive number of seconds (got '%s')", v);
             return -1;
         }
         c->opt.time_limit_s = t;
-    } else if ((v = cli_option_value(argc, argv, i, "--out"))) {
+    } else if (strcmp(name, "--out") == 0) {
         /* Created on the first write; its parent must exist. */
         struct stat st;
         if (!v[0] || (stat(v, &st) == 0 && !S_ISDIR(st.st_mode))) {
@@ -94,10 +95,16 @@ static int lua_value_option(int argc, char **argv, int *i, struct lua_cli *c)
             return -1;
         }
         c->opt.output_dir = v;
-    } else {
-        return 0;
+    } else if (strcmp(name, "--catalog") == 0) {
+        if (!cli_value_given(name, v))
+            return -1;
+        c->catalog_dir = v;
+        if (play) { /* the view loads the catalog too */
+            c->tui[c->ntui++] = "--catalog";
+            c->tui[c->ntui++] = (char *)v;
+        }
     }
-    return 1;
+    return 0;
 }
 
 /* Options before and after the script are ours; other --name=value words go
@@ -114,7 +121,7 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
     }
     bool rest = false;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
+        const char *a = argv[i], *v, *name;
         int k;
         const struct options_entry *opt;
         if (rest) {
@@ -128,19 +135,9 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             c->help = true;
-        } else if (strcmp(a, "--trust") == 0) {
-            c->opt.trusted = true;
-        } else if ((k = lua_value_option(argc, argv, &i, c)) != 0) {
-            if (k < 0)
+        } else if ((k = cli_take_option(play ? "play" : "run", argc, argv, &i, &name, &v)) != 0) {
+            if (k < 0 || lua_option(c, name, v, play) < 0)
                 return -1;
-        } else if ((v = cli_option_value(argc, argv, &i, "--catalog"))) {
-            if (!v[0])
-                return -1;
-            c->catalog_dir = v;
-            if (play) { /* the view loads the catalog too */
-                c->tui[c->ntui++] = "--catalog";
-                c->tui[c->ntui++] = (char *)v;
-            }
         } else if (play && (opt = options_find(a, &v))) { /* the view's (tui/cli/options.c) */
             c->tui[c->ntui++] = argv[i];
             if (opt->arg && !v && i + 1 < argc)

@@ -183,28 +183,24 @@ static bool write_text(const char *path, const char *a, const char *b)
     return true;
 }
 
-/* The options of probe: 0 to go on, 1 after --help, -1 on a usage error
- * (printed). */
+/* The options of probe, by its row of the command table: 0 to go on, 1
+ * after --help, -1 on a usage error (printed). */
 static int parse_probe_args(int argc, char **argv, struct cli_common *c, const char **write_path,
                             const char **measure_dir)
 {
     char usage[256];
     commands_usage("probe", usage, sizeof usage);
     for (int i = 1; i < argc; i++) {
-        const char *v;
-        int k = cli_common_option(argc, argv, &i, c);
-        if (k < 0)
+        const char *name, *v;
+        int k = cli_take_option("probe", argc, argv, &i, &name, &v);
+        if (k < 0 || (k > 0 && !cli_value_given(name, v)))
             return -1;
-        if (k > 0)
-            continue;
-        if ((v = cli_option_value(argc, argv, &i, "--write"))) {
-            if (!cli_value_given("--write", v))
-                return -1;
+        if (k > 0 && strcmp(name, "--write") == 0) {
             *write_path = v;
-        } else if ((v = cli_option_value(argc, argv, &i, "--measure"))) {
-            if (!cli_value_given("--measure", v))
-                return -1;
+        } else if (k > 0 && strcmp(name, "--measure") == 0) {
             *measure_dir = v;
+        } else if (k > 0) {
+            cli_common_apply(c, name, v); /* --catalog */
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: %s\n"
                    "  Describes this machine (CPU, memory, disks, network, GPUs through nvidia-smi "
@@ -257,10 +253,6 @@ int cmd_probe(int argc, char **argv)
     int k = parse_probe_args(argc, argv, &c, &write_path, &measure_dir);
     if (k != 0)
         return k > 0 ? EXIT_OK : EXIT_USAGE;
-    if (c.format != FORMAT_TEXT) {
-        cli_error("probe writes a setup (YAML); --format does not apply");
-        return EXIT_USAGE;
-    }
     const char *proc = getenv("MLVIZ_PROC_ROOT"), *sys = getenv("MLVIZ_SYS_ROOT");
     static struct probe_machine m;
     memset(&m, 0, sizeof m);

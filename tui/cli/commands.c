@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+#include "cli.h"
+#include "roff.h"
+
 #define FORMAT                                                                                     \
     {                                                                                              \
         "--format", "text|csv|json", ARG_WORDS, "text csv json", 0, NULL                           \
@@ -36,12 +39,22 @@
 
 static const struct commands_spec specs[] = {
     {"catalog",
+     cmd_catalog,
+     "hardware tables (accelerators, cpus, storage, links, cooling, software)",
      "[accelerators|cpus|storage|links|cooling|software]",
      "accelerators cpus storage links cooling software",
      NULL,
      {FORMAT, CATALOG}},
-    {"check", "FILE|PRESET|-", NULL, NULL, {SET, FORMAT, CATALOG}},
+    {"check",
+     cmd_check,
+     "load a setup, print it and its sanity checks",
+     "FILE|PRESET|-",
+     NULL,
+     NULL,
+     {SET, FORMAT, CATALOG}},
     {"eval",
+     cmd_eval,
+     "the analytic model: step time, bottleneck, memory, power, cost, reliability",
      "FILE|PRESET|-",
      NULL,
      NULL,
@@ -51,6 +64,8 @@ static const struct commands_spec specs[] = {
       FORMAT,
       CATALOG}},
     {"collective",
+     cmd_collective,
+     "the time of one collective operation over N devices on a link",
      "",
      "",
      NULL,
@@ -63,6 +78,8 @@ static const struct commands_spec specs[] = {
       FORMAT,
       CATALOG}},
     {"sim",
+     cmd_sim,
+     "simulate a run over time: jitter, failures, thermals, events",
      "FILE|PRESET|-",
      NULL,
      NULL,
@@ -78,29 +95,57 @@ static const struct commands_spec specs[] = {
       {"--no-thermal", NULL, ARG_NONE, NULL, 0, NULL},
       FORMAT,
       CATALOG}},
-    {"run", "SCRIPT.lua", NULL, "[--name=value ...] [args...]", {LUA_OPTIONS}},
-    {"play", "SCRIPT.lua", NULL, "[--name=value ...] [args...]", {LUA_OPTIONS}},
-    {"lesson", "FILE.yaml", NULL, "[view options]", {{NULL, NULL, ARG_NONE, NULL, 0, NULL}}},
-    {"scenarios", "", "", NULL, {FORMAT}},
+    {"run",
+     cmd_run,
+     "run a Lua scenario headless",
+     "SCRIPT.lua",
+     NULL,
+     "[--name=value ...] [args...]",
+     {LUA_OPTIONS}},
+    {"play",
+     cmd_play,
+     "play a Lua scenario in the interactive view",
+     "SCRIPT.lua",
+     NULL,
+     "[--name=value ...] [args...]",
+     {LUA_OPTIONS}},
+    {"lesson",
+     cmd_lesson,
+     "present setups with captions (no Lua needed)",
+     "FILE.yaml",
+     NULL,
+     "[view options]",
+     {{NULL, NULL, ARG_NONE, NULL, 0, NULL}}},
+    {"scenarios", cmd_scenarios, "list the shipped scenarios", "", "", NULL, {FORMAT}},
     {"fields",
+     cmd_fields,
+     "every setup field: path, default, range, help",
      "",
      "",
      NULL,
      {FORMAT,
       {"--md", NULL, ARG_NONE, NULL, 0, "the setup and report fields as the markdown of docs/"}}},
     {"keys",
+     cmd_keys,
+     "the key bindings of the interactive view",
      "",
      "",
      NULL,
      {{"--man", NULL, ARG_NONE, NULL, 0, "the keys as man-page roff"},
       {"--md", NULL, ARG_NONE, NULL, 0, "the keys as the markdown of docs/TUI.md"}}},
     {"options",
+     cmd_options,
+     "the options of the interactive view",
      "",
      "",
      NULL,
      {{"--man", NULL, ARG_NONE, NULL, 0, "the options as man-page roff"},
-      {"--md", NULL, ARG_NONE, NULL, 0, "the options as the markdown of docs/"}}},
+      {"--md", NULL, ARG_NONE, NULL, 0, "the options as the markdown of docs/"},
+      {"--synopsis", NULL, ARG_NONE, NULL, 0,
+       "every command's synopsis as man-page roff (the SYNOPSIS of mlviz.1)"}}},
     {"plan",
+     cmd_plan,
+     "search layouts and hardware: top N, Pareto front, shards",
      "FILE|PRESET",
      NULL,
      "[--merge FILES...]",
@@ -124,13 +169,21 @@ static const struct commands_spec specs[] = {
       FORMAT,
       CATALOG}},
     {"probe",
+     cmd_probe,
+     "this machine as a setup",
      "",
      "",
      NULL,
      {{"--write", "FILE", ARG_FILE, NULL, 0, NULL},
       {"--measure", "DIR", ARG_DIR, NULL, 0, NULL},
       CATALOG}},
-    {"completion", "bash|zsh|fish", "bash zsh fish", NULL, {{NULL, NULL, ARG_NONE, NULL, 0, NULL}}},
+    {"completion",
+     cmd_completion,
+     "a shell completion script",
+     "bash|zsh|fish",
+     "bash zsh fish",
+     NULL,
+     {{NULL, NULL, ARG_NONE, NULL, 0, NULL}}},
 };
 enum { N_SPECS = sizeof specs / sizeof specs[0] };
 
@@ -140,6 +193,58 @@ const struct commands_spec *commands_find(const char *name)
         if (strcmp(specs[i].name, name) == 0)
             return &specs[i];
     return NULL;
+}
+
+const struct commands_spec *commands_at(size_t i)
+{
+    return i < N_SPECS ? &specs[i] : NULL;
+}
+
+void commands_list(FILE *out)
+{
+    for (size_t i = 0; i < N_SPECS; i++)
+        fprintf(out, "  %-11s %s\n", specs[i].name, specs[i].summary);
+}
+
+/* A part of a synopsis in roff, in one font ("B": option names, "I":
+ * arguments), escaped. */
+static void roff_words(FILE *out, const char *font, const char *text)
+{
+    fprintf(out, "\\f%s", font);
+    roff_escape(out, text);
+    fputs("\\fR", out);
+}
+
+void commands_man_synopsis(FILE *out)
+{
+    fputs(".B mlviz\n[\\fIOPTIONS\\fR]\n", out);
+    for (size_t i = 0; i < N_SPECS; i++) {
+        const struct commands_spec *c = &specs[i];
+        fprintf(out, ".br\n.B mlviz %s\n", c->name);
+        const char *sep = "";
+        if (c->positional[0]) {
+            roff_words(out, "I", c->positional);
+            sep = " ";
+        }
+        for (size_t k = 0; k < COMMANDS_MAX_OPTIONS && c->options[k].name; k++) {
+            const struct commands_option *o = &c->options[k];
+            bool required = (o->flags & COMMANDS_REQUIRED) != 0;
+            fprintf(out, "%s%s", sep, required ? "" : "[");
+            roff_words(out, "B", o->name);
+            if (o->metavar) {
+                fputc(' ', out);
+                roff_words(out, "I", o->metavar);
+            }
+            fprintf(out, "%s%s", required ? "" : "]", o->flags & COMMANDS_REPEAT ? "..." : "");
+            sep = " ";
+        }
+        if (c->tail) {
+            fputs(sep, out);
+            roff_escape(out, c->tail);
+        }
+        if (c->positional[0] || c->options[0].name || c->tail)
+            fputc('\n', out);
+    }
 }
 
 void commands_usage(const char *name, char *buf, size_t len)

@@ -1,9 +1,12 @@
-/* commands: the one table of the headless commands' arguments and options.
+/* commands: the one table of mlviz's commands: name, handler, summary,
+ * arguments and options.
  *
- * Each command's usage line (errors, --help) and the shell completions
- * (tui/cli/completion.c) are generated from it; the view's options live in
- * tui/cli/options.c. tests/cli/completion.sh checks that every option a
- * command accepts is listed. */
+ * main() dispatches on it; `mlviz --help`'s command list, each command's
+ * usage line (errors, --help), the man page's SYNOPSIS (mlviz options
+ * --synopsis) and the shell completions (tui/cli/completion.c) are generated
+ * from it; the view's options live in tui/cli/options.c.
+ * tests/cli/completion.sh checks that every option a command accepts is
+ * listed; tests/cli/docs.sh that every command is dispatched and documented. */
 #ifndef MLVIZ_COMMANDS_H
 #define MLVIZ_COMMANDS_H
 
@@ -29,14 +32,22 @@ enum { COMMANDS_REPEAT = 1u << 0, COMMANDS_REQUIRED = 1u << 1 };
 
 struct commands_spec {
     const char *name;
-    const char *positional; /* synopsis of the arguments ("FILE|PRESET|-"), or "" */
-    const char *words;      /* completion words for the first argument; NULL: files */
-    const char *tail;       /* synopsis after the options ("[args...]"), or NULL */
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+    const char *summary;               /* one line for mlviz --help */
+    const char *positional;            /* synopsis of the arguments ("FILE|PRESET|-"), or "" */
+    const char *words;                 /* completion words for the first argument; NULL: files */
+    const char *tail;                  /* synopsis after the options ("[args...]"), or NULL */
     struct commands_option options[COMMANDS_MAX_OPTIONS];
 };
 
 /* The spec of a command, NULL when the table has none. */
 const struct commands_spec *commands_find(const char *name);
+/* The i-th command of the table, NULL past the end. */
+const struct commands_spec *commands_at(size_t i);
+/* `mlviz --help`'s list: "  NAME  summary", one command a line. */
+void commands_list(FILE *out);
+/* The man page's SYNOPSIS lines (roff): the view, then every command. */
+void commands_man_synopsis(FILE *out);
 /* "mlviz eval FILE|PRESET|- [--model CONFIG.json|NAME] [--set PATH=VALUE]... ..." */
 void commands_usage(const char *name, char *buf, size_t len);
 /* The options with help lines, "  --trust           lift the sandbox", one a

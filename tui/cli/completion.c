@@ -38,10 +38,11 @@ static void each_option(FILE *out, const char *command, option_fn fn)
     const struct commands_spec *c = command ? commands_find(command) : NULL;
     for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++)
         fn(out, command, &c->options[i]);
-    /* The view's options: the view itself, play, and lesson (which opens the view). */
-    unsigned applies = !command || strcmp(command, "lesson") == 0 ? OPT_VIEW
-                       : strcmp(command, "play") == 0             ? OPT_PLAY
-                                                                  : 0;
+    /* The view's options: the view itself, and those play and lesson pass
+     * to the view they open (view_play). */
+    unsigned applies = !command                                                         ? OPT_VIEW
+                       : strcmp(command, "play") == 0 || strcmp(command, "lesson") == 0 ? OPT_PLAY
+                                                                                        : 0;
     for (size_t i = 0; applies; i++) {
         const struct options_entry *o = options_at(i);
         if (!o)
@@ -238,8 +239,14 @@ static void write_fish(FILE *out, const char *const *commands, size_t n)
     each_option(out, NULL, fish_option);
 }
 
-bool completion_write(FILE *out, const char *shell, const char *const *commands, size_t n_commands)
+bool completion_write(FILE *out, const char *shell)
 {
+    enum { MAX_COMMANDS = 64 };
+    const char *commands[MAX_COMMANDS];
+    size_t n_commands = 0;
+    for (const struct commands_spec *c;
+         n_commands < MAX_COMMANDS && (c = commands_at(n_commands)) != NULL;)
+        commands[n_commands++] = c->name;
     if (strcmp(shell, "bash") == 0)
         write_bash(out, commands, n_commands);
     else if (strcmp(shell, "zsh") == 0)
