@@ -175,10 +175,10 @@ $(LUA_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(LUA_LIB) $(ENGINE_LIB)
 	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(YAML_LIBS) $(LUA_LIBS) -lm $(TEST_LIBS)
 # The command table (tui/cli/commands.c) dispatches into the view (play,
 # lesson, keys through tui/tui.h), so the CLI tests link the screen below it.
-$(CLI_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)
+$(CLI_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
-	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(LINK_ALL) \
-	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(MLVIZ_LDLIBS) $(TEST_LIBS)
+	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB) \
+	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(YAML_LIBS) $(LUA_LIBS) -lm $(TEST_LIBS)
 $(SCREEN_TEST_BIN) $(BENCH_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(TEST_COMPILE) $(PKG_CFLAGS) -o $@ $< $(LINK_ALL) $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) \

@@ -203,6 +203,15 @@ int tui_prepare(bool ascii)
     return terminal_prepare(ascii);
 }
 
+const struct tui_entry tui_screen = {
+    .prepare = tui_prepare,
+    .theme_known = tui_theme_known,
+    .run = tui_run,
+    .play_hooks = tui_play_hooks,
+    .play = tui_play,
+    .write_keys = tui_write_keys,
+};
+
 bool tui_theme_known(const char *name)
 {
     return terminal_theme_known(name);

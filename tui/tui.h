@@ -50,6 +50,19 @@ int tui_play(struct luahost **host, const char *script_path, struct tui_options 
 enum tui_keys_format { TUI_KEYS_TEXT, TUI_KEYS_MAN, TUI_KEYS_MD };
 void tui_write_keys(FILE *out, enum tui_keys_format format);
 
+/* The screen's entry points as one table. tui/cli/ reaches the screen only
+ * through the table main() registers (cli_use_screen), so the CLI library
+ * links no screen code and its unit tests link no ncurses. */
+struct tui_entry {
+    int (*prepare)(bool ascii);
+    bool (*theme_known)(const char *name);
+    int (*run)(struct tui_options *o);
+    void (*play_hooks)(struct luahost_hooks *hooks);
+    int (*play)(struct luahost **host, const char *script_path, struct tui_options *o);
+    void (*write_keys)(FILE *out, enum tui_keys_format format);
+};
+extern const struct tui_entry tui_screen;
+
 /* For benchmarks: the view's state for a loaded setup, drawn to whatever
  * curses screen is current (newterm on /dev/null). Takes the catalog. */
 struct ui;

@@ -17,6 +17,7 @@
 #include "model.h"
 #include "paths.h"
 #include "report.h"
+#include "tui.h"
 
 /* Messages echo arguments and file contents: escape what a terminal would
  * obey. The message's own line breaks stay line breaks; each line is
@@ -372,4 +373,56 @@ int cli_parse_exit(int parsed)
 int cli_common_only(void *ctx, const char *name, const char *value)
 {
     return cli_common_apply(ctx, name, value) > 0 ? 0 : -1;
+}
+
+/* ---- the screen, reached through main()'s registration ---- */
+
+static int no_screen_prepare(bool ascii)
+{
+    (void)ascii;
+    cli_error("this program has no interactive screen linked in");
+    return EXIT_RUNTIME;
+}
+
+static bool no_screen_theme(const char *name)
+{
+    (void)name;
+    return false;
+}
+
+static int no_screen_run(struct tui_options *o)
+{
+    (void)o;
+    return no_screen_prepare(false);
+}
+
+static void no_screen_hooks(struct luahost_hooks *hooks)
+{
+    (void)hooks;
+}
+
+static int no_screen_play(struct luahost **host, const char *script_path, struct tui_options *o)
+{
+    (void)host, (void)script_path, (void)o;
+    return no_screen_prepare(false);
+}
+
+static void no_screen_keys(FILE *out, enum tui_keys_format format)
+{
+    (void)out, (void)format;
+    cli_error("this program has no interactive screen linked in");
+}
+
+static const struct tui_entry no_screen = {no_screen_prepare, no_screen_theme, no_screen_run,
+                                           no_screen_hooks,   no_screen_play,  no_screen_keys};
+static const struct tui_entry *registered_screen;
+
+void cli_use_screen(const struct tui_entry *screen)
+{
+    registered_screen = screen;
+}
+
+const struct tui_entry *cli_screen(void)
+{
+    return registered_screen ? registered_screen : &no_screen;
 }

@@ -126,4 +126,11 @@ struct luahost;
  * is at the end). Returns the exit status. */
 int view_play(struct luahost **host, const char *script_path, int argc, char **argv);
 
+/* The screen, as main() registers it (tui_screen from tui/tui.h). Without
+ * one (the CLI's unit tests link no screen), the view commands say so and
+ * fail with EXIT_RUNTIME. */
+struct tui_entry;
+void cli_use_screen(const struct tui_entry *screen);
+const struct tui_entry *cli_screen(void);
+
 #endif

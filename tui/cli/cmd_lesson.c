@@ -184,7 +184,7 @@ int cmd_lesson(int argc, char **argv)
         o.cat = cat;
         o.played = true;
         o.trusted = true;
-        tui_play_hooks(&o.hooks);
+        cli_screen()->play_hooks(&o.hooks);
         struct luahost *h = luahost_new(&o, err, sizeof err);
         if (!h) {
             cli_error("%s", err);

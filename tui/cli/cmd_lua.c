@@ -234,7 +234,7 @@ static int run_or_play(int argc, char **argv, bool play)
     c.opt.cat = cat;
     c.opt.played = play;
     if (play)
-        tui_play_hooks(&c.opt.hooks); /* narration, focus and print go to the view */
+        cli_screen()->play_hooks(&c.opt.hooks); /* narration, focus and print go to the view */
     char *err = malloc(LUA_ERR_LEN);
     int rc = EXIT_RUNTIME;
     struct luahost *h = err ? luahost_new(&c.opt, err, LUA_ERR_LEN) : NULL;

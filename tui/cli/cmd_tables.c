@@ -45,7 +45,7 @@ int cmd_keys(int argc, char **argv)
     if (n < 0)
         return cli_parse_exit(n);
     bool man = form && strcmp(form, "--man") == 0;
-    tui_write_keys(stdout, man ? TUI_KEYS_MAN : form ? TUI_KEYS_MD : TUI_KEYS_TEXT);
+    cli_screen()->write_keys(stdout, man ? TUI_KEYS_MAN : form ? TUI_KEYS_MD : TUI_KEYS_TEXT);
     return EXIT_OK;
 }
 

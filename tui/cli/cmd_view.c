@@ -53,7 +53,7 @@ static int take_option(const struct options_entry *opt, const char *v, unsigned 
         a->catalog_dir = v;
         break;
     case OPT_THEME:
-        if (!tui_theme_known(v))
+        if (!cli_screen()->theme_known(v))
             return usage_error(mode, "unknown theme '%s' (default, light, basic, mono, contrast)",
                                v);
         o->theme = v;
@@ -122,7 +122,7 @@ static int load_view(int argc, char **argv, unsigned mode, struct tui_options *o
     int rc = parse_options(argc, argv, mode, &a);
     if (rc != EXIT_OK)
         return rc;
-    rc = tui_prepare(o->ascii);
+    rc = cli_screen()->prepare(o->ascii);
     if (rc != EXIT_OK)
         return rc;
     o->cat = cli_load_catalog(a.catalog_dir);
@@ -145,7 +145,7 @@ int cmd_view(int argc, char **argv)
     }
     int rc = load_view(argc, argv, OPT_VIEW, o);
     if (rc == EXIT_OK)
-        rc = tui_run(o);
+        rc = cli_screen()->run(o);
     free(o);
     return rc;
 }
@@ -168,7 +168,7 @@ int view_play(struct luahost **host, const char *script_path, int argc, char **a
     int rc = load_view(argc + 1, args, OPT_PLAY, o);
     free(args);
     if (rc == EXIT_OK)
-        rc = tui_play(host, script_path, o);
+        rc = cli_screen()->play(host, script_path, o);
     free(o);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "options.h"
+#include "tui.h"
 
 /* `mlviz --help`: the ways in, the commands of the table, what they share
  * and the view's options. */
@@ -39,6 +40,7 @@ static bool is_word(const char *arg, const char *a, const char *b, const char *c
 
 int main(int argc, char **argv)
 {
+    cli_use_screen(&tui_screen);
     if (argc >= 2 && is_word(argv[1], "--help", "-h", "help")) {
         print_usage();
         return EXIT_OK;
