@@ -47,4 +47,17 @@ if make -s --no-print-directory BUILD="$tmp/b" CFLAGS=-DMLVIZ_USER_FLAG \
 else
     fail "make CFLAGS=... compiles" "$(tail -n 3 "$tmp/log")"
 fi
+# The CLI library references no symbol of the screen library: it reaches the
+# screen only through the entry table main() registers (tui/tui.h).
+B=${BUILD:-build}
+if [ -f "$B/libmlviz-cli.a" ] && [ -f "$B/libmlviz-screen.a" ] && command -v nm >/dev/null; then
+    nm -u "$B/libmlviz-cli.a" | awk '{ print $2 }' | sort -u >"$tmp/cli_u"
+    nm --defined-only "$B/libmlviz-screen.a" | awk 'NF == 3 { print $3 }' | sort -u >"$tmp/scr_d"
+    both=$(comm -12 "$tmp/cli_u" "$tmp/scr_d" | tr '\n' ' ')
+    if [ -z "$both" ]; then
+        pass "the CLI library uses no screen symbol"
+    else
+        fail "the CLI library uses no screen symbol" "$both"
+    fi
+fi
 [ $fails -eq 0 ]
