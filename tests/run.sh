@@ -93,11 +93,13 @@ add structure tests/format.sh
 # The longest suites start first (measured with MLVIZ_TEST_TIMES=1: the tmux
 # suites wait on the screen, the fuzz replay builds first), then the rest in
 # list order; each argument line of xargs is "N KIND PATH".
-SLOW="tests/lua/limits.sh tests/cli/plan.sh tests/e2e/wordcut.sh tests/cli/setups.sh
-      tests/e2e/plan.sh tests/e2e/live.sh tests/lua/hostile.sh tests/lua/run.sh
-      tests/fuzz/run.sh tests/cli/sim.sh tests/e2e/verdict.sh $BUILD/tests/unit/engine/test_plan
-      tests/cli/install.sh $BUILD/tests/unit/engine/test_sim tests/e2e/play.sh
-      tests/e2e/motion.sh tests/e2e/story.sh"
+SLOW="tests/cli/plan.sh tests/cli/setups.sh tests/e2e/wordcut.sh tests/e2e/plan.sh
+      $BUILD/tests/unit/engine/test_plan tests/lua/limits.sh tests/e2e/live.sh
+      tests/lua/hostile.sh $BUILD/tests/unit/engine/test_sim tests/cli/sim.sh tests/fuzz/run.sh
+      tests/e2e/play.sh tests/lua/run.sh tests/e2e/verdict.sh tests/e2e/motion.sh
+      tests/e2e/story.sh tests/e2e/stage_live.sh tests/cli/install.sh tests/e2e/netpic.sh
+      tests/cli/commands.sh tests/e2e/legend.sh tests/e2e/tui.sh
+      $BUILD/tests/unit/lua/test_luahost_limits tests/e2e/captures.sh tests/e2e/controls.sh"
 {
     for s in $SLOW; do awk -v p="$s" '$3 == p' "$list"; done
     awk -v slow=" $(echo $SLOW) " 'index(slow, " " $3 " ") == 0' "$list"
