@@ -246,7 +246,7 @@ void lh_final_message(struct luahost *h, const char *raw, char *err, size_t err_
                       : h->over_time   ? "time limit"
                                        : "instruction budget";
     if (lh_stop_flagged(h) && (!raw || !strstr(raw, key))) {
-        char msg[256], where[LUAHOST_PATH_LEN + 4];
+        char where[LUAHOST_PATH_LEN + 4], msg[sizeof where + 128];
         snprintf(where, sizeof where, "%s: ", h->path);
         limit_message(h, where, msg, sizeof msg);
         snprintf(err, err_len, "%s%s%s", msg, raw ? "\n" : "", raw ? raw : "");
