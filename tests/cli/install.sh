@@ -10,7 +10,11 @@ fail() { echo "FAIL $1: $2"; }
 # Start from the objects of the test build ($BUILD, already compiled) when
 # there is one, so make install links and installs without compiling the
 # tree again; catalog.o is recompiled because PREFIX sets its data path.
-if [ -n "${BUILD:-}" ] && [ -f "$BUILD/libmlviz-engine.a" ]; then
+# A sanitized build's objects (make asan) need the sanitizer's link flags,
+# which a plain make install does not give: then everything is rebuilt.
+sanitized() { nm "$1" 2>/dev/null | grep -q '__asan_\|__ubsan_\|__msan_\|__tsan_'; }
+if [ -n "${BUILD:-}" ] && [ -f "$BUILD/libmlviz-engine.a" ] &&
+    ! sanitized "$BUILD/libmlviz-engine.a"; then
     mkdir -p "$tmp/build"
     cp -Rp "$BUILD/engine" "$BUILD/tui" "$BUILD"/libmlviz-*.a "$tmp/build/" 2>/dev/null
     rm -f "$tmp/build/engine/core/catalog.o"
