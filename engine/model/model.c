@@ -199,6 +199,7 @@ static void eval_stages(const struct ctx *c, const struct device_step *d,
     double bytes = s->training.global_batch * s->data.sample_bytes * (1.0 - s->data.cache_hit);
     st->need_bw_gbs = ratio(bytes, d->total) / 1e9;
     st->cpu_cores_total = dpth->cores_total;
+    st->ep_comm_s = d->ep_total;
     st->cpu_cores_busy =
         mind(dpth->cores_total, dpth->cores_busy * ratio(d->total, o->step_time_s));
     o->pcie_lanes_needed = dpth->lanes_need;

@@ -107,6 +107,7 @@ struct stage_times {
     double need_bw_gbs;     /* read bandwidth the devices consume */
     double cpu_cores_busy;  /* cores busy with loader work per node */
     double cpu_cores_total; /* cores per node */
+    double ep_comm_s;       /* expert all-to-alls of a step before overlap */
 };
 
 struct model_report {

@@ -355,6 +355,7 @@ int model_candidate_stages(const struct ctx *c, struct stage out[4])
 /* One stage's times per micro-batch. */
 struct stage_time {
     double fwd, bwd, re, tp, cp, ep;
+    double ep_total; /* the all-to-alls before overlap (ep: what stays exposed) */
 };
 
 static void stage_time(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
@@ -388,6 +389,7 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
             nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
     /* Expert parallelism: dispatch and combine forward, their transposes
      * backward, again when the forward is recomputed. */
+    o->ep_total = nm * (2.0 + again) * lm->ep_fwd;
     o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, lm->fwd + lm->bwd);
 }
 
@@ -530,6 +532,7 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     d->tp_comm = m * slow.tp;
     d->cp_comm = m * slow.cp;
     d->ep_comm = m * slow.ep;
+    d->ep_total = m * slow.ep_total;
     /* 1F1B pipeline bubble: (p-1) micro-batch slots of the slowest stage,
      * i.e. (p-1)/(m+p-1) of the step (Narayanan et al. 2021); the
      * interleaved schedule with v model chunks per stage divides it by v and

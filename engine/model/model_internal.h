@@ -183,6 +183,7 @@ struct stage {
 
 struct device_step {
     double compute, recompute, tp_comm, cp_comm, ep_comm, bubble, p2p, dp_exposed, dp_total;
+    double ep_total; /* expert all-to-alls before overlap (ep_comm: exposed) */
     double optimizer, straggler, overhead;
     double forward, backward;
     double total;

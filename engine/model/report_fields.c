@@ -99,6 +99,7 @@ const struct report_field report_fields[] = {
     NUM("stages.need_bw_gbs", stages.need_bw_gbs, "GB/s", "read bandwidth the devices consume"),
     NUM("stages.cpu_cores_busy", stages.cpu_cores_busy, "cores", "loader cores busy per node"),
     NUM("stages.cpu_cores_total", stages.cpu_cores_total, "cores", "cores per node"),
+    NUM("stages.ep_comm_s", stages.ep_comm_s, "s", "expert all-to-alls before overlap"),
 
     NUM("memory.per_device_gb", memory.per_device_gb, "GB", "device memory needed"),
     NUM("memory.params_gb", memory.params_gb, "GB", "weights"),

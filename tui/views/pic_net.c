@@ -41,19 +41,11 @@ static int anim_half(const struct view_ctx *v)
     return (int)fmod(v->wall_s, 2.0);
 }
 
-/* The all-to-all time of a step before any overlap: the model's exposed
- * figure for the same setup with the expert-parallel overlap switched off
- * (model_moe.c: without the overlap every all-to-all is exposed). */
+/* The all-to-all time of a step before any overlap (the report's
+ * stages.ep_comm_s; breakdown.ep_comm is what stays exposed). */
 static double ep_a2a_full_s(const struct view_ctx *v)
 {
-    if (!v->setup->training.ep_comm_overlap || !v->res)
-        return v->report->breakdown.ep_comm;
-    static struct setup plain;
-    static struct model_report again;
-    plain = *v->setup;
-    plain.training.ep_comm_overlap = false;
-    model_eval(&plain, v->res, &again);
-    return again.breakdown.ep_comm;
+    return v->report->stages.ep_comm_s;
 }
 
 /* Ranks on top, each rank's experts below, every rank linked to every
