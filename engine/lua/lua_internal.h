@@ -100,6 +100,7 @@ struct luahost {
     int held_sim_ref;         /* the sim last handed to the front end */
     bool describing;          /* mlviz.params records and stops the script */
     bool params_over_cap;     /* mlviz.params got more than LUAHOST_MAX_PARAMS */
+    bool describe_cut;        /* the describe run met its caps before any mlviz.params */
     bool usage_error;         /* the last luahost_load failure was the command line's fault */
     bool loaded;
     bool finished;

@@ -172,6 +172,10 @@ bool lh_check_overrides(struct luahost *h, char *err, size_t err_len)
             for (size_t i = 0; i < h->n_params; i++)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s--%s", i ? ", " : "",
                          h->params[i].name);
+            if (!h->n_params && h->describe_cut)
+                snprintf(list, sizeof list,
+                         " before its first %llu instructions or %g s, where they are looked for",
+                         (unsigned long long)LUAHOST_DESCRIBE_BUDGET, LUAHOST_DESCRIBE_TIME_S);
             snprintf(err, err_len, "%s: unknown option '--%s' (%s%s)", h->path, name,
                      h->n_params ? "the script's parameters: "
                                  : "the script declares no "

@@ -143,9 +143,16 @@ size_t luahost_memory_bytes(const struct luahost *h)
 
 /* ---- loading and running --------------------------------------------------------- */
 
+struct describe_limits {
+    uint64_t budget;
+    double time_s;
+    sig_atomic_t interrupt_seen;
+    bool for_host; /* on behalf of luahost_load: the host's own limits */
+    bool cut;      /* out: stopped by its own caps before mlviz.params */
+};
 static bool describe_script(const char *path, char *title, size_t title_len,
                             struct luahost_param *params, size_t max_params, size_t *n_params,
-                            sig_atomic_t interrupt_seen, char *err, size_t err_len);
+                            struct describe_limits *lim, char *err, size_t err_len);
 
 bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, char *err,
                   size_t err_len)
@@ -166,10 +173,15 @@ bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, ch
     if (!h->describing) {
         char title[8];
         size_t n = 0;
-        if (!describe_script(path, title, sizeof title, h->params, LUAHOST_MAX_PARAMS, &n,
-                             h->interrupt_seen, err, err_len))
+        /* The describe run gets no larger limits than the host was given
+         * (a --timeout 0.25 script is not described for 2 s), and a script
+         * that runs into them before mlviz.params fails here, once. */
+        struct describe_limits lim = {h->budget, h->time_limit_s, h->interrupt_seen, true, false};
+        if (!describe_script(path, title, sizeof title, h->params, LUAHOST_MAX_PARAMS, &n, &lim,
+                             err, err_len))
             return false;
         h->n_params = n;
+        h->describe_cut = lim.cut;
     }
     lua_settop(L, 0);
     lh_split_args(h, argc, argv);
@@ -337,28 +349,38 @@ static void read_title(const char *path, char *title, size_t len)
 bool luahost_describe(const char *path, char *title, size_t title_len, struct luahost_param *params,
                       size_t max_params, size_t *n_params, char *err, size_t err_len)
 {
-    return describe_script(path, title, title_len, params, max_params, n_params,
-                           lh_interrupts_now(), err, err_len);
+    struct describe_limits lim = {LUAHOST_DESCRIBE_BUDGET, LUAHOST_DESCRIBE_TIME_S,
+                                  lh_interrupts_now(), false, false};
+    return describe_script(path, title, title_len, params, max_params, n_params, &lim, err,
+                           err_len);
 }
 
-/* interrupt_seen: a describe run on behalf of a host stops when that host
- * would (an interrupt during luahost_load). */
+/* The describe run's budget and time limit are the LUAHOST_DESCRIBE_* ones,
+ * or the host's own where they are smaller (its memory cap is always
+ * LUAHOST_DESCRIBE_MEMORY_BYTES: a script over the host's cap fails in the
+ * run, with the cap's message); interrupt_seen: a describe run on
+ * behalf of a host stops when that host would (an interrupt during
+ * luahost_load). On behalf of a host, a limit of the host's own (or an
+ * interrupt) hit before mlviz.params is the load's error: the run would hit
+ * it at the same place. The describe run's own caps only end the search
+ * for parameters (lim->cut). */
 static bool describe_script(const char *path, char *title, size_t title_len,
                             struct luahost_param *params, size_t max_params, size_t *n_params,
-                            sig_atomic_t interrupt_seen, char *err, size_t err_len)
+                            struct describe_limits *lim, char *err, size_t err_len)
 {
     *n_params = 0;
     if (title && title_len)
         read_title(path, title, title_len);
     struct luahost_options o;
     memset(&o, 0, sizeof o);
-    o.instruction_budget = LUAHOST_DESCRIBE_BUDGET;
+    o.instruction_budget =
+        lim->budget < LUAHOST_DESCRIBE_BUDGET ? lim->budget : LUAHOST_DESCRIBE_BUDGET;
     o.memory_cap_bytes = LUAHOST_DESCRIBE_MEMORY_BYTES;
-    o.time_limit_s = LUAHOST_DESCRIBE_TIME_S;
+    o.time_limit_s = lim->time_s < LUAHOST_DESCRIBE_TIME_S ? lim->time_s : LUAHOST_DESCRIBE_TIME_S;
     struct luahost *h = luahost_new(&o, err, err_len);
     if (!h)
         return false;
-    h->interrupt_seen = interrupt_seen;
+    h->interrupt_seen = lim->interrupt_seen;
     h->describing = true;
     bool ok = luahost_load(h, path, 0, NULL, err, err_len);
     if (ok) {
@@ -368,9 +390,23 @@ static bool describe_script(const char *path, char *title, size_t title_len,
         lua_State *L = h->L;
         lua_settop(L, 0);
         lua_rawgeti(L, LUA_REGISTRYINDEX, h->chunk_ref);
-        if (lua_pcall(L, 0, 0, 0) != LUA_OK && h->params_over_cap) {
+        /* The clock runs, so the time limit holds here too. */
+        lh_clock_enter(h);
+        int st = lua_pcall(L, 0, 0, 0);
+        lh_clock_leave(h);
+        if (st != LUA_OK && h->params_over_cap) {
             lh_copy_msg(err, err_len, lua_tostring(L, -1));
             ok = false;
+        } else if (st != LUA_OK && h->n_params == 0 && lh_stop_flagged(h)) {
+            bool hosts_own = h->interrupted ||
+                             (h->over_budget && lim->budget <= LUAHOST_DESCRIBE_BUDGET) ||
+                             (h->over_time && lim->time_s <= LUAHOST_DESCRIBE_TIME_S);
+            if (lim->for_host && hosts_own) {
+                lh_copy_msg(err, err_len, lua_tostring(L, -1));
+                ok = false;
+            } else {
+                lim->cut = true;
+            }
         }
         lua_settop(L, 0);
         size_t n = h->n_params < max_params ? h->n_params : max_params;

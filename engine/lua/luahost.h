@@ -91,7 +91,10 @@ void luahost_free(struct luahost *h);
 void luahost_interrupt(void);
 
 /* Load a script and its command-line arguments ("--nodes=64" sets param
- * nodes; other words are passed in `arg`). */
+ * nodes; other words are passed in `arg`). Loading runs the top of the
+ * script, up to mlviz.params or its first engine call, to find its
+ * parameters (docs/lua-api.md, Parameters); a script that meets the host's
+ * budget, time limit or an interrupt there fails here with that message. */
 bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, char *err,
                   size_t err_len);
 

@@ -36,15 +36,21 @@ check_bad() {
     f=$2
     shown=$3
     shift 3
-    expect=$(sed -n '1s/^# expect: //p' "$f")
-    at=$(sed -n '2s/^# at: //p' "$f")
+    # Shell built-ins only (read, case): this runs for about 150 files.
+    { IFS= read -r expect; IFS= read -r at; } <"$f"
+    case $expect in "# expect: "?*) expect=${expect#"# expect: "} ;; *) expect="" ;; esac
+    case $at in "# at: "?*) at=${at#"# at: "} ;; *) at="" ;; esac
     if [ -z "$expect" ] || [ -z "$at" ]; then
         fail "$name" "line 1 must be '# expect: MESSAGE' and line 2 '# at: LINE:COL'"
         return
     fi
     timeout $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) "$@" >"$out" 2>"$err"
     rc=$?
-    first=$(head -n 1 "$err")
+    first="" lines=0
+    while IFS= read -r line; do
+        [ $lines -eq 0 ] && first=$line
+        lines=$((lines + 1))
+    done <"$err"
     if [ $rc -ne 2 ]; then
         if [ $rc -eq 124 ]; then
             fail "$name" "still running after $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) s"
@@ -66,12 +72,15 @@ check_bad() {
         return
         ;;
     esac
-    if ! printf '%s\n' "$first" | grep -qF -- "$expect"; then
+    case "$first" in
+    *"$expect"*) ;;
+    *)
         fail "$name" "message lacks '$expect': '$first'"
         return
-    fi
-    if [ "$(wc -l <"$err")" -ne 1 ]; then
-        fail "$name" "expected one line on stderr, got $(wc -l <"$err"): $(head -c 300 "$err")"
+        ;;
+    esac
+    if [ $lines -ne 1 ]; then
+        fail "$name" "expected one line on stderr, got $lines: $(head -c 300 "$err")"
         return
     fi
     pass "$name"

@@ -421,6 +421,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fputs(program, f);
         fclose(f);
         run_program(path, mode == 3);
+        remove(path); /* no file left behind in /tmp */
     }
     free(program);
     return 0;

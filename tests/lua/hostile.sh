@@ -8,7 +8,7 @@
 . "$(dirname "$0")/common"
 
 # ---- hostile scripts ---------------------------------------------------------------
-expect "hostile infinite loop" 1 "infinite_loop.lua:2: instruction budget of 30000000 exceeded" -- run $lim $H/infinite_loop.lua
+expect "hostile infinite loop" 1 "infinite_loop.lua:2: instruction budget of 15000000 exceeded" -- run $lim $H/infinite_loop.lua
 expect "hostile loop inside pcall" 1 "instruction budget .* exceeded" -- run $lim $H/pcall_loop.lua
 expect "hostile memory bomb" 1 "memory_bomb.lua:[0-9]+: memory cap of 64 MiB exceeded" -- run $lim $H/memory_bomb.lua
 expect "hostile memory bomb inside pcall" 1 "memory cap of 64 MiB exceeded" -- run $lim $H/pcall_memory.lua

@@ -59,7 +59,18 @@ static void test_budget_stops_loop(void **state)
     struct captured c = {0};
     struct luahost *h = host(&c, false, 1000000);
     char err[4096];
+    /* No mlviz.params: the run of the top that looks for parameters meets
+     * the budget first, and the load fails with its message. */
     const char *p = script("while true do pcall(function() while true do end end) end\n");
+    assert_false(luahost_load(h, p, 0, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "instruction budget of 1000000 exceeded"));
+    assert_false(luahost_usage_error(h));
+    remove(p);
+    /* After mlviz.params the run meets it. */
+    luahost_free(h);
+    h = host(&c, false, 1000000);
+    p = script(
+        "local P = mlviz.params{}\nwhile true do pcall(function() while true do end end) end\n");
     assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
     assert_false(luahost_run(h, err, sizeof err));
     assert_non_null(strstr(err, "instruction budget of 1000000 exceeded"));

@@ -224,14 +224,15 @@ static double wall_s(void)
 }
 
 /* Run `text` headless; expect failure with `want` in the message within
- * `max_s` seconds of wall time. */
+ * `max_s` seconds of wall time. The load fails instead of the run when the
+ * script meets the limit before any mlviz.params (the load runs the top of
+ * the script to find its parameters). */
 static void expect_stop(struct luahost *h, const char *text, const char *want, double max_s)
 {
     char err[4096];
     const char *p = script(text);
-    assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
     double t0 = wall_s();
-    bool ok = luahost_run(h, err, sizeof err);
+    bool ok = luahost_load(h, p, 0, NULL, err, sizeof err) && luahost_run(h, err, sizeof err);
     double took = wall_s() - t0;
     remove(p);
     if (ok)
@@ -321,6 +322,29 @@ static void test_time_limit(void **state)
     };
     expect_each_stops(cases, sizeof cases / sizeof *cases, UINT64_MAX / 2, 0.3, false,
                       ":2: script exceeded its time limit of 0.3 s");
+}
+
+/* Looking for parameters runs the top of the script under the host's time
+ * limit: a slow top stops at the limit (not after its own 5 s), and the
+ * load says so. */
+static void test_time_limit_while_describing(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = limited_host(&c, false, UINT64_MAX / 2, 0.2);
+    char err[4096];
+    const char *p = script("local t0 = os.clock()\nwhile os.clock() - t0 < 5 do end\n"
+                           "local P = mlviz.params{ { 'n', 1, 'a number' } }\n");
+    double t0 = wall_s();
+    bool ok = luahost_load(h, p, 0, NULL, err, sizeof err);
+    double took = wall_s() - t0;
+    remove(p);
+    assert_false(ok);
+    if (!strstr(err, ":2: script exceeded its time limit of 0.2 s"))
+        fail_msg("wanted the time limit at line 2 in: %s", err);
+    if (took > 2.0 * test_time_factor())
+        fail_msg("the load took %.2f s (the limit is 0.2 s)", took);
+    luahost_free(h);
 }
 
 /* Work done in C is charged to the instruction budget. */
@@ -471,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_interrupt_stops_c_work),
         cmocka_unit_test(test_interrupt_played),
         cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_time_limit_while_describing),
         cmocka_unit_test(test_budget_covers_c_work),
         cmocka_unit_test(test_many_events_in_order),
         cmocka_unit_test(test_played_sim_outlives_script_reference),
