@@ -146,16 +146,23 @@ struct plan_result {
     bool cancelled;
 };
 
-/* Progress shared with another thread while plan_run works. */
+/* Progress shared with another thread while plan_run works. Before the
+ * workers start, a pruned search ranks every unit (the candidates that
+ * share their hardware and layout) by its best possible figures
+ * (`preparing` 1) and searches the most promising units first (2), in the
+ * calling thread; prep_done of prep_total counts the units of that step. */
 struct plan_progress {
     volatile uint64_t done; /* candidates decided (read with __atomic_load_n) */
     uint64_t total;
-    volatile int cancel; /* set non-zero to stop early */
+    volatile int cancel;    /* set non-zero to stop early (also while preparing) */
+    volatile int preparing; /* (all three: __atomic_load_n) */
+    volatile uint64_t prep_done, prep_total;
 };
 
 /* Runs the search with spec->threads threads. `progress` may be NULL; when
  * `report` is given it is called from the calling thread about ten times a
- * second. Returns false on allocation failure or an invalid base setup. */
+ * second, while preparing too. Returns false on allocation failure or an
+ * invalid base setup. */
 bool plan_run(const struct plan_space *space, const struct catalog *cat,
               const struct plan_spec *spec, struct plan_result *out, struct plan_progress *progress,
               void (*report)(void *ctx, const struct plan_progress *p), void *ctx, char *err,

@@ -14,6 +14,9 @@ struct shared {
     const struct catalog *cat;
     const struct plan_spec *spec;
     struct plan_progress *progress;
+    void (*report)(void *ctx, const struct plan_progress *p);
+    void *report_ctx;
+    double last_report_s;
     double base_key;
     bool base_ok;
     struct plan_bound bound;
@@ -289,6 +292,31 @@ enum {
     BOUND_FIRST_UNITS = 256    /* at least this many units (or 1/16 of them) searched first */
 };
 
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Preparing (in the calling thread): count `n` more units of work, report
+ * at most ten times a second; false when the search was cancelled. */
+static bool prep_step(struct shared *sh, uint64_t n)
+{
+    struct plan_progress *p = sh->progress;
+    if (!p)
+        return true;
+    __atomic_store_n(&p->prep_done, p->prep_done + n, __ATOMIC_RELAXED);
+    if (sh->report) {
+        double now = monotonic_s();
+        if (now - sh->last_report_s >= 0.1) {
+            sh->last_report_s = now;
+            sh->report(sh->report_ctx, p);
+        }
+    }
+    return !__atomic_load_n(&p->cancel, __ATOMIC_RELAXED);
+}
+
 struct unit_key {
     double key;
     uint64_t unit;
@@ -303,8 +331,9 @@ static int unit_key_order(const void *a, const void *b)
 }
 
 /* The best possible key of every unit that can be valid, best first, in
- * *keys (malloc'd); false when out of memory or over BOUND_UNITS_MAX. */
-static bool unit_keys(const struct shared *sh, struct unit_key **keys, size_t *n)
+ * *keys (malloc'd); false when out of memory, over BOUND_UNITS_MAX or
+ * cancelled. */
+static bool unit_keys(struct shared *sh, struct unit_key **keys, size_t *n)
 {
     const struct plan_space *sp = sh->sp;
     const struct plan_spec *spec = sh->spec;
@@ -314,6 +343,11 @@ static bool unit_keys(const struct shared *sh, struct unit_key **keys, size_t *n
     *keys = NULL;
     *n = 0;
     for (uint64_t u = 0; u < sp->units; u++) {
+        if (u % 4096 == 4095 && !prep_step(sh, 4096)) {
+            free(*keys);
+            *keys = NULL;
+            return false;
+        }
         plan_space_setup(sp, u * sp->per_unit, &s);
         plan_digits_of(sp, u * sp->per_unit, digit);
         long long devices = setup_devices(&s);
@@ -347,7 +381,7 @@ static bool unit_keys(const struct shared *sh, struct unit_key **keys, size_t *n
  * than that N-th best. (Counts of better candidates than the base then leave out the cut ones: its
  * rank is exact only when it is in the top N.) INFINITY (no cut) when the bound is off or nothing
  * was found. */
-static double bound_cut_key(const struct shared *sh)
+static double bound_cut_key(struct shared *sh)
 {
     const struct plan_spec *spec = sh->spec;
     if (!sh->bound.on)
@@ -361,11 +395,18 @@ static double bound_cut_key(const struct shared *sh)
         scratch.cut_key = INFINITY;
         struct worker w = {&scratch, first, true};
         size_t budget = n / 16 > BOUND_FIRST_UNITS ? n / 16 : BOUND_FIRST_UNITS;
+        if (sh->progress) {
+            __atomic_store_n(&sh->progress->prep_total, budget < n ? budget : n, __ATOMIC_RELAXED);
+            __atomic_store_n(&sh->progress->prep_done, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&sh->progress->preparing, 2, __ATOMIC_RELEASE);
+        }
         for (size_t k = 0; k < n && k < budget; k++) {
             if (first->n_top == spec->top &&
                 keys[k].key > plan_key(spec, &first->top[first->n_top - 1]))
                 break;
             unit_pruned(&w, keys[k].unit);
+            if (!prep_step(sh, 1))
+                break;
         }
         if (first->n_top == spec->top) {
             cut = plan_key(spec, &first->top[first->n_top - 1]);
@@ -411,8 +452,19 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat, const stru
     progress->total = shard_units(sp, spec) * sp->per_unit;
     __atomic_store_n(&progress->done, 0, __ATOMIC_RELAXED);
 
-    struct shared sh = {.sp = sp, .cat = cat, .spec = spec, .progress = progress};
-    if (!base_place(&sh, out, err, err_len))
+    struct shared sh = {.sp = sp,
+                        .cat = cat,
+                        .spec = spec,
+                        .progress = progress,
+                        .report = report,
+                        .report_ctx = ctx,
+                        .last_report_s = monotonic_s()};
+    __atomic_store_n(&progress->prep_done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&progress->prep_total, sp->units, __ATOMIC_RELAXED);
+    __atomic_store_n(&progress->preparing, 1, __ATOMIC_RELEASE);
+    bool placed = base_place(&sh, out, err, err_len);
+    __atomic_store_n(&progress->preparing, 0, __ATOMIC_RELEASE);
+    if (!placed)
         return false;
     int n = spec->threads < 1 ? 1 : spec->threads > 64 ? 64 : spec->threads;
     struct worker *w = calloc((size_t)n, sizeof *w);

@@ -38,8 +38,19 @@ static double now_s(void)
 
 struct progress_ctx {
     double start;
+    double search_start; /* when the workers started (0: still preparing) */
+    int width;           /* of the longest line shown */
     bool shown;
 };
+
+/* A bar of 30 cells, `share` of them filled. */
+static void progress_bar(char bar[31], double share)
+{
+    int filled = (int)((share < 0 ? 0 : share > 1 ? 1 : share) * 30);
+    for (int i = 0; i < 30; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[30] = '\0';
+}
 
 static void show_progress(void *ctx, const struct plan_progress *p)
 {
@@ -47,22 +58,36 @@ static void show_progress(void *ctx, const struct plan_progress *p)
     double elapsed = now_s() - pc->start;
     if (elapsed < 1.0 || p->total == 0)
         return;
-    uint64_t done = __atomic_load_n(&p->done, __ATOMIC_RELAXED);
-    double share = (double)done / (double)p->total;
-    double rate = done / elapsed;
-    double left = rate > 0 ? (double)(p->total - done) / rate : 0;
-    char bar[31];
-    int filled = (int)(share * 30);
-    for (int i = 0; i < 30; i++)
-        bar[i] = i < filled ? '#' : '.';
-    bar[30] = '\0';
-    char a[32], b[32], r[32], t[32];
-    format_si(a, sizeof a, (double)done, "");
-    format_si(b, sizeof b, (double)p->total, "");
-    format_si(r, sizeof r, rate, "/s");
-    format_duration(t, sizeof t, left);
-    fprintf(stderr, "\r[%s] %3.0f%% %s of %s candidates, %s, %s left  ", bar, 100 * share, a, b, r,
-            t);
+    char line[256], bar[31], a[32], b[32], r[32], t[32];
+    if (p->preparing) {
+        /* Before the workers: the units ranked by their best possible
+         * figures, then the most promising searched first. */
+        double share = p->prep_total ? (double)p->prep_done / (double)p->prep_total : 0;
+        share = share > 1 ? 1 : share;
+        progress_bar(bar, share);
+        format_si(b, sizeof b, (double)p->prep_total, "");
+        snprintf(line, sizeof line, "[%s] %3.0f%% preparing: %s %s layouts", bar, 100 * share,
+                 p->preparing == 1 ? "ranking" : "searching first the most promising", b);
+    } else {
+        if (pc->search_start == 0)
+            pc->search_start = now_s();
+        uint64_t done = __atomic_load_n(&p->done, __ATOMIC_RELAXED);
+        double share = (double)done / (double)p->total;
+        double searching_s = now_s() - pc->search_start;
+        double rate = searching_s > 0 ? done / searching_s : 0;
+        double left = rate > 0 ? (double)(p->total - done) / rate : 0;
+        progress_bar(bar, share);
+        format_si(a, sizeof a, (double)done, "");
+        format_si(b, sizeof b, (double)p->total, "");
+        format_si(r, sizeof r, rate, "/s");
+        format_duration(t, sizeof t, left);
+        snprintf(line, sizeof line, "[%s] %3.0f%% %s of %s candidates, %s, %s left", bar,
+                 100 * share, a, b, r, t);
+    }
+    /* Padded: a shorter line covers the longer one before it. */
+    int len = (int)strlen(line);
+    pc->width = len > pc->width ? len : pc->width;
+    fprintf(stderr, "\r%-*s", pc->width, line);
     fflush(stderr);
     pc->shown = true;
 }
@@ -655,7 +680,7 @@ int cmd_plan(int argc, char **argv)
         rc = EXIT_USAGE;
         goto out;
     }
-    struct progress_ctx prog = {now_s(), false};
+    struct progress_ctx prog = {now_s(), 0, 0, false};
     bool show = !pc->quiet && isatty(STDERR_FILENO);
     if (!plan_run(sp, cat, &pc->spec, r, NULL, show ? show_progress : NULL, &prog, err,
                   sizeof err)) {
@@ -664,7 +689,7 @@ int cmd_plan(int argc, char **argv)
         goto out;
     }
     if (prog.shown)
-        fprintf(stderr, "\r%79s\r", "");
+        fprintf(stderr, "\r%*s\r", prog.width, "");
     if (!pc->quiet && isatty(STDERR_FILENO))
         fprintf(stderr, "mlviz: searched %llu candidates in %.2f s\n",
                 (unsigned long long)r->counts.candidates, now_s() - prog.start);

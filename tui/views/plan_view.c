@@ -144,14 +144,20 @@ bool plan_view_pick(const struct plan_view *pv, struct setup *out, int *rank, ch
 
 static void draw_progress(const struct plan_view *pv, int y, int x, int w)
 {
-    uint64_t done = __atomic_load_n(&pv->progress.done, __ATOMIC_RELAXED);
-    uint64_t total = pv->progress.total ? pv->progress.total : 1;
+    const struct plan_progress *p = &pv->progress;
+    int preparing = __atomic_load_n(&p->preparing, __ATOMIC_ACQUIRE);
+    uint64_t done = __atomic_load_n(preparing ? &p->prep_done : &p->done, __ATOMIC_RELAXED);
+    uint64_t total = preparing ? __atomic_load_n(&p->prep_total, __ATOMIC_RELAXED) : p->total;
+    total = total ? total : 1;
     char a[32], b[32];
-    fmt_si(a, sizeof a, (double)done, "");
+    fmt_si(a, sizeof a, (double)(done < total ? done : total), "");
     fmt_si(b, sizeof b, (double)total, "");
-    int used = draw_textf(y, x, w, ROLE_TEXT, "searching %s of %s candidates ", a, b);
-    draw_bar(y, x + used, w - used > 40 ? 40 : w - used, (double)done / (double)total, ROLE_OK,
-             ROLE_DIM);
+    int used = preparing == 1 ? draw_textf(y, x, w, ROLE_TEXT, "ranking %s of %s layouts ", a, b)
+               : preparing == 2
+                   ? draw_textf(y, x, w, ROLE_TEXT, "searching the most promising layouts first ")
+                   : draw_textf(y, x, w, ROLE_TEXT, "searching %s of %s candidates ", a, b);
+    double share = (double)done / (double)total;
+    draw_bar(y, x + used, w - used > 40 ? 40 : w - used, share > 1 ? 1 : share, ROLE_OK, ROLE_DIM);
 }
 
 static void table_row(const struct plan_view *pv, int y, int x, int w, const char *rank,

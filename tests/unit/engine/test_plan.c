@@ -629,6 +629,62 @@ static void test_ranked_pass_the_checker(void **state)
     search_zero_stages(&s, "training.zero_stage=3,2,1,0");
 }
 
+/* The calling thread prepares a pruned search (ranks every unit by its
+ * bound, then searches the most promising first) before any worker starts:
+ * it reports that work and stops when cancelled. The callback cancels at
+ * its first report, while ranking the 11.6 M units of this space (which
+ * takes seconds to rank in full). */
+struct prep_seen {
+    struct plan_progress *progress;
+    int reports, preparing;
+    uint64_t prep_done, prep_total;
+};
+
+static void cancel_at_first_report(void *ctx, const struct plan_progress *p)
+{
+    struct prep_seen *seen = ctx;
+    if (seen->reports++ == 0) {
+        seen->preparing = p->preparing;
+        seen->prep_done = p->prep_done;
+        seen->prep_total = p->prep_total;
+        seen->progress->cancel = 1;
+    }
+}
+
+static void test_preparing_reported_and_cancelled(void **state)
+{
+    (void)state;
+    struct plan_spec spec;
+    char err[512];
+    struct setup s;
+    load("scenarios/presets/gpt3-175b-a100.yaml", &s);
+    plan_spec_init(&spec);
+    spec.top = 1;
+    spec.front = false; /* the bound prunes only without the front */
+    assert_true(plan_spec_vary(&spec, "cluster.nodes=32..1024", err, sizeof err));
+    assert_true(plan_spec_vary(
+        &spec, "cluster.node.accelerator=a100-sxm-80gb,h100-sxm,h200-sxm,b200", err, sizeof err));
+    build(&s, &spec);
+    struct plan_progress progress;
+    memset(&progress, 0, sizeof progress);
+    struct prep_seen seen = {&progress, 0, 0, 0, 0};
+    struct plan_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    if (!plan_run(&space, cat, &spec, r, &progress, cancel_at_first_report, &seen, err, sizeof err))
+        fail_msg("%s", err);
+    assert_true(seen.reports >= 1);
+    assert_int_equal(seen.preparing, 1);
+    assert_true(seen.prep_total == space.units);
+    assert_true(seen.prep_done > 0 && seen.prep_done < space.units);
+    /* Stopped there: no worker searched anything. */
+    assert_true(r->cancelled);
+    assert_int_equal(progress.preparing, 0);
+    assert_true(progress.prep_done < space.units);
+    assert_int_equal(progress.done, 0);
+    plan_result_free(r);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_bound_safe),
         cmocka_unit_test(test_uneven_splits_searched),
         cmocka_unit_test(test_ranked_pass_the_checker),
+        cmocka_unit_test(test_preparing_reported_and_cancelled),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
