@@ -58,8 +58,10 @@ failed=0
 if [ "${VALGRIND:-0}" = 1 ]; then
     real=$MLVIZ_BIN
     case $real in /*) ;; *) real=$(pwd)/$real ;; esac
-    printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect "%s" "$@"\n' \
-        "$real" >"$RUN_DIR/mlviz"
+    # valgrind by its full path: suites that set their own PATH (the probe's
+    # fake nvidia-smi) still find it.
+    printf '#!/bin/sh\nexec "%s" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect "%s" "$@"\n' \
+        "$(command -v valgrind)" "$real" >"$RUN_DIR/mlviz"
     chmod +x "$RUN_DIR/mlviz"
     SHELL_BIN=$RUN_DIR/mlviz
     # Hang guards in the shell suites stretch too (valgrind is tens of

@@ -24,6 +24,13 @@ bool plan_parse_double(const char *text, double *out);
 void plan_apply_value(const struct plan_dim *d, int k, struct setup *s);
 /* Digits of a candidate number, last dimension fastest. */
 void plan_digits_of(const struct plan_space *sp, uint64_t index, int digit[PLAN_DIMS_MAX]);
+/* The units in order, each with its switches at their first value:
+ * plan_space_first_unit sets *s and digit[] to unit 0, plan_space_next_unit
+ * moves them to the next unit (false after the last), setting only the
+ * fields whose values change. *s is then plan_space_setup's setup of
+ * candidate unit * per_unit. */
+void plan_space_first_unit(const struct plan_space *sp, int digit[PLAN_DIMS_MAX], struct setup *s);
+bool plan_space_next_unit(const struct plan_space *sp, int digit[PLAN_DIMS_MAX], struct setup *s);
 
 /* The step-time bound (plan_bound.c). */
 struct plan_bound {

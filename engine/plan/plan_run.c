@@ -342,14 +342,15 @@ static bool unit_keys(struct shared *sh, struct unit_key **keys, size_t *n)
     int digit[PLAN_DIMS_MAX];
     *keys = NULL;
     *n = 0;
+    plan_space_first_unit(sp, digit, &s);
     for (uint64_t u = 0; u < sp->units; u++) {
         if (u % 4096 == 4095 && !prep_step(sh, 4096)) {
             free(*keys);
             *keys = NULL;
             return false;
         }
-        plan_space_setup(sp, u * sp->per_unit, &s);
-        plan_digits_of(sp, u * sp->per_unit, digit);
+        if (u > 0 && !plan_space_next_unit(sp, digit, &s))
+            break; /* (not reached: units is the count) */
         long long devices = setup_devices(&s);
         const struct accelerator *a =
             catalog_find(sh->cat, CATALOG_ACCELERATOR, s.cluster.node.accelerator);

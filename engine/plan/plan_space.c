@@ -418,6 +418,31 @@ void plan_space_setup(const struct plan_space *sp, uint64_t index, struct setup 
         plan_apply_value(&sp->dims[i], digit[i], out);
 }
 
+void plan_space_first_unit(const struct plan_space *sp, int digit[PLAN_DIMS_MAX], struct setup *s)
+{
+    plan_space_setup(sp, 0, s);
+    for (int i = 0; i < sp->n_dims; i++)
+        digit[i] = 0;
+}
+
+bool plan_space_next_unit(const struct plan_space *sp, int digit[PLAN_DIMS_MAX], struct setup *s)
+{
+    int last = sp->n_dims - sp->n_switch - 1; /* the unit dimensions come first */
+    int i = last;
+    while (i >= 0 && ++digit[i] == sp->dims[i].count)
+        digit[i--] = 0;
+    if (i < 0)
+        return false;
+    /* Dimensions i..last changed; setting them again in order gives what
+     * plan_space_setup gives, since a value depends only on dimensions
+     * before it (a one-fewer split reads the pipeline size and the layer
+     * count: default_dims lists the pipeline before the splits, and a
+     * varied model.layers is a hardware dimension, first). */
+    for (int k = i; k <= last; k++)
+        plan_apply_value(&sp->dims[k], digit[k], s);
+    return true;
+}
+
 int plan_space_changed(const struct plan_space *sp, const struct setup *s, int dims[PLAN_DIMS_MAX])
 {
     int n = 0;

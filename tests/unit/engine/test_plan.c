@@ -685,6 +685,54 @@ static void test_preparing_reported_and_cancelled(void **state)
     free(r);
 }
 
+/* Every field of two setups prints the same. */
+static void assert_same_setup(const struct setup *a, const struct setup *b, uint64_t unit)
+{
+    const struct field_table *t = setup_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        char x[FIELD_STR_LEN + 64], y[FIELD_STR_LEN + 64];
+        fields_format(&t->fields[i], a, x, sizeof x);
+        fields_format(&t->fields[i], b, y, sizeof y);
+        if (strcmp(x, y) != 0)
+            fail_msg("unit %llu: %s is %s, built afresh %s", (unsigned long long)unit,
+                     t->fields[i].path, x, y);
+    }
+}
+
+/* Walking the units one after the other (setting only what changes) gives
+ * each unit's setup as building it from the base does, with hardware,
+ * layout and one-fewer splits varied. */
+static void test_units_in_order_match_fresh_setups(void **state)
+{
+    (void)state;
+    static const char *const varies[][4] = {
+        {"cluster.nodes=8,16", "cluster.node.accelerator=a100-sxm-80gb,h100-sxm", NULL, NULL},
+        {"training.pipeline_parallel=2,4", "training.first_stage_layers=0,even-1",
+         "training.last_stage_layers=0,even-1", NULL},
+    };
+    for (size_t v = 0; v < sizeof varies / sizeof varies[0]; v++) {
+        struct plan_spec spec;
+        struct setup s, walked, fresh;
+        char err[256];
+        load("scenarios/presets/gpt3-175b-a100.yaml", &s);
+        plan_spec_init(&spec);
+        for (int k = 0; k < 4 && varies[v][k]; k++)
+            assert_true(plan_spec_vary(&spec, varies[v][k], err, sizeof err));
+        pin_optional(&spec);
+        build(&s, &spec);
+        int digit[PLAN_DIMS_MAX];
+        plan_space_first_unit(&space, digit, &walked);
+        uint64_t u = 0;
+        do {
+            plan_space_setup(&space, u * space.per_unit, &fresh);
+            assert_same_setup(&walked, &fresh, u);
+            u++;
+        } while (plan_space_next_unit(&space, digit, &walked));
+        assert_true(u == space.units);
+        assert_true(space.units > 100); /* several dimensions really turn */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -701,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_uneven_splits_searched),
         cmocka_unit_test(test_ranked_pass_the_checker),
         cmocka_unit_test(test_preparing_reported_and_cancelled),
+        cmocka_unit_test(test_units_in_order_match_fresh_setups),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
