@@ -208,7 +208,7 @@ static void test_shards_merge(void **state)
     (void)state;
     struct plan_spec spec;
     char err[1024];
-    gpt3_spec(&spec, 15, "cluster.nodes=96,128");
+    gpt3_spec(&spec, 15, "cluster.nodes=96");
     run(&spec, &res_a);
     memset(&res_b, 0, sizeof res_b);
     for (int i = 0; i < 3; i++) {
@@ -724,8 +724,13 @@ static void test_units_in_order_match_fresh_setups(void **state)
         plan_space_first_unit(&space, digit, &walked);
         uint64_t u = 0;
         do {
-            plan_space_setup(&space, u * space.per_unit, &fresh);
-            assert_same_setup(&walked, &fresh, u);
+            /* The first units (each dimension's first turns), then every
+             * seventh: a field left wrong stays wrong until its dimension
+             * turns again. */
+            if (u < 64 || u % 7 == 0) {
+                plan_space_setup(&space, u * space.per_unit, &fresh);
+                assert_same_setup(&walked, &fresh, u);
+            }
             u++;
         } while (plan_space_next_unit(&space, digit, &walked));
         assert_true(u == space.units);
