@@ -343,14 +343,12 @@ static bool unit_keys(struct shared *sh, struct unit_key **keys, size_t *n)
     *keys = NULL;
     *n = 0;
     plan_space_first_unit(sp, digit, &s);
-    for (uint64_t u = 0; u < sp->units; u++) {
+    for (uint64_t u = 0; u < sp->units; u++, plan_space_next_unit(sp, digit, &s)) {
         if (u % 4096 == 4095 && !prep_step(sh, 4096)) {
             free(*keys);
             *keys = NULL;
             return false;
         }
-        if (u > 0 && !plan_space_next_unit(sp, digit, &s))
-            break; /* (not reached: units is the count) */
         long long devices = setup_devices(&s);
         const struct accelerator *a =
             catalog_find(sh->cat, CATALOG_ACCELERATOR, s.cluster.node.accelerator);
