@@ -303,9 +303,7 @@ static double monotonic_s(void)
  * at most ten times a second; false when the search was cancelled. */
 static bool prep_step(struct shared *sh, uint64_t n)
 {
-    struct plan_progress *p = sh->progress;
-    if (!p)
-        return true;
+    struct plan_progress *p = sh->progress; /* plan_run always has one */
     __atomic_store_n(&p->prep_done, p->prep_done + n, __ATOMIC_RELAXED);
     if (sh->report) {
         double now = monotonic_s();
@@ -394,11 +392,9 @@ static double bound_cut_key(struct shared *sh)
         scratch.cut_key = INFINITY;
         struct worker w = {&scratch, first, true};
         size_t budget = n / 16 > BOUND_FIRST_UNITS ? n / 16 : BOUND_FIRST_UNITS;
-        if (sh->progress) {
-            __atomic_store_n(&sh->progress->prep_total, budget < n ? budget : n, __ATOMIC_RELAXED);
-            __atomic_store_n(&sh->progress->prep_done, 0, __ATOMIC_RELAXED);
-            __atomic_store_n(&sh->progress->preparing, 2, __ATOMIC_RELEASE);
-        }
+        __atomic_store_n(&sh->progress->prep_total, budget < n ? budget : n, __ATOMIC_RELAXED);
+        __atomic_store_n(&sh->progress->prep_done, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&sh->progress->preparing, 2, __ATOMIC_RELEASE);
         for (size_t k = 0; k < n && k < budget; k++) {
             if (first->n_top == spec->top &&
                 keys[k].key > plan_key(spec, &first->top[first->n_top - 1]))
