@@ -266,7 +266,7 @@ static int parse_probe_args(int argc, char **argv, struct cli_common *c, const c
     for (int i = 1; i < argc; i++) {
         const char *name, *v;
         int k = cli_take_option("probe", argc, argv, &i, &name, &v);
-        if (k < 0 || (k > 0 && !cli_value_given(name, v)))
+        if (k < 0 || (k > 0 && v && !cli_value_given(name, v)))
             return -1;
         if (k > 0 && strcmp(name, "--write") == 0) {
             *write_path = v;
