@@ -45,8 +45,9 @@ bool infile_check_below(const char *rel, char *err, size_t err_len);
  * when name fails infile_check_below. */
 bool infile_join_below(const char *base, const char *name, char *out, size_t out_len, char *err,
                        size_t err_len);
-/* True when something (a file, a symbolic link) is at rel below root,
- * reached through no link. */
+/* True when rel leads to something below root: an entry at its end, or a
+ * symbolic link met on the way (which infile_read_below then refuses; what
+ * the link points to is never looked at). */
 bool infile_exists_below(const char *root, const char *rel);
 /* infile_read for rel below root (NULL or "" = the current directory);
  * `shown` names it in messages. */
