@@ -64,8 +64,8 @@ static void put_scalar(struct emit *e, const struct ynode *n)
 
 static void put_node(struct emit *e, const struct ynode *n, int indent, int depth);
 
-/* A mapping's pairs; the first after `first` (already written: "- " of a
- * list item), the others at `indent`. */
+/* A mapping's pairs (at least one), each at `indent`, except the first
+ * when inline_first: it follows the "- " of a list item already written. */
 static void put_map(struct emit *e, const struct ynode *m, int indent, bool inline_first, int depth)
 {
     for (size_t i = 0; i < m->count; i++) {
@@ -75,8 +75,6 @@ static void put_map(struct emit *e, const struct ynode *m, int indent, bool inli
         put(e, ":");
         put_node(e, m->items[i], indent + 2, depth + 1);
     }
-    if (m->count == 0)
-        put(e, "%s{}\n", inline_first ? "" : "");
 }
 
 static void put_node(struct emit *e, const struct ynode *n, int indent, int depth)
