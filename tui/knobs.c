@@ -3,15 +3,13 @@
  * labels, steps and "auto" values are columns of that table. One step of a
  * knob: cycle enum choices and catalog ids, toggle booleans, move a number
  * by the table's step, or double/halve counts and sizes. */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "report_fields.h"
+#include "safewrite.h"
 #include "ui.h"
 
 void knobs_build(struct ui *u)
@@ -196,47 +194,20 @@ void knobs_undo(struct ui *u)
 
 void knobs_write(struct ui *u)
 {
-    enum { YAML_MAX = 16384, NAME_TRIES = 100 };
+    enum { YAML_MAX = 16384 };
     char *text = malloc(YAML_MAX);
     if (!text) {
         ui_set_status(u, "cannot write: out of memory");
         return;
     }
     setup_write_yaml(ui_setup(u), text, YAML_MAX);
-    /* A new name each time: an existing file is never overwritten. */
-    char name[64];
-    int fd = -1;
-    for (int i = 1; i <= NAME_TRIES && fd < 0; i++) {
-        if (i == 1)
-            snprintf(name, sizeof name, "mlviz-setup.yaml");
-        else
-            snprintf(name, sizeof name, "mlviz-setup-%d.yaml", i);
-        fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        ui_set_status(u, "cannot write %s: %s", name, strerror(errno));
-        free(text);
-        return;
-    }
-    size_t len = strlen(text), done = 0;
-    while (done < len) {
-        ssize_t n = write(fd, text + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
-    bool ok = done == len;
-    if (close(fd) != 0)
-        ok = false;
+    /* A new name each time (mlviz-setup.yaml, mlviz-setup-2.yaml, ...):
+     * nothing that exists, a link included, is ever replaced. */
+    char written[SAFEWRITE_PATH_LEN], err[SAFEWRITE_PATH_LEN + 256];
+    if (safewrite_text("mlviz-setup.yaml", text, SAFEWRITE_NEW_NAME, written, sizeof written, err,
+                       sizeof err))
+        ui_set_status(u, "wrote %s (mlviz -c %s opens it)", written, written);
+    else
+        ui_set_status(u, "%s", err);
     free(text);
-    if (ok) {
-        ui_set_status(u, "wrote %s (mlviz -c %s opens it)", name, name);
-    } else {
-        unlink(name);
-        ui_set_status(u, "cannot write %s: %s", name, strerror(errno));
-    }
 }

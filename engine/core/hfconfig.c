@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "infile.h"
 
 /* How a Hugging Face value becomes a setup value. */
 enum hf_conv {
@@ -419,8 +420,35 @@ static struct hfconfig_view *make_view(const struct ynode *root, const struct yn
     return v;
 }
 
+/* hf_config read below a directory (see struct hfconfig_below). */
+static bool apply_below(struct setup *s, const struct hfconfig_below *below, const char *name,
+                        char *msg, size_t msg_len)
+{
+    char rel[INFILE_PATH_LEN], shown[INFILE_PATH_LEN + 64], why[96];
+    if (!infile_join_below(below->rel, name, rel, sizeof rel, why, sizeof why)) {
+        bool cwd = !below->root || !below->root[0] || strcmp(below->root, ".") == 0;
+        snprintf(msg, msg_len,
+                 "'%.200s' is %s; a setup loaded by a sandboxed script names only files below "
+                 "%s, without '..' or links (mlviz run --trust lifts this)",
+                 name, why, cwd ? "the current directory" : below->root);
+        return false;
+    }
+    if (below->root && below->root[0] && strcmp(below->root, ".") != 0)
+        snprintf(shown, sizeof shown, "%s/%s", below->root, rel);
+    else
+        snprintf(shown, sizeof shown, "%s", rel);
+    char *text;
+    size_t len;
+    if (!infile_read_below(below->root, rel, shown, &text, &len, msg, msg_len))
+        return false;
+    bool ok = hfconfig_apply_text(s, shown, text, len, msg, msg_len);
+    free(text);
+    return ok;
+}
+
 bool hfconfig_expand(struct setup *s, const struct ynode *root, const char *file,
-                     struct hfconfig_view **view, char *err, size_t err_len)
+                     const struct hfconfig_below *below, struct hfconfig_view **view, char *err,
+                     size_t err_len)
 {
     *view = NULL;
     const struct ynode *model = ynode_get(root, "model");
@@ -443,7 +471,12 @@ bool hfconfig_expand(struct setup *s, const struct ynode *root, const char *file
         return false;
     }
     char path[2048], msg[1024];
-    if (name) {
+    if (hf && below) {
+        if (!apply_below(s, below, at->value, msg, sizeof msg)) {
+            snprintf(err, err_len, "%s:%d:%d: model.%s: %s", file, at->line, at->col, key, msg);
+            return false;
+        }
+    } else if (name) {
         if (!hfconfig_named_path(at->value, path, sizeof path, msg, sizeof msg)) {
             snprintf(err, err_len, "%s:%d:%d: model.name: %s", file, at->line, at->col, msg);
             return false;
@@ -455,7 +488,7 @@ bool hfconfig_expand(struct setup *s, const struct ynode *root, const char *file
     } else {
         snprintf(path, sizeof path, "%s", at->value);
     }
-    if (!hfconfig_apply_file(s, path, msg, sizeof msg)) {
+    if (!(hf && below) && !hfconfig_apply_file(s, path, msg, sizeof msg)) {
         snprintf(err, err_len, "%s:%d:%d: model.%s: %s", file, at->line, at->col, key, msg);
         return false;
     }

@@ -36,12 +36,23 @@ struct hfconfig_view;
 const struct ynode *hfconfig_view_root(const struct hfconfig_view *view);
 void hfconfig_view_free(struct hfconfig_view *view);
 
+/* A setup read below a directory (setup_load_below): its hf_config is read
+ * below the same root, relative to the setup's own directory. */
+struct hfconfig_below {
+    const char *root;  /* the directory nothing is read outside of */
+    const char *rel;   /* the setup's path below root */
+    const char *shown; /* the setup as messages name it */
+};
+
 /* The setup loader's hook, called before the fields are bound: when root's
  * model mapping holds `hf_config` (a path, relative ones against the
  * directory of `file`) or `name`, applies that config to s and sets *view
- * to the document without those keys; otherwise *view is NULL. Errors are
+ * to the document without those keys; otherwise *view is NULL. With
+ * `below` (else NULL), hf_config must be a relative path without "..",
+ * reached through no symbolic link (infile_read_below). Errors are
  * "file:line:col: message" at the key. */
 bool hfconfig_expand(struct setup *s, const struct ynode *root, const char *file,
-                     struct hfconfig_view **view, char *err, size_t err_len);
+                     const struct hfconfig_below *below, struct hfconfig_view **view, char *err,
+                     size_t err_len);
 
 #endif

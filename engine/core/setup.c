@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hfconfig.h"
+#include "infile.h"
 #include "setup_internal.h"
 
 const char *const model_kind_names[] = {"transformer", "generic", NULL};
@@ -439,8 +440,8 @@ static const struct ynode *locate(const struct ynode *root, const char *path, co
     return last;
 }
 
-static bool load_doc(struct setup *s, struct ydoc *doc, const struct catalog *cat, char *err,
-                     size_t err_len)
+static bool load_doc(struct setup *s, struct ydoc *doc, const struct catalog *cat,
+                     const struct hfconfig_below *below, char *err, size_t err_len)
 {
     struct setup tmp;
     setup_defaults(&tmp);
@@ -454,7 +455,7 @@ static bool load_doc(struct setup *s, struct ydoc *doc, const struct catalog *ca
     /* model: {hf_config: PATH} or {name: ID} fills the model's shape first;
      * the fields written beside it are bound after, so they override it. */
     struct hfconfig_view *view;
-    if (!hfconfig_expand(&tmp, doc->root, doc->file, &view, err, err_len))
+    if (!hfconfig_expand(&tmp, doc->root, doc->file, below, &view, err, err_len))
         return false;
     bool bound = fields_bind_yaml(&setup_table, view ? hfconfig_view_root(view) : doc->root, "",
                                   doc->file, &tmp, NULL, err, err_len);
@@ -479,7 +480,7 @@ bool setup_load_file(struct setup *s, const char *path, const struct catalog *ca
     struct ydoc *doc = ydoc_load_file(path, err, err_len);
     if (!doc)
         return false;
-    bool ok = load_doc(s, doc, cat, err, err_len);
+    bool ok = load_doc(s, doc, cat, NULL, err, err_len);
     ydoc_free(doc);
     return ok;
 }
@@ -490,7 +491,24 @@ bool setup_load_string(struct setup *s, const char *name, const char *text,
     struct ydoc *doc = ydoc_load_string(name, text, strlen(text), err, err_len);
     if (!doc)
         return false;
-    bool ok = load_doc(s, doc, cat, err, err_len);
+    bool ok = load_doc(s, doc, cat, NULL, err, err_len);
+    ydoc_free(doc);
+    return ok;
+}
+
+bool setup_load_below(struct setup *s, const char *root, const char *rel, const char *shown,
+                      const struct catalog *cat, char *err, size_t err_len)
+{
+    char *text;
+    size_t len;
+    if (!infile_read_below(root, rel, shown, &text, &len, err, err_len))
+        return false;
+    struct ydoc *doc = ydoc_load_string(shown, text, len, err, err_len);
+    free(text);
+    if (!doc)
+        return false;
+    const struct hfconfig_below below = {root, rel, shown};
+    bool ok = load_doc(s, doc, cat, &below, err, err_len);
     ydoc_free(doc);
     return ok;
 }

@@ -162,6 +162,13 @@ bool setup_load_file(struct setup *s, const char *path, const struct catalog *ca
 bool setup_load_string(struct setup *s, const char *name, const char *text,
                        const struct catalog *cat, char *err, size_t err_len);
 
+/* Load a setup named by untrusted input (a sandboxed script): rel is read
+ * below root only, and so is every file the setup names (model.hf_config,
+ * relative to rel's directory): infile.h, "reading only below a
+ * directory". `shown` names the file in messages. */
+bool setup_load_below(struct setup *s, const char *root, const char *rel, const char *shown,
+                      const struct catalog *cat, char *err, size_t err_len);
+
 /* Look up every catalog id and check cross-field rules (parallel sizes divide
  * the device count, the precision exists on the device...). Messages name the
  * field path. */

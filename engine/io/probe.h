@@ -94,4 +94,15 @@ struct probe_result {
 bool probe_build(const struct probe_machine *m, const struct catalog *cat, bool new_entries,
                  struct probe_result *out, char *err, size_t err_len);
 
+/* The user catalog's probe.yaml with this machine's entries merged in by
+ * id (engine/io/probe_merge.c): fresh_text (probe_result.catalog_yaml)
+ * comes first in each section, then the entries of old_text (the file as it
+ * is, NULL when there is none; old_name names it in messages) whose ids
+ * fresh_text lacks, so probing machine B keeps machine A's entries. The
+ * result starts with `header`. False with a message when old_text is not
+ * a catalog file or the result does not fit out_len. */
+bool probe_merge_catalog(const char *old_name, const char *old_text, size_t old_len,
+                         const char *fresh_text, const char *header, char *out, size_t out_len,
+                         char *err, size_t err_len);
+
 #endif

@@ -17,24 +17,6 @@ bool lh_file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* A relative path that stays below its base: no leading '/', no ".." part. */
-bool lh_path_is_contained(const char *p)
-{
-    if (!p[0] || p[0] == '/')
-        return false;
-    const char *s = p;
-    while (*s) {
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n == 2 && s[0] == '.' && s[1] == '.')
-            return false;
-        if (!e)
-            break;
-        s = e + 1;
-    }
-    return true;
-}
-
 void lh_dir_of(const char *path, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", path);

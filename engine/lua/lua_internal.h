@@ -156,7 +156,6 @@ void lh_build_env(lua_State *L, struct luahost *h);
 
 /* lua_api.c */
 bool lh_file_exists(const char *path);
-bool lh_path_is_contained(const char *p);
 void lh_dir_of(const char *path, char *buf, size_t len);
 double lh_check_duration(lua_State *L, int idx, const char *fn);
 void lh_host_print(struct luahost *h, const char *text);

@@ -2,20 +2,11 @@
  * (see lua_output.h). */
 #include "lua_output.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
-
-/* Temporary names tried before giving up (another writer holding them). */
-#define LUA_OUTPUT_TMP_TRIES 16
 
 void lua_output_init(struct lua_output *o, const char *dir, bool trusted)
 {
@@ -31,6 +22,9 @@ void lua_output_close(struct lua_output *o)
     if (o->dir_fd >= 0)
         close(o->dir_fd);
     o->dir_fd = -1;
+    free(o->created);
+    o->created = NULL;
+    o->n_created = o->cap_created = 0;
 }
 
 /* The name as it may appear in a message: quoted, control bytes escaped,
@@ -102,175 +96,148 @@ static bool open_sandbox_dir(struct lua_output *o, char *err, size_t err_len)
     if (o->dir_fd >= 0)
         return true;
     const char *dir = o->dir[0] ? o->dir : LUA_OUTPUT_DEFAULT_DIR;
-    int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-    int fd = open(dir, flags);
-    if (fd < 0 && errno == ENOENT) {
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-            snprintf(err, err_len, "cannot create the output directory '%s': %s", dir,
-                     strerror(errno));
-            return false;
-        }
-        fd = open(dir, flags);
-    }
+    char why[LUA_OUTPUT_PATH_LEN + 160];
+    int fd = safewrite_open_dir(dir, true, why, sizeof why);
     if (fd < 0) {
-        int e = errno;
-        struct stat st;
-        if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
-            snprintf(err, err_len,
-                     "the output directory '%s' is a symbolic link (give the real directory "
-                     "with --out)",
-                     dir);
-        else
-            snprintf(err, err_len, "cannot open the output directory '%s': %s", dir, strerror(e));
+        snprintf(err, err_len, "the output directory: %s", why);
         return false;
     }
     o->dir_fd = fd;
     return true;
 }
 
-/* Trusted: the directory part of the path, opened like any program would. */
-static bool open_trusted_dir(const struct lua_output *o, const char *name,
-                             struct lua_output_file *out, char *err, size_t err_len)
+/* The file this run wrote for `asked`, or NULL. */
+static const struct lua_output_created *created_for(const struct lua_output *o, const char *asked)
 {
-    char dir[LUA_OUTPUT_PATH_LEN * 2];
-    const char *base = o->dir[0] ? o->dir : ".";
-    const char *slash = strrchr(name, '/');
-    if (name[0] == '/' && slash == name)
-        snprintf(dir, sizeof dir, "/");
-    else if (name[0] == '/')
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - name), name);
-    else if (slash)
-        snprintf(dir, sizeof dir, "%s/%.*s", base, (int)(slash - name), name);
-    else
-        snprintf(dir, sizeof dir, "%s", base);
-    const char *file = slash ? slash + 1 : name;
-    if (!file[0] || strlen(file) >= sizeof out->target_name) {
-        snprintf(err, err_len, "'%s' does not name a file", name);
-        return false;
+    for (size_t i = 0; i < o->n_created; i++)
+        if (strcmp(o->created[i].asked, asked) == 0)
+            return &o->created[i];
+    return NULL;
+}
+
+static bool remember(struct lua_output *o, const char *asked, const char *written)
+{
+    if (created_for(o, asked))
+        return true;
+    if (o->n_created == o->cap_created) {
+        size_t cap = o->cap_created ? 2 * o->cap_created : 16;
+        struct lua_output_created *grown = realloc(o->created, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        o->created = grown;
+        o->cap_created = cap;
     }
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, err_len, "cannot write '%s': %s: %s", name, dir, strerror(errno));
-        return false;
-    }
-    out->dir_fd = fd;
-    out->own_dir_fd = true;
-    snprintf(out->target_name, sizeof out->target_name, "%s", file);
-    if (name[0] == '/')
-        snprintf(out->path, sizeof out->path, "%s", name);
-    else
-        snprintf(out->path, sizeof out->path, "%s/%s", base, name);
+    struct lua_output_created *c = &o->created[o->n_created++];
+    snprintf(c->asked, sizeof c->asked, "%s", asked);
+    snprintf(c->written, sizeof c->written, "%s", written);
     return true;
 }
 
-static void release_dir(struct lua_output_file *f)
+bool lua_output_adopt_created(struct lua_output *o, const struct lua_output *from)
 {
-    if (f->own_dir_fd && f->dir_fd >= 0)
-        close(f->dir_fd);
-    f->dir_fd = -1;
-    f->own_dir_fd = false;
+    for (size_t i = 0; i < from->n_created; i++)
+        if (!remember(o, from->created[i].asked, from->created[i].written))
+            return false;
+    return true;
+}
+
+size_t lua_output_renamed(const struct lua_output *o, size_t i, char *asked, size_t asked_len,
+                          char *written, size_t written_len)
+{
+    /* Sandboxed names are below the output directory: show them with it. */
+    const char *dir = o->trusted ? "" : o->dir[0] ? o->dir : LUA_OUTPUT_DEFAULT_DIR;
+    size_t k = 0;
+    for (size_t j = 0; j < o->n_created; j++) {
+        const struct lua_output_created *c = &o->created[j];
+        if (strcmp(c->asked, c->written) == 0)
+            continue;
+        if (k++ == i) {
+            snprintf(asked, asked_len, "%s%s%s", dir, dir[0] ? "/" : "", c->asked);
+            snprintf(written, written_len, "%s%s%s", dir, dir[0] ? "/" : "", c->written);
+        }
+    }
+    return k;
+}
+
+/* The path a trusted name stands for: below --out when relative. */
+static bool trusted_path(const struct lua_output *o, const char *name, char *out, size_t len,
+                         char *err, size_t err_len)
+{
+    int w = name[0] == '/' ? snprintf(out, len, "%s", name)
+                           : snprintf(out, len, "%s/%s", o->dir[0] ? o->dir : ".", name);
+    if (w < 0 || (size_t)w >= len) {
+        snprintf(err, err_len, "'%.200s...' is too long a path", name);
+        return false;
+    }
+    return true;
 }
 
 bool lua_output_begin(struct lua_output *o, const char *name, size_t len, const char *ext,
                       struct lua_output_file *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    out->dir_fd = -1;
     out->owner = o;
+    if (o->trusted && strlen(name) != len) {
+        snprintf(err, err_len, "the file name contains a NUL byte");
+        return false;
+    }
+    if (!o->trusted && !lua_output_check_name(name, len, ext, err, err_len))
+        return false;
+    char asked[LUA_OUTPUT_PATH_LEN];
+    if (o->trusted && !trusted_path(o, name, asked, sizeof asked, err, err_len))
+        return false;
+    if (!o->trusted)
+        snprintf(asked, sizeof asked, "%s", name);
+    snprintf(out->asked, sizeof out->asked, "%s", asked);
+    const struct lua_output_created *c = created_for(o, asked);
+    if (!c && o->n_created >= LUA_OUTPUT_MAX_FILES) {
+        snprintf(err, err_len, "a script may create at most %d files in one run",
+                 LUA_OUTPUT_MAX_FILES);
+        return false;
+    }
+    /* A file of this run is replaced; anything else stays, and the new file
+     * takes the first free name NAME-2.EXT, NAME-3.EXT, ... */
+    enum safewrite_mode mode = c ? SAFEWRITE_REPLACE : SAFEWRITE_NEW_NAME;
     if (o->trusted) {
-        if (strlen(name) != len) {
-            snprintf(err, err_len, "the file name contains a NUL byte");
-            return false;
-        }
-        if (!open_trusted_dir(o, name, out, err, err_len))
-            return false;
-    } else {
-        if (!lua_output_check_name(name, len, ext, err, err_len))
-            return false;
-        if (!open_sandbox_dir(o, err, err_len))
-            return false;
-        out->dir_fd = o->dir_fd;
-        snprintf(out->target_name, sizeof out->target_name, "%s", name);
-        snprintf(out->path, sizeof out->path, "%s/%s", o->dir[0] ? o->dir : LUA_OUTPUT_DEFAULT_DIR,
-                 name);
-        /* Whatever sits at the name must be a plain file we may replace. */
-        struct stat st;
-        if (fstatat(out->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
-            snprintf(err, err_len, "'%s' exists and is %s, not a regular file", out->path,
-                     S_ISLNK(st.st_mode) ? "a symbolic link" : "something else");
-            out->dir_fd = -1;
-            return false;
-        }
+        char path[LUA_OUTPUT_PATH_LEN];
+        snprintf(path, sizeof path, "%s", c ? c->written : asked);
+        return safewrite_begin(&out->w, path, mode, err, err_len);
     }
-    static unsigned long counter;
-    int fd = -1;
-    for (int i = 0; i < LUA_OUTPUT_TMP_TRIES && fd < 0; i++) {
-        snprintf(out->tmp_name, sizeof out->tmp_name, ".mlviz-tmp-%ld-%lu", (long)getpid(),
-                 ++counter);
-        fd = openat(out->dir_fd, out->tmp_name,
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        snprintf(err, err_len, "cannot write '%s': %s", out->path, strerror(errno));
-        release_dir(out);
+    if (!open_sandbox_dir(o, err, err_len))
         return false;
-    }
-    out->f = fdopen(fd, "w");
-    if (!out->f) {
-        snprintf(err, err_len, "cannot write '%s': %s", out->path, strerror(errno));
-        close(fd);
-        unlinkat(out->dir_fd, out->tmp_name, 0);
-        release_dir(out);
-        return false;
-    }
-    return true;
+    return safewrite_begin_at(&out->w, o->dir_fd, o->dir[0] ? o->dir : LUA_OUTPUT_DEFAULT_DIR,
+                              c ? c->written : name, mode, err, err_len);
 }
 
 void lua_output_abort(struct lua_output_file *f)
 {
-    if (f->f) {
-        fclose(f->f);
-        f->f = NULL;
-        unlinkat(f->dir_fd, f->tmp_name, 0);
-    }
-    release_dir(f);
+    safewrite_abort(&f->w);
 }
 
 bool lua_output_commit(struct lua_output_file *f, char *err, size_t err_len)
 {
-    bool ok = fflush(f->f) == 0 && !ferror(f->f);
-    int e = errno;
-    long size = ok ? ftell(f->f) : 0;
     struct lua_output *o = f->owner;
-    if (ok && !o->trusted && size > o->max_bytes - o->bytes_written) {
-        fclose(f->f);
-        f->f = NULL;
-        unlinkat(f->dir_fd, f->tmp_name, 0);
+    long size = fflush(f->w.f) == 0 ? ftell(f->w.f) : 0;
+    if (!o->trusted && size > o->max_bytes - o->bytes_written) {
         snprintf(err, err_len,
                  "'%s' would pass the %lld MiB a script may write in one run (nothing was "
                  "written)",
-                 f->path, o->max_bytes >> 20);
-        release_dir(f);
+                 f->w.path, o->max_bytes >> 20);
+        safewrite_abort(&f->w);
         return false;
     }
-    if (fclose(f->f) != 0 && ok) {
-        ok = false;
-        e = errno;
+    if (!safewrite_commit(&f->w, err, err_len))
+        return false;
+    o->bytes_written += size > 0 ? size : 0;
+    /* The name written: the directory part of a trusted path is the one
+     * asked for, so only the last part can differ. */
+    char written[LUA_OUTPUT_PATH_LEN];
+    const char *slash = strrchr(f->asked, '/');
+    snprintf(written, sizeof written, "%.*s%s", slash ? (int)(slash - f->asked + 1) : 0, f->asked,
+             f->w.name);
+    if (!remember(o, f->asked, written)) {
+        snprintf(err, err_len, "out of memory after writing %s", f->w.path);
+        return false;
     }
-    f->f = NULL;
-    if (ok && renameat(f->dir_fd, f->tmp_name, f->dir_fd, f->target_name) != 0) {
-        ok = false;
-        e = errno;
-    }
-    if (!ok) {
-        snprintf(err, err_len, "error writing '%s': %s (the previous file is unchanged)", f->path,
-                 strerror(e));
-        unlinkat(f->dir_fd, f->tmp_name, 0);
-    } else {
-        o->bytes_written += size;
-    }
-    release_dir(f);
-    return ok;
+    return true;
 }

@@ -9,15 +9,19 @@
  * link, planted before or during the run, can redirect a write. Trusted
  * scripts (--trust) name any path.
  *
- * Every write is atomic: the text goes to a fresh temporary file in the
- * same directory, which replaces the target by rename only once it is
- * complete. A failed write leaves the previous file as it was. */
+ * Every write goes through safewrite.h: complete or not at all, never
+ * through a link, and never over a file this run did not create. A name
+ * that is taken by anything else (an earlier run's result, a user's file, a
+ * link) gets the first free NAME-2.EXT, NAME-3.EXT, ..., which the write
+ * returns and which later writes of the same name in the run replace. */
 #ifndef MLVIZ_LUA_OUTPUT_H
 #define MLVIZ_LUA_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "safewrite.h"
 
 #define LUA_OUTPUT_NAME_MAX 128
 #define LUA_OUTPUT_PATH_LEN 1024
@@ -27,22 +31,31 @@
 /* The output directory of sandboxed scripts when --out does not name one. */
 #define LUA_OUTPUT_DEFAULT_DIR "mlviz-out"
 
+/* Files one run may create (a loop of writes must not fill the directory). */
+#define LUA_OUTPUT_MAX_FILES 1000
+
+/* A file this run created: the name the script asked for (a trusted one
+ * with --out's directory in front) and the one written. */
+struct lua_output_created {
+    char asked[LUA_OUTPUT_PATH_LEN];
+    char written[LUA_OUTPUT_PATH_LEN];
+};
+
 struct lua_output {
     char dir[LUA_OUTPUT_PATH_LEN]; /* as given; "" = default */
     bool trusted;
     int dir_fd;              /* sandboxed: the opened directory, -1 until the first write */
     long long bytes_written; /* committed so far in this run */
     long long max_bytes;     /* sandboxed: LUA_OUTPUT_MAX_BYTES after init */
+    struct lua_output_created *created; /* the files of this run (malloc'ed) */
+    size_t n_created, cap_created;
 };
 
-/* A file being written: write to `f`, then commit or abort. */
+/* A file being written: write to `w.f`, then commit or abort. After a
+ * commit `w.path` is the file written, as shown to the script. */
 struct lua_output_file {
-    FILE *f;
-    int dir_fd;      /* directory holding the temp file and the target */
-    bool own_dir_fd; /* close dir_fd when done (trusted writes) */
-    char tmp_name[LUA_OUTPUT_NAME_MAX + 64];
-    char target_name[LUA_OUTPUT_PATH_LEN];
-    char path[LUA_OUTPUT_PATH_LEN * 2]; /* the target as shown to the script */
+    struct safewrite w;
+    char asked[LUA_OUTPUT_PATH_LEN];
     struct lua_output *owner;
 };
 
@@ -60,11 +73,20 @@ bool lua_output_check_name(const char *name, size_t len, const char *ext, char *
  * directory if needed and creates the temporary file. */
 bool lua_output_begin(struct lua_output *o, const char *name, size_t len, const char *ext,
                       struct lua_output_file *out, char *err, size_t err_len);
-/* Finish: flush, close, rename into place. On failure (an I/O error, or
- * past LUA_OUTPUT_MAX_BYTES in the sandbox) the temp file is gone and the
- * previous file untouched. */
+/* Finish: flush, close, link or rename into place. On failure (an I/O
+ * error, or past LUA_OUTPUT_MAX_BYTES in the sandbox) the temp file is gone
+ * and whatever was at the name untouched. */
 bool lua_output_commit(struct lua_output_file *f, char *err, size_t err_len);
 /* Give up: close and remove the temp file. */
 void lua_output_abort(struct lua_output_file *f);
+
+/* A restarted run (mlviz play's new parameters) keeps the files the one
+ * before created as its own. False when out of memory. */
+bool lua_output_adopt_created(struct lua_output *o, const struct lua_output *from);
+/* The i-th file written under another name than the script asked for;
+ * returns how many there are (asked/written, as paths, set when i is below
+ * that). */
+size_t lua_output_renamed(const struct lua_output *o, size_t i, char *asked, size_t asked_len,
+                          char *written, size_t written_len);
 
 #endif

@@ -425,6 +425,21 @@ static int l_randomseed(lua_State *L)
  * "@path", a first line starting with '#' skipped), but through infile_read:
  * a FIFO, a device or a directory is refused at once instead of blocking,
  * and the size is capped. On failure the message is on the stack. */
+/* The chunk of a script's text, named "@path" (a first line starting with
+ * '#' skipped, its newline kept for line numbers). */
+static int load_script_text(lua_State *L, const char *text, size_t len, const char *path)
+{
+    const char *chunk = text;
+    if (len > 0 && text[0] == '#') {
+        const char *nl = memchr(text, '\n', len);
+        chunk = nl ? nl : text + len;
+    }
+    lua_pushfstring(L, "@%s", path);
+    int st = luaL_loadbufferx(L, chunk, len - (size_t)(chunk - text), lua_tostring(L, -1), "t");
+    lua_remove(L, -2); /* the chunk name */
+    return st;
+}
+
 int lh_load_script_file(lua_State *L, const char *path)
 {
     char *text = NULL, err[LUAHOST_PATH_LEN + 128];
@@ -433,14 +448,23 @@ int lh_load_script_file(lua_State *L, const char *path)
         lua_pushfstring(L, "cannot read %s", err);
         return LUA_ERRFILE;
     }
-    const char *chunk = text;
-    if (len > 0 && text[0] == '#') { /* a shebang: keep its newline for line numbers */
-        const char *nl = memchr(text, '\n', len);
-        chunk = nl ? nl : text + len;
+    int st = load_script_text(L, text, len, path);
+    free(text);
+    return st;
+}
+
+/* A module of the script's own directory, sandboxed: read below it through
+ * no symbolic link (infile_read_below). */
+static int load_module_below(lua_State *L, const char *dir, const char *rel)
+{
+    char shown[LUAHOST_PATH_LEN * 2], *text = NULL, err[LUAHOST_PATH_LEN * 2 + 128];
+    size_t len = 0;
+    snprintf(shown, sizeof shown, "%s/%s", dir, rel);
+    if (!infile_read_below(dir, rel, shown, &text, &len, err, sizeof err)) {
+        lua_pushfstring(L, "cannot read %s", err);
+        return LUA_ERRFILE;
     }
-    lua_pushfstring(L, "@%s", path);
-    int st = luaL_loadbufferx(L, chunk, len - (size_t)(chunk - text), lua_tostring(L, -1), "t");
-    lua_remove(L, -2); /* the chunk name */
+    int st = load_script_text(L, text, len, shown);
     free(text);
     return st;
 }
@@ -470,18 +494,24 @@ static int l_require(lua_State *L)
                               name);
         rel[i] = c == '.' ? '/' : c;
     }
-    rel[len] = '\0';
+    memcpy(rel + len, ".lua", 5);
     char path[LUAHOST_PATH_LEN * 2];
-    const char *dirs[2] = {h->dir, h->scripts_dir};
-    bool found = false;
-    for (int i = 0; i < 2 && !found; i++) {
-        snprintf(path, sizeof path, "%s/%s.lua", dirs[i], rel);
-        found = lh_file_exists(path);
-    }
-    if (!found)
+    /* The script's directory: sandboxed, below it through no link. */
+    bool own = h->opt.trusted
+                   ? snprintf(path, sizeof path, "%s/%s", h->dir, rel) > 0 && lh_file_exists(path)
+                   : infile_exists_below(h->dir, rel);
+    snprintf(path, sizeof path, "%s/%s", h->scripts_dir, rel);
+    if (!own && !lh_file_exists(path))
         return luaL_error(L, "require: module '%s' not found in %s or %s", name, h->dir,
                           h->scripts_dir);
-    int st = lh_load_script_file(L, path);
+    int st;
+    if (own && !h->opt.trusted) {
+        st = load_module_below(L, h->dir, rel);
+    } else {
+        if (own)
+            snprintf(path, sizeof path, "%s/%s", h->dir, rel);
+        st = lh_load_script_file(L, path);
+    }
     if (st != LUA_OK)
         return lua_error(L);
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lh_key_env);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "infile.h"
 #include "report.h"
 
 /* ---- setups -------------------------------------------------------------------- */
@@ -114,35 +115,50 @@ static void apply_table(lua_State *L, struct setup *s, int idx, const char *pref
     }
 }
 
-/* Resolve a setup path or preset name; NULL with a message. */
-static bool find_setup_file(struct luahost *h, const char *arg, char *out, size_t len, char *err,
-                            size_t err_len)
+/* The sandbox's test of a path or preset name: what paths_is_path decides,
+ * but a name in the current directory is looked at without following a
+ * link, so a planted link tells nothing about what it points to. */
+static bool names_a_path(const struct luahost *h, const char *arg)
 {
-    /* Path or preset name: the one rule of engine/core/paths.h. */
-    if (!paths_is_path(PATHS_PRESET, arg)) {
-        if (paths_shipped(PATHS_PRESET, arg, out, len))
-            return true;
+    if (h->opt.trusted)
+        return paths_is_path(PATHS_PRESET, arg);
+    return strchr(arg, '/') || infile_exists_below(".", arg) || paths_is_path(PATHS_PRESET, arg);
+}
+
+/* Loads a setup a script names: a preset, or a file. Sandboxed, a file is
+ * read below the current or the script's directory only, and so is every
+ * file it names (setup_load_below). */
+static bool load_named_setup(struct luahost *h, const char *arg, const struct catalog *cat,
+                             struct setup *s, char *err, size_t err_len)
+{
+    char path[LUAHOST_PATH_LEN * 2];
+    if (!names_a_path(h, arg)) {
+        if (paths_shipped(PATHS_PRESET, arg, path, sizeof path))
+            return setup_load_file(s, path, cat, err, err_len);
         char dir[LUAHOST_PATH_LEN];
         paths_shipped_dir(PATHS_PRESET, dir, sizeof dir);
         snprintf(err, err_len, "no preset '%s' (presets live in %s)", arg, dir);
         return false;
     }
-    if (!h->opt.trusted && !lh_path_is_contained(arg)) {
+    if (h->opt.trusted) {
+        int w = snprintf(path, sizeof path, "%s/%s", h->dir, arg);
+        bool in_dir = arg[0] != '/' && !lh_file_exists(arg) && w > 0 && (size_t)w < sizeof path &&
+                      lh_file_exists(path);
+        return setup_load_file(s, in_dir ? path : arg, cat, err, err_len);
+    }
+    char why[96];
+    if (!infile_check_below(arg, why, sizeof why)) {
         snprintf(err, err_len,
-                 "'%s': the sandbox only reads setup files below the current or "
+                 "'%s' is %s: the sandbox only reads setup files below the current or "
                  "the script's directory (use --trust to lift it)",
-                 arg);
+                 arg, why);
         return false;
     }
-    if (lh_file_exists(arg) || arg[0] == '/') {
-        snprintf(out, len, "%s", arg);
-        return true;
-    }
-    int w = snprintf(out, len, "%s/%s", h->dir, arg);
-    if (w > 0 && (size_t)w < len && lh_file_exists(out))
-        return true;
-    snprintf(out, len, "%s", arg); /* let the loader name the missing file */
-    return true;
+    bool in_script_dir = !infile_exists_below(".", arg) && infile_exists_below(h->dir, arg);
+    if (!in_script_dir)
+        return setup_load_below(s, ".", arg, arg, cat, err, err_len);
+    snprintf(path, sizeof path, "%s/%s", h->dir, arg);
+    return setup_load_below(s, h->dir, arg, path, cat, err, err_len);
 }
 
 const struct catalog *lh_need_catalog(lua_State *L, struct luahost *h, const char *fn)
@@ -157,11 +173,9 @@ int lh_load(lua_State *L)
     struct luahost *h = lh_host_of(L);
     const char *arg = luaL_checkstring(L, 1);
     const struct catalog *cat = lh_need_catalog(L, h, "load");
-    char path[LUAHOST_PATH_LEN], err[LUAHOST_MSG_LEN];
+    char err[LUAHOST_MSG_LEN];
     struct setup s;
-    if (!find_setup_file(h, arg, path, sizeof path, err, sizeof err))
-        return lh_api_error(L, "load", err);
-    if (!setup_load_file(&s, path, cat, err, sizeof err))
+    if (!load_named_setup(h, arg, cat, &s, err, sizeof err))
         return lh_api_error(L, "load", err);
     lh_push_setup(L, &s);
     return 1;
@@ -175,9 +189,8 @@ int lh_setup(lua_State *L)
     setup_defaults(&s);
     if (lua_getfield(L, 1, "preset") != LUA_TNIL) {
         const char *name = luaL_checkstring(L, -1);
-        char path[LUAHOST_PATH_LEN], err[LUAHOST_MSG_LEN];
-        if (!find_setup_file(h, name, path, sizeof path, err, sizeof err) ||
-            !setup_load_file(&s, path, lh_need_catalog(L, h, "setup"), err, sizeof err))
+        char err[LUAHOST_MSG_LEN];
+        if (!load_named_setup(h, name, lh_need_catalog(L, h, "setup"), &s, err, sizeof err))
             return lh_api_error(L, "setup", err);
     }
     lua_pop(L, 1);

@@ -184,7 +184,7 @@ static int write_output(lua_State *L, const char *fn, const char *ext, lua_CFunc
         lua_pushvalue(L, cols_idx);
     else
         lua_pushnil(L);
-    lua_pushlightuserdata(L, file.f);
+    lua_pushlightuserdata(L, file.w.f);
     if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
         lua_output_abort(&file);
         if (h->over_memory || h->over_budget || lua_type(L, -1) != LUA_TSTRING)
@@ -193,7 +193,7 @@ static int write_output(lua_State *L, const char *fn, const char *ext, lua_CFunc
     }
     if (!lua_output_commit(&file, err, sizeof err))
         return luaL_error(L, "%s: %s", fn, err);
-    lua_pushstring(L, file.path);
+    lua_pushstring(L, file.w.path);
     return 1;
 }
 

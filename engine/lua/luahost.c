@@ -113,6 +113,12 @@ struct luahost *luahost_reload(const struct luahost *h, int argc, char **argv, c
     struct luahost *fresh = luahost_new(&h->opt, err, err_len);
     if (!fresh)
         return NULL;
+    /* The same run goes on: the files it wrote are still its own. */
+    if (!lua_output_adopt_created(&fresh->out, &h->out)) {
+        snprintf(err, err_len, "out of memory");
+        luahost_free(fresh);
+        return NULL;
+    }
     if (!luahost_load(fresh, h->path, argc, argv, err, err_len)) {
         luahost_free(fresh);
         return NULL;
@@ -124,6 +130,12 @@ const struct luahost_param *luahost_params(const struct luahost *h, size_t *n)
 {
     *n = h->n_params;
     return h->params;
+}
+
+size_t luahost_renamed(const struct luahost *h, size_t i, char *asked, size_t asked_len,
+                       char *written, size_t written_len)
+{
+    return lua_output_renamed(&h->out, i, asked, asked_len, written, written_len);
 }
 
 bool luahost_was_interrupted(const struct luahost *h)

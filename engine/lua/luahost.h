@@ -119,6 +119,13 @@ void luahost_interrupt(void);
 /* True when the last run or resume ended because of luahost_interrupt. */
 bool luahost_was_interrupted(const struct luahost *h);
 
+/* The i-th file write_csv/write_json put under another name because the
+ * one asked for was taken (docs/lua-api.md, The output directory): returns
+ * how many there are; asked and written (paths as shown) are set for i
+ * below that. */
+size_t luahost_renamed(const struct luahost *h, size_t i, char *asked, size_t asked_len,
+                       char *written, size_t written_len);
+
 /* A fresh host with the same options running the same script again with
  * new arguments ("--name=value"): how the TUI restarts a played scenario
  * after its parameters change. NULL with a message when it cannot load; the

@@ -8,6 +8,12 @@
 W=$T/work
 mkdir -p "$W"
 echo "keep me" > "$W/mlviz-setup-2.yaml"
+# Names held by links (to a file outside, dangling, to a directory): left
+# as they are, the second w goes past them.
+echo "outside" > "$T/outside.yaml"
+ln -s ../outside.yaml "$W/mlviz-setup-3.yaml"
+ln -s ../nothing.yaml "$W/mlviz-setup-4.yaml"
+ln -s .. "$W/mlviz-setup-5.yaml"
 $TM new-session -d -s wr -x 100 -y 30 -c "$W" \
     "env TERM=xterm-256color MLVIZ_DATA='$MLVIZ_DATA' '$BIN' -c default; echo \$? > '$T/wr.rc'; sleep 30"
 wait_for wr "BOTTLENECK" 60
@@ -29,11 +35,14 @@ else
         "$(screen wr | grep -i "wrote\|cannot"; "$BIN" check "$W/mlviz-setup.yaml" 2>&1 | head -3)"
 fi
 keys wr w
-if wait_for wr "wrote mlviz-setup-3.yaml" 30 && [ "$(cat "$W/mlviz-setup-2.yaml")" = "keep me" ] &&
-    [ -s "$W/mlviz-setup-3.yaml" ]; then
-    pass "w never overwrites an existing file"
+if wait_for wr "wrote mlviz-setup-6.yaml" 30 && [ "$(cat "$W/mlviz-setup-2.yaml")" = "keep me" ] &&
+    [ -s "$W/mlviz-setup-6.yaml" ] && [ "$(cat "$T/outside.yaml")" = "outside" ] &&
+    [ "$(readlink "$W/mlviz-setup-3.yaml")" = ../outside.yaml ] && [ ! -e "$T/nothing.yaml" ] &&
+    [ "$(readlink "$W/mlviz-setup-4.yaml")" = ../nothing.yaml ] &&
+    [ "$(readlink "$W/mlviz-setup-5.yaml")" = .. ] && [ -z "$(ls -A "$W" | grep '^\.')" ]; then
+    pass "w never overwrites an existing file or follows a link"
 else
-    fail "w never overwrites an existing file" "$(ls "$W")"
+    fail "w never overwrites an existing file or follows a link" "$(ls -lA "$W")"
 fi
 keys wr u
 i=0

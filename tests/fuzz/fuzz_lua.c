@@ -10,6 +10,13 @@
  * memory cap and time limit. Inputs must never crash, leak or trip a
  * sanitizer; a failed run must carry a message.
  *
+ * The script runs from a directory of its own holding setups that name
+ * files outside it (model.hf_config absolute, with "..", through links to a
+ * file and to a directory, dangling) and links to setups outside; a file
+ * outside holds the word SECRET. A statement loads one of them and prints
+ * the message: any SECRET in what a script prints or in an error aborts
+ * (the sandbox read a file outside, docs/lua-api.md "The sandbox").
+ *
  *   FUZZ_SECONDS=60 make fuzz        (builds with clang -fsanitize=fuzzer)
  *
  * Run from the repository root (the catalog is read from assets/catalog, or
@@ -18,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "catalog.h"
@@ -297,11 +305,28 @@ static void stmt_misc(char *st, size_t st_len, struct input *in, int kind)
     }
 }
 
+/* Setups in the script's directory that name files outside (see the top). */
+static const char *const outside_setups[] = {
+    "'abs.yaml'",      "'dotdot.yaml'",    "'link.yaml'",        "'linkdir.yaml'",
+    "'dangling.yaml'", "'setuplink.yaml'", "'sdir/secret.yaml'", "'mods.link'",
+    "'sdir.secret'",   "'/etc/passwd'",    "'../../etc/passwd'", "'sdir'",
+};
+
+/* Loads one of them (mlviz.load, mlviz.setup{preset=} or require) and
+ * prints the message, which the print hook checks. */
+static void stmt_outside(char *st, size_t st_len, struct input *in)
+{
+    static const char *const how[] = {"mlviz.load(%s)", "mlviz.setup{preset = %s}", "require(%s)"};
+    char call[256];
+    snprintf(call, sizeof call, PICK(in, how), PICK(in, outside_setups));
+    snprintf(st, st_len, "local ok, m = pcall(function() return %s end) print(tostring(m))", call);
+}
+
 /* One statement, wrapped in pcall: the kind comes from the next input byte. */
 static void add_statement(char *out, size_t len, struct input *in)
 {
     char st[2048] = "";
-    int kind = next_byte(in) % 26;
+    int kind = next_byte(in) % 27;
     if (kind <= 4 || kind == 23)
         stmt_setup(st, sizeof st, in, kind);
     else if (kind <= 10 || kind == 21)
@@ -310,6 +335,8 @@ static void add_statement(char *out, size_t len, struct input *in)
         stmt_sweep(st, sizeof st, in, kind);
     else if (kind <= 18)
         stmt_string(st, sizeof st, in, kind);
+    else if (kind == 26)
+        stmt_outside(st, sizeof st, in);
     else
         stmt_misc(st, sizeof st, in, kind);
     add(out, len, "pcall(function() ");
@@ -319,9 +346,19 @@ static void add_statement(char *out, size_t len, struct input *in)
 
 /* ---- running ------------------------------------------------------------------------ */
 
+/* Nothing of the file outside may reach a script. */
+static void check_secret(const char *text)
+{
+    if (strstr(text, "SECRET")) {
+        fprintf(stderr, "fuzz_lua: a file outside the sandbox was read: %.300s\n", text);
+        abort();
+    }
+}
+
 static void sink_text(void *ctx, const char *text)
 {
-    (void)ctx, (void)text;
+    (void)ctx;
+    check_secret(text);
 }
 
 static void sink_stage(void *ctx, int stage)
@@ -336,6 +373,7 @@ static void sink_setup(void *ctx, const struct setup *s)
 
 static void check_message(const char *err)
 {
+    check_secret(err);
     if (!err[0]) {
         fprintf(stderr, "fuzz_lua: a failure without a message\n");
         abort();
@@ -389,13 +427,87 @@ static void run_program(const char *path, bool played)
     luahost_free(h);
 }
 
+/* ---- the script's directory ----------------------------------------------------- */
+
+static char fixture_dir[64];
+
+/* A file below the script's directory (a directory when text is NULL). */
+static void put_file(const char *name, const char *text)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", fixture_dir, name);
+    if (!text) {
+        if (mkdir(path, 0755) != 0)
+            perror(path);
+        return;
+    }
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void put_link(const char *name, const char *target)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", fixture_dir, name);
+    if (symlink(target, path) != 0)
+        perror(path);
+}
+
+static void remove_fixtures(void)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s_out'", fixture_dir, fixture_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "fuzz_lua: could not remove %s\n", fixture_dir);
+}
+
+/* DIR (the script's directory, with its mods/) and, beside it, DIR_out
+ * holding secret.json and secret.yaml: the files outside. */
+static void make_fixtures(void)
+{
+    snprintf(fixture_dir, sizeof fixture_dir, "/tmp/fuzz_lua_%d", (int)getpid());
+    remove_fixtures();
+    char out[96], text[256];
+    const char *base = strrchr(fixture_dir, '/') + 1;
+    snprintf(out, sizeof out, "%s_out", fixture_dir);
+    if (mkdir(fixture_dir, 0755) != 0 || mkdir(out, 0755) != 0)
+        perror(fixture_dir);
+    put_file("mods", NULL);
+    snprintf(text, sizeof text, "../%s_out/secret.json", base);
+    put_file(text, "{\"architectures\": [\"SECRET\"], \"num_hidden_layers\": \"SECRET\"}\n");
+    snprintf(text, sizeof text, "../%s_out/secret.yaml", base);
+    put_file(text, "name: SECRET\ncluster: {nodes: SECRET}\n");
+    snprintf(text, sizeof text, "model: {hf_config: %s/secret.json}\n", out);
+    put_file("abs.yaml", text);
+    snprintf(text, sizeof text, "model: {hf_config: ../%s_out/secret.json}\n", base);
+    put_file("dotdot.yaml", text);
+    snprintf(text, sizeof text, "../%s_out/secret.json", base);
+    put_link("link.json", text);
+    put_file("link.yaml", "model: {hf_config: link.json}\n");
+    snprintf(text, sizeof text, "../%s_out", base);
+    put_link("sdir", text);
+    put_file("linkdir.yaml", "model: {hf_config: sdir/secret.json}\n");
+    put_link("nothing.json", "../no-such-file.json");
+    put_file("dangling.yaml", "model: {hf_config: nothing.json}\n");
+    snprintf(text, sizeof text, "../%s_out/secret.yaml", base);
+    put_link("setuplink.yaml", text);
+    snprintf(text, sizeof text, "../../%s_out/secret.json", base);
+    put_link("mods/link.lua", text);
+    atexit(remove_fixtures);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof path, "/tmp/fuzz_lua_%d.lua", (int)getpid());
+    static char path[96];
+    if (!path[0]) {
+        make_fixtures();
+        snprintf(path, sizeof path, "%s/script.lua", fixture_dir);
+    }
     char *program = malloc(PROGRAM_MAX);
     if (!program)
         return 0;
@@ -421,7 +533,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fputs(program, f);
         fclose(f);
         run_program(path, mode == 3);
-        remove(path); /* no file left behind in /tmp */
+        remove(path); /* the directory goes at exit */
     }
     free(program);
     return 0;

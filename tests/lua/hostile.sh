@@ -44,11 +44,17 @@ make_tree() {
     echo keep >"$W/outside/target.csv"
     ln -s ../outside "$W/mlviz-out/linkdir"
     ln -s ../outside/target.csv "$W/mlviz-out/link.csv"
+    ln -s ../outside/nothing.csv "$W/mlviz-out/dangling.csv"
+    ln -s ../outside "$W/mlviz-out/ldir.csv"
+    echo "an earlier run" >"$W/mlviz-out/earlier.csv"
+    echo '{"scripts": {"test": "make"}}' >"$W/package.json"
 }
 tree_listing() {
     (cd "$W" && find . -path ./mlviz-out -prune -o -print | LC_ALL=C sort &&
         find . -path ./mlviz-out -prune -o -type f -exec cksum {} + | LC_ALL=C sort &&
-        ls -l mlviz-out/linkdir mlviz-out/link.csv 2>&1 | sed 's/.* mlviz-out/mlviz-out/')
+        ls -ld mlviz-out/linkdir mlviz-out/link.csv mlviz-out/dangling.csv mlviz-out/ldir.csv \
+            mlviz-out/dir.csv 2>&1 | sed 's/.* mlviz-out/mlviz-out/' &&
+        cksum mlviz-out/earlier.csv 2>&1)
 }
 # hostile_write NAME STATUS PATTERN SCRIPT [mlviz options...]: run SCRIPT in a
 # fresh tree with the default output directory.
@@ -81,8 +87,35 @@ hostile_write "hostile write ../Makefile" 1 "write_makefile.lua:2: write_csv: \"
 hostile_write "hostile write .git/config" 1 "write_git_config.lua:2: write_json: \"\.git/config\" $plain" $H/write_git_config.lua
 hostile_write "hostile write a dotfile" 1 "write_dotfile.lua:2: write_csv: \"\.profile\.csv\" starts with a dot" $H/write_dotfile.lua
 hostile_write "hostile write through a directory symlink" 1 "write_symlink_dir.lua:2: write_csv: \"linkdir/target\.csv\" $plain" $H/write_symlink_dir.lua
-hostile_write "hostile write through a file symlink" 1 "write_symlink_file.lua:2: write_csv: 'mlviz-out/link\.csv' exists and is a symbolic link" $H/write_symlink_file.lua
-hostile_write "hostile write over a directory" 1 "write_over_dir.lua:2: write_csv: 'mlviz-out/dir\.csv' exists and is something else" $H/write_over_dir.lua
+hostile_write "hostile write through a file symlink" 0 "" $H/write_symlink_file.lua
+hostile_write "hostile write over a directory" 0 "" $H/write_over_dir.lua
+# Names taken by anything this run did not create (a link to a file, a
+# dangling link, a link to a directory, a directory, an earlier run's file)
+# stay as they were; the file goes to NAME-2.csv, which the run's later
+# writes of the same name replace.
+hostile_write "taken names: links, a directory, an earlier run's file left as they were" 0 "" $H/write_taken_names.lua
+want="mlviz-out/link-2.csv mlviz-out/dangling-2.csv mlviz-out/ldir-2.csv mlviz-out/dir-2.csv mlviz-out/earlier-2.csv"
+got=$(tr '\n' ' ' <"$out/stdout")
+if [ "$got" = "$want $want " ] && [ "$(cat "$W/mlviz-out/earlier-2.csv")" = "$(printf 'round\n2')" ] &&
+    [ "$(cat "$W/mlviz-out/earlier.csv")" = "an earlier run" ]; then
+    pass "taken names: written as NAME-2.csv, replaced by the same run"
+else
+    fail "taken names: written as NAME-2.csv, replaced by the same run" "printed: $got"
+fi
+grep -q "^mlviz: mlviz-out/earlier.csv was there already: wrote mlviz-out/earlier-2.csv$" "$out/stderr" &&
+    pass "taken names: run says which files went to other names" ||
+    fail "taken names: run says which files went to other names" "$(head -c 300 "$out/stderr")"
+# --out . : a script cannot replace package.json (its scripts.test would run).
+make_tree
+before=$(cksum <"$W/package.json")
+(cd "$W" && "$MLVIZ_BIN" run --out . "$here/$H/write_package_json.lua" >"$out/stdout" 2>"$out/stderr")
+rc=$?
+if [ $rc -eq 0 ] && [ "$(cksum <"$W/package.json")" = "$before" ] && [ "$(cat "$out/stdout")" = "./package-2.json" ] &&
+    grep -q "curl evil" "$W/package-2.json"; then
+    pass "hostile --out . keeps package.json, writes package-2.json beside it"
+else
+    fail "hostile --out . keeps package.json, writes package-2.json beside it" "exit $rc, printed: $(head -c 200 "$out/stdout" "$out/stderr")"
+fi
 hostile_write "hostile name with a newline" 1 "write_newline.lua:2: write_csv: \"a\\\\nb\.csv\" $plain" $H/write_newline.lua
 hostile_write "hostile name with a NUL" 1 "write_nul.lua:2: write_json: \"x\.json\\\\x00/\.\./\.\./Makefile\" $plain" $H/write_nul.lua
 hostile_write "hostile name with backslashes" 1 "write_backslash.lua:2: write_csv: .* $plain" $H/write_backslash.lua
@@ -115,7 +148,7 @@ tree_listing >"$out/before"
 (cd "$W" && "$MLVIZ_BIN" run "$here/tests/lua/output_roundtrip.lua" >"$out/stdout" 2>"$out/stderr")
 rc=$?
 tree_listing >"$out/after"
-if [ $rc -eq 1 ] && grep -q "write_csv: the output directory 'mlviz-out' is a symbolic link" "$out/stderr" &&
+if [ $rc -eq 1 ] && grep -q "write_csv: the output directory: 'mlviz-out' is a symbolic link" "$out/stderr" &&
     cmp -s "$out/before" "$out/after"; then
     pass "hostile output directory is a symlink"
 else

@@ -101,6 +101,23 @@ bool cli_value_given(const char *name, const char *v);
 bool cli_parse_count(const char *name, const char *v, unsigned long long min,
                      unsigned long long max, unsigned long long *out);
 
+/* tui/cli/cli_files.c: the files commands write, through safewrite.h:
+ * nothing that exists is replaced unless the user gave --force (`force`),
+ * and then only a regular file; never through a link at the name; each
+ * file written is named on stderr ("mlviz: wrote PATH"). Messages start
+ * with `what` (the option). */
+/* Opens the directory of `path` as the user named it; *name is the last
+ * part, dir_shown the directory ("" for the current one). -1 with the
+ * message printed. */
+int cli_open_parent(const char *path, const char *what, char *dir_shown, size_t len,
+                    const char **name);
+/* Whether `name` in dir_fd may be written (free, or with force a regular
+ * file); false with the message printed. Commands check before long work. */
+bool cli_may_write(int dir_fd, const char *shown, const char *name, bool force, const char *what);
+/* Writes text as `name` in dir_fd (shown as dir_shown/name). */
+bool cli_write_file(int dir_fd, const char *dir_shown, const char *name, const char *text,
+                    bool force);
+
 int cmd_catalog(int argc, char **argv);    /* tui/cli/cmd_catalog.c */
 int cmd_check(int argc, char **argv);      /* tui/cli/cmd_eval.c */
 int cmd_eval(int argc, char **argv);       /* tui/cli/cmd_eval.c */

@@ -107,6 +107,18 @@ static int lua_option(struct lua_cli *c, const char *name, const char *v, bool p
     return 0;
 }
 
+/* Files the script wrote under another name than it asked for (the name
+ * was taken by something the run did not create): say so, once, at the end. */
+static void say_renamed(const struct luahost *h)
+{
+    char asked[2100], written[2100];
+    size_t n = luahost_renamed(h, 0, asked, sizeof asked, written, sizeof written);
+    for (size_t i = 0; i < n; i++) {
+        luahost_renamed(h, i, asked, sizeof asked, written, sizeof written);
+        cli_error("%s was there already: wrote %s", asked, written);
+    }
+}
+
 /* Options before and after the script are ours; other --name=value words go
  * to the script's parameters; plain words are its arguments. */
 static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
@@ -255,6 +267,8 @@ static int run_or_play(int argc, char **argv, bool play)
         fprintf(stderr, "%s\n", err);
     }
     fflush(stdout);
+    if (h)
+        say_renamed(h);
     luahost_free(h);
     free(err);
     catalog_free(cat);

@@ -1,6 +1,7 @@
 /* cmd_plan: `mlviz plan`, the search over layouts and hardware (engine/plan/plan.h),
  * its shards and their merge, progress on stderr, and the output forms. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "plan.h"
 #include "report.h"
 #include "roff.h"
+#include "safewrite.h"
 
 struct plan_cli {
     struct cli_common common;
@@ -22,7 +24,7 @@ struct plan_cli {
     struct cli_setup_args changes; /* --set */
     const char *setup_arg;
     const char *write_best, *write_top;
-    bool pareto, quiet, sharded, merge, threads_given;
+    bool pareto, quiet, sharded, merge, threads_given, force;
     const char *files[1024];
     int n_files;
 };
@@ -202,6 +204,42 @@ static int value_option(int argc, char **argv, int *i, struct plan_cli *pc)
     return 1;
 }
 
+/* Before the search: the files --write-best and --write-top will write may
+ * be written (nothing is replaced without --force), so a long search does
+ * not end in a refusal. The writes check again. */
+static int check_targets(const struct plan_cli *pc)
+{
+    char dir[4096];
+    const char *name;
+    if (pc->write_best) {
+        int fd = cli_open_parent(pc->write_best, "--write-best", dir, sizeof dir, &name);
+        bool ok = fd >= 0 && cli_may_write(fd, pc->write_best, name, pc->force, "--write-best");
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
+            return EXIT_USAGE;
+    }
+    if (!pc->write_top)
+        return EXIT_OK;
+    struct stat st;
+    if (lstat(pc->write_top, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        cli_error("--write-top: '%s' is %s, not a directory (a link is not followed)",
+                  pc->write_top, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
+        return EXIT_USAGE;
+    }
+    int fd = open(pc->write_top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    bool ok = true;
+    for (int i = 0; fd >= 0 && ok && i < pc->spec.top; i++) {
+        char file[32], shown[4200];
+        snprintf(file, sizeof file, "rank-%02d.yaml", i + 1);
+        snprintf(shown, sizeof shown, "%s/%s", pc->write_top, file);
+        ok = cli_may_write(fd, shown, file, pc->force, "--write-top");
+    }
+    if (fd >= 0)
+        close(fd);
+    return ok ? EXIT_OK : EXIT_USAGE;
+}
+
 /* Returns EXIT_OK to go on, else the exit status. */
 static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
 {
@@ -228,6 +266,8 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
             pc->quiet = true;
         } else if (strcmp(argv[i], "--merge") == 0) {
             pc->merge = true;
+        } else if (strcmp(argv[i], "--force") == 0) {
+            pc->force = true;
         } else if (strcmp(argv[i], "--exhaustive") == 0) {
             pc->spec.exhaustive = true;
         } else if ((k = value_option(argc, argv, &i, pc)) != 0 ||
@@ -254,7 +294,7 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
                       "--max and --set");
             return EXIT_USAGE;
         }
-        return EXIT_OK;
+        return check_targets(pc);
     }
     if (pc->n_files != 1) {
         cli_error(pc->n_files ? "plan takes one setup (got '%s' too)" : "plan needs a setup%s",
@@ -269,7 +309,7 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
     /* Without --pareto the front is not needed, so the step-time bound may
      * cut; shards keep the front for a merge that may ask for it. */
     pc->spec.front = pc->pareto || pc->sharded;
-    return EXIT_OK;
+    return check_targets(pc);
 }
 
 /* ---- output ---------------------------------------------------------------------- */
@@ -478,8 +518,9 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     }
 }
 
-/* Writes candidate `index` as a setup file. */
-static bool write_setup_file(const char *path, const struct plan_space *sp, uint64_t index,
+/* Writes candidate `index` as `name` in dir_fd (cli_write_file). */
+static bool write_setup_file(const struct plan_cli *pc, int dir_fd, const char *dir_shown,
+                             const char *name, const struct plan_space *sp, uint64_t index,
                              int rank)
 {
     struct setup s;
@@ -490,13 +531,8 @@ static bool write_setup_file(const char *path, const struct plan_space *sp, uint
     if (!yaml)
         return false;
     setup_write_yaml(&s, yaml, YAML_LEN);
-    FILE *f = fopen(path, "w");
-    bool ok = f && fputs(yaml, f) >= 0;
-    if (f && fclose(f) != 0)
-        ok = false;
+    bool ok = cli_write_file(dir_fd, dir_shown, name, yaml, pc->force);
     free(yaml);
-    if (!ok)
-        cli_error("%s: cannot write: %s", path, strerror(errno));
     return ok;
 }
 
@@ -507,21 +543,31 @@ static bool write_files(const struct plan_cli *pc, const struct plan_space *sp,
         cli_error("no runnable configuration: nothing to write");
         return false;
     }
-    if (pc->write_best && !write_setup_file(pc->write_best, sp, r->top[0].index, 1))
-        return false;
-    if (pc->write_top) {
-        if (mkdir(pc->write_top, 0777) != 0 && errno != EEXIST) {
-            cli_error("--write-top %s: %s", pc->write_top, strerror(errno));
+    char dir[4096];
+    const char *name;
+    if (pc->write_best) {
+        int fd = cli_open_parent(pc->write_best, "--write-best", dir, sizeof dir, &name);
+        bool ok = fd >= 0 && write_setup_file(pc, fd, dir, name, sp, r->top[0].index, 1);
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
             return false;
-        }
-        for (int i = 0; i < r->n_top; i++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/rank-%02d.yaml", pc->write_top, i + 1);
-            if (!write_setup_file(path, sp, r->top[i].index, i + 1))
-                return false;
-        }
     }
-    return true;
+    if (!pc->write_top)
+        return true;
+    int fd = safewrite_open_dir(pc->write_top, true, dir, sizeof dir);
+    if (fd < 0) {
+        cli_error("--write-top: %s", dir);
+        return false;
+    }
+    bool ok = true;
+    for (int i = 0; ok && i < r->n_top; i++) {
+        char file[32];
+        snprintf(file, sizeof file, "rank-%02d.yaml", i + 1);
+        ok = write_setup_file(pc, fd, pc->write_top, file, sp, r->top[i].index, i + 1);
+    }
+    close(fd);
+    return ok;
 }
 
 /* ---- merge ------------------------------------------------------------------------- */

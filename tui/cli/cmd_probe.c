@@ -17,8 +17,10 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "infile.h"
 #include "probe.h"
 #include "report.h"
+#include "safewrite.h"
 
 /* A GPU tool's output is small: a line per GPU, or a JSON object. */
 enum { TOOL_MAX_BYTES = 1 << 20, TOOL_TIMEOUT_MS = 10000 };
@@ -162,53 +164,128 @@ static bool catalog_out_path(char *buf, size_t len)
     return true;
 }
 
-/* Writes text to path through a temporary file renamed into place. */
-static bool write_text(const char *path, const char *a, const char *b)
+/* The header of probe.yaml. */
+static const char catalog_header[] =
+    "# Written by mlviz probe: devices of the machines probed that the catalog lacks\n"
+    "# (merged by id: probing one machine keeps the others' entries).\n";
+
+/* Starts writing probe.yaml in the user catalog: this machine's entries
+ * merged by id into what the file holds (it is mlviz's own file, so it is
+ * replaced; never through a link). The merged text must load. */
+static bool begin_catalog(struct safewrite *w, const char *entries, char *err, size_t err_len)
 {
-    char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        cli_error("cannot write %s: %s", path, strerror(errno));
+    char path[1200];
+    if (!catalog_out_path(path, sizeof path)) {
+        snprintf(err, err_len,
+                 "cannot find a catalog directory for the new entries (set XDG_CONFIG_HOME or "
+                 "HOME)");
         return false;
     }
-    FILE *f = fdopen(fd, "w");
-    bool ok = f && fputs(a, f) >= 0 && fputs(b, f) >= 0;
-    ok = f && fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        cli_error("cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    char *old = NULL, *merged = NULL;
+    size_t old_len = 0;
+    if (infile_exists_below(dir, "probe.yaml") &&
+        !infile_read_below(dir, "probe.yaml", path, &old, &old_len, err, err_len))
         return false;
+    size_t cap = old_len * 2 + strlen(entries) * 2 + 4096;
+    struct catalog *check = catalog_new();
+    bool ok = (merged = malloc(cap)) && check &&
+              probe_merge_catalog(path, old, old_len, entries, catalog_header, merged, cap, err,
+                                  err_len) &&
+              catalog_load_string(check, path, merged, strlen(merged), err, err_len) &&
+              safewrite_begin(w, path, SAFEWRITE_REPLACE, err, err_len);
+    if (ok && fputs(merged, w->f) < 0) {
+        snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+        safewrite_abort(w);
+        ok = false;
     }
-    return true;
+    if (!merged || !check)
+        snprintf(err, err_len, "out of memory");
+    catalog_free(check);
+    free(old);
+    free(merged);
+    return ok;
+}
+
+/* --write: the setup, then the catalog entries it names, each complete or
+ * not at all. Both are prepared first; if the catalog cannot be put in
+ * place after the setup, a setup this run created is removed again. */
+static int write_outputs(const char *write_path, bool force, const struct probe_result *res,
+                         const char *yaml)
+{
+    char dir[4096], err[SAFEWRITE_PATH_LEN + 512];
+    const char *name;
+    int fd = cli_open_parent(write_path, "--write", dir, sizeof dir, &name);
+    if (fd < 0)
+        return EXIT_RUNTIME;
+    struct safewrite sw, cw;
+    bool entries = res->catalog_yaml[0] != '\0';
+    bool ok = safewrite_begin_at(&sw, fd, dir, name, force ? SAFEWRITE_REPLACE : SAFEWRITE_NEW, err,
+                                 sizeof err);
+    if (ok && (fputs(res->comments, sw.f) < 0 || fputs(yaml, sw.f) < 0)) {
+        snprintf(err, sizeof err, "cannot write %s: %s", sw.path, strerror(errno));
+        safewrite_abort(&sw);
+        ok = false;
+    }
+    if (ok && entries && !begin_catalog(&cw, res->catalog_yaml, err, sizeof err)) {
+        safewrite_abort(&sw);
+        ok = false;
+    }
+    if (ok && !safewrite_commit(&sw, err, sizeof err)) {
+        if (entries)
+            safewrite_abort(&cw);
+        ok = false;
+    }
+    if (ok && entries && !safewrite_commit(&cw, err, sizeof err)) {
+        if (!force)
+            unlinkat(fd, sw.name, 0);
+        cli_error("%s%s", err, force ? "" : " (the setup naming its entries was not kept either)");
+        close(fd);
+        return EXIT_RUNTIME;
+    }
+    close(fd);
+    if (!ok) {
+        cli_error("%s%s", err,
+                  !force && strstr(err, "already exists") ? " (--force replaces it)" : "");
+        return EXIT_RUNTIME;
+    }
+    if (entries)
+        fprintf(stderr, "mlviz: wrote catalog entries to %s\n", cw.path);
+    fprintf(stderr, "mlviz: wrote %s (open it with: mlviz -c %s)\n", sw.path, sw.path);
+    return EXIT_OK;
 }
 
 /* The options of probe, by its row of the command table: 0 to go on, 1
  * after --help, -1 on a usage error (printed). */
 static int parse_probe_args(int argc, char **argv, struct cli_common *c, const char **write_path,
-                            const char **measure_dir)
+                            const char **measure_dir, bool *force)
 {
     char usage[256];
     commands_usage("probe", usage, sizeof usage);
     for (int i = 1; i < argc; i++) {
         const char *name, *v;
         int k = cli_take_option("probe", argc, argv, &i, &name, &v);
-        if (k < 0 || (k > 0 && !cli_value_given(name, v)))
+        if (k < 0 || (k > 0 && v && !cli_value_given(name, v)))
             return -1;
         if (k > 0 && strcmp(name, "--write") == 0) {
             *write_path = v;
+        } else if (k > 0 && strcmp(name, "--force") == 0) {
+            *force = true;
         } else if (k > 0 && strcmp(name, "--measure") == 0) {
             *measure_dir = v;
         } else if (k > 0) {
             cli_common_apply(c, name, v); /* --catalog */
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: %s\n"
-                   "  Describes this machine (CPU, memory, disks, network, GPUs through nvidia-smi "
-                   "or rocm-smi)\n  as a setup matched to the catalog. --write FILE saves it "
-                   "and adds catalog entries for\n  devices the catalog lacks to "
-                   "$XDG_CONFIG_HOME/mlviz/catalog/probe.yaml; --measure DIR times a\n  "
-                   "sequential read of a scratch file in DIR (at most %d MiB, %d s).\n",
-                   usage, PROBE_MEASURE_BYTES >> 20, PROBE_MEASURE_S);
+            printf(
+                "usage: %s\n"
+                "  Describes this machine (CPU, memory, disks, network, GPUs through nvidia-smi "
+                "or rocm-smi)\n  as a setup matched to the catalog. --write FILE saves it "
+                "(never over an existing file\n  without --force) and merges catalog entries for "
+                "devices the catalog lacks into\n  $XDG_CONFIG_HOME/mlviz/catalog/probe.yaml "
+                "(by id); --measure DIR times a\n  "
+                "sequential read of a scratch file in DIR (at most %d MiB, %d s).\n",
+                usage, PROBE_MEASURE_BYTES >> 20, PROBE_MEASURE_S);
             return 1;
         } else {
             cli_error("unknown argument '%s' (usage: %s)", argv[i], usage);
@@ -250,9 +327,20 @@ int cmd_probe(int argc, char **argv)
 {
     struct cli_common c = {0};
     const char *write_path = NULL, *measure_dir = NULL;
-    int k = parse_probe_args(argc, argv, &c, &write_path, &measure_dir);
+    bool force = false;
+    int k = parse_probe_args(argc, argv, &c, &write_path, &measure_dir, &force);
     if (k != 0)
         return k > 0 ? EXIT_OK : EXIT_USAGE;
+    if (write_path) { /* before any probing: nothing is replaced without --force */
+        char dir[4096];
+        const char *name;
+        int fd = cli_open_parent(write_path, "--write", dir, sizeof dir, &name);
+        bool may = fd >= 0 && cli_may_write(fd, write_path, name, force, "--write");
+        if (fd >= 0)
+            close(fd);
+        if (!may)
+            return EXIT_USAGE;
+    }
     const char *proc = getenv("MLVIZ_PROC_ROOT"), *sys = getenv("MLVIZ_SYS_ROOT");
     static struct probe_machine m;
     memset(&m, 0, sizeof m);
@@ -282,21 +370,5 @@ int cmd_probe(int argc, char **argv)
         fputs(yaml, stdout);
         return EXIT_OK;
     }
-    char catalog_path[1200] = "";
-    if (res.catalog_yaml[0]) {
-        if (!catalog_out_path(catalog_path, sizeof catalog_path)) {
-            cli_error("cannot find a catalog directory for the new entries (set "
-                      "XDG_CONFIG_HOME or HOME)");
-            return EXIT_RUNTIME;
-        }
-        if (!write_text(catalog_path,
-                        "# Written by mlviz probe: devices of this machine the catalog lacks.\n",
-                        res.catalog_yaml))
-            return EXIT_RUNTIME;
-        fprintf(stderr, "mlviz: wrote catalog entries to %s\n", catalog_path);
-    }
-    if (!write_text(write_path, res.comments, yaml))
-        return EXIT_RUNTIME;
-    fprintf(stderr, "mlviz: wrote %s (open it with: mlviz -c %s)\n", write_path, write_path);
-    return EXIT_OK;
+    return write_outputs(write_path, force, &res, yaml);
 }

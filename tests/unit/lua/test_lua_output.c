@@ -107,26 +107,56 @@ static void test_atomic_replace_and_abort(void **state)
     struct lua_output_file f;
     lua_output_init(&o, dir, false);
     assert_true(lua_output_begin(&o, "a.csv", 5, ".csv", &f, err, sizeof err));
-    fputs("first\n", f.f);
+    fputs("first\n", f.w.f);
     assert_true(lua_output_commit(&f, err, sizeof err));
     char want[128];
     snprintf(want, sizeof want, "%s/a.csv", dir);
-    assert_string_equal(f.path, want);
+    assert_string_equal(f.w.path, want);
     /* A write given up half way leaves the old text and no temporary file. */
     assert_true(lua_output_begin(&o, "a.csv", 5, ".csv", &f, err, sizeof err));
-    fputs("sec", f.f);
+    fputs("sec", f.w.f);
     lua_output_abort(&f);
     read_file("a.csv", text, sizeof text);
     assert_string_equal(text, "first\n");
     assert_int_equal(count_entries(), 1);
-    /* A symbolic link at the name is refused, not followed. */
-    char link[512];
+    /* A symbolic link at the name is neither followed nor replaced: the
+     * file takes the next free name, which later writes replace. */
+    char link[512], path[512];
     snprintf(link, sizeof link, "%s/l.csv", dir);
     assert_int_equal(symlink("a.csv", link), 0);
-    assert_false(lua_output_begin(&o, "l.csv", 5, ".csv", &f, err, sizeof err));
-    assert_non_null(strstr(err, "exists and is a symbolic link"));
-    remove(link);
+    for (int round = 0; round < 2; round++) {
+        assert_true(lua_output_begin(&o, "l.csv", 5, ".csv", &f, err, sizeof err));
+        fputs(round ? "two\n" : "one\n", f.w.f);
+        assert_true(lua_output_commit(&f, err, sizeof err));
+        snprintf(want, sizeof want, "%s/l-2.csv", dir);
+        assert_string_equal(f.w.path, want);
+    }
+    read_file("l-2.csv", text, sizeof text);
+    assert_string_equal(text, "two\n");
+    read_file("a.csv", text, sizeof text);
+    assert_string_equal(text, "first\n");
+    char asked[1200], written[1200];
+    assert_int_equal(lua_output_renamed(&o, 0, asked, sizeof asked, written, sizeof written), 1);
+    snprintf(want, sizeof want, "%s/l.csv", dir);
+    assert_string_equal(asked, want);
+    snprintf(want, sizeof want, "%s/l-2.csv", dir);
+    assert_string_equal(written, want);
     lua_output_close(&o);
+    /* A later run does not own a.csv: it writes a-2.csv beside it. */
+    lua_output_init(&o, dir, false);
+    assert_true(lua_output_begin(&o, "a.csv", 5, ".csv", &f, err, sizeof err));
+    fputs("later\n", f.w.f);
+    assert_true(lua_output_commit(&f, err, sizeof err));
+    snprintf(want, sizeof want, "%s/a-2.csv", dir);
+    assert_string_equal(f.w.path, want);
+    read_file("a.csv", text, sizeof text);
+    assert_string_equal(text, "first\n");
+    lua_output_close(&o);
+    snprintf(path, sizeof path, "%s/a-2.csv", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/l-2.csv", dir);
+    remove(path);
+    remove(link);
 }
 
 static void test_byte_limit(void **state)
@@ -138,10 +168,10 @@ static void test_byte_limit(void **state)
     lua_output_init(&o, dir, false);
     o.max_bytes = 10;
     assert_true(lua_output_begin(&o, "b.csv", 5, ".csv", &f, err, sizeof err));
-    fputs("123456", f.f);
+    fputs("123456", f.w.f);
     assert_true(lua_output_commit(&f, err, sizeof err));
     assert_true(lua_output_begin(&o, "b.csv", 5, ".csv", &f, err, sizeof err));
-    fputs("abcdef", f.f); /* 12 bytes in all: over */
+    fputs("abcdef", f.w.f); /* 12 bytes in all: over */
     assert_false(lua_output_commit(&f, err, sizeof err));
     assert_non_null(strstr(err, "a script may write in one run (nothing was written)"));
     read_file("b.csv", text, sizeof text);
