@@ -65,11 +65,10 @@ void report_write_json(FILE *out, const struct setup *s, const struct resolved *
 void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r,
                       const struct model_report *o, bool header);
 /* The JSON object and the CSV header + row of any report table. */
-void report_write_json_table(FILE *out, const struct report_field *rows, size_t n,
-                             const void *base, const struct setup *s, const struct resolved *r);
-void report_write_csv_table(FILE *out, const struct report_field *rows, size_t n,
-                            const void *base, const struct setup *s, const struct resolved *r,
-                            bool header);
+void report_write_json_table(FILE *out, const struct report_field *rows, size_t n, const void *base,
+                             const struct setup *s, const struct resolved *r);
+void report_write_csv_table(FILE *out, const struct report_field *rows, size_t n, const void *base,
+                            const struct setup *s, const struct resolved *r, bool header);
 /* The readable report of `mlviz eval`. */
 void report_write_text(FILE *out, const struct setup *s, const struct resolved *r,
                        const struct model_report *o);

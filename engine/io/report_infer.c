@@ -13,9 +13,11 @@ static void infer_header(FILE *out, const struct setup *s, const struct resolved
     format_printable(text, sizeof text, s->name);
     fprintf(out, "%s%s (serving)\n", o->runnable ? "" : "CANNOT SERVE: ", text);
     format_printable(text, sizeof text, r->accel->head.name);
-    fprintf(out, "  %d x %s  %d replica%s of TP %d x PP %d  weights %s  KV cache %s\n", o->devices,
-            text, o->replicas, o->replicas == 1 ? "" : "s", o->tp, o->pp, o->weight_precision,
-            o->kv_precision);
+    fprintf(out, "  %d x %s  %d replica%s of TP %d x PP %d", o->devices, text, o->replicas,
+            o->replicas == 1 ? "" : "s", o->tp, o->pp);
+    if (o->weight_precision[0])
+        fprintf(out, "  weights %s  KV cache %s", o->weight_precision, o->kv_precision);
+    fputc('\n', out);
     format_si(a, sizeof a, o->params, "");
     format_si(b, sizeof b, o->params_active, "");
     format_printable(text, sizeof text, o->software);

@@ -503,6 +503,14 @@ void infer_eval(const struct setup *s, const struct resolved *r, struct infer_re
     o->runnable = true;
     o->prefill_bottleneck = o->decode_bottleneck = -1;
     if (s->model.kind != MODEL_TRANSFORMER) {
+        int64_t tp = at_least_one(s->inference.tensor_parallel);
+        int64_t pp = at_least_one(s->inference.pipeline_parallel);
+        o->devices = report_int(setup_devices(s));
+        o->tp = report_int(tp);
+        o->pp = report_int(pp);
+        o->replicas = report_int(setup_devices(s) / (tp * pp));
+        o->params = o->params_active = model_params(s);
+        copy_text(o->software, sizeof o->software, r->serving->head.id);
         cannot_serve(o, "inference is modelled for transformers given by shape; a generic "
                         "model has no layers, heads or KV cache to serve");
         return;

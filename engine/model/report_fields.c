@@ -226,8 +226,7 @@ double report_field_number(const struct report_field *f, const void *base)
 
 /* Zeroes the non-finite doubles of one table over one struct; returns the
  * first such field or NULL. Negative zero becomes zero. */
-const struct report_field *report_clean_doubles(const struct report_field *t, size_t n,
-                                                void *base)
+const struct report_field *report_clean_doubles(const struct report_field *t, size_t n, void *base)
 {
     const struct report_field *bad = NULL;
     for (size_t i = 0; i < n; i++) {

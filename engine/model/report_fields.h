@@ -46,7 +46,6 @@ double report_field_number(const struct report_field *f, const void *base);
 const char *report_sanitize(struct model_report *o);
 /* The same guard over any table's NUM members in the struct at base;
  * returns the first non-finite field (now 0) or NULL. */
-const struct report_field *report_clean_doubles(const struct report_field *t, size_t n,
-                                                void *base);
+const struct report_field *report_clean_doubles(const struct report_field *t, size_t n, void *base);
 
 #endif

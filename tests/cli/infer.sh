@@ -1,0 +1,100 @@
+#!/bin/sh
+# `mlviz infer`: every shipped preset and model is served or refused with a
+# reason, in text, JSON and CSV, with finite non-negative numbers; bad
+# inference fields point at their line and column; --strict exits 3 on a
+# deployment that cannot serve; the text report prints the JSON's figures.
+MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
+[ -x "$MLVIZ_BIN" ] || { echo "FAIL infer: no executable at $MLVIZ_BIN"; exit 0; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass() { echo "PASS infer $1"; }
+fail() { echo "FAIL infer $1: $2"; }
+
+# Every preset, and every shipped model on the default cluster at TP 8.
+for p in scenarios/presets/*.yaml; do
+    name=$(basename "$p" .yaml)
+    echo "preset $name"
+done >"$tmp/cases"
+for m in assets/models/*.json; do
+    echo "model $(basename "$m" .json)"
+done >>"$tmp/cases"
+while read -r kind name; do
+    if [ "$kind" = preset ]; then
+        set -- "$name"
+    else
+        set -- default --model "$name" --set inference.tensor_parallel=8
+    fi
+    if ! "$MLVIZ_BIN" infer "$@" --format json >"$tmp/$name.json" 2>"$tmp/err"; then
+        fail "$kind $name" "exit $? $(head -c 200 "$tmp/err")"
+        continue
+    fi
+    "$MLVIZ_BIN" infer "$@" --format csv >"$tmp/$name.csv" 2>/dev/null
+    "$MLVIZ_BIN" infer "$@" >"$tmp/$name.txt" 2>/dev/null
+    echo "$kind $name $tmp/$name.json $tmp/$name.csv $tmp/$name.txt"
+done <"$tmp/cases" >"$tmp/outputs"
+python3 - "$tmp/outputs" <<'PY'
+import csv, json, math, re, sys
+for line in open(sys.argv[1]):
+    kind, name, js, cs, tx = line.split()
+    label = "%s %s" % (kind, name)
+    data = json.load(open(js))
+    bad = []
+    def walk(v, path):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(x, path + "." + k if path else k)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            if not math.isfinite(v) or v < 0 or (v == 0 and math.copysign(1, v) < 0):
+                bad.append("%s=%r" % (path, v))
+    walk(data, "")
+    rows = list(csv.reader(open(cs)))
+    text = open(tx).read()
+    if bad:
+        print("FAIL infer %s: numbers %s" % (label, ", ".join(bad[:4])))
+    elif len(rows) != 2 or len(rows[0]) != len(rows[1]):
+        print("FAIL infer %s: csv is not one header and one row" % label)
+    elif data["runnable"] and not (data["ttft_s"] > 0 and data["output_tokens_per_s"] > 0):
+        print("FAIL infer %s: runnable without rates" % label)
+    elif not data["runnable"] and (not data["why_not"] or "CANNOT SERVE" not in text):
+        print("FAIL infer %s: refused without a reason on screen" % label)
+    elif data["runnable"] and str(data["batch"]) not in text:
+        print("FAIL infer %s: text does not show the batch" % label)
+    else:
+        print("PASS infer %s (%s)" % (label, "serves" if data["runnable"] else "refused"))
+PY
+
+# A bad inference field: file:line:col and exit 2.
+cat >"$tmp/bad.yaml" <<'Y'
+name: bad serving
+inference:
+  batch: 4
+  tensor_parallel: 3
+Y
+out=$("$MLVIZ_BIN" infer "$tmp/bad.yaml" 2>&1); rc=$?
+case "$rc:$out" in
+2:*bad.yaml:4:*inference.tensor_parallel*) pass "layout refused at its line" ;;
+*) fail "layout refused at its line" "exit $rc: $out" ;;
+esac
+printf 'inference:\n  weight_precision: fp6\n' >"$tmp/bad2.yaml"
+out=$("$MLVIZ_BIN" infer "$tmp/bad2.yaml" 2>&1); rc=$?
+case "$rc:$out" in
+2:*bad2.yaml:2:*) pass "unknown format refused at its line" ;;
+*) fail "unknown format refused at its line" "exit $rc: $out" ;;
+esac
+
+# --strict: 3 for a deployment that cannot serve (70B in bf16 on one device).
+"$MLVIZ_BIN" infer default --model llama3-70b --strict >/dev/null 2>&1; rc=$?
+[ "$rc" = 3 ] && pass "strict exits 3" || fail "strict exits 3" "exit $rc"
+
+# The text shows the JSON's TTFT and throughput (same digits, same units).
+"$MLVIZ_BIN" infer default --set inference.batch=32 --format json >"$tmp/d.json"
+"$MLVIZ_BIN" infer default --set inference.batch=32 >"$tmp/d.txt"
+python3 - "$tmp/d.json" "$tmp/d.txt" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1])); t = open(sys.argv[2]).read()
+UNIT = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+m = re.search(r"TTFT ([0-9.]+) (us|ms|s)\s+TPOT ([0-9.]+) (us|ms|s)", t)
+ok = m and abs(float(m.group(1)) * UNIT[m.group(2)] - d["ttft_s"]) <= 0.01 * d["ttft_s"] \
+    and abs(float(m.group(3)) * UNIT[m.group(4)] - d["tpot_s"]) <= 0.01 * d["tpot_s"]
+print(("PASS" if ok else "FAIL") + " infer text matches json" + ("" if ok else ": " + t[:300]))
+PY
