@@ -146,6 +146,9 @@ struct setup {
         int tensor_parallel;
         int pipeline_parallel;
         char software[FIELD_STR_LEN]; /* catalog serving entry */
+        double arrival_rate; /* requests/s, whole deployment; FIELD_AUTO: 80% of capacity */
+        double ttft_slo_s;
+        double tpot_slo_s;
     } inference;
     struct {
         int source; /* enum data_source */

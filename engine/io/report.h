@@ -75,6 +75,8 @@ void report_write_text(FILE *out, const struct setup *s, const struct resolved *
 /* The readable report of `mlviz infer` (report_infer.c). */
 void infer_write_text(FILE *out, const struct setup *s, const struct resolved *r,
                       const struct infer_report *o);
+/* The readable report of `mlviz infer --serve` (report_infer.c). */
+void serve_write_text(FILE *out, const struct setup *s, const struct serve_report *o);
 /* The static sanity checks of `mlviz check` (host RAM, PCIe lanes, rack
  * power); returns the number of warnings. */
 int report_write_checks(FILE *out, const struct setup *s, const struct resolved *r,

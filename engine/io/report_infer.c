@@ -111,3 +111,40 @@ void infer_write_text(FILE *out, const struct setup *s, const struct resolved *r
     format_fixed(c, sizeof c, o->joules_per_token, 2);
     fprintf(out, "cost: %s/h  %s per million output tokens  %s J per token\n", a, b, c);
 }
+
+void serve_write_text(FILE *out, const struct setup *s, const struct serve_report *o)
+{
+    char a[48], b[48], c[48], d[48], text[TEXT_LEN];
+    format_printable(text, sizeof text, s->name);
+    format_duration(a, sizeof a, o->duration_s);
+    format_fixed(b, sizeof b, o->arrival_rate, 2);
+    fprintf(out, "%s%s: serving %s at %s requests/s (Poisson)\n",
+            o->ran ? "" : "CANNOT SERVE: ", text, a, b);
+    if (!o->ran) {
+        format_printable(text, sizeof text, o->why_not);
+        fprintf(out, "  %s\n", text);
+        return;
+    }
+    format_si(a, sizeof a, o->completed, "");
+    format_si(b, sizeof b, o->arrived, "");
+    format_si(c, sizeof c, o->output_tokens_per_s, "");
+    format_percent(d, sizeof d, o->slo_attainment);
+    fprintf(out, "  %s of %s requests completed  %s output tokens/s  %s within the objectives\n", a,
+            b, c, d);
+    const struct {
+        const char *name;
+        double p50, p99;
+    } rows[] = {{"TTFT", o->ttft_p50_s, o->ttft_p99_s},
+                {"TPOT", o->tpot_p50_s, o->tpot_p99_s},
+                {"latency", o->latency_p50_s, o->latency_p99_s}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        format_duration(a, sizeof a, rows[i].p50);
+        format_duration(b, sizeof b, rows[i].p99);
+        fprintf(out, "  %-8s p50 %9s   p99 %9s\n", rows[i].name, a, b);
+    }
+    format_fixed(a, sizeof a, o->mean_batch, 1);
+    format_fixed(b, sizeof b, o->mean_queue, 1);
+    fprintf(out, "  batch %s running, %s waiting on average%s%s\n", a, b,
+            o->overloaded ? "; OVERLOADED: the queue keeps growing" : "",
+            o->stopped_early ? "; stopped at the step ceiling" : "");
+}

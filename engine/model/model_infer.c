@@ -7,23 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "model_internal.h"
+#include "model_infer_internal.h"
 #include "report_fields.h"
-
-/* What one evaluation shares between prefill and decode. */
-struct serve {
-    struct setup t; /* the setup with the serving layout in its training fields */
-    struct ctx c;
-    const struct serving *sw;
-    double tp, pp;
-    double layers_stage; /* layers of the busiest pipeline stage */
-    double moe_share;    /* mixture-of-experts layers over all layers */
-    double w_bytes;      /* bytes per served weight */
-    double kv_bytes;     /* bytes per cached K or V value */
-    double kv_heads_local, heads_local, head_dim;
-    double kvpt_device; /* KV bytes per token on one device (its layers, its heads) */
-    double launch_s;    /* cost of one kernel in this pass */
-};
 
 double model_params_active(const struct setup *s)
 {
@@ -48,7 +33,7 @@ static double experts_touched(const struct setup *s, double tokens)
     return e * (1.0 - pow(miss, tokens));
 }
 
-static void serve_init(const struct setup *s, const struct resolved *r, struct serve *v)
+void serve_init(const struct setup *s, const struct resolved *r, struct serve *v)
 {
     memset(v, 0, sizeof *v);
     v->t = *s;
@@ -230,12 +215,32 @@ static void decode_pass(const struct serve *v, double seqs, double context,
     b->gemm += output_layer(v, seqs);
 }
 
+double serve_step_time(const struct serve *v, const struct serve_step *st)
+{
+    const struct ctx *c = &v->c;
+    struct infer_breakdown b;
+    double tokens = st->decode_seqs + st->prefill_tokens;
+    if (!(tokens > 0))
+        return 0.0;
+    layers_pass(v, tokens, &b);
+    double per_token_kv = v->kvpt_device / v->layers_stage;
+    double kv_bytes = (st->decode_context + st->prefill_tokens) * per_token_kv;
+    double pairs = st->decode_context + st->prefill_pairs;
+    double flops = 4.0 * pairs * v->heads_local * v->head_dim;
+    double rate = c->vector_peak_flops * c->gemm_eff *
+                  (st->prefill_tokens > 0 ? v->sw->attention_efficiency : 1.0);
+    double per_layer = maxd(model_time_for(flops, rate), model_time_for(kv_bytes, c->mem_bw));
+    b.attention = v->layers_stage * v->pp * (per_layer + v->launch_s);
+    b.gemm += output_layer(v, st->rows);
+    return pass_total(&b);
+}
+
 /* ---- memory: weights, workspace, KV cache ------------------------------------ */
 
 /* Weights on one device: the busiest stage's layers split over the tensor
  * ranks in the served format, and the embedding and output layer in 16
  * bits (first and last stage; both on one device when pp = 1). */
-static double weight_bytes_device(const struct serve *v)
+double serve_weight_bytes(const struct serve *v)
 {
     const struct setup *s = &v->t;
     double embed = (double)s->model.vocab * s->model.hidden;
@@ -248,7 +253,7 @@ static double weight_bytes_device(const struct serve *v)
  * activations and the residual stream, 16 bits), and the 32-bit logits of
  * the rows sampled. The engines size this workspace by profiling a run at
  * the chunk size (vLLM's profile run). */
-static double workspace_bytes(const struct serve *v, double seqs)
+double serve_workspace_bytes(const struct serve *v, double seqs)
 {
     const struct setup *s = &v->t;
     double chunk = v->sw->prefill_chunk_tokens;
@@ -258,14 +263,7 @@ static double workspace_bytes(const struct serve *v, double seqs)
     return widest + seqs * (s->model.vocab / v->tp) * 4.0;
 }
 
-struct kv_room {
-    double free_bytes; /* device memory the KV cache may take */
-    double tokens;     /* per replica, whole blocks */
-    double seq_tokens; /* one full-length sequence, whole blocks */
-    int max_batch;
-};
-
-static void kv_room(const struct serve *v, double weights, double workspace, struct kv_room *k)
+void serve_kv_room(const struct serve *v, double weights, double workspace, struct kv_room *k)
 {
     const struct serving *sw = v->sw;
     double cap = v->c.r->accel->mem_gb * 1e9;
@@ -392,10 +390,10 @@ static void echo_layout(const struct serve *v, const struct setup *s, struct inf
 static bool fit_memory(const struct serve *v, const struct setup *s, struct infer_report *o)
 {
     double rows = s->inference.batch > 0 ? s->inference.batch : v->sw->max_batch;
-    double weights = weight_bytes_device(v);
-    double workspace = workspace_bytes(v, mind(rows, v->sw->prefill_chunk_tokens));
+    double weights = serve_weight_bytes(v);
+    double workspace = serve_workspace_bytes(v, mind(rows, v->sw->prefill_chunk_tokens));
     struct kv_room k;
-    kv_room(v, weights, workspace, &k);
+    serve_kv_room(v, weights, workspace, &k);
     o->weights_gb_per_device = weights / 1e9;
     o->activations_gb_per_device = workspace / 1e9;
     o->reserved_gb_per_device = v->sw->runtime_reserved_gb;
@@ -483,7 +481,7 @@ static void serve_passes(struct serve *v, const struct setup *s, struct infer_re
     o->decode_kv_gb = batch * context * v->kvpt_device * v->pp / 1e9;
     /* Weights read by one step, every stage: experts no token reached stay
      * unread. */
-    double weights = weight_bytes_device(v);
+    double weights = serve_weight_bytes(v);
     if (s->model.experts > 0) {
         struct layer_params_split m;
         model_layer_params(s, true, &m);
@@ -494,7 +492,7 @@ static void serve_passes(struct serve *v, const struct setup *s, struct infer_re
     o->decode_weight_gb = weights * v->pp / 1e9;
     double embed = model_embedding_copies(s) * s->model.vocab * (double)s->model.hidden;
     o->decode_crossover_batch =
-        crossover_batch(v, weight_bytes_device(v), context, o->params_active - embed);
+        crossover_batch(v, serve_weight_bytes(v), context, o->params_active - embed);
 }
 
 void infer_eval(const struct setup *s, const struct resolved *r, struct infer_report *o)

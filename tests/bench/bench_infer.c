@@ -60,6 +60,22 @@ int main(void)
     }
     printf("infer_eval_per_cpu_s: %.0f\n", evals / (t - t0));
     fprintf(stderr, "(%d distinct deployments, checksum %.3g)\n", n, sink);
+    /* One simulated hour of serving at 100 requests/s (goal: at most 1 s
+     * of CPU): the default preset, eight Llama-8B replicas. */
+    struct setup s = setups[0];
+    s.inference.batch = FIELD_AUTO;
+    s.inference.tensor_parallel = 1;
+    s.inference.arrival_rate = 100;
+    struct resolved r;
+    if (!setup_resolve(&s, cat, &r, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    static struct serve_report sr;
+    t0 = cpu_s();
+    infer_serve(&s, &r, 3600, 42, &sr);
+    printf("serve_hour_100rps_cpu_s: %.3f\n", cpu_s() - t0);
+    fprintf(stderr, "(%.0f requests completed, %.0f steps)\n", sr.completed, sr.steps);
     catalog_free(cat);
     return 0;
 }

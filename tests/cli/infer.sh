@@ -98,3 +98,23 @@ ok = m and abs(float(m.group(1)) * UNIT[m.group(2)] - d["ttft_s"]) <= 0.01 * d["
     and abs(float(m.group(3)) * UNIT[m.group(4)] - d["tpot_s"]) <= 0.01 * d["tpot_s"]
 print(("PASS" if ok else "FAIL") + " infer text matches json" + ("" if ok else ": " + t[:300]))
 PY
+
+# --serve: JSON with percentiles; the same seed gives the same run; a
+# duration outside 1 s..1 d is a usage error.
+"$MLVIZ_BIN" infer default --serve 10m --seed 3 --format json >"$tmp/s1.json" 2>"$tmp/err"
+"$MLVIZ_BIN" infer default --serve 10m --seed 3 --format json >"$tmp/s2.json" 2>/dev/null
+python3 - "$tmp/s1.json" "$tmp/s2.json" <<'PY'
+import json, sys
+try:
+    a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+except ValueError as e:
+    a, b = {"error": str(e)}, None
+ok = a == b and a["ran"] and 0 < a["ttft_p50_s"] <= a["ttft_p99_s"] \
+    and 0 < a["tpot_p50_s"] <= a["tpot_p99_s"] and a["completed"] > 0 \
+    and 0 <= a["slo_attainment"] <= 1 and a["duration_s"] == 600
+print(("PASS" if ok else "FAIL") + " infer serve json" + ("" if ok else ": %r" % a))
+PY
+for d in 0 2d junk; do
+    "$MLVIZ_BIN" infer default --serve "$d" >/dev/null 2>&1; rc=$?
+    [ "$rc" = 2 ] && pass "serve refuses duration $d" || fail "serve refuses duration $d" "exit $rc"
+done

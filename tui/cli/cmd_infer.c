@@ -1,4 +1,5 @@
 /* cmd_infer: `mlviz infer`, the serving model's report (engine/model/infer.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,8 @@ struct infer_opts {
     struct cli_common common;
     struct cli_setup_args args;
     bool strict;
+    const char *serve; /* --serve DURATION */
+    const char *seed;
 };
 
 static int infer_option(void *ctx, const char *name, const char *v)
@@ -25,7 +28,41 @@ static int infer_option(void *ctx, const char *name, const char *v)
         io->args.model = v;
     else if (strcmp(name, "--strict") == 0)
         io->strict = true;
+    else if (strcmp(name, "--serve") == 0)
+        io->serve = v;
+    else if (strcmp(name, "--seed") == 0)
+        io->seed = v;
     return 0;
+}
+
+/* --serve DURATION [--seed N]: the deployment played out over time. */
+static int serve_over_time(const struct infer_opts *io, const struct setup *s,
+                           const struct resolved *r)
+{
+    double duration = 3600.0, seed = 42.0;
+    if (io->serve && (!fields_parse_duration(io->serve, &duration) || !(duration > 0) ||
+                      duration > SERVE_DURATION_MAX_S)) {
+        cli_error("--serve: '%s' is not a duration from 1s to 1d (90s, 15m, 6h)", io->serve);
+        return EXIT_USAGE;
+    }
+    if (io->seed &&
+        (!fields_parse_number(io->seed, &seed) || seed < 0 || seed > 9e15 || seed != floor(seed))) {
+        cli_error("--seed: '%s' is not a whole number from 0 to 9e15", io->seed);
+        return EXIT_USAGE;
+    }
+    static struct serve_report o;
+    if (!infer_serve(s, r, duration, (uint64_t)seed, &o)) {
+        cli_error("%s", o.why_not);
+        return EXIT_RUNTIME;
+    }
+    if (io->common.format == FORMAT_JSON)
+        report_write_json_table(stdout, serve_report_fields, serve_report_field_count, &o, s, r);
+    else if (io->common.format == FORMAT_CSV)
+        report_write_csv_table(stdout, serve_report_fields, serve_report_field_count, &o, s, r,
+                               true);
+    else
+        serve_write_text(stdout, s, &o);
+    return io->strict && !o.ran ? EXIT_CANNOT_RUN : EXIT_OK;
 }
 
 int cmd_infer(int argc, char **argv)
@@ -50,6 +87,11 @@ int cmd_infer(int argc, char **argv)
     if (!cli_load_setup_args(pos[0], &io.args, cat, &s, &r)) {
         catalog_free(cat);
         return EXIT_USAGE;
+    }
+    if (io.serve || io.seed) {
+        int rc = serve_over_time(&io, &s, &r);
+        catalog_free(cat);
+        return rc;
     }
     static struct infer_report o;
     infer_eval(&s, &r, &o);

@@ -72,6 +72,10 @@ static const struct commands_spec specs[] = {
      {{"--model", "CONFIG.json|NAME", ARG_FILE, NULL, 0, NULL},
       SET,
       {"--strict", NULL, ARG_NONE, NULL, 0, NULL},
+      {"--serve", "DURATION", ARG_ANY, NULL, 0,
+       "play the deployment out over time (Poisson arrivals, continuous batching): "
+       "percentiles and SLO attainment"},
+      {"--seed", "N", ARG_ANY, NULL, 0, "seed of the arrivals (default 42)"},
       FORMAT,
       CATALOG}},
     {"collective",

@@ -250,6 +250,70 @@ static void test_all_finite(void **state)
     }
 }
 
+static void serve_run(const struct setup *s, double duration, uint64_t seed, struct serve_report *o)
+{
+    struct resolved r;
+    char err[512];
+    if (!resolve(s, &r, err, sizeof err))
+        fail_msg("resolve: %s", err);
+    assert_true(infer_serve(s, &r, duration, seed, o));
+}
+
+/* At a trickle of traffic no request waits and none shares a step: the
+ * median TTFT is one prompt's prefill and the median TPOT one decode step
+ * at batch 1, as the closed form says (graph replay and one host step
+ * apart: within 10%). */
+static void test_serve_light_load_matches_closed_form(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct infer_report c;
+    struct serve_report o;
+    setup_defaults(&s);
+    s.inference.prompt_tokens = 512;
+    s.inference.output_tokens = 64;
+    s.inference.batch = 1;
+    serve(&s, &c);
+    s.inference.batch = FIELD_AUTO;
+    s.inference.arrival_rate = 0.05; /* one request every 20 s over 8 replicas */
+    serve_run(&s, 3600, 7, &o);
+    assert_true(o.ran && o.completed > 100);
+    assert_true(fabs(o.ttft_p50_s - c.ttft_s) < 0.10 * c.ttft_s);
+    assert_true(fabs(o.tpot_p50_s - c.tpot_s) < 0.10 * c.tpot_s);
+    assert_true(o.slo_attainment > 0.99);
+    assert_false(o.overloaded);
+}
+
+/* Below capacity everything that arrives is served: completed output is
+ * the offered load (Poisson count noise over an hour, within 3%). Far
+ * above capacity the queue grows, requests wait and miss the objective. */
+static void test_serve_load(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct infer_report c;
+    struct serve_report o, p;
+    setup_defaults(&s);
+    serve(&s, &c);
+    s.inference.arrival_rate = 0.5 * c.requests_per_s;
+    serve_run(&s, 3600, 1, &o);
+    double offered = s.inference.arrival_rate * s.inference.output_tokens;
+    assert_true(fabs(o.output_tokens_per_s - offered) < 0.03 * offered);
+    assert_false(o.overloaded);
+    s.inference.arrival_rate = 3.0 * c.requests_per_s;
+    serve_run(&s, 600, 1, &p);
+    assert_true(p.overloaded);
+    assert_true(p.ttft_p99_s > 10.0 * o.ttft_p99_s);
+    assert_true(p.slo_attainment < 0.5);
+    /* Same seed, same run; another seed, other arrivals. */
+    s.inference.arrival_rate = 0.5 * c.requests_per_s;
+    serve_run(&s, 600, 1, &o);
+    serve_run(&s, 600, 1, &p);
+    assert_memory_equal(&o, &p, sizeof o);
+    serve_run(&s, 600, 2, &p);
+    assert_true(o.arrived != p.arrived);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +325,8 @@ int main(void)
         cmocka_unit_test(test_directions),
         cmocka_unit_test(test_crossover),
         cmocka_unit_test(test_all_finite),
+        cmocka_unit_test(test_serve_light_load_matches_closed_form),
+        cmocka_unit_test(test_serve_load),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
