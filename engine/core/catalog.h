@@ -170,6 +170,7 @@ struct serving {
     int prefill_chunk_tokens;    /* tokens per prefill chunk (sizes the activation workspace) */
     double attention_efficiency; /* prefill attention kernels: share of the GEMM efficiency */
     double allreduce_latency_us; /* fixed cost of one small tensor-parallel all-reduce */
+    bool gqa_kv_shared;          /* decode attention reads a KV head once for its query group */
 };
 
 struct catalog {

@@ -75,7 +75,7 @@
             NULL, NULL, 0                                                                          \
     }
 /* The field table of serving entries (catalog_serving.c). */
-enum { SERVING_FIELD_COUNT = 18 };
+enum { SERVING_FIELD_COUNT = 19 };
 extern const struct field serving_fields[SERVING_FIELD_COUNT];
 
 #endif

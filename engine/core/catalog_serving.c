@@ -36,6 +36,9 @@ const struct field serving_fields[SERVING_FIELD_COUNT] = {
         "prefill attention kernels: share of the large-GEMM efficiency they reach", 0),
     NUM(struct serving, "allreduce_latency_us", allreduce_latency_us, 0, 1e5, 10, "us",
         "fixed cost of one small tensor-parallel all-reduce inside a scale-up domain", 0),
+    BOOL_FIELD("gqa_kv_shared", gqa_kv_shared, 1,
+               "decode attention reads each KV head once for the query heads that share it "
+               "(false: once per query head)"),
 };
 
 const struct serving *catalog_serving(const struct catalog *cat, const char *id)

@@ -68,6 +68,10 @@ void serve_init(const struct setup *s, const struct resolved *r, struct serve *v
     /* Fewer KV heads than tensor ranks: each rank keeps a copy of one. */
     v->kv_heads_local = mind(setup_kv_heads(s), maxd(1.0, ceil(setup_kv_heads(s) / v->tp)));
     v->kvpt_device = 2.0 * v->layers_stage * v->kv_heads_local * v->head_dim * v->kv_bytes;
+    /* A decode kernel that does not share a KV head's loads among the query
+     * heads of its group reads the cache once per query head (TensorRT-LLM
+     * before its XQA kernel, v0.8). */
+    v->kv_read_factor = v->sw->gqa_kv_shared ? 1.0 : maxd(1.0, v->heads_local / v->kv_heads_local);
 }
 
 /* One all-reduce of `bytes` over the tensor ranks. Inside one scale-up
@@ -207,7 +211,7 @@ static void decode_pass(const struct serve *v, double seqs, double context,
 {
     const struct ctx *c = &v->c;
     layers_pass(v, seqs, b);
-    double kv_read = seqs * context * v->kvpt_device / v->layers_stage;
+    double kv_read = seqs * context * v->kvpt_device / v->layers_stage * v->kv_read_factor;
     double flops = 4.0 * seqs * context * v->heads_local * v->head_dim;
     double per_layer = maxd(model_time_for(flops, c->vector_peak_flops * c->gemm_eff),
                             model_time_for(kv_read, c->mem_bw));
@@ -224,7 +228,7 @@ double serve_step_time(const struct serve *v, const struct serve_step *st)
         return 0.0;
     layers_pass(v, tokens, &b);
     double per_token_kv = v->kvpt_device / v->layers_stage;
-    double kv_bytes = (st->decode_context + st->prefill_tokens) * per_token_kv;
+    double kv_bytes = (st->decode_context * v->kv_read_factor + st->prefill_tokens) * per_token_kv;
     double pairs = st->decode_context + st->prefill_pairs;
     double flops = 4.0 * pairs * v->heads_local * v->head_dim;
     double rate = c->vector_peak_flops * c->gemm_eff *
@@ -328,7 +332,7 @@ static double crossover_batch(const struct serve *v, double weights_read, double
     double math_rate = c->peak_flops * c->gemm_eff;
     double m = 2.0 * active_body / v->tp +
                4.0 * context * v->heads_local * v->head_dim * v->layers_stage * v->pp;
-    double k = context * v->kvpt_device * v->pp;
+    double k = context * v->kvpt_device * v->pp * v->kv_read_factor;
     double per_seq = ratio(m, math_rate) - ratio(k, c->mem_bw);
     if (!(per_seq > 0))
         return 0.0;
@@ -478,7 +482,7 @@ static void serve_passes(struct serve *v, const struct setup *s, struct infer_re
     o->output_tokens_per_s = ratio(o->replicas * batch * out, cycle);
     o->prefill_tokens_per_s = ratio(o->replicas * batch * prompt, prefill_batch_s);
     o->requests_per_s = ratio(o->replicas * batch, cycle);
-    o->decode_kv_gb = batch * context * v->kvpt_device * v->pp / 1e9;
+    o->decode_kv_gb = batch * context * v->kvpt_device * v->pp * v->kv_read_factor / 1e9;
     /* Weights read by one step, every stage: experts no token reached stay
      * unread. */
     double weights = serve_weight_bytes(v);

@@ -18,8 +18,9 @@ struct serve {
     double w_bytes;      /* bytes per served weight */
     double kv_bytes;     /* bytes per cached K or V value */
     double kv_heads_local, heads_local, head_dim;
-    double kvpt_device; /* KV bytes per token on one device (its layers, its heads) */
-    double launch_s;    /* cost of one kernel in this pass */
+    double kvpt_device;    /* KV bytes per token on one device (its layers, its heads) */
+    double kv_read_factor; /* decode KV reads over the cache's size (1 with GQA sharing) */
+    double launch_s;       /* cost of one kernel in this pass */
 };
 
 void serve_init(const struct setup *s, const struct resolved *r, struct serve *v);
