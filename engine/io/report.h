@@ -20,6 +20,7 @@
 #include "json.h"
 #include "model.h"
 #include "report_fields.h"
+#include "serve.h"
 #include "units.h"
 
 /* A user string made safe for a terminal: control characters as \xNN,

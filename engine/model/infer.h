@@ -13,7 +13,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include "model.h"
 #include "report_fields.h"
@@ -76,36 +75,28 @@ struct infer_report {
  * rates are 0. */
 void infer_eval(const struct setup *s, const struct resolved *r, struct infer_report *out);
 
-/* Serving over time: one replica plays out request by request (Poisson
- * arrivals at inference.arrival_rate over the whole deployment, continuous
- * batching, chunked prefill); latencies as percentiles and the share of
- * requests within both inference.ttft_slo_s and inference.tpot_slo_s. */
-struct serve_report {
-    bool ran; /* false: the deployment cannot serve (why_not) */
-    char why_not[256];
-    double duration_s; /* simulated time */
-    double arrival_rate;
-    double arrived, completed, turned_away; /* whole deployment */
-    double steps;                           /* engine steps of one replica */
-    double output_tokens_per_s;
-    double requests_per_s;
-    double ttft_p50_s, ttft_p99_s;
-    double tpot_p50_s, tpot_p99_s;
-    double latency_p50_s, latency_p99_s;
-    double slo_attainment; /* completed requests within both SLOs, share */
-    double mean_batch;     /* running sequences per step, mean */
-    double mean_queue;     /* waiting requests per step, mean */
-    bool overloaded;       /* the queue overflowed or grew without bound */
-    bool stopped_early;    /* the step ceiling ended the run before its duration */
+/* Engine steps for serving over time (engine/sim/serve.c). A stepper
+ * holds what one evaluation of the setup derives once; it is allocated
+ * (infer_stepper_new, NULL when out of memory) and freed by the caller. */
+struct infer_stepper;
+struct infer_stepper *infer_stepper_new(const struct setup *s, const struct resolved *r);
+void infer_stepper_free(struct infer_stepper *st);
+/* One engine step of continuous batching: decode_seqs sequences generate a
+ * token each over decode_context cached tokens in all; prefill_tokens
+ * prompt tokens of chunks whose attention covers prefill_pairs query-key
+ * pairs; rows sampled by the output layer. Its time in seconds. */
+struct serve_step {
+    double decode_seqs, decode_context;
+    double prefill_tokens, prefill_pairs;
+    double rows;
 };
-/* duration_s of simulated time (at most 1 day: longer runs are refused by
- * the callers), `seed` for the arrivals. Allocates its queues and
- * histograms and frees them; false with why_not only when out of memory. */
-bool infer_serve(const struct setup *s, const struct resolved *r, double duration_s, uint64_t seed,
-                 struct serve_report *out);
-extern const struct report_field serve_report_fields[];
-extern const size_t serve_report_field_count;
-#define SERVE_DURATION_MAX_S 86400.0
+double infer_stepper_time(const struct infer_stepper *st, const struct serve_step *step);
+/* The KV pool of one replica serving up to `batch` sequences: tokens it
+ * holds (whole blocks) and the tokens one full-length sequence takes. */
+struct infer_room {
+    double tokens, seq_tokens;
+};
+void infer_stepper_room(const struct infer_stepper *st, int batch, struct infer_room *room);
 
 /* Every member of struct infer_report described once (infer_fields.c). */
 extern const struct report_field infer_report_fields[];

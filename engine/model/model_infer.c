@@ -7,7 +7,33 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "model_infer_internal.h"
+#include <stdlib.h>
+
+#include "model_internal.h"
+
+/* What one evaluation shares between prefill and decode. */
+struct serve {
+    struct setup t; /* the setup with the serving layout in its training fields */
+    struct ctx c;
+    const struct serving *sw;
+    double tp, pp;
+    double layers_stage; /* layers of the busiest pipeline stage */
+    double moe_share;    /* mixture-of-experts layers over all layers */
+    double w_bytes;      /* bytes per served weight */
+    double kv_bytes;     /* bytes per cached K or V value */
+    double kv_heads_local, heads_local, head_dim;
+    double kvpt_device;    /* KV bytes per token on one device (its layers, its heads) */
+    double kv_read_factor; /* decode KV reads over the cache's size (1 with GQA sharing) */
+    double launch_s;       /* cost of one kernel in this pass */
+};
+
+/* The KV pool of one replica. */
+struct kv_room {
+    double free_bytes; /* device memory the KV cache may take */
+    double tokens;     /* per replica, whole blocks */
+    double seq_tokens; /* one full-length sequence, whole blocks */
+    int max_batch;
+};
 #include "report_fields.h"
 
 double model_params_active(const struct setup *s)
@@ -33,7 +59,7 @@ static double experts_touched(const struct setup *s, double tokens)
     return e * (1.0 - pow(miss, tokens));
 }
 
-void serve_init(const struct setup *s, const struct resolved *r, struct serve *v)
+static void serve_init(const struct setup *s, const struct resolved *r, struct serve *v)
 {
     memset(v, 0, sizeof *v);
     v->t = *s;
@@ -219,7 +245,7 @@ static void decode_pass(const struct serve *v, double seqs, double context,
     b->gemm += output_layer(v, seqs);
 }
 
-double serve_step_time(const struct serve *v, const struct serve_step *st)
+static double serve_step_time(const struct serve *v, const struct serve_step *st)
 {
     const struct ctx *c = &v->c;
     struct infer_breakdown b;
@@ -244,7 +270,7 @@ double serve_step_time(const struct serve *v, const struct serve_step *st)
 /* Weights on one device: the busiest stage's layers split over the tensor
  * ranks in the served format, and the embedding and output layer in 16
  * bits (first and last stage; both on one device when pp = 1). */
-double serve_weight_bytes(const struct serve *v)
+static double serve_weight_bytes(const struct serve *v)
 {
     const struct setup *s = &v->t;
     double embed = (double)s->model.vocab * s->model.hidden;
@@ -257,7 +283,7 @@ double serve_weight_bytes(const struct serve *v)
  * activations and the residual stream, 16 bits), and the 32-bit logits of
  * the rows sampled. The engines size this workspace by profiling a run at
  * the chunk size (vLLM's profile run). */
-double serve_workspace_bytes(const struct serve *v, double seqs)
+static double serve_workspace_bytes(const struct serve *v, double seqs)
 {
     const struct setup *s = &v->t;
     double chunk = v->sw->prefill_chunk_tokens;
@@ -267,7 +293,8 @@ double serve_workspace_bytes(const struct serve *v, double seqs)
     return widest + seqs * (s->model.vocab / v->tp) * 4.0;
 }
 
-void serve_kv_room(const struct serve *v, double weights, double workspace, struct kv_room *k)
+static void serve_kv_room(const struct serve *v, double weights, double workspace,
+                          struct kv_room *k)
 {
     const struct serving *sw = v->sw;
     double cap = v->c.r->accel->mem_gb * 1e9;
@@ -541,4 +568,42 @@ void infer_eval(const struct setup *s, const struct resolved *r, struct infer_re
         memset(&o->decode, 0, sizeof o->decode);
     }
     infer_sanitize(o);
+}
+
+/* ---- the stepper: engine steps for serving over time (engine/sim/serve.c) ----- */
+
+struct infer_stepper {
+    struct serve v;
+};
+
+struct infer_stepper *infer_stepper_new(const struct setup *s, const struct resolved *r)
+{
+    struct infer_stepper *st = malloc(sizeof *st);
+    if (!st)
+        return NULL;
+    serve_init(s, r, &st->v);
+    double kernel_us =
+        st->v.sw->cuda_graphs ? st->v.sw->graph_kernel_us : r->accel->kernel_overhead_us;
+    st->v.c.kernel_s = st->v.launch_s = kernel_us * 1e-6;
+    return st;
+}
+
+void infer_stepper_free(struct infer_stepper *st)
+{
+    free(st);
+}
+
+double infer_stepper_time(const struct infer_stepper *st, const struct serve_step *step)
+{
+    return serve_step_time(&st->v, step);
+}
+
+void infer_stepper_room(const struct infer_stepper *st, int batch, struct infer_room *room)
+{
+    const struct serve *v = &st->v;
+    struct kv_room k;
+    serve_kv_room(v, serve_weight_bytes(v),
+                  serve_workspace_bytes(v, mind(batch, v->sw->prefill_chunk_tokens)), &k);
+    room->tokens = k.tokens;
+    room->seq_tokens = k.seq_tokens;
 }

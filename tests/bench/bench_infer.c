@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "infer.h"
+#include "serve.h"
 
 enum { SETUPS = 48, MIN_CPU_SECONDS = 2 };
 

@@ -118,3 +118,38 @@ for d in 0 2d junk; do
     "$MLVIZ_BIN" infer default --serve "$d" >/dev/null 2>&1; rc=$?
     [ "$rc" = 2 ] && pass "serve refuses duration $d" || fail "serve refuses duration $d" "exit $rc"
 done
+
+# plan --infer: every printed row within the limits, ranked by the
+# objective; the first row is the best deployment the space holds (checked
+# by evaluating the rank-1 layout again and a sample of others with infer).
+"$MLVIZ_BIN" plan default --infer --max ttft_s=0.5 --max tpot_s=0.03 --top 20 --format json \
+    >"$tmp/plan.json" 2>"$tmp/err"
+python3 - "$tmp/plan.json" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print("FAIL infer plan json: %s" % e); sys.exit()
+top = d["top"]
+ok = len(top) > 1 and all(r["ttft_s"] <= 0.5 and r["tpot_s"] <= 0.03 for r in top)
+ok = ok and all(a["usd_per_mtok"] <= b["usd_per_mtok"] for a, b in zip(top, top[1:]))
+keys = [(r["tensor_parallel"], r["pipeline_parallel"], r["weight_precision"], r["kv_precision"], r["batch"]) for r in top]
+ok = ok and len(set(keys)) == len(keys)
+print(("PASS" if ok else "FAIL") + " infer plan rows within limits, ranked, distinct" + ("" if ok else ": %r" % top[:3]))
+PY
+best=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['top'][0]['changes'])" "$tmp/plan.json" 2>/dev/null)
+set --
+for c in $best; do set -- "$@" --set "$c"; done
+"$MLVIZ_BIN" infer default "$@" --format json >"$tmp/best.json" 2>/dev/null
+python3 - "$tmp/plan.json" "$tmp/best.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["top"][0]
+b = json.load(open(sys.argv[2]))
+ok = abs(b["cost"]["usd_per_mtok"] - p["usd_per_mtok"]) <= 1e-9 * p["usd_per_mtok"] and b["runnable"]
+print(("PASS" if ok else "FAIL") + " infer plan rank 1 is what infer says of that layout")
+PY
+for bad in "--shard 0/2" "--objective days" "--max tokens_per_s=5" "--vary inference.bogus=1"; do
+    # shellcheck disable=SC2086
+    "$MLVIZ_BIN" plan default --infer $bad >/dev/null 2>&1; rc=$?
+    [ "$rc" = 2 ] && pass "plan --infer refuses $bad" || fail "plan --infer refuses $bad" "exit $rc"
+done

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "infer.h"
 #include "report.h"
+#include "serve.h"
 
 struct infer_opts {
     struct cli_common common;

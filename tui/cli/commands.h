@@ -17,7 +17,7 @@
 /* What follows an option, for completions. */
 enum commands_arg { ARG_NONE, ARG_WORDS, ARG_FILE, ARG_DIR, ARG_FIELD, ARG_ANY };
 
-enum { COMMANDS_MAX_OPTIONS = 16 };
+enum { COMMANDS_MAX_OPTIONS = 20 };
 
 struct commands_option {
     const char *name;    /* "--format" */

@@ -15,6 +15,7 @@
 
 #include "infer.h"
 #include "model.h"
+#include "serve.h"
 
 #include "../../catalog_fixture.h"
 

@@ -1,17 +1,35 @@
-/* model_serve: serving over time (infer_serve, infer.h). One replica of the
+/* serve: serving over time (serve.h). One replica of the
  * deployment plays out request by request: Poisson arrivals, continuous
  * batching (a sequence joins the running batch as soon as the KV cache has
  * room for its full length, and leaves when its last token is out),
  * chunked prefill (each step carries every running decode and at most
  * prefill_chunk_tokens tokens in all, prompts first come first served),
- * and each step timed by the closed form's pieces (serve_step_time). The
+ * and each step timed by the closed form's pieces (infer_stepper_time). The
  * replicas are alike and each gets an equal Poisson share of the traffic,
  * so one stands for all. Percentiles come from log-spaced histograms
  * (0.6% wide bins). Formulas: docs/MODEL.md, section 12. */
-#include <stdlib.h>
+#include "serve.h"
 
-#include "model_infer_internal.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "rng.h"
+
+static double maxd(double a, double b)
+{
+    return a > b ? a : b;
+}
+static double mind(double a, double b)
+{
+    return a < b ? a : b;
+}
+/* a / b, 0 when b is 0. */
+static double ratio(double a, double b)
+{
+    return b != 0 ? a / b : 0.0;
+}
 
 enum {
     HIST_BINS = 4000,      /* 1e-5 s .. 1e5 s */
@@ -55,7 +73,8 @@ struct seq {
 };
 
 struct replica {
-    const struct serve *v;
+    const struct infer_stepper *stepper;
+    int chunk_tokens; /* the engine's token budget per step */
     const struct setup *s;
     double t, next_arrival, rate;
     uint64_t rng[4];
@@ -110,7 +129,7 @@ static void plan_step(struct replica *x, int *chunk, struct serve_step *st)
     const struct setup *s = x->s;
     int prompt = s->inference.prompt_tokens;
     memset(st, 0, sizeof *st);
-    double budget = x->v->sw->prefill_chunk_tokens;
+    double budget = x->chunk_tokens;
     for (long i = 0; i < x->n_run; i++) {
         if (x->run[i].prefilled == prompt) {
             st->decode_seqs += 1.0;
@@ -188,7 +207,7 @@ static void run_replica(struct replica *x, double duration_s, int *chunk)
             continue;
         }
         plan_step(x, chunk, &st);
-        double dt = serve_step_time(x->v, &st);
+        double dt = infer_stepper_time(x->stepper, &st);
         x->t += maxd(dt, 1e-9);
         x->out->steps += 1.0;
         x->batch_sum += x->n_run;
@@ -233,28 +252,24 @@ bool infer_serve(const struct setup *s, const struct resolved *r, double duratio
     out->arrival_rate =
         s->inference.arrival_rate > 0 ? s->inference.arrival_rate : 0.8 * closed.requests_per_s;
     if (!closed.runnable) {
-        copy_text(out->why_not, sizeof out->why_not, closed.why_not);
+        snprintf(out->why_not, sizeof out->why_not, "%s", closed.why_not);
         return true;
     }
-    struct serve v;
-    serve_init(s, r, &v);
-    if (v.sw->cuda_graphs)
-        v.c.kernel_s = v.launch_s = v.sw->graph_kernel_us * 1e-6;
-    else
-        v.c.kernel_s = v.launch_s = r->accel->kernel_overhead_us * 1e-6;
-    struct kv_room k;
-    serve_kv_room(&v, serve_weight_bytes(&v),
-                  serve_workspace_bytes(&v, mind(closed.batch, v.sw->prefill_chunk_tokens)), &k);
-    struct replica x = {.v = &v, .s = s, .out = out};
+    struct replica x = {.s = s, .out = out, .chunk_tokens = r->serving->prefill_chunk_tokens};
+    struct infer_room room;
+    x.stepper = infer_stepper_new(s, r);
+    if (x.stepper) {
+        infer_stepper_room(x.stepper, closed.batch, &room);
+        x.kv_free = room.tokens;
+        x.seq_tokens = room.seq_tokens;
+    }
     x.rate = out->arrival_rate / maxd(1.0, closed.replicas);
     x.run_cap = closed.batch < RUNNING_MAX ? closed.batch : RUNNING_MAX;
-    x.kv_free = k.tokens;
-    x.seq_tokens = k.seq_tokens;
     x.queue = malloc(sizeof *x.queue * QUEUE_MAX);
     x.run = malloc(sizeof *x.run * (size_t)x.run_cap);
     int *chunk = malloc(sizeof *chunk * (size_t)x.run_cap);
     x.ttft = calloc(3, sizeof *x.ttft);
-    bool ok = x.queue && x.run && chunk && x.ttft && x.rate > 0;
+    bool ok = x.stepper && x.queue && x.run && chunk && x.ttft && x.rate > 0;
     if (ok) {
         x.tpot = x.ttft + 1;
         x.latency = x.ttft + 2;
@@ -264,9 +279,10 @@ bool infer_serve(const struct setup *s, const struct resolved *r, double duratio
         summarize(&x, maxd(1.0, closed.replicas), mind(x.t, out->duration_s));
         out->ran = true;
     } else {
-        copy_text(out->why_not, sizeof out->why_not,
-                  x.rate > 0 ? "out of memory for the serving run" : "no traffic to serve");
+        snprintf(out->why_not, sizeof out->why_not, "%s",
+                 x.rate > 0 ? "out of memory for the serving run" : "no traffic to serve");
     }
+    infer_stepper_free((struct infer_stepper *)x.stepper);
     free(x.queue);
     free(x.run);
     free(chunk);
