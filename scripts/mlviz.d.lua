@@ -20,6 +20,11 @@ function Setup:copy(changes) end
 ---The analytic model: the same fields as `mlviz eval --format json`.
 ---@return mlviz.Report
 function Setup:eval() end
+---Serving the model: the same fields as `mlviz infer --format json`.
+---Settings (inference.* field names without the prefix) apply to a copy first.
+---@param settings? table
+---@return table
+function Setup:infer(settings) end
 ---Cross-field check against the catalog: true, or nil and the message.
 ---@return boolean|nil ok
 ---@return string|nil message

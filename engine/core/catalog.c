@@ -9,88 +9,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog_internal.h"
+
 #ifndef MLVIZ_DATADIR
 #define MLVIZ_DATADIR "/usr/local/share/mlviz"
 #endif
 
 const char *const precision_names[] = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", NULL};
 const char *const catalog_kind_names[] = {"accelerators", "cpus",     "storage", "links",
-                                          "cooling",      "software", NULL};
+                                          "cooling",      "software", "serving", NULL};
 const char *const catalog_kind_singular[] = {"accelerator", "cpu",      "storage", "link",
-                                             "cooling",     "software", NULL};
+                                             "cooling",     "software", "serving", NULL};
 
 static const char *const accel_kinds[] = {"gpu", "tpu", "npu", "asic", "cpu", NULL};
 static const char *const storage_scopes[] = {"local", "shared", "memory", NULL};
 static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband", "ethernet",
                                          "ici",    "other", NULL};
 
-#define HEAD(T)                                                                                    \
-    {"id", FIELD_STR,      offsetof(T, head.id), 0, 0,    0,    "", NULL, 0,                       \
-     "",   "lowercase id", FIELD_REQUIRED,       0, NULL, NULL, 0},                                \
-        {"name",                                                                                   \
-         FIELD_STR,                                                                                \
-         offsetof(T, head.name),                                                                   \
-         0,                                                                                        \
-         FIELD_STR_LEN * 2,                                                                        \
-         0,                                                                                        \
-         "",                                                                                       \
-         NULL,                                                                                     \
-         0,                                                                                        \
-         "",                                                                                       \
-         "display name",                                                                           \
-         FIELD_REQUIRED,                                                                           \
-         0,                                                                                        \
-         NULL,                                                                                     \
-         NULL,                                                                                     \
-         0},                                                                                       \
-        {"vendor", FIELD_STR, offsetof(T, head.vendor),                                            \
-         0,        0,         0,                                                                   \
-         "",       NULL,      0,                                                                   \
-         "",       "maker",   0,                                                                   \
-         0,        NULL,      NULL,                                                                \
-         0},                                                                                       \
-        {"year", FIELD_INT, offsetof(T, head.year), 1950, 2100, 2000, NULL, NULL,                  \
-         0,      "",        "year of release",      0,    0,    NULL, NULL, 0},                    \
-        {"source",                                                                                 \
-         FIELD_STR,                                                                                \
-         offsetof(T, head.source),                                                                 \
-         0,                                                                                        \
-         FIELD_STR_LEN * 4,                                                                        \
-         0,                                                                                        \
-         "",                                                                                       \
-         NULL,                                                                                     \
-         0,                                                                                        \
-         "",                                                                                       \
-         "datasheet or paper the figures come from",                                               \
-         FIELD_REQUIRED,                                                                           \
-         0,                                                                                        \
-         NULL,                                                                                     \
-         NULL,                                                                                     \
-         0},                                                                                       \
-    {                                                                                              \
-        "notes", FIELD_STR, offsetof(T, head.notes), 0, FIELD_STR_LEN * 4, 0, "", NULL, 0, "",     \
-            "caveats", 0, 0, NULL, NULL, 0                                                         \
-    }
-
-/* Physical floors. A capacity of zero, or a subnormal one such as 4.9e-324,
- * passes "above 0" yet divides into inf; nothing real is slower than these:
- * 1 MB/s of bandwidth, 1 MB of memory, 1 GFLOP/s, 0.1 W, 1% efficiency. */
-#define MIN_GBS    0.001
-#define MIN_GB     0.001
-#define MIN_TFLOPS 0.001
-#define MIN_W      0.1
-#define MIN_SHARE  0.01
-
-#define NUM(T, key, member, lo, hi, dflt, unit, help, flags)                                       \
-    {                                                                                              \
-        key, FIELD_NUM, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0,    \
-            NULL, NULL, 0                                                                          \
-    }
-#define INT(T, key, member, lo, hi, dflt, unit, help, flags)                                       \
-    {                                                                                              \
-        key, FIELD_INT, offsetof(T, member), lo, hi, dflt, NULL, NULL, 0, unit, help, flags, 0,    \
-            NULL, NULL, 0                                                                          \
-    }
 #define PEAK(key, prec, help)                                                                      \
     NUM(struct accelerator, key, peak_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s",      \
         help, FIELD_NULLABLE)
@@ -275,14 +210,19 @@ static const struct field software_fields[] = {
         what, arr, sizeof arr / sizeof arr[0]                                                      \
     }
 static const struct field_table kind_tables[CATALOG_KIND_COUNT] = {
-    TABLE("accelerator", accel_fields), TABLE("cpu", cpu_fields),
-    TABLE("storage", storage_fields),   TABLE("link", link_fields),
-    TABLE("cooling", cooling_fields),   TABLE("software", software_fields),
+    TABLE("accelerator", accel_fields),
+    TABLE("cpu", cpu_fields),
+    TABLE("storage", storage_fields),
+    TABLE("link", link_fields),
+    TABLE("cooling", cooling_fields),
+    TABLE("software", software_fields),
+    {"serving", serving_fields, SERVING_FIELD_COUNT},
 };
 
 static const size_t kind_sizes[CATALOG_KIND_COUNT] = {
     sizeof(struct accelerator), sizeof(struct cpu),     sizeof(struct storage),
     sizeof(struct link),        sizeof(struct cooling), sizeof(struct software),
+    sizeof(struct serving),
 };
 
 const struct field_table *catalog_fields(enum catalog_kind kind)
@@ -309,6 +249,9 @@ static void **kind_array(struct catalog *cat, enum catalog_kind kind, size_t **c
     case CATALOG_COOLING:
         *count = &cat->n_coolings;
         return (void **)&cat->coolings;
+    case CATALOG_SERVING:
+        *count = &cat->n_servings;
+        return (void **)&cat->servings;
     default:
         *count = &cat->n_softwares;
         return (void **)&cat->softwares;
@@ -529,7 +472,8 @@ static bool load_entry(struct catalog *cat, enum catalog_kind kind, const struct
                           ? sizeof(struct accelerator) * 2
                           : sizeof(struct software) * 2];
     _Static_assert(sizeof(struct cpu) <= sizeof buf && sizeof(struct link) <= sizeof buf &&
-                       sizeof(struct storage) <= sizeof buf && sizeof(struct cooling) <= sizeof buf,
+                       sizeof(struct storage) <= sizeof buf &&
+                       sizeof(struct cooling) <= sizeof buf && sizeof(struct serving) <= sizeof buf,
                    "entry buffer too small");
     memset(buf, 0, sizeof buf);
     fields_apply_defaults(t, buf);

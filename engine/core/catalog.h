@@ -24,6 +24,7 @@ enum catalog_kind {
     CATALOG_LINK,
     CATALOG_COOLING,
     CATALOG_SOFTWARE,
+    CATALOG_SERVING,
     CATALOG_KIND_COUNT
 };
 
@@ -152,6 +153,26 @@ struct software {
     int expert_gemm_streams;
 };
 
+/* A serving engine (vLLM, TensorRT-LLM, SGLang): what turns a model's
+ * prefill and decode work into time and memory besides the hardware.
+ * Defaults and sources: assets/catalog/serving.yaml. */
+struct serving {
+    struct catalog_head head;
+    double step_overhead_us;     /* host time per engine step not hidden under device work */
+    bool cuda_graphs;            /* decode steps replay captured CUDA graphs */
+    double graph_kernel_us;      /* device-side cost of one kernel inside a graph replay */
+    int kernels_per_layer;       /* kernels per transformer layer per forward */
+    int kv_block_tokens;         /* tokens per paged KV-cache block */
+    double memory_utilization;   /* share of device memory the engine takes */
+    bool memory_of_free;         /* ...of what the weights leave free (TensorRT-LLM) */
+    double runtime_reserved_gb;  /* CUDA context, communicator and GEMM workspaces */
+    int max_batch;               /* default cap on concurrent sequences */
+    int prefill_chunk_tokens;    /* tokens per prefill chunk (sizes the activation workspace) */
+    double attention_efficiency; /* prefill attention kernels: share of the GEMM efficiency */
+    double allreduce_latency_us; /* fixed cost of one small tensor-parallel all-reduce */
+    bool gqa_kv_shared;          /* decode attention reads a KV head once for its query group */
+};
+
 struct catalog {
     struct accelerator *accelerators;
     size_t n_accelerators;
@@ -165,6 +186,8 @@ struct catalog {
     size_t n_coolings;
     struct software *softwares;
     size_t n_softwares;
+    struct serving *servings;
+    size_t n_servings;
     struct idindex index[CATALOG_KIND_COUNT]; /* id -> position, per kind */
     size_t cap[CATALOG_KIND_COUNT];           /* allocated entries, per kind */
 };
@@ -201,6 +224,7 @@ const struct storage *catalog_storage(const struct catalog *cat, const char *id)
 const struct link *catalog_link(const struct catalog *cat, const char *id);
 const struct cooling *catalog_cooling(const struct catalog *cat, const char *id);
 const struct software *catalog_software(const struct catalog *cat, const char *id);
+const struct serving *catalog_serving(const struct catalog *cat, const char *id);
 
 /* Data directory: $MLVIZ_DATA, else the compiled-in one, else ./ when it has assets/. */
 const char *mlviz_data_dir(void);

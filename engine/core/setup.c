@@ -19,6 +19,8 @@ static const char *const data_source_names[] = {"shared", "local", NULL};
 const char *const train_precision_names[] = {"fp32", "tf32", "bf16",  "fp16",  "fp8",
                                              "int8", "fp4",  "mxfp8", "nvfp4", NULL};
 
+const char *const infer_precision_names[] = {"auto", "bf16", "fp16", "fp8", "int8", "fp4", NULL};
+
 #define OFF(member) offsetof(struct setup, member)
 #define REF(p_, member, kind, dflt, help_, flags_, stage_)                                         \
     {                                                                                              \
@@ -232,6 +234,35 @@ static const struct field setup_field_list[] = {
          "hide the expert all-to-alls under another micro-batch's compute (Megatron-Core "
          "--overlap-moe-expert-parallel-comm)",
          FIELD_KNOB, KNOB(4, "EP comm overlap", NULL, 0)),
+    AUTO("inference.batch", inference.batch, 1, 1048576, "sequences",
+         "concurrent sequences per model replica (auto: as many as the KV cache holds, up to the "
+         "engine's cap)",
+         0, 3),
+    INT("inference.prompt_tokens", inference.prompt_tokens, 1, MAX_SEQ_LEN, 1024, "tokens",
+        "tokens of each request's prompt (processed in one prefill)", 0, 1),
+    INT("inference.output_tokens", inference.output_tokens, 1, MAX_SEQ_LEN, 256, "tokens",
+        "tokens generated per request, one decode step each", 0, 1),
+    ENUM("inference.weight_precision", inference.weight_precision, infer_precision_names,
+         INFER_AUTO,
+         "number format of the served weights (auto: the device's 16-bit format; fp4: NVFP4; "
+         "int8: weight-only)",
+         0, 3),
+    ENUM("inference.kv_precision", inference.kv_precision, infer_precision_names, INFER_AUTO,
+         "number format of the KV cache (auto: the device's 16-bit format)", 0, 3),
+    INT("inference.tensor_parallel", inference.tensor_parallel, 1, 4096, 1, "",
+        "devices one layer is split over when serving", 0, 4),
+    INT("inference.pipeline_parallel", inference.pipeline_parallel, 1, 4096, 1, "",
+        "pipeline stages of one serving replica", 0, 4),
+    REF("inference.software", inference.software, CATALOG_SERVING, "vllm",
+        "serving engine (host overhead, KV blocks, memory share)", 0, 3),
+    AUTO("inference.arrival_rate", inference.arrival_rate, 1e-6, 1e7, "requests/s",
+         "requests per second to the whole deployment when serving over time (auto: 80% of what "
+         "it completes at full batch)",
+         0, 1),
+    NUM("inference.ttft_slo_s", inference.ttft_slo_s, 1e-6, 1e6, 2, "s",
+        "time-to-first-token objective of a request", 0, 1),
+    NUM("inference.tpot_slo_s", inference.tpot_slo_s, 1e-6, 1e6, 0.05, "s",
+        "time-per-output-token objective of a request", 0, 1),
     ENUM("data.source", data.source, data_source_names, DATA_SHARED,
          "read samples from the shared tier or from node-local storage", FIELD_KNOB,
          KNOB(1, "source", NULL, 0)),

@@ -44,6 +44,20 @@ enum train_precision {
 };
 extern const char *const train_precision_names[];
 
+/* Number formats of a serving deployment's weights and KV cache. AUTO is
+ * the device's 16-bit format (bf16, else fp16). fp4 is NVIDIA's NVFP4
+ * (FP8 scale per 16 values); int8 is weight-only 8-bit integers. */
+enum infer_precision {
+    INFER_AUTO,
+    INFER_BF16,
+    INFER_FP16,
+    INFER_FP8,
+    INFER_INT8,
+    INFER_FP4,
+    INFER_PRECISION_COUNT
+};
+extern const char *const infer_precision_names[];
+
 struct setup {
     char name[FIELD_STR_LEN];
     struct {
@@ -120,6 +134,22 @@ struct setup {
         double tokens; /* token budget; samples for generic models */
         char software[FIELD_STR_LEN];
     } training;
+    /* Serving the model (mlviz infer): one deployment of tensor_parallel x
+     * pipeline_parallel devices per model replica, every replica of the
+     * cluster serving the same traffic. */
+    struct {
+        double batch; /* concurrent sequences per replica; FIELD_AUTO: as many as fit */
+        int prompt_tokens;
+        int output_tokens;
+        int weight_precision; /* enum infer_precision */
+        int kv_precision;     /* enum infer_precision */
+        int tensor_parallel;
+        int pipeline_parallel;
+        char software[FIELD_STR_LEN]; /* catalog serving entry */
+        double arrival_rate; /* requests/s, whole deployment; FIELD_AUTO: 80% of capacity */
+        double ttft_slo_s;
+        double tpot_slo_s;
+    } inference;
     struct {
         int source; /* enum data_source */
         double sample_bytes;
@@ -148,6 +178,7 @@ struct resolved {
     const struct storage *storage;
     const struct cooling *cooling;
     const struct software *software;
+    const struct serving *serving; /* inference.software */
 };
 
 const struct field_table *setup_fields(void);
@@ -230,6 +261,14 @@ int setup_stage_layers(const struct setup *s, int stage);
  * the low-precision formats; 0 when the device has no such path. */
 double setup_gemm_peak_tflops(const struct setup *s, const struct accelerator *a);
 double setup_vector_peak_tflops(const struct setup *s, const struct accelerator *a);
+
+/* Inference number formats. setup_infer_format gives the training-format
+ * equivalent (enum train_precision) of the weights (SETUP_INFER_WEIGHTS) or
+ * the KV cache (SETUP_INFER_KV), "auto" resolved to the device's 16-bit
+ * format; setup_infer_format_bytes its bytes per value, scales included. */
+enum { SETUP_INFER_WEIGHTS, SETUP_INFER_KV };
+int setup_infer_format(const struct setup *s, const struct accelerator *a, int which);
+double setup_infer_format_bytes(int train_precision);
 
 /* Write the setup as YAML (all fields), for `mlviz check --dump` and Lua. */
 void setup_write_yaml(const struct setup *s, char *buf, size_t len);

@@ -91,7 +91,10 @@ static bool resolve_refs(const struct setup *s, const struct catalog *cat, struc
                      err, err_len, bad_path))
         return false;
     r->software = p;
-
+    if (!resolve_ref(cat, CATALOG_SERVING, s->inference.software, "inference.software", false, &p,
+                     err, err_len, bad_path))
+        return false;
+    r->serving = p;
     return true;
 }
 
@@ -344,7 +347,8 @@ static bool check_resolved(const struct setup *s, const struct resolved *r, char
     } else if (!check_generic(s, &z, err, err_len, bad_path)) {
         return false;
     }
-    return check_hardware(s, r, &z, err, err_len, bad_path);
+    return check_hardware(s, r, &z, err, err_len, bad_path) &&
+           setup_check_inference(s, r, err, err_len, bad_path);
 }
 
 bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,

@@ -13,4 +13,9 @@
 bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
                  size_t err_len, const char *bad_path[2]);
 
+/* The inference section's cross-checks (setup_infer.c): replica size,
+ * heads over tensor ranks, number formats the device has. */
+bool setup_check_inference(const struct setup *s, const struct resolved *r, char *err,
+                           size_t err_len, const char *bad_path[2]);
+
 #endif

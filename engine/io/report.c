@@ -114,12 +114,13 @@ void report_visit_field(const struct report_field *f, const struct setup *s,
     visit_field(f, dot ? dot + 1 : f->key, o, s, r, v);
 }
 
-void report_visit(const struct setup *s, const struct resolved *r, const struct model_report *o,
-                  const struct report_visitor *v)
+void report_visit_table(const struct report_field *rows, size_t n, const void *base,
+                        const struct setup *s, const struct resolved *r,
+                        const struct report_visitor *v)
 {
     char group[32] = ""; /* the object open now, "" at the top level */
-    for (size_t i = 0; i < report_field_count; i++) {
-        const struct report_field *f = &report_fields[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct report_field *f = &rows[i];
         const char *dot = strchr(f->key, '.');
         size_t glen = dot ? (size_t)(dot - f->key) : 0;
         if (strlen(group) != glen || strncmp(group, f->key, glen) != 0) {
@@ -129,10 +130,16 @@ void report_visit(const struct setup *s, const struct resolved *r, const struct 
             if (group[0])
                 v->begin(v->ctx, group);
         }
-        visit_field(f, dot ? dot + 1 : f->key, o, s, r, v);
+        visit_field(f, dot ? dot + 1 : f->key, base, s, r, v);
     }
     if (group[0])
         v->end(v->ctx);
+}
+
+void report_visit(const struct setup *s, const struct resolved *r, const struct model_report *o,
+                  const struct report_visitor *v)
+{
+    report_visit_table(report_fields, report_field_count, o, s, r, v);
 }
 
 /* ---- JSON: the report through the one JSON writer ---------------------------- */
@@ -178,15 +185,21 @@ void json_visitor(struct json_writer *w, struct report_visitor *v)
     v->boolean = jv_bool;
 }
 
-void report_write_json(FILE *out, const struct setup *s, const struct resolved *r,
-                       const struct model_report *o)
+void report_write_json_table(FILE *out, const struct report_field *rows, size_t n, const void *base,
+                             const struct setup *s, const struct resolved *r)
 {
     struct json_writer w;
     struct report_visitor v;
     json_begin(&w, out, true);
     json_visitor(&w, &v);
-    report_visit(s, r, o, &v);
+    report_visit_table(rows, n, base, s, r, &v);
     json_finish(&w);
+}
+
+void report_write_json(FILE *out, const struct setup *s, const struct resolved *r,
+                       const struct model_report *o)
+{
+    report_write_json_table(out, report_fields, report_field_count, o, s, r);
 }
 
 /* ---- CSV: flattened keys, lists left out ------------------------------------- */
@@ -254,21 +267,27 @@ static void cv_bool(void *c, const char *key, bool b)
     csv_field(c, key, b ? "true" : "false");
 }
 
-void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r,
-                      const struct model_report *o, bool header)
+void report_write_csv_table(FILE *out, const struct report_field *rows, size_t n, const void *base,
+                            const struct setup *s, const struct resolved *r, bool header)
 {
     struct csv_ctx x = {.header = header};
     struct report_visitor v = {&x,          cv_begin, cv_end, cv_begin_list,
                                cv_end_list, cv_num,   cv_str, cv_bool};
     if (header) {
         csv_row_begin(&x.row, out);
-        report_visit(s, r, o, &v);
+        report_visit_table(rows, n, base, s, r, &v);
         csv_row_end(&x.row);
         x.header = false;
     }
     csv_row_begin(&x.row, out);
-    report_visit(s, r, o, &v);
+    report_visit_table(rows, n, base, s, r, &v);
     csv_row_end(&x.row);
+}
+
+void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r,
+                      const struct model_report *o, bool header)
+{
+    report_write_csv_table(out, report_fields, report_field_count, o, s, r, header);
 }
 
 /* ---- text ------------------------------------------------------------------------ */

@@ -16,9 +16,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "infer.h"
 #include "json.h"
 #include "model.h"
 #include "report_fields.h"
+#include "serve.h"
 #include "units.h"
 
 /* A user string made safe for a terminal: control characters as \xNN,
@@ -45,6 +47,12 @@ void report_visit_field(const struct report_field *f, const struct setup *s,
 void report_visit(const struct setup *s, const struct resolved *r, const struct model_report *o,
                   const struct report_visitor *v);
 
+/* The same walk over any table of report fields describing the struct at
+ * `base` (the inference report's table, say). */
+void report_visit_table(const struct report_field *rows, size_t n, const void *base,
+                        const struct setup *s, const struct resolved *r,
+                        const struct report_visitor *v);
+
 /* The JSON writer (json.h) as a report_visitor. */
 void json_visitor(struct json_writer *w, struct report_visitor *v);
 
@@ -57,9 +65,19 @@ void report_write_json(FILE *out, const struct setup *s, const struct resolved *
 /* One header line of flattened keys (memory.per_device_gb) and one row. */
 void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r,
                       const struct model_report *o, bool header);
+/* The JSON object and the CSV header + row of any report table. */
+void report_write_json_table(FILE *out, const struct report_field *rows, size_t n, const void *base,
+                             const struct setup *s, const struct resolved *r);
+void report_write_csv_table(FILE *out, const struct report_field *rows, size_t n, const void *base,
+                            const struct setup *s, const struct resolved *r, bool header);
 /* The readable report of `mlviz eval`. */
 void report_write_text(FILE *out, const struct setup *s, const struct resolved *r,
                        const struct model_report *o);
+/* The readable report of `mlviz infer` (report_infer.c). */
+void infer_write_text(FILE *out, const struct setup *s, const struct resolved *r,
+                      const struct infer_report *o);
+/* The readable report of `mlviz infer --serve` (report_infer.c). */
+void serve_write_text(FILE *out, const struct setup *s, const struct serve_report *o);
 /* The static sanity checks of `mlviz check` (host RAM, PCIe lanes, rack
  * power); returns the number of warnings. */
 int report_write_checks(FILE *out, const struct setup *s, const struct resolved *r,

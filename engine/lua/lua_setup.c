@@ -442,6 +442,44 @@ static int setup_eval_m(lua_State *L)
     return 1;
 }
 
+/* setup:infer() -> the serving report (the fields of `mlviz infer
+ * --format json`); setup:infer{batch = 64, ...} evaluates a copy with
+ * those inference.* fields set first. */
+static int setup_infer_m(lua_State *L)
+{
+    struct luahost *h = lh_host_of(L);
+    struct lsetup *u = lh_check_setup(L, 1);
+    struct setup *s = &u->s;
+    struct lsetup *copy = NULL;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        copy = lh_push_setup(L, &u->s); /* at index 3 */
+        s = &copy->s;
+        lua_pushnil(L);
+        while (lua_next(L, 2) != 0) {
+            char path[FIELD_STR_LEN + 16];
+            if (lua_type(L, -2) != LUA_TSTRING)
+                return luaL_error(L, "infer: settings are named (inference field names)");
+            snprintf(path, sizeof path, "inference.%s", lua_tostring(L, -2));
+            lh_set_field(L, s, lh_check_field(L, path, "infer"), -1, "infer");
+            lua_pop(L, 1);
+        }
+    }
+    struct resolved r;
+    char err[LUAHOST_MSG_LEN];
+    if (!setup_resolve(s, lh_need_catalog(L, h, "infer"), &r, err, sizeof err))
+        return lh_api_error(L, "infer", err);
+    struct infer_report o;
+    infer_eval(s, &r, &o);
+    struct table_builder b = {.L = L};
+    struct report_visitor v = {&b,       tb_begin, tb_close, tb_begin_list,
+                               tb_close, tb_num,   tb_str,   tb_bool};
+    luaL_checkstack(L, TABLE_MAX_NEST + 4, "infer");
+    lua_createtable(L, 0, 32);
+    report_visit_table(infer_report_fields, infer_report_field_count, &o, s, &r, &v);
+    return 1;
+}
+
 static int setup_check_m(lua_State *L)
 {
     struct luahost *h = lh_host_of(L);
@@ -486,10 +524,9 @@ static int setup_tostring(lua_State *L)
 }
 
 static const luaL_Reg setup_methods[] = {
-    {"get", setup_get_m},         {"set", setup_set_m},
-    {"copy", setup_copy_m},       {"eval", setup_eval_m},
-    {"check", setup_check_m},     {"yaml", setup_yaml_m},
-    {"devices", setup_devices_m}, {NULL, NULL},
+    {"get", setup_get_m},         {"set", setup_set_m},     {"copy", setup_copy_m},
+    {"eval", setup_eval_m},       {"check", setup_check_m}, {"yaml", setup_yaml_m},
+    {"devices", setup_devices_m}, {"infer", setup_infer_m}, {NULL, NULL},
 };
 
 /* __index for userdata: methods, or an error that names the nearest one. */

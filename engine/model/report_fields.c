@@ -226,7 +226,7 @@ double report_field_number(const struct report_field *f, const void *base)
 
 /* Zeroes the non-finite doubles of one table over one struct; returns the
  * first such field or NULL. Negative zero becomes zero. */
-static const struct report_field *clean_doubles(const struct report_field *t, size_t n, void *base)
+const struct report_field *report_clean_doubles(const struct report_field *t, size_t n, void *base)
 {
     const struct report_field *bad = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -298,13 +298,13 @@ const char *report_sanitize(struct model_report *o)
 {
     const struct report_field *bad = NULL;
     if (!all_finite(o))
-        bad = clean_doubles(report_fields, report_field_count, o);
+        bad = report_clean_doubles(report_fields, report_field_count, o);
     int n = o->n_suggestions < 0                ? 0
             : o->n_suggestions > SUGGESTION_MAX ? SUGGESTION_MAX
                                                 : o->n_suggestions;
     o->n_suggestions = n;
     for (int i = 0; i < n; i++) {
-        const struct report_field *b = clean_doubles(
+        const struct report_field *b = report_clean_doubles(
             report_suggestion_fields, report_suggestion_field_count, &o->suggestions[i]);
         if (!bad && b)
             bad = b;

@@ -44,5 +44,8 @@ double report_field_number(const struct report_field *f, const void *base);
 /* Zeroes every non-finite double of the report (and turns -0 into 0);
  * returns the key of the first one found, or NULL when all were finite. */
 const char *report_sanitize(struct model_report *o);
+/* The same guard over any table's NUM members in the struct at base;
+ * returns the first non-finite field (now 0) or NULL. */
+const struct report_field *report_clean_doubles(const struct report_field *t, size_t n, void *base);
 
 #endif

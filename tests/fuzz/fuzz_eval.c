@@ -22,6 +22,7 @@
 
 #include "catalog.h"
 #include "fuzz_shipped_catalog.h"
+#include "infer.h"
 #include "model.h"
 #include "report.h"
 #include "setup.h"
@@ -200,5 +201,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!isfinite(report_field_number(&report_suggestion_fields[j], &o.suggestions[i])))
                 abort();
     write_all(&s, &r, &o);
+    /* The serving model over the same setup: finite, never negative. */
+    struct infer_report io;
+    infer_eval(&s, &r, &io);
+    for (size_t i = 0; i < infer_report_field_count; i++) {
+        if (infer_report_fields[i].type != REPORT_NUM)
+            continue; /* a stage is -1 when there is none */
+        double v = report_field_number(&infer_report_fields[i], &io);
+        if (!isfinite(v) || v < 0 || (v == 0 && signbit(v))) {
+            fprintf(stderr, "fuzz_eval: infer %s = %g\n", infer_report_fields[i].key, v);
+            abort();
+        }
+    }
     return 0;
 }

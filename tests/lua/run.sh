@@ -45,6 +45,9 @@ conclusion moe-experts "all-to-alls take [0-9.]+ s per step inside one NVLink no
 conclusion long-context "first context-parallel size that fits is CP [248]"
 conclusion rack-scale "across 8-GPU servers and [0-9.]+ s inside the NVL72 domain; the rack trains [0-9.]+x faster"
 conclusion plan-a-run "2048 H100s need [0-9.]+ days at best \(TP [0-9]+, PP [0-9]+.*cheapest choice is [0-9]+ H100s"
+conclusion why-answers-stream "each answer token takes [0-9.]+ ms, [0-9]+x longer, because decode reads every weight"
+conclusion batch-latency "batch 64 serves [0-9]+x the tokens of batch 1 for 1\.[0-9]x the time per token"
+conclusion kv-cache-users "at 131072 tokens a conversation only [0-9]+ users fit on the eight GPUs, against [0-9]+ at 2048"
 # The conclusion follows the parameters: no cure, no change of bottleneck.
 expect "scenario params change the story" 0 "^Conclusion: the bottleneck moves from cpus to cpus" -- \
     run data-starvation --workers=1 --cache_hit=0 --prefetch=0

@@ -127,4 +127,13 @@ check("duration parse", mlviz.parse_duration("2h") == 7200)
 check("collective", (mlviz.collective("all-reduce", "ring", 1e9, { devices = 8 })) > 0)
 check("fields", #mlviz.fields() > 30)
 
+-- serving
+local inf = s:infer()
+check("infer report", inf.runnable == true and inf.ttft_s > 0 and inf.layout.software == "vllm", inf.why_not)
+local one, many = s:infer{ batch = 1 }, s:infer{ batch = 64 }
+check("infer settings apply to a copy", s:get("inference.batch") == "auto" and one.batch == 1 and many.batch == 64)
+check("infer batch buys throughput with latency", many.output_tokens_per_s > 8 * one.output_tokens_per_s and many.tpot_s > one.tpot_s)
+raises("infer unknown setting", function() s:infer{ bacth = 2 } end, "did you mean 'inference.batch'")
+raises("infer bad layout", function() s:infer{ tensor_parallel = 3 } end, "inference.tensor_parallel")
+
 if failed > 0 then error(failed .. " API checks failed") end

@@ -121,6 +121,8 @@ bool cli_write_file(int dir_fd, const char *dir_shown, const char *name, const c
 int cmd_catalog(int argc, char **argv);    /* tui/cli/cmd_catalog.c */
 int cmd_check(int argc, char **argv);      /* tui/cli/cmd_eval.c */
 int cmd_eval(int argc, char **argv);       /* tui/cli/cmd_eval.c */
+int cmd_infer(int argc, char **argv);      /* tui/cli/cmd_infer.c */
+int cmd_plan_infer(int argc, char **argv); /* tui/cli/cmd_plan_infer.c (plan --infer) */
 int cmd_collective(int argc, char **argv); /* tui/cli/cmd_collective.c */
 int cmd_fields(int argc, char **argv);     /* tui/cli/cmd_fields.c */
 int cmd_sim(int argc, char **argv);        /* tui/cli/cmd_sim.c */

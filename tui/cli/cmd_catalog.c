@@ -22,6 +22,8 @@ static const char *const text_columns[CATALOG_KIND_COUNT][TEXT_COLUMNS_MAX] = {
     {"id", "rack_kw_max", "pue", "overhead_fraction", "source", NULL},
     {"id", "kernels_per_layer_fwd", "elementwise_bytes_sbh", "runtime_reserved_gb",
      "step_overhead_s", "source", NULL},
+    {"id", "step_overhead_us", "kv_block_tokens", "memory_utilization", "max_batch",
+     "allreduce_latency_us", "source", NULL},
 };
 
 /* One cell of the catalog's text table, safe for a terminal (a user

@@ -689,6 +689,9 @@ static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan
 
 int cmd_plan(int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--infer") == 0)
+            return cmd_plan_infer(argc, argv); /* the serving search: cmd_plan_infer.c */
     struct plan_cli *pc = calloc(1, sizeof *pc);
     struct plan_space *sp = calloc(1, sizeof *sp);
     struct plan_result *r = calloc(1, sizeof *r);
