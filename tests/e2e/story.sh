@@ -28,7 +28,10 @@ parallelism|30B model on 8 DGX H100|accelerators
 plan-a-run|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators
 precision|Llama-8B on 1x DGX H100|cannot-run
 rack-scale|72 B200 in 9 HGX servers|interconnect
-spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators'
+spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators
+why-answers-stream|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving
+batch-latency|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving
+kv-cache-users|Llama 3 70B served on 1x DGX H100|serving|Llama 3 70B served on 1x DGX H100|serving|Llama 3 70B served on 1x DGX H100|serving|Llama 3 70B served on 1x DGX H100|serving'
 
 # Every shipped scenario has a line (a new one must say what it shows).
 for f in "$MLVIZ_DATA"/scenarios/*.lua; do
@@ -55,10 +58,15 @@ at_pause() {
 }
 
 # marked_ok SESSION STAGE: the screen marks STAGE (or cannot run) and the
-# narration says the same.
+# narration says the same; "serving": the narration states a serving figure.
 marked_ok() {
     s=$(screen "$1")
     j=$(joined "$1")
+    if [ "$2" = serving ]; then
+        # a serving story: its narration states the serving figure of the pause
+        echo "$j" | grep -qE "(memory|compute)-bound|tokens/s|fit in"
+        return
+    fi
     if [ "$2" = cannot-run ]; then
         echo "$s" | grep -qF "CANNOT RUN" && echo "$j" | grep -qF "it cannot run"
         return
