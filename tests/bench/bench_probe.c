@@ -44,7 +44,9 @@ static bool write_proc(const char *dir)
 
 int main(void)
 {
-    char dir[] = "/tmp/mlviz-bench-probe-XXXXXX", path[1100], err[512];
+    char dir[1024], path[1100], err[512];
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/mlviz-bench-probe-XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
     if (!mkdtemp(dir))
         return 1;
     static struct probe_machine m;

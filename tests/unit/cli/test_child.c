@@ -17,7 +17,7 @@
 
 #include "cli.h"
 
-static char pid_file[] = "/tmp/mlviz-test-child-XXXXXX";
+static char pid_file[1024];
 
 /* Is process pid gone? (Not alive; mlviz reaps what it kills, so not a
  * zombie either once cli_run_child returns.) */
@@ -115,6 +115,9 @@ static void test_too_much_output(void **state)
 
 int main(void)
 {
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(pid_file, sizeof pid_file, "%s/mlviz-test-child-XXXXXX",
+             tmpdir && tmpdir[0] ? tmpdir : "/tmp");
     int fd = mkstemp(pid_file);
     if (fd < 0)
         return 1;
