@@ -403,8 +403,11 @@ static bool build_gpus(struct builder *b, char *err, size_t err_len)
     } else {
         b->chosen = *near;
     }
-    snprintf(b->found, sizeof b->found, "%d x %.100s, %.0f GB, %.0f W", b->devices, g->name,
-             g->mem_gb, g->power_w);
+    char power[32] = "power limit unknown";
+    if (g->power_w > 0)
+        snprintf(power, sizeof power, "%.0f W", g->power_w);
+    snprintf(b->found, sizeof b->found, "%d x %.100s, %.0f GB, %s", b->devices, g->name, g->mem_gb,
+             power);
     note_match(out, "accelerator", b->found, &out->accel);
     return true;
 }
