@@ -134,13 +134,22 @@ static void drop_negative_zero(char *buf)
 /* Below 2^53 every integer is exact in a double. */
 #define EXACT_INTEGER_LIMIT 9007199254740992.0
 
+/* Up to here an integer is written whole when `digits` would round it
+ * (a 64-bit count such as 9223372036854775807 stays whole); beyond, with
+ * 17 significant digits, which read back as the same double. */
+#define WHOLE_INTEGER_LIMIT 1e19
+
 void output_format_number(char *buf, size_t len, double v, int digits)
 {
     v = output_number(v);
-    if (v == floor(v) && fabs(v) < EXACT_INTEGER_LIMIT)
+    if (v == floor(v) && fabs(v) < EXACT_INTEGER_LIMIT) {
         snprintf(buf, len, "%.0f", v);
-    else
+    } else {
         snprintf(buf, len, "%.*g", digits, v);
+        /* An integer the short form rounds: exactly instead. */
+        if (v == floor(v) && strtod(buf, NULL) != v)
+            snprintf(buf, len, fabs(v) < WHOLE_INTEGER_LIMIT ? "%.0f" : "%.17g", v);
+    }
     drop_negative_zero(buf);
 }
 

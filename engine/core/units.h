@@ -48,8 +48,9 @@ bool units_parse(enum unit_kind kind, const char *text, double *out);
 
 /* The one gate from a double to output: non-finite -> 0, -0 -> 0. */
 double output_number(double v);
-/* A number for machines (JSON, CSV): integer-valued numbers exactly,
- * others with `digits` significant digits. */
+/* A number for machines (JSON, CSV): integer-valued numbers exactly
+ * (whole below 1e19, past every 64-bit count; beyond, digits enough to
+ * read back the same double), others with `digits` significant digits. */
 void output_format_number(char *buf, size_t len, double v, int digits);
 /* A number for people with `decimals` decimals; beyond 1e9 three
  * significant digits with an exponent, never a 300-digit number. */

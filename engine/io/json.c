@@ -124,6 +124,12 @@ void json_key_uint(struct json_writer *w, const char *key, unsigned long long v)
     fprintf(w->out, "%llu", v);
 }
 
+void json_key_int(struct json_writer *w, const char *key, long long v)
+{
+    json_sep(w, key);
+    fprintf(w->out, "%lld", v);
+}
+
 void json_key_str(struct json_writer *w, const char *key, const char *s)
 {
     json_sep(w, key);

@@ -22,6 +22,7 @@ void json_finish(struct json_writer *w);                        /* closes it, ne
  * callers use for "absent". */
 void json_key_num(struct json_writer *w, const char *key, double v);
 void json_key_uint(struct json_writer *w, const char *key, unsigned long long v);
+void json_key_int(struct json_writer *w, const char *key, long long v); /* every digit */
 void json_key_str(struct json_writer *w, const char *key, const char *s);
 void json_key_bool(struct json_writer *w, const char *key, bool b);
 /* An object or list, under `key` (NULL inside a list). */

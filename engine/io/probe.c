@@ -1,15 +1,18 @@
 /* probe: reading this machine's hardware and matching it to the catalog. */
+#define _GNU_SOURCE /* O_TMPFILE (Linux): the read test's file never has a name */
 #include "probe.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,16 +69,43 @@ static bool read_number(const char *path, double *v)
 
 /* ---- procfs: CPU and memory ----------------------------------------------- */
 
+/* A set of (physical id, core id) pairs, open addressing: each line of
+ * cpuinfo costs O(1), so a file of any length is read in linear time. */
+enum { PAIR_SLOTS = 1 << 17, MAX_PAIRS = PAIR_SLOTS / 2 };
+struct pair_set {
+    long key[PAIR_SLOTS][2];
+    bool used[PAIR_SLOTS];
+    size_t count;
+};
+
+/* Adds (a, b) unless present or the set is full. */
+static void pair_add(struct pair_set *set, long a, long b)
+{
+    unsigned long h = ((unsigned long)a * 0x9E3779B97F4A7C15ul) ^ (unsigned long)b;
+    h = (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ul;
+    for (size_t i = (size_t)(h ^ (h >> 32)) & (PAIR_SLOTS - 1);; i = (i + 1) & (PAIR_SLOTS - 1)) {
+        if (!set->used[i]) {
+            if (set->count >= MAX_PAIRS)
+                return; /* half full at most: probes stay short */
+            set->used[i] = true;
+            set->key[i][0] = a;
+            set->key[i][1] = b;
+            set->count++;
+            return;
+        }
+        if (set->key[i][0] == a && set->key[i][1] == b)
+            return;
+    }
+}
+
 /* "key : value" lines of /proc/cpuinfo. Sockets are the distinct physical
  * ids, cores the distinct (physical id, core id) pairs. */
 static void parse_cpuinfo(struct probe_machine *m, const char *text)
 {
-    enum { MAX_PAIRS = 4096 };
-    static long pairs[MAX_PAIRS][2];
-    size_t n_pairs = 0;
-    long ids[256];
-    size_t n_ids = 0;
-    long phys = -1, core = -1;
+    static struct pair_set cores, sockets;
+    memset(&cores, 0, sizeof cores);
+    memset(&sockets, 0, sizeof sockets);
+    long phys = -1;
     int processors = 0;
     const char *line = text;
     while (*line) {
@@ -86,37 +116,25 @@ static void parse_cpuinfo(struct probe_machine *m, const char *text)
             probe_copy_clean(key, sizeof key, line, (size_t)(colon - line));
             probe_copy_clean(value, sizeof value, colon + 1, n - (size_t)(colon - line) - 1);
             if (strcmp(key, "processor") == 0) {
-                processors++;
-                phys = core = -1;
+                processors += processors < INT_MAX;
+                phys = -1;
             } else if ((strcmp(key, "model name") == 0 || strcmp(key, "Model") == 0 ||
                         strcmp(key, "cpu model") == 0) &&
                        !m->cpu_model[0]) {
                 snprintf(m->cpu_model, sizeof m->cpu_model, "%s", value);
             } else if (strcmp(key, "physical id") == 0) {
                 phys = strtol(value, NULL, 10);
-                bool seen = false;
-                for (size_t i = 0; i < n_ids; i++)
-                    seen |= ids[i] == phys;
-                if (!seen && n_ids < sizeof ids / sizeof ids[0])
-                    ids[n_ids++] = phys;
+                pair_add(&sockets, phys, 0);
             } else if (strcmp(key, "core id") == 0) {
-                core = strtol(value, NULL, 10);
-                bool seen = false;
-                for (size_t i = 0; i < n_pairs && !seen; i++)
-                    seen = pairs[i][0] == phys && pairs[i][1] == core;
-                if (!seen && n_pairs < MAX_PAIRS) {
-                    pairs[n_pairs][0] = phys;
-                    pairs[n_pairs][1] = core;
-                    n_pairs++;
-                }
+                pair_add(&cores, phys, strtol(value, NULL, 10));
             }
         }
         line += n + (line[n] == '\n');
     }
     m->threads = processors > 0 ? processors : 1;
-    m->sockets = n_ids > 0 ? (int)n_ids : 1;
-    int cores = n_pairs > 0 ? (int)n_pairs : m->threads;
-    m->cores_per_socket = cores / m->sockets > 0 ? cores / m->sockets : 1;
+    m->sockets = sockets.count > 0 ? (int)sockets.count : 1;
+    int n_cores = cores.count > 0 ? (int)cores.count : m->threads;
+    m->cores_per_socket = n_cores / m->sockets > 0 ? n_cores / m->sockets : 1;
     if (!m->cpu_model[0])
         snprintf(m->cpu_model, sizeof m->cpu_model, "unknown CPU");
 }
@@ -145,6 +163,48 @@ bool probe_starts_with(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* True when haystack holds needle, ignoring ASCII case. */
+static bool contains_nocase(const char *haystack, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *haystack; haystack++)
+        if (strncasecmp(haystack, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* A VM's disk, by its name (virtio vdX, Xen xvdX), the transport of its
+ * NVMe controller (tcp, rdma, fc: NVMe over a fabric) or the model string
+ * cloud and hypervisor disks report; what it is goes to kind. The kernel
+ * often calls such disks rotational, so this is asked first. */
+static bool virtual_disk(const char *sys, const char *name, char *kind, size_t len)
+{
+    static const char *const models[][2] = {
+        {"Elastic Block Store", "Amazon EBS"},      {"PersistentDisk", "Google persistent disk"},
+        {"nvme_card-pd", "Google persistent disk"}, {"Virtual Disk", "hypervisor virtual disk"},
+        {"QEMU HARDDISK", "QEMU virtual disk"},     {"VBOX HARDDISK", "VirtualBox virtual disk"},
+        {"Virtual disk", "hypervisor virtual disk"}};
+    char path[1200], text[128];
+    if (probe_starts_with(name, "vd") || probe_starts_with(name, "xvd")) {
+        snprintf(kind, len, "%s", name[0] == 'v' ? "virtio" : "Xen");
+        return true;
+    }
+    snprintf(path, sizeof path, "%s/block/%.63s/device/transport", sys, name);
+    if (read_line(path, text, sizeof text) && text[0] && strcmp(text, "pcie") != 0) {
+        snprintf(kind, len, "NVMe over %.20s", text);
+        return true;
+    }
+    snprintf(path, sizeof path, "%s/block/%.63s/device/model", sys, name);
+    if (!read_line(path, text, sizeof text))
+        return false;
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++)
+        if (contains_nocase(text, models[i][0])) {
+            snprintf(kind, len, "%s", models[i][1]);
+            return true;
+        }
+    return false;
+}
+
 /* Local disks: SYS/block/NAME with queue/rotational and size (512-byte
  * sectors). Loop, RAM, device-mapper, optical and zram devices are skipped. */
 static void read_disks(struct probe_machine *m, const char *sys)
@@ -161,25 +221,28 @@ static void read_disks(struct probe_machine *m, const char *sys)
             probe_starts_with(name, "fd"))
             continue;
         double sectors = 0, rotational = 0, removable = 0;
-        snprintf(path, sizeof path, "%s/block/%s/size", sys, name);
+        snprintf(path, sizeof path, "%s/block/%.63s/size", sys, name);
         if (!read_number(path, &sectors) || sectors <= 0)
             continue;
-        snprintf(path, sizeof path, "%s/block/%s/removable", sys, name);
+        snprintf(path, sizeof path, "%s/block/%.63s/removable", sys, name);
         if (read_number(path, &removable) && removable != 0)
             continue;
-        snprintf(path, sizeof path, "%s/block/%s/queue/rotational", sys, name);
+        snprintf(path, sizeof path, "%s/block/%.63s/queue/rotational", sys, name);
         read_number(path, &rotational);
         struct probe_disk *d = &m->disks[m->n_disks++];
         memset(d, 0, sizeof *d);
-        snprintf(d->name, sizeof d->name, "%s", name);
+        snprintf(d->name, sizeof d->name, "%.31s", name);
         d->size_gb = sectors * 512.0 / 1e9;
         d->kind = probe_starts_with(name, "nvme") ? PROBE_DISK_NVME
                   : rotational != 0               ? PROBE_DISK_HDD
                                                   : PROBE_DISK_SSD;
+        if (virtual_disk(sys, name, d->virtual_kind, sizeof d->virtual_kind))
+            d->kind = PROBE_DISK_VIRTUAL;
         if (d->kind == PROBE_DISK_NVME) {
             /* "16.0 GT/s PCIe": 8 GT/s is gen 3, 16 gen 4, 32 gen 5. */
             char speed[64];
-            snprintf(path, sizeof path, "%s/block/%s/device/device/current_link_speed", sys, name);
+            snprintf(path, sizeof path, "%s/block/%.63s/device/device/current_link_speed", sys,
+                     name);
             if (read_line(path, speed, sizeof speed)) {
                 double gts = strtod(speed, NULL);
                 d->pcie_gen = gts >= 60 ? 6 : gts >= 30 ? 5 : gts >= 15 ? 4 : gts >= 7 ? 3 : 0;
@@ -261,14 +324,92 @@ static double field_number(const char *text)
     return end != text && *end == '\0' && isfinite(v) && v > 0 && v < 1e15 ? v : 0.0;
 }
 
+/* What a column of a tool's answer holds. */
+enum column { COL_NUMBER, COL_UNKNOWN, COL_GARBLED };
+
+/* A number column: "[N/A]" or empty is unknown; anything else must be a
+ * whole finite number. */
+static enum column column_number(const char *text, double *v)
+{
+    text += strspn(text, " ");
+    char *end;
+    *v = strtod(text, &end);
+    while (*end == ' ')
+        end++;
+    if (end != text && *end == '\0' && isfinite(*v))
+        return COL_NUMBER;
+    *v = 0;
+    return !text[0] || probe_starts_with(text, "[N/A]") || probe_starts_with(text, "N/A")
+               ? COL_UNKNOWN
+               : COL_GARBLED;
+}
+
+/* Checks one line's name, memory and power; "" when it is a GPU, else why
+ * not in why. */
+static void check_gpu_line(char *const cols[], int k, struct probe_gpu *g, char *why, size_t len)
+{
+    double mib = 0, watts = 0;
+    why[0] = '\0';
+    probe_copy_clean(g->name, sizeof g->name, k > 0 ? cols[0] : "", k > 0 ? strlen(cols[0]) : 0);
+    if (k < 2 || !g->name[0]) {
+        snprintf(why, len, "not \"name, memory.total, power.limit, ...\"");
+        return;
+    }
+    enum column mem = column_number(cols[1], &mib);
+    enum column power = k > 2 ? column_number(cols[2], &watts) : COL_UNKNOWN;
+    if (mem != COL_NUMBER || power == COL_GARBLED)
+        snprintf(why, len, "%s is not a number",
+                 mem != COL_NUMBER ? "memory.total" : "power.limit");
+    else if (!(mib >= 1 && mib <= PROBE_MAX_GPU_MIB))
+        snprintf(why, len, "memory.total %.6g MiB is not a GPU's memory (1 MiB to 16 TiB)", mib);
+    else if (power == COL_NUMBER && !(watts >= 1 && watts <= PROBE_MAX_GPU_W))
+        snprintf(why, len, "power.limit %.6g W is not a GPU's power limit (1 W to %d W)", watts,
+                 PROBE_MAX_GPU_W);
+    g->mem_gb = mib * 1048576.0 / 1e9;
+    g->power_w = watts;
+}
+
+/* Counts the lines that were not GPUs and keeps the first one's reason. */
+struct rejects {
+    int count, first_line;
+    char first[160];
+};
+
+static void reject(struct rejects *r, int line_no, const char *why)
+{
+    if (r->count++ == 0) {
+        r->first_line = line_no;
+        snprintf(r->first, sizeof r->first, "%s", why);
+    }
+}
+
+/* The parsers' verdict: false when lines were rejected and none was a GPU;
+ * otherwise true, with the rejected lines (if any) said in err. */
+static bool rejects_verdict(const struct rejects *r, const char *what, size_t gpus, char *err,
+                            size_t err_len)
+{
+    err[0] = '\0';
+    if (r->count == 0)
+        return true;
+    if (gpus > 0)
+        snprintf(err, err_len, "%d %s%s left out, the first: %s %d: %s", r->count, what,
+                 r->count == 1 ? "" : "s", what, r->first_line, r->first);
+    else
+        snprintf(err, err_len, "%s %d: %s (%d %s%s, none a GPU)", what, r->first_line, r->first,
+                 r->count, what, r->count == 1 ? "" : "s");
+    return gpus > 0;
+}
+
 bool probe_parse_nvidia_smi(struct probe_machine *m, const char *csv, char *err, size_t err_len)
 {
     int line_no = 0;
+    size_t found = 0;
+    struct rejects bad = {0};
     const char *line = csv;
     while (*line) {
         size_t n = strcspn(line, "\n");
         line_no++;
-        char buf[512];
+        char buf[512], why[160];
         probe_copy_clean(buf, sizeof buf, line, n < sizeof buf ? n : sizeof buf - 1);
         line += n + (line[n] == '\n');
         if (!buf[0])
@@ -278,24 +419,24 @@ bool probe_parse_nvidia_smi(struct probe_machine *m, const char *csv, char *err,
         char *save, *tok = strtok_r(buf, ",", &save);
         for (; tok && k < 5; tok = strtok_r(NULL, ",", &save))
             cols[k++] = tok;
-        if (k < 2) {
-            snprintf(err, err_len, "nvidia-smi output line %d: expected name, memory.total, ...",
-                     line_no);
-            return false;
+        struct probe_gpu g;
+        memset(&g, 0, sizeof g);
+        check_gpu_line(cols, k, &g, why, sizeof why);
+        if (why[0]) {
+            reject(&bad, line_no, why);
+            continue;
         }
-        if (m->n_gpus >= PROBE_MAX_GPUS)
-            break;
-        struct probe_gpu *g = &m->gpus[m->n_gpus++];
-        memset(g, 0, sizeof *g);
-        probe_copy_clean(g->name, sizeof g->name, cols[0], strlen(cols[0]));
-        double mib = field_number(cols[1] + strspn(cols[1], " "));
-        g->mem_gb = mib * 1048576.0 / 1e9;
-        g->power_w = k > 2 ? field_number(cols[2] + strspn(cols[2], " ")) : 0;
-        g->pcie_gen = k > 3 ? (int)field_number(cols[3] + strspn(cols[3], " ")) : 0;
-        g->pcie_width = k > 4 ? (int)field_number(cols[4] + strspn(cols[4], " ")) : 0;
-        if (g->pcie_gen > 8)
-            g->pcie_gen = 0;
+        double gen = 0, width = 0;
+        if (k > 3 && column_number(cols[3], &gen) == COL_NUMBER && gen >= 1 && gen <= 8)
+            g.pcie_gen = (int)gen;
+        if (k > 4 && column_number(cols[4], &width) == COL_NUMBER && width >= 1 && width <= 32)
+            g.pcie_width = (int)width;
+        found++;
+        if (m->n_gpus < PROBE_MAX_GPUS)
+            m->gpus[m->n_gpus++] = g;
     }
+    if (!rejects_verdict(&bad, "line", found, err, err_len))
+        return false;
     snprintf(m->gpu_tool, sizeof m->gpu_tool, "nvidia-smi");
     return true;
 }
@@ -321,22 +462,37 @@ bool probe_parse_rocm_smi(struct probe_machine *m, const char *json, char *err, 
     static const char *const power_keys[] = {"Max Graphics Package Power (W)",
                                              "Max Graphics Package Power (W) ", NULL};
     const struct ynode *root = doc->root;
+    size_t found = 0;
+    struct rejects bad = {0};
     for (size_t i = 0; root && root->kind == YNODE_MAP && i < root->count; i++) {
         const struct ynode *card = root->items[i];
         if (card->kind != YNODE_MAP || !probe_starts_with(root->keys[i]->value, "card"))
             continue;
-        if (m->n_gpus >= PROBE_MAX_GPUS)
-            break;
-        struct probe_gpu *g = &m->gpus[m->n_gpus++];
-        memset(g, 0, sizeof *g);
         const char *name = map_text(card, name_keys), *mem = map_text(card, mem_keys),
                    *power = map_text(card, power_keys);
+        double bytes = mem ? field_number(mem) : 0, watts = power ? field_number(power) : 0;
+        if (!(bytes >= 1048576.0 && bytes <= PROBE_MAX_GPU_MIB * 1048576.0)) {
+            reject(&bad, (int)i + 1,
+                   mem ? "VRAM Total Memory is not a GPU's memory size" : "no VRAM Total Memory");
+            continue;
+        }
+        if (power && !(watts >= 1 && watts <= PROBE_MAX_GPU_W)) {
+            reject(&bad, (int)i + 1, "Max Graphics Package Power is not a GPU's power limit");
+            continue;
+        }
+        found++;
+        if (m->n_gpus >= PROBE_MAX_GPUS)
+            continue;
+        struct probe_gpu *g = &m->gpus[m->n_gpus++];
+        memset(g, 0, sizeof *g);
         probe_copy_clean(g->name, sizeof g->name, name ? name : "AMD GPU",
                          strlen(name ? name : "AMD GPU"));
-        g->mem_gb = mem ? field_number(mem) / 1e9 : 0;
-        g->power_w = power ? field_number(power) : 0;
+        g->mem_gb = bytes / 1e9;
+        g->power_w = watts;
     }
     ydoc_free(doc);
+    if (!rejects_verdict(&bad, "card", found, err, err_len))
+        return false;
     snprintf(m->gpu_tool, sizeof m->gpu_tool, "rocm-smi");
     return true;
 }
@@ -350,12 +506,28 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* A scratch file in dir that has no name from the start (O_TMPFILE) or
+ * loses it at once, so that no ending of mlviz, not even SIGKILL, leaves it
+ * behind: the descriptor is all there is. -1 with errno set on failure. */
+static int scratch_file(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+#endif
+    char path[1200];
+    snprintf(path, sizeof path, "%s/.mlviz-probe-XXXXXX", dir);
+    int fd2 = mkstemp(path);
+    if (fd2 >= 0)
+        unlink(path);
+    return fd2;
+}
+
 bool probe_measure_read(const char *dir, double *gbs, char *err, size_t err_len)
 {
     enum { CHUNK = 1 << 20 };
-    char path[1200];
-    snprintf(path, sizeof path, "%s/.mlviz-probe-XXXXXX", dir);
-    int fd = mkstemp(path);
+    int fd = scratch_file(dir);
     if (fd < 0) {
         snprintf(err, err_len, "%s: cannot create a scratch file: %s", dir, strerror(errno));
         return false;
@@ -399,7 +571,6 @@ bool probe_measure_read(const char *dir, double *gbs, char *err, size_t err_len)
         elapsed = now_s() - t0;
     }
     close(fd);
-    unlink(path);
     free(buf);
     if (!ok)
         return false;

@@ -18,6 +18,10 @@
 #include "setup.h"
 
 enum { PROBE_MAX_GPUS = 64, PROBE_MAX_DISKS = 32, PROBE_TEXT = 128 };
+/* The largest figures a GPU tool's answer may hold: 16 TiB of memory,
+ * 10 kW of board power (today's largest are a few hundred GiB and about
+ * 1.2 kW). */
+enum { PROBE_MAX_GPU_MIB = 16 << 20, PROBE_MAX_GPU_W = 10000 };
 
 struct probe_gpu {
     char name[PROBE_TEXT];
@@ -27,11 +31,14 @@ struct probe_gpu {
     int pcie_width; /* lanes; 0 unknown */
 };
 
-enum probe_disk_kind { PROBE_DISK_NVME, PROBE_DISK_SSD, PROBE_DISK_HDD };
+/* VIRTUAL: a VM's disk (virtio, Xen, NVMe over a fabric, a cloud volume):
+ * its rate is the provider's, not a drive's. */
+enum probe_disk_kind { PROBE_DISK_NVME, PROBE_DISK_SSD, PROBE_DISK_VIRTUAL, PROBE_DISK_HDD };
 
 struct probe_disk {
-    char name[32]; /* nvme0n1, sda */
-    int kind;      /* enum probe_disk_kind */
+    char name[32];         /* nvme0n1, sda */
+    int kind;              /* enum probe_disk_kind */
+    char virtual_kind[40]; /* VIRTUAL: "virtio", "Xen", "NVMe over tcp", "Amazon EBS", ... */
     double size_gb;
     int pcie_gen; /* NVMe: from the controller's link speed; 0 unknown */
 };
@@ -46,8 +53,9 @@ struct probe_machine {
     double nic_gbps; /* fastest physical network link, Gbit/s; 0 none found */
     struct probe_gpu gpus[PROBE_MAX_GPUS];
     size_t n_gpus;
-    char gpu_tool[16]; /* "nvidia-smi", "rocm-smi" or "" */
-    double read_gbs;   /* measured sequential read; 0 not measured */
+    char gpu_tool[16];          /* the tool whose answer was used: "nvidia-smi", "rocm-smi" or "" */
+    char gpu_tool_rejected[16]; /* a tool that was found but failed or was not understood */
+    double read_gbs;            /* measured sequential read; 0 not measured */
 };
 
 /* CPU, memory, disks and network from PROC_ROOT/{cpuinfo,meminfo} and
@@ -58,9 +66,16 @@ bool probe_read_host(struct probe_machine *m, const char *proc_root, const char 
 
 /* Parse `nvidia-smi --query-gpu=name,memory.total,power.limit,
  * pcie.link.gen.max,pcie.link.width.max --format=csv,noheader,nounits`
- * (memory in MiB; "[N/A]" fields are unknown). Appends to m->gpus. */
+ * (memory in MiB; "[N/A]" fields other than the name and memory are
+ * unknown). Appends to m->gpus. A line without a name and a plausible
+ * memory size is never a GPU: false with the first such line named when no
+ * line was a GPU; true with that message in err when some were (err is ""
+ * when every line was). Numbers that parse but cannot be a GPU's (memory
+ * beyond PROBE_MAX_GPU_MIB, power beyond PROBE_MAX_GPU_W) are named as
+ * such. */
 bool probe_parse_nvidia_smi(struct probe_machine *m, const char *csv, char *err, size_t err_len);
-/* Parse `rocm-smi --showproductname --showmeminfo vram --showmaxpower --json`. */
+/* Parse `rocm-smi --showproductname --showmeminfo vram --showmaxpower --json`;
+ * a card without a plausible memory size is not a GPU (as above). */
 bool probe_parse_rocm_smi(struct probe_machine *m, const char *json, char *err, size_t err_len);
 /* The command line each GPU tool is run with (argv, NULL-terminated). */
 extern const char *const probe_nvidia_smi_argv[];

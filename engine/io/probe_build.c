@@ -403,8 +403,11 @@ static bool build_gpus(struct builder *b, char *err, size_t err_len)
     } else {
         b->chosen = *near;
     }
-    snprintf(b->found, sizeof b->found, "%d x %.100s, %.0f GB, %.0f W", b->devices, g->name,
-             g->mem_gb, g->power_w);
+    char power[32] = "power limit unknown";
+    if (g->power_w > 0)
+        snprintf(power, sizeof power, "%.0f W", g->power_w);
+    snprintf(b->found, sizeof b->found, "%d x %.100s, %.0f GB, %s", b->devices, g->name, g->mem_gb,
+             power);
     note_match(out, "accelerator", b->found, &out->accel);
     return true;
 }
@@ -501,7 +504,23 @@ static void build_links(struct builder *b)
     set(s, "cluster.node.nics_per_node", "1");
 }
 
-/* The local disk: the first NVMe drive, else SSD, else disk. */
+/* A VM's disk: the cloud volume entry stands in for its rate until the
+ * read test measures it. */
+static void note_virtual_disk(struct builder *b, const struct probe_disk *disk)
+{
+    struct probe_result *out = b->out;
+    memset(&out->storage, 0, sizeof out->storage);
+    snprintf(out->storage.id, sizeof out->storage.id, "%s",
+             catalog_storage(b->cat, "cloud-block") ? "cloud-block" : "hdd");
+    append(out->comments, sizeof out->comments,
+           "#   %-12s %s, virtual disk (%s), %.0f GB -> %s (%s)\n", "disk", disk->name,
+           disk->virtual_kind, disk->size_gb, out->storage.id,
+           b->m->read_gbs > 0 ? "its rate measured, below"
+                              : "a VM disk's rate is the provider's: --measure DIR measures it");
+}
+
+/* The local disk: the first NVMe drive, else SSD, else a VM's disk, else
+ * a spinning disk. */
 static void build_disk(struct builder *b)
 {
     const struct probe_machine *m = b->m;
@@ -513,7 +532,9 @@ static void build_disk(struct builder *b)
         for (size_t i = 0; i < m->n_disks && !disk; i++)
             if (m->disks[i].kind == kind)
                 disk = &m->disks[i];
-    if (disk) {
+    if (disk && disk->kind == PROBE_DISK_VIRTUAL) {
+        note_virtual_disk(b, disk);
+    } else if (disk) {
         char want[32];
         if (disk->kind == PROBE_DISK_HDD)
             snprintf(want, sizeof want, "hdd");
@@ -535,17 +556,24 @@ static void build_disk(struct builder *b)
                                                 : "HDD",
                  disk->size_gb);
         note_match(out, "disk", b->found, &out->storage);
-        set(s, "cluster.node.local_storage", "%s", out->storage.id);
-        set(s, "cluster.storage", "%s", out->storage.id);
-        set(s, "data.source", "local");
     } else {
         append(out->comments, sizeof out->comments, "#   %-12s none found (the default tier)\n",
                "disk");
     }
+    if (disk) {
+        set(s, "cluster.node.local_storage", "%s", out->storage.id);
+        set(s, "cluster.storage", "%s", out->storage.id);
+        set(s, "data.source", "local");
+    }
     if (m->read_gbs > 0) {
+        /* The model reads a local source at its catalog rate; the measured
+         * rate is the storage tier's (storage_bw_gbs), so samples come from
+         * that tier, which on one machine is the same disk. */
         set(s, "cluster.storage_bw_gbs", "%.4g", m->read_gbs);
+        set(s, "data.source", "shared");
         append(out->comments, sizeof out->comments,
-               "#   %-12s sequential read measured at %.2f GB/s\n", "read test", m->read_gbs);
+               "#   %-12s sequential read measured at %.2f GB/s in the directory given\n",
+               "read test", m->read_gbs);
     }
 }
 
@@ -610,8 +638,14 @@ bool probe_build(const struct probe_machine *raw, const struct catalog *cat, boo
     setup_defaults(b.s);
     append(out->comments, sizeof out->comments,
            "# Written by mlviz probe: this machine as a setup.\n");
-    if (m->gpu_tool[0])
+    if (m->gpu_tool[0] && m->n_gpus > 0)
         append(out->comments, sizeof out->comments, "# GPUs from %s; ", m->gpu_tool);
+    else if (m->gpu_tool[0])
+        append(out->comments, sizeof out->comments, "# %s reported no GPUs; ", m->gpu_tool);
+    else if (m->gpu_tool_rejected[0])
+        append(out->comments, sizeof out->comments,
+               "# %.16s was found, but its answer was not used (see its message); no GPUs; ",
+               m->gpu_tool_rejected);
     else
         append(out->comments, sizeof out->comments, "# No GPU tool found (nvidia-smi, rocm-smi); ");
     append(out->comments, sizeof out->comments, "CPU and memory from /proc, disks from /sys.\n");

@@ -337,9 +337,12 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
     format_printable(cool, sizeof cool, r->cooling->head.id);
     format_fixed(a, sizeof a, s->cluster.node.host_ram_gb, 0);
     format_fixed(b, sizeof b, r->accel->mem_gb * s->cluster.node.accelerators_per_node, 0);
-    fprintf(out, "  %-5s host RAM %s GB per node %s device memory %s GB per node%s\n",
-            o->host_ram_ok ? "ok" : "WARN", a, o->host_ram_ok ? ">=" : "<", b,
-            o->host_ram_ok ? "" : " (host RAM should be at least the devices' memory)");
+    if (r->accel->kind == ACCEL_CPU)
+        fprintf(out, "  %-5s host RAM against device memory: the CPU is the device\n", "skip");
+    else
+        fprintf(out, "  %-5s host RAM %s GB per node %s device memory %s GB per node%s\n",
+                o->host_ram_ok ? "ok" : "WARN", a, o->host_ram_ok ? ">=" : "<", b,
+                o->host_ram_ok ? "" : " (host RAM should be at least the devices' memory)");
     warnings += !o->host_ram_ok;
     format_fixed(a, sizeof a, o->pcie_lanes_have, 0);
     format_fixed(b, sizeof b, o->pcie_lanes_needed, 0);
@@ -398,7 +401,8 @@ static void text_step(FILE *out, const struct setup *s, const struct model_repor
     /* A generic model has samples, not tokens. */
     bool generic = s->model.kind == MODEL_GENERIC;
     format_si(b, sizeof b, generic ? o->samples_per_s : o->tokens_per_s, "");
-    format_fixed(c, sizeof c, o->tflops_per_device, 0);
+    /* A CPU does well under 1 TFLOP/s: digits enough to show it. */
+    format_fixed(c, sizeof c, o->tflops_per_device, o->tflops_per_device >= 1 ? 0 : 2);
     format_percent(d, sizeof d, o->mfu);
     format_percent(e, sizeof e, o->hfu);
     fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,

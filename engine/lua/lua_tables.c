@@ -27,7 +27,9 @@ static void cell_text(lua_State *L, int idx, char *buf, size_t len)
             v = 0.0; /* never "-0" */
         if (!isfinite(v))
             snprintf(buf, len, "-");
-        else if (lua_isinteger(L, idx) || (v == floor(v) && fabs(v) < 1e15))
+        else if (lua_isinteger(L, idx))
+            snprintf(buf, len, "%lld", (long long)lua_tointeger(L, idx));
+        else if (v == floor(v) && fabs(v) < 1e15)
             snprintf(buf, len, "%.0f", v);
         else if (fabs(v) >= 1e15 || (fabs(v) < 1e-3 && v != 0))
             snprintf(buf, len, "%.3e", v);
@@ -360,6 +362,10 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
         json_key_bool(w, key, lua_toboolean(L, idx));
         return true;
     case LUA_TNUMBER: {
+        if (lua_isinteger(L, idx)) { /* all 64 bits, not a double's 53 */
+            json_key_int(w, key, (long long)lua_tointeger(L, idx));
+            return true;
+        }
         double v = lua_tonumber(L, idx);
         json_key_num(w, key, v == 0 ? 0.0 : v); /* never "-0" */
         return true;

@@ -205,7 +205,9 @@ static void eval_stages(const struct ctx *c, const struct device_step *d,
     o->pcie_lanes_needed = dpth->lanes_need;
     o->pcie_lanes_have = dpth->lanes_have;
     o->pcie_lanes_ok = dpth->lanes_have >= dpth->lanes_need;
-    o->host_ram_ok = s->cluster.node.host_ram_gb >= c->r->accel->mem_gb * c->per_node;
+    /* A CPU as the device: its memory is the host RAM, nothing to compare. */
+    o->host_ram_ok = c->r->accel->kind == ACCEL_CPU ||
+                     s->cluster.node.host_ram_gb >= c->r->accel->mem_gb * c->per_node;
 }
 
 /* Throughput, efficiency and the utilization of each stage. */

@@ -46,7 +46,8 @@ void model_data_path(const struct ctx *c, double device_step_s, struct data_path
     /* With PCIe switches the CPUs see one x16 uplink per switch, and the
      * devices behind a switch share it (GPUDirect traffic to the NICs stays
      * under the switch); without, every device and NIC needs its own x16. */
-    double endpoints = c->per_node + s->cluster.node.nics_per_node;
+    double endpoints = (r->accel->kind == ACCEL_CPU ? 0 : c->per_node) + /* a CPU needs no slot */
+                       s->cluster.node.nics_per_node;
     int switches = s->cluster.node.pcie_switches;
     p->lanes_need = 16.0 * (switches > 0 ? mind(switches, endpoints) : endpoints);
     p->lanes_have = (double)r->cpu->pcie_lanes * s->cluster.node.cpu_sockets;

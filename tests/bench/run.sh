@@ -1,7 +1,7 @@
 #!/bin/sh
 # make bench: runs every benchmark program and script; each prints fixed
 # "name: value" lines (eval_per_s, sim_ticks_per_s, sim_scale_ratio,
-# sim_hour_1024_ms, frame_ms, idle_cpu_pct, lua_sweep_per_s).
+# sim_hour_1024_ms, frame_ms, idle_cpu_pct, lua_sweep_per_s, cpuinfo_35mb_ms).
 BUILD=${BUILD:-build-bench}
 MLVIZ_BIN=${MLVIZ_BIN:-$BUILD/mlviz}
 export MLVIZ_BIN

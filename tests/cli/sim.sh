@@ -184,6 +184,18 @@ done
 optcheck "tick-61" --tick sim default --duration 1m --tick 61
 optcheck "tick-too-fine" --tick sim default --duration 1m --tick 0.0000001
 optcheck "duration-huge" --duration sim default --duration 1e10
+# A run is bounded: too many ticks at an explicit --tick, or too many steps,
+# is refused before it starts; without --tick a long run gets a coarser tick
+# (1e8 s at 10 s: 1e7 ticks, the duration kept exactly).
+optcheck "ticks-too-many" --tick sim default --duration 1e9 --tick 1ms
+optcheck "steps-too-many" --duration sim default --duration 1e9 --set model.layers=1
+if run auto-tick 0 sim default --duration 1e8 --set training.global_batch=65536 --format json; then
+    if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["ticks"] == 10**7 and d["duration_s"] == 10**8, (d["ticks"], d["duration_s"])' <"$tmp/out" 2>/dev/null; then
+        pass auto-tick
+    else
+        fail auto-tick "$(grep -E '"(ticks|duration_s)"' "$tmp/out" | tr -d '\n')"
+    fi
+fi
 optcheck "events-empty" --events sim default --duration 1m --events ""
 optcheck "seed-missing" --seed sim default --duration 1m --seed
 

@@ -42,7 +42,9 @@ def main():
         check(json.load(f),
               {"text": 'tab\there "q" back\\slash \x01 \u00fcn\u00ef',
                "list": [1, 2.5, -3, True, False, 0], "nested": {"a": {"b": {"c": "deep"}}},
-               "empty": {}, "7": "seven"})
+               "empty": {}, "7": "seven",
+               "big": [9223372036854775807, -9223372036854775808, 9007199254740993,
+                       9223372036854775808]})
 
 
 main()

@@ -13,4 +13,6 @@ print(mlviz.write_json("value.json", {
     nested = { a = { b = { c = "deep" } } },
     empty = {},
     [7] = "seven",
+    -- integers past 2^53 with every digit; a double past 2^53 as its exact value
+    big = { math.maxinteger, math.mininteger, 9007199254740993, 2 ^ 63 },
 }))

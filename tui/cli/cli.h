@@ -118,6 +118,31 @@ bool cli_may_write(int dir_fd, const char *shown, const char *name, bool force, 
 bool cli_write_file(int dir_fd, const char *dir_shown, const char *name, const char *text,
                     bool force);
 
+/* A helper program run with one deadline (tui/cli/child.c): its own
+ * process group, standard output collected (at most max_bytes), stdin and
+ * stderr on /dev/null. Reading and reaping share timeout_ms; at the
+ * deadline, on too much output or on SIGINT/SIGTERM/SIGHUP the whole group
+ * is killed (SIGKILL) and reaped (a signal is raised again afterwards). */
+enum cli_child_end {
+    CHILD_DONE,        /* it exited (see exit_status, signal) */
+    CHILD_NOT_RUN,     /* it could not be started (exit status 127: not found) */
+    CHILD_TIMED_OUT,   /* the deadline passed */
+    CHILD_TOO_MUCH,    /* more output than max_bytes */
+    CHILD_INTERRUPTED, /* mlviz got a signal (raised again before returning) */
+};
+struct cli_child {
+    char *out; /* malloc'ed, NUL-terminated; the caller frees it */
+    size_t len;
+    enum cli_child_end end;
+    int exit_status; /* -1 unless it exited */
+    int signal;      /* the signal that ended it, or 0 */
+    bool leftovers;  /* it exited, but processes it started were still there (killed) */
+    bool unreaped;   /* it did not end within a second of SIGKILL (stuck in the kernel) */
+};
+/* True when it ran to the end and exited 0. */
+bool cli_run_child(const char *const *argv, int timeout_ms, size_t max_bytes,
+                   struct cli_child *res);
+
 int cmd_catalog(int argc, char **argv);    /* tui/cli/cmd_catalog.c */
 int cmd_check(int argc, char **argv);      /* tui/cli/cmd_eval.c */
 int cmd_eval(int argc, char **argv);       /* tui/cli/cmd_eval.c */

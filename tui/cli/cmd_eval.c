@@ -176,7 +176,7 @@ static void write_check_text(const struct setup *s, const struct resolved *r,
     }
     format_printable(id, sizeof id, r->storage->head.id);
     format_printable(id2, sizeof id2, r->local_storage ? r->local_storage->head.id : "");
-    format_fixed(a, sizeof a, o->stages.storage_bw_gbs, 0);
+    format_fixed(a, sizeof a, o->stages.storage_bw_gbs, o->stages.storage_bw_gbs >= 1 ? 0 : 2);
     printf("\n  storage   %s (%s GB/s read)%s%s\n", id, a, r->local_storage ? "; local " : "", id2);
     format_si(a, sizeof a, o->params, "");
     printf("  model     %s parameters; TP %d x CP %d x PP %d x DP %d", a, o->tp, o->cp, o->pp,

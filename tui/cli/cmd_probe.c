@@ -5,14 +5,10 @@
  * nvidia-smi in the tests). */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -43,102 +39,87 @@ static bool on_path(const char *name)
     return false;
 }
 
-static long long now_ms(void)
+/* The tools' deadline: TOOL_TIMEOUT_MS, or MLVIZ_PROBE_TIMEOUT_MS (a test
+ * hook, 100 ms to the default) so the suite need not wait ten seconds. */
+static int tool_timeout_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    const char *v = getenv("MLVIZ_PROBE_TIMEOUT_MS");
+    char *end;
+    long ms = v && v[0] ? strtol(v, &end, 10) : 0;
+    return v && v[0] && *end == '\0' && ms >= 100 && ms <= TOOL_TIMEOUT_MS ? (int)ms
+                                                                           : TOOL_TIMEOUT_MS;
 }
 
-/* Runs a tool found on PATH and collects its standard output: at most
- * TOOL_MAX_BYTES, at most TOOL_TIMEOUT_MS (then it is killed). NULL when
- * it cannot be run, fails or times out. */
+/* Runs a GPU tool; its output, or NULL with what went wrong said. */
 static char *run_tool(const char *const *argv)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return NULL;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return NULL;
+    const char *tool = argv[0];
+    int timeout_ms = tool_timeout_ms();
+    struct cli_child res;
+    bool ok = cli_run_child(argv, timeout_ms, TOOL_MAX_BYTES, &res);
+    char why[160] = "";
+    switch (res.end) {
+    case CHILD_NOT_RUN:
+        snprintf(why, sizeof why, "could not be run");
+        break;
+    case CHILD_TIMED_OUT:
+        snprintf(why, sizeof why,
+                 "did not finish within %d ms (a stuck driver?); it was killed with every "
+                 "process it started",
+                 timeout_ms);
+        break;
+    case CHILD_TOO_MUCH:
+        snprintf(why, sizeof why, "printed more than %d MiB; it was killed", TOOL_MAX_BYTES >> 20);
+        break;
+    case CHILD_INTERRUPTED: /* not reached: the signal ends mlviz */
+    case CHILD_DONE:
+        if (res.signal)
+            snprintf(why, sizeof why, "was killed by signal %d", res.signal);
+        else if (res.exit_status != 0)
+            snprintf(why, sizeof why, "failed (exit status %d)", res.exit_status);
+        break;
     }
-    if (pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, STDIN_FILENO);
-            dup2(null, STDERR_FILENO);
-        }
-        close(fds[0]);
-        close(fds[1]);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    char *buf = malloc(TOOL_MAX_BYTES + 1);
-    size_t used = 0;
-    bool ok = buf != NULL;
-    long long deadline = now_ms() + TOOL_TIMEOUT_MS;
-    while (ok) {
-        long long left = deadline - now_ms();
-        if (left <= 0) {
-            ok = false;
-            break;
-        }
-        struct pollfd p = {fds[0], POLLIN, 0};
-        int r = poll(&p, 1, (int)left);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            ok = false;
-            break;
-        }
-        ssize_t got = read(fds[0], buf + used, TOOL_MAX_BYTES - used);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        used += (size_t)got;
-        if (used == TOOL_MAX_BYTES)
-            ok = false; /* more than a GPU tool ever prints */
-    }
-    close(fds[0]);
-    if (!ok)
-        kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        free(buf);
+    if (res.unreaped)
+        cli_error("%s did not end after SIGKILL (stuck in the kernel); leaving it", tool);
+    if (!ok) {
+        cli_error("%s is on PATH but %s; describing the machine without its GPUs", tool, why);
+        free(res.out);
         return NULL;
     }
-    buf[used] = '\0';
-    return buf;
+    if (res.leftovers)
+        cli_error("%s exited but left processes running (one kept its output open); they were "
+                  "killed",
+                  tool);
+    return res.out;
+}
+
+/* One tool's answer parsed into m; false (said) when it was rejected. */
+static bool use_tool(struct probe_machine *m, const char *const *argv,
+                     bool (*parse)(struct probe_machine *, const char *, char *, size_t))
+{
+    char err[512] = "";
+    char *out = run_tool(argv);
+    bool ok = out && parse(m, out, err, sizeof err);
+    if (out && !ok)
+        cli_error("%s answered, but its output was rejected: %s; describing the machine without "
+                  "its GPUs",
+                  argv[0], err);
+    else if (ok && err[0])
+        cli_error("warning: %s: %s", argv[0], err);
+    if (!ok && !m->gpu_tool_rejected[0])
+        snprintf(m->gpu_tool_rejected, sizeof m->gpu_tool_rejected, "%s", argv[0]);
+    free(out);
+    return ok;
 }
 
 /* GPUs through nvidia-smi, else rocm-smi; none when neither is on PATH. */
 static void probe_gpus(struct probe_machine *m)
 {
-    char err[512];
-    if (on_path(probe_nvidia_smi_argv[0])) {
-        char *out = run_tool(probe_nvidia_smi_argv);
-        if (out && !probe_parse_nvidia_smi(m, out, err, sizeof err))
-            cli_error("%s", err);
-        else if (!out)
-            cli_error("nvidia-smi is on PATH but did not answer; describing the machine without "
-                      "its GPUs");
-        free(out);
-        if (m->n_gpus > 0)
-            return;
-    }
-    if (on_path(probe_rocm_smi_argv[0])) {
-        char *out = run_tool(probe_rocm_smi_argv);
-        if (out && !probe_parse_rocm_smi(m, out, err, sizeof err))
-            cli_error("%s", err);
-        free(out);
-    }
+    if (on_path(probe_nvidia_smi_argv[0]) &&
+        use_tool(m, probe_nvidia_smi_argv, probe_parse_nvidia_smi) && m->n_gpus > 0)
+        return;
+    if (on_path(probe_rocm_smi_argv[0]))
+        use_tool(m, probe_rocm_smi_argv, probe_parse_rocm_smi);
 }
 
 /* Where entries for devices the catalog lacks go: the user's catalog

@@ -52,6 +52,18 @@ struct sim_args {
 #define MIN_TICK_S     1e-6
 #define MAX_TICK_S     60.0
 #define MAX_SEED       18446744073709551615ULL
+/* How long a run may take. Without --tick a long run gets a coarser tick,
+ * so that it takes at most AUTO_TICKS; an explicit --tick may ask for up to
+ * MAX_TICKS. The steps are simulated one by one whatever the tick, so a run
+ * of more than MAX_STEPS steps (at the model's step time) is refused. The
+ * costs per tick and per step (measured with `make bench` on the
+ * development machine, 2 cores) give the estimate printed for long runs.
+ * The step loop's figures do not depend on the tick (tests/cli/sim.sh). */
+#define AUTO_TICKS  1e7
+#define MAX_TICKS   1e9
+#define MAX_STEPS   1e8
+#define TICK_COST_S 3e-8
+#define STEP_COST_S 1e-7
 
 /* A time option in [min_s, max_s]; min_s 0 allows zero. */
 static bool parse_time(const char *opt, const char *v, double *out, double min_s, double max_s,
@@ -115,7 +127,7 @@ static int parse(int argc, char **argv, struct sim_args *a)
         } else if (strcmp(argv[i], "--no-thermal") == 0) {
             a->thermal = false;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: %s\n", sim_usage());
+            cli_print_help("sim");
             exit(EXIT_OK);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("unknown option '%s' (usage: %s)", argv[i], sim_usage());
@@ -131,7 +143,27 @@ static int parse(int argc, char **argv, struct sim_args *a)
         cli_error("missing setup file or preset (usage: %s)", sim_usage());
         return EXIT_USAGE;
     }
+    if (a->tick_s > 0 && a->duration_s / a->tick_s > MAX_TICKS) {
+        cli_error("--tick %g s makes --duration %g s %.3g ticks, more than the %.0e a run may "
+                  "take; choose a coarser --tick, or leave it out for the automatic one",
+                  a->tick_s, a->duration_s, a->duration_s / a->tick_s, MAX_TICKS);
+        return EXIT_USAGE;
+    }
     return EXIT_OK;
+}
+
+/* The automatic tick: the step loop's default, or for a long run the
+ * smallest of 1, 2 or 5 times a power of ten that keeps it within
+ * AUTO_TICKS (at most 50 s, the largest such below MAX_TICK_S), so that a
+ * round duration is a whole number of ticks. */
+static double auto_tick_s(double default_s, double duration_s)
+{
+    double want = duration_s / AUTO_TICKS;
+    if (!(want > default_s))
+        return default_s;
+    double decade = pow(10.0, floor(log10(want))), m = want / decade;
+    double tick = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * decade;
+    return tick < 50.0 ? tick : 50.0;
 }
 
 /* The numbers of the summary, computed once for all formats: the counters
@@ -404,8 +436,7 @@ static void options_for(const struct sim_args *a, struct sim_options *o)
     o->jitter = a->jitter;
     o->failures = a->failures;
     o->thermal = a->thermal;
-    if (a->tick_s > 0)
-        o->tick_s = a->tick_s;
+    o->tick_s = a->tick_s > 0 ? a->tick_s : auto_tick_s(o->tick_s, a->duration_s);
     o->sample_interval_s = a->sample_s > 0                ? a->sample_s
                            : a->duration_s <= SHORT_RUN_S ? SHORT_SAMPLE_S
                                                           : LONG_SAMPLE_S;
@@ -473,8 +504,30 @@ static int run_and_write(struct sim *sim, const struct sim_args *a, size_t n_eve
 }
 
 /* A new sim that can run the setup; NULL with the message printed. */
+/* False (said) when the run would take more than MAX_STEPS steps; a run
+ * that takes more than a second is announced with its estimate. */
+static bool bounded(const struct sim_args *a, const struct sim_options *o, double step_s)
+{
+    double steps = step_s > 0 ? a->duration_s / step_s : 0, ticks = a->duration_s / o->tick_s;
+    char d[32], t[32], st[32];
+    format_duration(d, sizeof d, a->duration_s);
+    format_duration(t, sizeof t, o->tick_s);
+    format_duration(st, sizeof st, step_s);
+    if (steps > MAX_STEPS) {
+        cli_error("--duration %s is %.3g steps of %s, more than the %.0e a run may take; "
+                  "shorten it",
+                  d, steps, st, MAX_STEPS);
+        return false;
+    }
+    double cost_s = steps * STEP_COST_S + ticks * TICK_COST_S;
+    if (cost_s > 1)
+        cli_error("note: %s is %.3g steps at a %s tick (%s); expect about %.0f s", d, steps, t,
+                  a->tick_s > 0 ? "--tick" : "automatic, --tick sets it", cost_s);
+    return true;
+}
+
 static struct sim *new_sim(const struct setup *s, const struct catalog *cat,
-                           const struct sim_args *a)
+                           const struct sim_args *a, int *rc)
 {
     char err[1024];
     struct sim_options o;
@@ -490,6 +543,11 @@ static struct sim *new_sim(const struct setup *s, const struct catalog *cat,
     if (rep->step_time_s >= MODEL_TIME_CEILING_S) {
         cli_error("%s cannot run: %s", s->name, rep->why_not);
         sim_free(sim);
+        return NULL;
+    }
+    if (!bounded(a, &o, rep->step_time_s)) {
+        sim_free(sim);
+        *rc = EXIT_USAGE;
         return NULL;
     }
     return sim;
@@ -509,7 +567,7 @@ int cmd_sim(int argc, char **argv)
     size_t n_events = 0;
     rc = load_inputs(&a, cat, &s, &events, &n_events);
     struct sim *sim = NULL;
-    if (rc == EXIT_OK && !(sim = new_sim(&s, cat, &a)))
+    if (rc == EXIT_OK && !(sim = new_sim(&s, cat, &a, &rc)) && rc == EXIT_OK)
         rc = EXIT_RUNTIME;
     if (rc == EXIT_OK)
         rc = schedule_events(sim, &a, events, n_events);

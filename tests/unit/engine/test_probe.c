@@ -56,10 +56,24 @@ static void test_nvidia_smi_csv(void **state)
     assert_true(m.gpus[1].power_w == 0.0); /* [N/A]: unknown */
     assert_int_equal(m.gpus[1].pcie_gen, 0);
     assert_string_equal(m.gpu_tool, "nvidia-smi");
-    /* A line without a memory column is refused with its number. */
+    /* A line without a memory column is never a GPU: left out and named
+     * beside real ones; alone, the whole answer is refused. */
     memset(&m, 0, sizeof m);
-    assert_false(probe_parse_nvidia_smi(&m, "ok, 1\nbroken\n", err, sizeof err));
-    assert_non_null(strstr(err, "line 2"));
+    assert_true(probe_parse_nvidia_smi(&m, "ok, 1\nbroken\n", err, sizeof err));
+    assert_int_equal(m.n_gpus, 1);
+    assert_non_null(strstr(err, "1 line left out, the first: line 2"));
+    memset(&m, 0, sizeof m);
+    assert_false(probe_parse_nvidia_smi(&m, "broken\nGPU, [N/A], 300\n", err, sizeof err));
+    assert_int_equal(m.n_gpus, 0);
+    assert_non_null(strstr(err, "line 1"));
+    assert_string_equal(m.gpu_tool, "");
+    /* Numbers that parse but no GPU has: named as such, no GPU. */
+    memset(&m, 0, sizeof m);
+    assert_false(
+        probe_parse_nvidia_smi(&m, "GPU, 1e300, 300\nGPU, 1024, 1e-300\n", err, sizeof err));
+    assert_int_equal(m.n_gpus, 0);
+    assert_non_null(strstr(err, "memory.total 1e+300 MiB is not a GPU's memory"));
+    assert_non_null(strstr(err, "2 lines, none a GPU"));
     /* More GPUs than the table holds: the rest are dropped, no overflow. */
     static char many[PROBE_MAX_GPUS * 2 * 48];
     many[0] = '\0';
@@ -97,6 +111,48 @@ static void test_matching_the_server_fixture(void **state)
     assert_string_equal(res.setup.cluster.node.host_link, "pcie4-x16");
 }
 
+static void test_rocm_smi_cards(void **state)
+{
+    (void)state;
+    char err[256];
+    memset(&m, 0, sizeof m);
+    assert_true(probe_parse_rocm_smi(
+        &m,
+        "{\"card0\": {\"Card Series\": \"AMD Instinct MI300X\", \"VRAM Total Memory (B)\": "
+        "\"205822885888\", \"Max Graphics Package Power (W)\": \"750.0\"},"
+        " \"card1\": {\"Card Series\": \"AMD Instinct MI300X\"}}",
+        err, sizeof err));
+    assert_int_equal(m.n_gpus, 1); /* card1 has no memory size: not a GPU */
+    assert_non_null(strstr(err, "card 2: no VRAM Total Memory"));
+    memset(&m, 0, sizeof m);
+    assert_false(probe_parse_rocm_smi(&m, "{\"card0\": {\"VRAM Total Memory (B)\": \"1e300\"}}",
+                                      err, sizeof err));
+    assert_int_equal(m.n_gpus, 0);
+    assert_string_equal(m.gpu_tool, "");
+}
+
+/* Disks of a VM, by name, NVMe transport and model string; the probed
+ * setup names the cloud volume entry, never "hdd". */
+static void test_virtual_disks(void **state)
+{
+    (void)state;
+    char err[512];
+    memset(&m, 0, sizeof m);
+    assert_true(probe_read_host(&m, "tests/probe/vm/proc", "tests/probe/vm/sys", err, sizeof err));
+    assert_int_equal(m.n_disks, 1); /* loop0 and zram0 are skipped */
+    assert_int_equal(m.disks[0].kind, PROBE_DISK_VIRTUAL);
+    assert_string_equal(m.disks[0].virtual_kind, "virtio");
+    assert_true(probe_build(&m, cat, false, &res, err, sizeof err));
+    assert_string_equal(res.storage.id, "cloud-block");
+    assert_null(strstr(res.comments, "HDD"));
+    memset(&m, 0, sizeof m);
+    assert_true(
+        probe_read_host(&m, "tests/probe/cloud/proc", "tests/probe/cloud/sys", err, sizeof err));
+    assert_int_equal(m.n_disks, 2);
+    assert_string_equal(m.disks[0].virtual_kind, "NVMe over tcp");
+    assert_string_equal(m.disks[1].virtual_kind, "Amazon EBS");
+}
+
 static void test_missing_proc_names_the_file(void **state)
 {
     (void)state;
@@ -131,6 +187,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nvidia_smi_csv),
         cmocka_unit_test(test_matching_the_server_fixture),
+        cmocka_unit_test(test_rocm_smi_cards),
+        cmocka_unit_test(test_virtual_disks),
         cmocka_unit_test(test_missing_proc_names_the_file),
         cmocka_unit_test(test_read_test_leaves_nothing),
     };

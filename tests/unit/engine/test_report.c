@@ -188,7 +188,7 @@ static const struct {
 } formatters[] = {
     {"format_si", fmt_si, 16},       {"format_duration", format_duration, 16},
     {"format_fixed", fmt_fixed, 24}, {"format_percent", format_percent, 24},
-    {"format_usd", format_usd, 16},  {"output_format_number", fmt_machine, 24},
+    {"format_usd", format_usd, 16},  {"output_format_number", fmt_machine, 25},
 };
 
 static void test_formatters_never_print_nonsense(void **state)
@@ -232,6 +232,17 @@ static void test_integers_exact(void **state)
     assert_string_equal(buf, "0.5");
     output_format_number(buf, sizeof buf, -0.0, 10);
     assert_string_equal(buf, "0");
+    /* Past 2^53: whole when ten digits would round, else the short form. */
+    output_format_number(buf, sizeof buf, 9007199254740994.0, 10);
+    assert_string_equal(buf, "9007199254740994");
+    output_format_number(buf, sizeof buf, 9223372036854775807.0, 10);
+    assert_string_equal(buf, "9223372036854775808");
+    output_format_number(buf, sizeof buf, -9223372036854775807.0, 10);
+    assert_string_equal(buf, "-9223372036854775808");
+    output_format_number(buf, sizeof buf, 1e18, 10);
+    assert_string_equal(buf, "1e+18");
+    output_format_number(buf, sizeof buf, 12345678901234567e5, 10);
+    assert_true(strtod(buf, NULL) == 12345678901234567e5);
 }
 
 static void write_uint_max(FILE *f, const void *arg)
