@@ -25,6 +25,11 @@ bool hfconfig_apply_file(struct setup *s, const char *path, char *err, size_t er
 bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len, char *err,
                          size_t err_len);
 
+/* A config's name for titles: its "_title" (the shipped configs have one:
+ * "Llama 3 70B"), else its architecture or model_type, escaped; "" when
+ * the file has none of them. */
+void hfconfig_title(const char *path, char *buf, size_t len);
+
 /* The path of a shipped model config: DATA/assets/models/NAME.json. False
  * with a message (listing the shipped names, "did you mean") when NAME is
  * not a plain name or no such file is shipped. */
@@ -43,5 +48,19 @@ void hfconfig_view_free(struct hfconfig_view *view);
  * "file:line:col: message" at the key. */
 bool hfconfig_expand(struct setup *s, const struct ynode *root, const char *file,
                      struct hfconfig_view **view, char *err, size_t err_len);
+
+/* Process-wide settings of the reader. With force_architecture (the
+ * command line's --force-architecture) a config of an architecture mlviz
+ * does not know is read as a decoder-only transformer instead of refused
+ * (encoder-decoder and state-space families stay refused). Warnings (keys
+ * read but not modelled, with their effect: "sliding_window 4096 not
+ * modelled: ...") go to the sink, one line each, once a config is accepted;
+ * without a sink they are dropped. */
+void hfconfig_set_force_architecture(bool force);
+bool hfconfig_force_architecture(void);
+void hfconfig_set_warning_sink(void (*sink)(const char *message));
+/* The supported `architectures` values (docs/HFCONFIG.md lists them). */
+size_t hfconfig_architecture_count(void);
+const char *hfconfig_architecture_name(size_t i);
 
 #endif

@@ -178,6 +178,18 @@ static const struct field setup_field_list[] = {
          "the output layer shares the embedding matrix (GPT, Megatron's default; Llama and "
          "Qwen3 do not)",
          0, 3),
+    INT("model.kv_lora_rank", model.kv_lora_rank, 0, MAX_HIDDEN, 0, "",
+        "multi-head latent attention: width of the compressed key/value latent (0: ordinary "
+        "attention)",
+        0, 3),
+    INT("model.q_lora_rank", model.q_lora_rank, 0, MAX_HIDDEN, 0, "",
+        "multi-head latent attention: width of the compressed query latent (0: queries from the "
+        "hidden state)",
+        0, 3),
+    INT("model.qk_rope_head_dim", model.qk_rope_head_dim, 0, MAX_HIDDEN, 0, "",
+        "multi-head latent attention: rotary dimensions added to each query and key head", 0, 3),
+    INT("model.v_head_dim", model.v_head_dim, 0, MAX_HIDDEN, 0, "",
+        "multi-head latent attention: size of one value head (0: head_dim)", 0, 3),
     INT("training.global_batch", training.global_batch, 1, MAX_GLOBAL_BATCH, 256, "samples",
         "samples per optimizer step", FIELD_KNOB, KNOB(3, "global batch", NULL, 0)),
     INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",
