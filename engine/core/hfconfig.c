@@ -401,6 +401,32 @@ static bool plain_name(const char *name)
     return true;
 }
 
+size_t hfconfig_model_names(char (*names)[HFCONFIG_NAME_LEN], size_t max)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/assets/models", mlviz_data_dir());
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < max) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && l < HFCONFIG_NAME_LEN && strcmp(e->d_name + l - 5, ".json") == 0 &&
+            e->d_name[0] != '.')
+            snprintf(names[n++], HFCONFIG_NAME_LEN, "%.*s", (int)(l - 5), e->d_name);
+    }
+    if (d)
+        closedir(d);
+    /* Sorted, so messages and completions are the same everywhere. */
+    char tmp[HFCONFIG_NAME_LEN];
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            memcpy(tmp, names[j], sizeof tmp);
+            memcpy(names[j], names[j - 1], sizeof tmp);
+            memcpy(names[j - 1], tmp, sizeof tmp);
+        }
+    return n;
+}
+
 bool hfconfig_named_path(const char *name, char *buf, size_t len, char *err, size_t err_len)
 {
     char dir[1100];
@@ -414,29 +440,11 @@ bool hfconfig_named_path(const char *name, char *buf, size_t len, char *err, siz
         }
     }
     /* Unknown: list what is shipped. */
-    enum { MAX_NAMES = 64 };
-    char names[MAX_NAMES][72];
-    const char *ptrs[MAX_NAMES];
-    size_t n = 0;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)) && n < MAX_NAMES) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && l < 70 && strcmp(e->d_name + l - 5, ".json") == 0 && e->d_name[0] != '.') {
-            snprintf(names[n], sizeof names[n], "%.*s", (int)(l - 5), e->d_name);
-            ptrs[n] = names[n];
-            n++;
-        }
-    }
-    if (d)
-        closedir(d);
-    /* Sorted, so the message is the same everywhere. */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(ptrs[j - 1], ptrs[j]) > 0; j--) {
-            const char *t = ptrs[j];
-            ptrs[j] = ptrs[j - 1];
-            ptrs[j - 1] = t;
-        }
+    char names[HFCONFIG_MAX_MODELS][HFCONFIG_NAME_LEN];
+    const char *ptrs[HFCONFIG_MAX_MODELS];
+    size_t n = hfconfig_model_names(names, HFCONFIG_MAX_MODELS);
+    for (size_t i = 0; i < n; i++)
+        ptrs[i] = names[i];
     char list[1024] = "";
     size_t used = 0;
     for (size_t i = 0; i < n && used < sizeof list; i++) {

@@ -25,6 +25,11 @@ bool hfconfig_apply_file(struct setup *s, const char *path, char *err, size_t er
 bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len, char *err,
                          size_t err_len);
 
+/* The names of the shipped model configs (assets/models/NAME.json),
+ * sorted; at most max. */
+enum { HFCONFIG_MAX_MODELS = 64, HFCONFIG_NAME_LEN = 72 };
+size_t hfconfig_model_names(char (*names)[HFCONFIG_NAME_LEN], size_t max);
+
 /* A config's name for titles: its "_title" (the shipped configs have one:
  * "Llama 3 70B"), else its architecture or model_type, escaped; "" when
  * the file has none of them. */

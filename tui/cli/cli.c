@@ -405,19 +405,24 @@ int cli_parse(const char *command, int argc, char **argv, cli_option_fn on_optio
     char usage[1024];
     commands_usage(command, usage, sizeof usage);
     int n = 0;
+    bool ended = false; /* after "--" every word is an argument (POSIX guideline 10) */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *name, *v;
-        int k = cli_take_option(command, argc, argv, &i, &name, &v);
+        if (!ended && strcmp(a, "--") == 0) {
+            ended = true;
+            continue;
+        }
+        int k = ended ? 0 : cli_take_option(command, argc, argv, &i, &name, &v);
         if (k < 0 || (k > 0 && v && !cli_value_given(name, v)) ||
             (k > 0 && on_option(ctx, name, v) < 0))
             return CLI_PARSE_ERROR;
         if (k > 0)
             continue;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (!ended && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
             cli_print_help(command);
             return CLI_PARSE_HELP;
         }
-        if (a[0] == '-' && a[1]) {
+        if (!ended && a[0] == '-' && a[1]) {
             cli_error("unknown option '%s' (usage: %s)", a, usage);
             return CLI_PARSE_ERROR;
         }
@@ -478,8 +483,9 @@ static void no_screen_keys(FILE *out, enum tui_keys_format format)
     cli_error("this program has no interactive screen linked in");
 }
 
-static const struct tui_entry no_screen = {no_screen_prepare, no_screen_theme, no_screen_run,
-                                           no_screen_hooks,   no_screen_play,  no_screen_keys};
+static const struct tui_entry no_screen = {
+    no_screen_prepare, no_screen_theme, no_screen_run, no_screen_hooks,
+    no_screen_play,    no_screen_keys,  NULL};
 static const struct tui_entry *registered_screen;
 
 void cli_use_screen(const struct tui_entry *screen)
