@@ -474,9 +474,8 @@ static bool llama4_shapes(struct setup *s, const struct ynode *map, const char *
     return true;
 }
 
-static void unmodelled_notes(const struct setup *s, const struct ynode *root,
-                             const struct ynode *map, const struct hf_arch *arch,
-                             struct hf_notes *notes)
+static void unmodelled_notes(const struct ynode *root, const struct ynode *map,
+                             const struct hf_arch *arch, struct hf_notes *notes)
 {
     const char *window = scalar_of(map, "sliding_window");
     const char *use = scalar_of(map, "use_sliding_window");
@@ -491,28 +490,6 @@ static void unmodelled_notes(const struct setup *s, const struct ynode *root,
                 "attention_chunk_size %s not modelled: attention is counted over the whole "
                 "sequence, so its FLOPs and time are overstated beyond %s tokens",
                 chunk, chunk);
-    double q = (double)setup_head_dim(s) * s->model.heads;
-    double kv = (double)setup_head_dim(s) * setup_kv_heads(s);
-    if (is_true(map, "attention_bias") || (arch->flags & HF_ARCH_QKV_BIAS))
-        hf_note(notes,
-                "%s not modelled: the attention projections' biases (%.0f parameters a layer) are "
-                "left out of the parameter count",
-                arch->flags & HF_ARCH_QKV_BIAS ? "the query, key and value biases of this "
-                                                 "architecture"
-                                               : "attention_bias true",
-                q + 2.0 * kv + (is_true(map, "attention_bias") ? (double)s->model.hidden : 0.0));
-    if (is_true(map, "mlp_bias"))
-        hf_note(notes,
-                "mlp_bias true not modelled: the MLP's biases (%.0f parameters a layer) are "
-                "left out of the parameter count",
-                (double)setup_ffn_hidden(s) * (s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0) +
-                    s->model.hidden);
-    if (arch->flags & HF_ARCH_EXPERT_BIAS)
-        hf_note(notes,
-                "the experts' and the router's biases of this architecture are not "
-                "modelled: about %.0f parameters a layer left out",
-                (double)s->model.experts *
-                    (3.0 * setup_expert_ffn_hidden(s) + s->model.hidden + 1.0));
     static const char *const towers[] = {"vision_config", "audio_config", NULL};
     for (int i = 0; towers[i]; i++)
         if (ynode_get(root, towers[i]))
@@ -531,15 +508,48 @@ static void unmodelled_notes(const struct setup *s, const struct ynode *root,
                        "has beyond attention and MLP layers is not modelled");
 }
 
+/* A true/false key: 1 when true, 0 when false or absent, -1 on a wrong type. */
+static int flag_key(const struct ynode *map, const char *key, const char *file, char *err,
+                    size_t err_len)
+{
+    const struct ynode *v = ynode_get(map, key);
+    if (!v || ynode_is_null(v))
+        return 0;
+    if (v->kind == YNODE_SCALAR && !v->quoted &&
+        (strcmp(v->value, "true") == 0 || strcmp(v->value, "false") == 0))
+        return v->value[0] == 't';
+    snprintf(err, err_len, "%s:%d:%d: %s must be true or false", file, v->line, v->col, key);
+    return -1;
+}
+
+/* Bias vectors: attention_bias (every attention projection, the output's
+ * too, as LlamaAttention builds them), Qwen2's query, key and value biases,
+ * mlp_bias and gpt-oss's experts and router. */
+static bool biases(struct setup *s, const struct ynode *map, const struct hf_arch *arch,
+                   const char *file, char *err, size_t err_len)
+{
+    int attention = flag_key(map, "attention_bias", file, err, err_len);
+    int mlp = flag_key(map, "mlp_bias", file, err, err_len);
+    if (attention < 0 || mlp < 0)
+        return false;
+    s->model.attention_bias = attention                        ? ATTN_BIAS_ALL
+                              : arch->flags & HF_ARCH_QKV_BIAS ? ATTN_BIAS_QKV
+                                                               : ATTN_BIAS_NONE;
+    s->model.mlp_bias = mlp || (arch->flags & HF_ARCH_EXPERT_BIAS);
+    return true;
+}
+
 bool hf_arch_shapes(struct setup *s, const struct ynode *root, const struct ynode *map,
                     const struct hf_arch *arch, const char *file, struct hf_notes *notes, char *err,
                     size_t err_len)
 {
     err[0] = '\0';
+    if (!biases(s, map, arch, file, err, err_len))
+        return false;
     if ((arch->flags & HF_ARCH_SHARED_EXPERT) && !llama4_shapes(s, map, file, err, err_len))
         return false;
     if (s->model.experts > 0 && !moe_layout(s, map, file, notes, err, err_len))
         return false;
-    unmodelled_notes(s, root, map, arch, notes);
+    unmodelled_notes(root, map, arch, notes);
     return true;
 }

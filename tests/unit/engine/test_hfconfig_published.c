@@ -252,7 +252,11 @@ static void test_unmodelled_key_warnings(void **state)
     assert_string_equal(warnings, "");
     assert_true(apply("qwen2.5-7b.json", &s, err, sizeof err)); /* use_sliding_window false */
     assert_null(strstr(warnings, "sliding_window"));
-    assert_non_null(strstr(warnings, "query, key and value biases"));
+    assert_int_equal(s.model.attention_bias, ATTN_BIAS_QKV); /* Qwen2's, without a key */
+    assert_false(s.model.mlp_bias);
+    assert_true(apply("gpt-oss-20b.json", &s, err, sizeof err));
+    assert_int_equal(s.model.attention_bias, ATTN_BIAS_ALL);
+    assert_true(s.model.mlp_bias); /* the experts' and the router's */
     /* Expert layers every second layer: counted exactly, ordered first. */
     const char *step = "{\"architectures\": [\"Qwen2MoeForCausalLM\"], " SHAPE
                        ", \"num_experts\": 4, \"num_experts_per_tok\": 1, "
