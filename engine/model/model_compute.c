@@ -175,9 +175,9 @@ static void attention_times(const struct ctx *c, double local_seq, struct attent
 {
     const struct setup *s = c->s;
     double t = c->tp, b = c->mb, seq = s->model.seq_len;
-    struct attention_widths w; /* scores over q, values over v (latent attention) */
+    struct attention_widths w; /* scores over q, values over every query head (out) */
     model_attention_widths(s, &w);
-    double heads = s->model.heads, d = (w.q + w.v) / (2.0 * heads);
+    double heads = s->model.heads, d = (w.q + w.out) / (2.0 * heads);
     double heads_local = b * heads / t;
     const struct software *sw = c->r->software;
     if (s->training.flash_attention) {
@@ -445,9 +445,9 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
      * half, and its backward recomputes the scores (2.5x the forward,
      * not 2x); recomputation adds forward work. MFU keeps the published
      * convention (Megatron-LM: full s x s, forward + 2 x backward). */
-    struct attention_widths w; /* scores over q, values over v (latent attention) */
+    struct attention_widths w; /* scores over q, values over every query head (out) */
     model_attention_widths(s, &w);
-    double attn_model = 3.0 * 2.0 * tokens * s->model.seq_len * (w.q + w.v) * s->model.layers;
+    double attn_model = 3.0 * 2.0 * tokens * s->model.seq_len * (w.q + w.out) * s->model.layers;
     double attn_exec = attn_model;
     if (s->training.flash_attention)
         attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;

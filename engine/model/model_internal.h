@@ -246,7 +246,8 @@ void model_attention_dims(const struct setup *s, double *q_dim, double *kv_dim);
 /* The attention's widths per token over all heads, and its weights. */
 struct attention_widths {
     double q, k, v; /* query, key and value widths (score width: q = k) */
-    double out;     /* input of the output projection: heads x value head size */
+    double out;     /* input of the output projection: heads x value head size (the width
+                       attention x V produces: every query head, grouped or not) */
     double weights; /* projection weights of one layer, output projection included */
     double latent;  /* multi-head latent attention: stored latent widths (else 0) */
     double norms;   /* multi-head latent attention: the latents' norm weights */

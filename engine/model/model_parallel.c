@@ -49,7 +49,7 @@ double model_layer_fwd_flops(const struct setup *s, bool moe, double tokens)
     struct attention_widths w; /* head_dim, latent attention: model_shapes.c */
     model_attention_widths(s, &w);
     double proj = 2.0 * tokens * w.weights;
-    double attn = 2.0 * tokens * seq * (w.q + w.v); /* QK^T and attention x V, full s x s */
+    double attn = 2.0 * tokens * seq * (w.q + w.out); /* QK^T and attention x V, full s x s */
     double mats = mlp_matrices(s);
     double mlp;
     if (moe) {
