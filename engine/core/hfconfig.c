@@ -8,6 +8,7 @@
 
 #include "catalog.h"
 #include "hfconfig_internal.h"
+#include "infile.h"
 
 /* How a Hugging Face value becomes a setup value. */
 enum hf_conv {
@@ -350,19 +351,22 @@ static void json_syntax_message(char *err)
 
 bool hfconfig_apply_file(struct setup *s, const char *path, char *err, size_t err_len)
 {
-    struct ydoc *doc = ydoc_load_file(path, err, err_len);
-    if (!doc) {
-        json_syntax_message(err);
+    char *text;
+    size_t len;
+    if (!infile_read(path, &text, &len, err, err_len))
         return false;
-    }
-    bool ok = apply_doc(s, doc, err, err_len);
-    ydoc_free(doc);
+    bool ok = hfconfig_apply_text(s, path, text, len, err, err_len);
+    free(text);
     return ok;
 }
 
 bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len, char *err,
                          size_t err_len)
 {
+    char shown[320];
+    hf_escape(shown, sizeof shown, name, 256);
+    if (!hf_json_syntax(shown, text, len, err, err_len))
+        return false;
     struct ydoc *doc = ydoc_load_string(name, text, len, err, err_len);
     if (!doc) {
         json_syntax_message(err);

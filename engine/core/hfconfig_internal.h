@@ -35,6 +35,10 @@ const struct hf_arch *hf_arch_at(size_t i);
 /* JSON as JSON has it: every key in double quotes, every bare value a JSON
  * number, true, false or null. False with "file:line:col: message". */
 bool hf_strict_json(const struct ynode *node, const char *file, char *err, size_t err_len);
+/* The text is JSON (RFC 8259): false with "file:line:col: JSON syntax
+ * error: ..." (what was found escaped). A leading byte-order mark is
+ * allowed. */
+bool hf_json_syntax(const char *file, const char *text, size_t len, char *err, size_t err_len);
 /* A JSON number ("-1.5e3"): digits as JSON writes them, nothing else. */
 bool hf_json_number(const char *text);
 

@@ -219,12 +219,18 @@ static void test_strict_json(void **state)
     expect_refused("{\"architectures\": [\"LlamaForCausalLM\"], " SHAPE ", \"head_dim\": 2.5}",
                    "head_dim must be a whole number");
     expect_refused("{\"architectures\": [\"LlamaForCausalLM\"], " SHAPE ", rope: 1}",
-                   "not JSON: the key rope is not in double quotes");
+                   "JSON syntax error: expected a key in double quotes, found 'rope'");
     expect_refused("{\"architectures\": [\"LlamaForCausalLM\"], " SHAPE ", \"x\": yes}",
-                   "not JSON: yes is no JSON value");
+                   "JSON syntax error: expected a JSON value");
     expect_refused("{\"architectures\": [\"LlamaForCausalLM\"], " SHAPE ", \"x\": 0x10}",
-                   "not JSON: 0x10");
+                   "JSON syntax error: expected ',' or '}', found 'x10}'");
     expect_refused("{\"architectures\": [\"LlamaForCausalLM\"], " SHAPE ",", "JSON syntax error");
+    expect_refused("{\"architectures\": [\"LlamaForCausalLM\"], " SHAPE ",}",
+                   "JSON syntax error: a comma before the closing bracket is not JSON");
+    expect_refused("{\"architectures\": ['LlamaForCausalLM'], " SHAPE "}",
+                   "c.json:1:20: JSON syntax error: expected a JSON value");
+    expect_refused("{\"architectures\": [\"LlamaForCausalLM\"], " SHAPE "} # note",
+                   "JSON syntax error: text after the JSON value");
     /* Bidirectional and other format characters never reach a message raw. */
     struct setup s;
     char err[1024] = "";
