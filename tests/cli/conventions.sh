@@ -50,6 +50,9 @@ echo "$out" | head -n 1 | grep -q "MixtralForCausalLM on 2 nodes x 8 NVIDIA H100
     pass "--set model.hf_config and a cluster change: title and active params" || fail "--set model.hf_config" "$out"
 m eval default --set model.name=llama3-7b >/dev/null 2>err; rc=$?
 [ $rc -eq 2 ] && grep -q "did you mean" err && pass "--set model.name unknown: exit 2" || fail "--set model.name unknown" "rc=$rc"
+m check default --set model.v_head_dim=64 >/dev/null 2>err; rc=$?
+[ $rc -eq 2 ] && grep -q "model.v_head_dim is a multi-head latent attention field: it needs model.kv_lora_rank" err &&
+    pass "latent-attention fields need model.kv_lora_rank" || fail "latent fields alone" "rc=$rc $(cat err)"
 m eval default --set facility.pue=auto >/dev/null 2>&1 && pass "--set FIELD=auto" || fail "--set FIELD=auto" "rc=$?"
 j=$(m eval default --model mixtral-8x7b --format json 2>/dev/null)
 echo "$j" | grep -q '"params": 46703050752,' && echo "$j" | grep -q '"params_active": 12880183296,' &&
