@@ -87,14 +87,19 @@ struct setup {
         int kv_heads;   /* 0: heads */
         int mlp;        /* enum mlp_kind */
         /* Mixture-of-experts (0 experts = dense). */
-        int experts;           /* routed experts per MoE layer */
-        int top_k;             /* routed experts per token */
-        int expert_ffn_hidden; /* inner size of one expert (0: ffn_hidden) */
-        int shared_experts;    /* always-active experts per MoE layer */
-        int dense_layers;      /* the first N layers use the dense MLP */
-        bool causal;           /* decoder (causal) attention: fused kernels skip masked blocks */
-        int head_dim;          /* i11: size of one attention head (0: hidden / heads) */
-        bool tied_embeddings;  /* i11: the output layer shares the embedding matrix */
+        int experts;             /* routed experts per MoE layer */
+        int top_k;               /* routed experts per token */
+        int expert_ffn_hidden;   /* inner size of one expert (0: ffn_hidden) */
+        int shared_experts;      /* always-active experts per MoE layer */
+        int dense_layers;        /* the first N layers use the dense MLP */
+        bool causal;             /* decoder (causal) attention: fused kernels skip masked blocks */
+        int head_dim;            /* i11: size of one attention head (0: hidden / heads) */
+        bool tied_embeddings;    /* i11: the output layer shares the embedding matrix */
+        double params;           /* generic: parameter count */
+        double flops_per_sample; /* generic: training FLOPs (fwd + bwd) per sample */
+        double bytes_per_flop;   /* generic: device memory traffic per FLOP */
+        double activation_bytes_per_sample; /* generic */
+
         /* Multi-head latent attention (DeepSeek-V2): keys and values come
          * from a compressed latent of kv_lora_rank (0: ordinary attention),
          * queries from one of q_lora_rank (0: straight from the hidden
@@ -102,12 +107,8 @@ struct setup {
          * head (head_dim is then the part without rotary embedding) and
          * v_head_dim is the width of one value head (0: head_dim). */
         int kv_lora_rank, q_lora_rank, qk_rope_head_dim, v_head_dim;
-        int attention_bias;      /* enum attention_bias_kind */
-        bool mlp_bias;           /* the MLP's (and experts', router's) projections carry biases */
-        double params;           /* generic: parameter count */
-        double flops_per_sample; /* generic: training FLOPs (fwd + bwd) per sample */
-        double bytes_per_flop;   /* generic: device memory traffic per FLOP */
-        double activation_bytes_per_sample; /* generic */
+        int attention_bias; /* enum attention_bias_kind */
+        bool mlp_bias;      /* the MLP's (and experts', router's) projections carry biases */
     } model;
     struct {
         int global_batch;
