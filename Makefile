@@ -108,7 +108,7 @@ FUZZ_SECONDS ?= 30
 
 BIN        := mlviz
 
-.PHONY: deb all run test test-build asan valgrind bench install uninstall clean deps deps-test \
+.PHONY: deb check-deb all run test test-build asan valgrind bench install uninstall clean deps deps-test \
         check-tools fuzz fuzz-build fuzz-targets format check-layers check-sizes check-format
 
 COMPLETIONS := $(BUILD)/completions/mlviz.bash $(BUILD)/completions/_mlviz \
@@ -264,9 +264,15 @@ check-format:
 	@sh tests/format.sh
 
 # ---- install ----------------------------------------------------------------
+# install records the directories it had to create (in DATADIR's
+# .created-dirs) so that uninstall removes those, once empty, and no other:
+# a DESTDIR install then uninstall leaves the tree as it found it.
+INSTALL_DIRS := $(BINDIR) $(DATADIR) $(MANDIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR) \
-	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	@created=; for d in $(INSTALL_DIRS); do p="$(DESTDIR)$$d"; \
+	  while [ ! -e "$$p" ]; do created="$$created $$p"; p=$$(dirname "$$p"); done; \
+	  mkdir -p "$(DESTDIR)$$d" || exit 1; done; \
+	  printf '%s\n' $$created | sed '/^$$/d' | sort -u > "$(DESTDIR)$(DATADIR)/.created-dirs"
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/mlviz
 	cp -R assets scenarios scripts $(DESTDIR)$(DATADIR)/
 	install -m 644 $(BUILD)/mlviz.1 $(DESTDIR)$(MANDIR)/mlviz.1
@@ -275,30 +281,59 @@ install: all
 	install -m 644 $(BUILD)/completions/mlviz.fish $(DESTDIR)$(FISHCOMPDIR)/mlviz.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/mlviz $(DESTDIR)$(MANDIR)/mlviz.1
-	rm -f $(DESTDIR)$(BASHCOMPDIR)/mlviz $(DESTDIR)$(ZSHCOMPDIR)/_mlviz \
-	  $(DESTDIR)$(FISHCOMPDIR)/mlviz.fish
-	rm -rf $(DESTDIR)$(DATADIR)
+	@created=$$(cat "$(DESTDIR)$(DATADIR)/.created-dirs" 2>/dev/null); \
+	  rm -f $(DESTDIR)$(BINDIR)/mlviz $(DESTDIR)$(MANDIR)/mlviz.1 \
+	    $(DESTDIR)$(BASHCOMPDIR)/mlviz $(DESTDIR)$(ZSHCOMPDIR)/_mlviz \
+	    $(DESTDIR)$(FISHCOMPDIR)/mlviz.fish; \
+	  rm -rf $(DESTDIR)$(DATADIR); \
+	  for d in $$(printf '%s\n' $$created | sort -r); do rmdir "$$d" 2>/dev/null || true; done
 
-# A Debian package: the install tree under /usr plus a control file that
-# declares the shared libraries the binary links (Debian package names).
+# A Debian package as Debian builds its own: the install tree under /usr
+# with a stripped binary, a gzipped man page and changelog, the copyright
+# file (packaging/copyright), md5sums, and Depends computed by
+# dpkg-shlibdeps from the libraries the binary links. `make check-deb` runs
+# lintian on it (docs/PACKAGING.md lists what lintian still says).
 DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
-DEB_DEPENDS := libc6, libncursesw6, libtinfo6, libyaml-0-2, liblua5.4-0
 DEB_FILE    := $(BUILD)/mlviz_$(VERSION)_$(DEB_ARCH).deb
+DEB_ROOT    := $(abspath $(BUILD))/deb
+DEB_DOC     := $(DEB_ROOT)/usr/share/doc/mlviz
 deb: all
-	@command -v dpkg-deb >/dev/null || { echo "make deb needs dpkg-deb (apt-get install dpkg)"; exit 2; }
-	rm -rf $(BUILD)/deb
-	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(BUILD))/deb PREFIX=/usr \
-	  DATADIR=/usr/share/mlviz
-	mkdir -p $(BUILD)/deb/DEBIAN
+	@command -v dpkg-deb >/dev/null && command -v dpkg-shlibdeps >/dev/null || \
+	  { echo "make deb needs dpkg-deb and dpkg-shlibdeps (apt-get install dpkg-dev)"; exit 2; }
+	rm -rf $(DEB_ROOT) $(BUILD)/deb-shlibs
+	$(MAKE) --no-print-directory install DESTDIR=$(DEB_ROOT) PREFIX=/usr \
+	  DATADIR=/usr/share/mlviz ZSHCOMPDIR=/usr/share/zsh/vendor-completions
+	rm -f $(DEB_ROOT)/usr/share/mlviz/.created-dirs
+	strip --remove-section=.comment --remove-section=.note --strip-unneeded \
+	  $(DEB_ROOT)/usr/bin/mlviz
+	gzip -9n $(DEB_ROOT)/usr/share/man/man1/mlviz.1
+	mkdir -p $(DEB_DOC) $(DEB_ROOT)/DEBIAN $(BUILD)/deb-shlibs/debian
+	install -m 644 packaging/copyright $(DEB_DOC)/copyright
+	gzip -9n < packaging/changelog > $(DEB_DOC)/changelog.gz
+	chmod 644 $(DEB_DOC)/changelog.gz
+	find $(DEB_ROOT)/usr -type d -exec chmod 755 {} +
+	find $(DEB_ROOT)/usr -type f ! -path '*/usr/bin/*' -exec chmod 644 {} +
+	printf 'Source: mlviz\n\nPackage: mlviz\nArchitecture: any\n' \
+	  > $(BUILD)/deb-shlibs/debian/control
+	cd $(BUILD)/deb-shlibs && dpkg-shlibdeps -O $(DEB_ROOT)/usr/bin/mlviz \
+	  | sed -n 's/^shlibs:Depends=//p' > depends
 	printf '%s\n' 'Package: mlviz' 'Version: $(VERSION)' 'Architecture: $(DEB_ARCH)' \
-	  'Maintainer: mlviz developers <mlviz@localhost>' 'Section: science' 'Priority: optional' \
-	  'Depends: $(DEB_DEPENDS)' \
+	  'Maintainer: mlviz developers <mlviz@example.org>' 'Section: science' 'Priority: optional' \
+	  "Installed-Size: $$(du -sk $(DEB_ROOT)/usr | cut -f1)" \
+	  "Depends: $$(cat $(BUILD)/deb-shlibs/depends)" \
+	  'Homepage: https://example.org/mlviz' \
 	  'Description: terminal visualizer and simulator of ML training hardware' \
 	  ' mlviz shows the storage, CPUs, accelerators, links and power behind a training' \
 	  ' run in a terminal, with an analytic model, a step simulator and Lua scenarios.' \
-	  > $(BUILD)/deb/DEBIAN/control
-	dpkg-deb --root-owner-group --build $(BUILD)/deb $(DEB_FILE)
+	  > $(DEB_ROOT)/DEBIAN/control
+	cd $(DEB_ROOT) && find usr -type f -exec md5sum {} + | sort -k 2 > DEBIAN/md5sums
+	dpkg-deb --root-owner-group --build $(DEB_ROOT) $(DEB_FILE)
+
+# lintian on the package (not part of `make test`: lintian is large; the
+# install suite runs it when it is installed).
+check-deb: deb
+	@command -v lintian >/dev/null || { echo "make check-deb needs lintian (apt-get install lintian)"; exit 2; }
+	lintian --fail-on error $(DEB_FILE)
 
 clean:
 	rm -rf build build-test build-valgrind build-asan build-bench build-fuzz build-clang $(BIN)

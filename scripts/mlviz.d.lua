@@ -51,6 +51,7 @@ function Setup:devices() end
 ---@field achieved_fraction number
 ---@field starvation number
 ---@field params number
+---@field params_active number
 ---@field flops_per_step number
 ---@field model_flops_per_step number
 ---@field bottleneck "data"|"cpus"|"accelerators"|"interconnect"|"infrastructure"

@@ -210,6 +210,7 @@ const struct tui_entry tui_screen = {
     .play_hooks = tui_play_hooks,
     .play = tui_play,
     .write_keys = tui_write_keys,
+    .theme_names = theme_names,
 };
 
 bool tui_theme_known(const char *name)

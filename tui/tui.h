@@ -60,6 +60,7 @@ struct tui_entry {
     void (*play_hooks)(struct luahost_hooks *hooks);
     int (*play)(struct luahost **host, const char *script_path, struct tui_options *o);
     void (*write_keys)(FILE *out, enum tui_keys_format format);
+    const char *const *theme_names; /* the theme table's names, NULL-terminated */
 };
 extern const struct tui_entry tui_screen;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "hfconfig_internal.h"
 #include "infile.h"
 
 /* How a Hugging Face value becomes a setup value. */
@@ -32,35 +33,46 @@ struct hf_row {
     enum hf_conv conv;
     bool required; /* without it the config describes no shape mlviz can use */
     bool moe;      /* a mixture-of-experts field */
+    int min;       /* the least value a config may give (0 for "none" is refused) */
 };
 
+/* DeepSeek's multi-head latent attention names the head size of the part
+ * without rotary embedding qk_nope_head_dim (Megatron-Core: qk_head_dim). */
 static const struct hf_row hf_rows[] = {
-    {{"num_hidden_layers", "n_layer", "num_layers"}, "model.layers", HF_COUNT, true, false},
-    {{"hidden_size", "n_embd", "d_model"}, "model.hidden", HF_COUNT, true, false},
-    {{"num_attention_heads", "n_head", "num_heads"}, "model.heads", HF_COUNT, true, false},
-    {{"num_key_value_heads", "num_kv_heads"}, "model.kv_heads", HF_COUNT, false, false},
+    {{"num_hidden_layers", "n_layer", "num_layers"}, "model.layers", HF_COUNT, true, false, 1},
+    {{"hidden_size", "n_embd", "d_model"}, "model.hidden", HF_COUNT, true, false, 1},
+    {{"num_attention_heads", "n_head", "num_heads"}, "model.heads", HF_COUNT, true, false, 1},
+    {{"num_key_value_heads", "num_kv_heads"}, "model.kv_heads", HF_COUNT, false, false, 1},
     {{"intermediate_size", "n_inner", "ffn_dim", "d_ff"},
      "model.ffn_hidden",
      HF_COUNT,
      false,
-     false},
+     false,
+     1},
     {{"hidden_act", "hidden_activation", "activation_function"},
      "model.mlp",
      HF_ACTIVATION,
      false,
-     false},
-    {{"vocab_size"}, "model.vocab", HF_COUNT, true, false},
-    {{"tie_word_embeddings"}, "model.tied_embeddings", HF_FLAG, false, false},
+     false,
+     0},
+    {{"vocab_size"}, "model.vocab", HF_COUNT, true, false, 1},
+    {{"tie_word_embeddings"}, "model.tied_embeddings", HF_FLAG, false, false, 0},
+    {{"qk_nope_head_dim", "head_dim"}, "model.head_dim", HF_COUNT, false, false, 1},
+    {{"kv_lora_rank"}, "model.kv_lora_rank", HF_COUNT, false, false, 0},
+    {{"q_lora_rank"}, "model.q_lora_rank", HF_COUNT, false, false, 0},
+    {{"qk_rope_head_dim"}, "model.qk_rope_head_dim", HF_COUNT, false, false, 0},
+    {{"v_head_dim"}, "model.v_head_dim", HF_COUNT, false, false, 0},
     {{"num_local_experts", "num_experts", "n_routed_experts"},
      "model.experts",
      HF_COUNT,
      false,
-     true},
-    {{"num_experts_per_tok"}, "model.top_k", HF_COUNT, false, true},
-    {{"moe_intermediate_size"}, "model.expert_ffn_hidden", HF_COUNT, false, true},
-    {{"n_shared_experts"}, "model.shared_experts", HF_COUNT, false, true},
-    {{"shared_expert_intermediate_size"}, "model.shared_experts", HF_SHARED_WIDTH, false, true},
-    {{"first_k_dense_replace"}, "model.dense_layers", HF_COUNT, false, true},
+     true,
+     0},
+    {{"num_experts_per_tok"}, "model.top_k", HF_COUNT, false, true, 0},
+    {{"moe_intermediate_size"}, "model.expert_ffn_hidden", HF_COUNT, false, true, 1},
+    {{"n_shared_experts"}, "model.shared_experts", HF_COUNT, false, true, 0},
+    {{"shared_expert_intermediate_size"}, "model.shared_experts", HF_SHARED_WIDTH, false, true, 0},
+    {{"first_k_dense_replace"}, "model.dense_layers", HF_COUNT, false, true, 0},
 };
 enum { N_HF_ROWS = sizeof hf_rows / sizeof hf_rows[0] };
 
@@ -135,6 +147,39 @@ static void missing_keys(const struct ynode *map, char *buf, size_t len)
     }
 }
 
+/* A row's value as JSON types it: counts are bare JSON numbers, whole and
+ * at least the row's least value; flags bare true or false; activations
+ * strings. */
+static bool row_typed(const struct ynode *v, const struct hf_row *row, const char *key,
+                      const char *file, double *number, char *err, size_t err_len)
+{
+    char shown[160];
+    hf_escape(shown, sizeof shown, v->value, 40);
+    const char *want = NULL;
+    if (row->conv == HF_FLAG &&
+        (v->quoted || (strcmp(v->value, "true") != 0 && strcmp(v->value, "false") != 0)))
+        want = "true or false";
+    else if (row->conv == HF_ACTIVATION && !v->quoted)
+        want = "a string";
+    else if ((row->conv == HF_COUNT || row->conv == HF_SHARED_WIDTH) &&
+             (v->quoted || !hf_json_number(v->value)))
+        want = "a JSON number";
+    if (want) {
+        snprintf(err, err_len, "%s:%d:%d: %s must be %s, found %s%s%s", file, v->line, v->col, key,
+                 want, v->quoted ? "the string \"" : "", shown, v->quoted ? "\"" : "");
+        return false;
+    }
+    if (row->conv != HF_COUNT && row->conv != HF_SHARED_WIDTH)
+        return true;
+    if (!fields_parse_number(v->value, number) || !(*number >= row->min && *number <= 1e12) ||
+        *number != (double)(long long)*number) {
+        snprintf(err, err_len, "%s:%d:%d: %s must be a whole number of at least %d, found %s", file,
+                 v->line, v->col, key, row->min, shown);
+        return false;
+    }
+    return true;
+}
+
 /* One row's value onto s. */
 static bool apply_row(struct setup *s, const struct ynode *map, const struct hf_row *row,
                       const char *file, const char *model_type, char *err, size_t err_len)
@@ -143,20 +188,21 @@ static bool apply_row(struct setup *s, const struct ynode *map, const struct hf_
     const struct ynode *v = row_value(map, row, &key);
     if (!v)
         return true;
-    char msg[256];
+    char msg[256], shown[160];
     if (v->kind != YNODE_SCALAR) {
         snprintf(err, err_len, "%s:%d:%d: %s must be a value, found %s", file, v->line, v->col, key,
                  ynode_kind_name(v));
         return false;
     }
     double number = 0;
-    bool numeric = fields_parse_number(v->value, &number);
+    if (!row_typed(v, row, key, file, &number, err, err_len))
+        return false;
+    hf_escape(shown, sizeof shown, v->value, 40);
     const struct field *f = fields_find(setup_fields(), row->field);
     if (!f) {
         /* A field this build lacks: experts can only be refused (the model
-         * would be computed as a dense one); tied embeddings need nothing,
-         * as the model counts one embedding matrix. */
-        if (row->moe && (!numeric || number != 0)) {
+         * would be computed as a dense one). */
+        if (row->moe && number != 0) {
             snprintf(err, err_len,
                      "%s:%d:%d: %s: a mixture-of-experts config; the mixture-of-experts fields "
                      "need %s, which this mlviz does not have",
@@ -171,10 +217,10 @@ static bool apply_row(struct setup *s, const struct ynode *map, const struct hf_
         int mlp;
         if (!activation_mlp(v->value, model_type, &mlp)) {
             snprintf(err, err_len,
-                     "%s:%d:%d: %s: unknown activation '%.60s' (known: silu, swish, gelu, "
+                     "%s:%d:%d: %s: unknown activation '%s' (known: silu, swish, gelu, "
                      "gelu_new, gelu_pytorch_tanh, quick_gelu, relu); set model.mlp beside "
                      "hf_config",
-                     file, v->line, v->col, key, v->value);
+                     file, v->line, v->col, key, shown);
             return false;
         }
         ok = fields_set_number(f, s, mlp, msg, sizeof msg);
@@ -189,25 +235,19 @@ static bool apply_row(struct setup *s, const struct ynode *map, const struct hf_
         const struct ynode *e = ynode_get(map, "moe_intermediate_size");
         double expert = 0;
         /* Both bounded before any conversion to an integer. */
-        if (!numeric || !(number >= 0 && number <= 1e9) || !e || e->kind != YNODE_SCALAR ||
+        if (!(number <= 1e9) || !e || e->kind != YNODE_SCALAR || e->quoted ||
             !fields_parse_number(e->value, &expert) || !(expert >= 1 && expert <= 1e9) ||
-            number != (double)(long long)number || expert != (double)(long long)expert ||
-            (long long)number % (long long)expert != 0) {
+            expert != (double)(long long)expert || (long long)number % (long long)expert != 0) {
             snprintf(err, err_len,
-                     "%s:%d:%d: %s %.40s is not a whole multiple of moe_intermediate_size; set "
+                     "%s:%d:%d: %s %s is not a whole multiple of moe_intermediate_size; set "
                      "model.shared_experts beside hf_config",
-                     file, v->line, v->col, key, v->value);
+                     file, v->line, v->col, key, shown);
             return false;
         }
         ok = fields_set_number(f, s, number / expert, msg, sizeof msg);
         break;
     }
     default:
-        if (!numeric) {
-            snprintf(err, err_len, "%s:%d:%d: %s must be a number, found '%.60s'", file, v->line,
-                     v->col, key, v->value);
-            return false;
-        }
         ok = fields_set_number(f, s, number, msg, sizeof msg);
         break;
     }
@@ -219,40 +259,11 @@ static bool apply_row(struct setup *s, const struct ynode *map, const struct hf_
     return true;
 }
 
-static bool apply_doc(struct setup *s, const struct ydoc *doc, char *err, size_t err_len)
+/* Routed experts without a routing width describe no model. */
+static bool check_routing(const struct ynode *map, const char *file, char *err, size_t err_len)
 {
-    const struct ynode *map = doc->root;
-    if (!map || map->kind != YNODE_MAP) {
-        snprintf(err, err_len, "%s:%d:%d: a config.json holds one mapping of keys, found %s",
-                 doc->file, map ? map->line : 1, map ? map->col : 1, ynode_kind_name(map));
-        return false;
-    }
-    /* Multimodal configs (Llama 4, Qwen-VL, Gemma 3) keep the language
-     * model's shape under text_config. */
-    const struct ynode *text = ynode_get(map, "text_config");
-    const char *key;
-    if (!row_value(map, &hf_rows[0], &key) && text && text->kind == YNODE_MAP)
-        map = text;
-    char missing[512];
-    missing_keys(map, missing, sizeof missing);
-    const char *model_type = scalar_text(map, "model_type");
-    if (!model_type)
-        model_type = scalar_text(doc->root, "model_type");
-    if (missing[0]) {
-        const char *arch = scalar_text(doc->root, "architectures");
-        snprintf(err, err_len,
-                 "%s: not a model shape mlviz can read (architecture %.60s, model_type %.60s): "
-                 "missing %s; write the model's fields beside hf_config instead",
-                 doc->file, arch ? arch : "unknown", model_type ? model_type : "unknown", missing);
-        return false;
-    }
-    struct setup tmp = *s;
-    tmp.model.kind = MODEL_TRANSFORMER;
-    for (size_t r = 0; r < N_HF_ROWS; r++)
-        if (!apply_row(&tmp, map, &hf_rows[r], doc->file, model_type, err, err_len))
-            return false;
-    /* Routed experts without a routing width describe no model. */
     const struct hf_row *experts = NULL, *top_k = NULL;
+    const char *key;
     for (size_t r = 0; r < N_HF_ROWS; r++) {
         if (strcmp(hf_rows[r].field, "model.experts") == 0)
             experts = &hf_rows[r];
@@ -266,32 +277,121 @@ static bool apply_doc(struct setup *s, const struct ydoc *doc, char *err, size_t
         snprintf(err, err_len,
                  "%s: a mixture-of-experts config without num_experts_per_tok "
                  "(experts each token goes to)",
-                 doc->file);
+                 file);
         return false;
     }
+    return true;
+}
+
+static bool apply_doc(struct setup *s, const struct ydoc *doc, char *err, size_t err_len)
+{
+    char file[320], why[640];
+    hf_escape(file, sizeof file, doc->file, 256);
+    const struct ynode *map = doc->root;
+    if (!map || map->kind != YNODE_MAP) {
+        snprintf(err, err_len, "%s:%d:%d: a config.json holds one JSON object of keys, found %s",
+                 file, map ? map->line : 1, map ? map->col : 1, ynode_kind_name(map));
+        return false;
+    }
+    if (!hf_strict_json(map, file, err, err_len))
+        return false;
+    /* Multimodal configs (Llama 4, Qwen-VL, Gemma 3) keep the language
+     * model's shape under text_config. */
+    const struct ynode *text = ynode_get(map, "text_config");
+    const char *key;
+    if (!row_value(map, &hf_rows[0], &key) && text && text->kind == YNODE_MAP)
+        map = text;
+    const struct hf_arch *arch =
+        hf_arch_find(doc->root, map, hfconfig_force_architecture(), why, sizeof why);
+    if (!arch) {
+        snprintf(err, err_len, "%s: %s", file, why);
+        return false;
+    }
+    char missing[512];
+    missing_keys(map, missing, sizeof missing);
+    const char *model_type = scalar_text(map, "model_type");
+    if (!model_type)
+        model_type = scalar_text(doc->root, "model_type");
+    if (missing[0]) {
+        snprintf(err, err_len,
+                 "%s: not a model shape mlviz can read (architecture %s): missing %s; write the "
+                 "model's fields beside hf_config instead",
+                 file, arch->architecture, missing);
+        return false;
+    }
+    /* The config is the whole shape: what it leaves out takes the library's
+     * default (kv heads = heads, no experts, no latent attention), never the
+     * setup's earlier model. The sequence length is the run's, not the
+     * model's. */
+    struct setup tmp = *s, base;
+    setup_defaults(&base);
+    tmp.model = base.model;
+    tmp.model.seq_len = s->model.seq_len;
+    tmp.model.kind = MODEL_TRANSFORMER;
+    for (size_t r = 0; r < N_HF_ROWS; r++)
+        if (!apply_row(&tmp, map, &hf_rows[r], file, model_type, err, err_len))
+            return false;
+    struct hf_notes notes = {.count = 0};
+    if (!check_routing(map, file, err, err_len) ||
+        !hf_arch_shapes(&tmp, doc->root, map, arch, file, &notes, err, err_len))
+        return false;
+    hf_notes_send(&notes, doc->file);
     *s = tmp;
     return true;
 }
 
+/* The reader is libyaml's (JSON is YAML), but a config.json is JSON: its
+ * syntax errors say so. */
+static void json_syntax_message(char *err)
+{
+    char *at = strstr(err, "YAML syntax error");
+    if (at)
+        memcpy(at, "JSON", 4);
+}
+
 bool hfconfig_apply_file(struct setup *s, const char *path, char *err, size_t err_len)
 {
-    struct ydoc *doc = ydoc_load_file(path, err, err_len);
-    if (!doc)
+    char *text;
+    size_t len;
+    if (!infile_read(path, &text, &len, err, err_len))
         return false;
-    bool ok = apply_doc(s, doc, err, err_len);
-    ydoc_free(doc);
+    bool ok = hfconfig_apply_text(s, path, text, len, err, err_len);
+    free(text);
     return ok;
 }
 
 bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len, char *err,
                          size_t err_len)
 {
-    struct ydoc *doc = ydoc_load_string(name, text, len, err, err_len);
-    if (!doc)
+    char shown[320];
+    hf_escape(shown, sizeof shown, name, 256);
+    if (!hf_json_syntax(shown, text, len, err, err_len))
         return false;
+    struct ydoc *doc = ydoc_load_string(name, text, len, err, err_len);
+    if (!doc) {
+        json_syntax_message(err);
+        return false;
+    }
     bool ok = apply_doc(s, doc, err, err_len);
     ydoc_free(doc);
     return ok;
+}
+
+void hfconfig_title(const char *path, char *buf, size_t len)
+{
+    char err[256];
+    buf[0] = '\0';
+    struct ydoc *doc = ydoc_load_file(path, err, sizeof err);
+    if (!doc)
+        return;
+    const char *title = scalar_text(doc->root, "_title");
+    if (!title)
+        title = scalar_text(doc->root, "architectures");
+    if (!title)
+        title = scalar_text(doc->root, "model_type");
+    if (title)
+        hf_escape(buf, len, title, 64);
+    ydoc_free(doc);
 }
 
 static bool plain_name(const char *name)
@@ -303,6 +403,32 @@ static bool plain_name(const char *name)
               *c == '-' || *c == '_' || *c == '.'))
             return false;
     return true;
+}
+
+size_t hfconfig_model_names(char (*names)[HFCONFIG_NAME_LEN], size_t max)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/assets/models", mlviz_data_dir());
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < max) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && l < HFCONFIG_NAME_LEN && strcmp(e->d_name + l - 5, ".json") == 0 &&
+            e->d_name[0] != '.')
+            snprintf(names[n++], HFCONFIG_NAME_LEN, "%.*s", (int)(l - 5), e->d_name);
+    }
+    if (d)
+        closedir(d);
+    /* Sorted, so messages and completions are the same everywhere. */
+    char tmp[HFCONFIG_NAME_LEN];
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            memcpy(tmp, names[j], sizeof tmp);
+            memcpy(names[j], names[j - 1], sizeof tmp);
+            memcpy(names[j - 1], tmp, sizeof tmp);
+        }
+    return n;
 }
 
 bool hfconfig_named_path(const char *name, char *buf, size_t len, char *err, size_t err_len)
@@ -318,29 +444,11 @@ bool hfconfig_named_path(const char *name, char *buf, size_t len, char *err, siz
         }
     }
     /* Unknown: list what is shipped. */
-    enum { MAX_NAMES = 64 };
-    char names[MAX_NAMES][72];
-    const char *ptrs[MAX_NAMES];
-    size_t n = 0;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)) && n < MAX_NAMES) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && l < 70 && strcmp(e->d_name + l - 5, ".json") == 0 && e->d_name[0] != '.') {
-            snprintf(names[n], sizeof names[n], "%.*s", (int)(l - 5), e->d_name);
-            ptrs[n] = names[n];
-            n++;
-        }
-    }
-    if (d)
-        closedir(d);
-    /* Sorted, so the message is the same everywhere. */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(ptrs[j - 1], ptrs[j]) > 0; j--) {
-            const char *t = ptrs[j];
-            ptrs[j] = ptrs[j - 1];
-            ptrs[j - 1] = t;
-        }
+    char names[HFCONFIG_MAX_MODELS][HFCONFIG_NAME_LEN];
+    const char *ptrs[HFCONFIG_MAX_MODELS];
+    size_t n = hfconfig_model_names(names, HFCONFIG_MAX_MODELS);
+    for (size_t i = 0; i < n; i++)
+        ptrs[i] = names[i];
     char list[1024] = "";
     size_t used = 0;
     for (size_t i = 0; i < n && used < sizeof list; i++) {

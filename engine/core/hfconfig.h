@@ -25,6 +25,16 @@ bool hfconfig_apply_file(struct setup *s, const char *path, char *err, size_t er
 bool hfconfig_apply_text(struct setup *s, const char *name, const char *text, size_t len, char *err,
                          size_t err_len);
 
+/* The names of the shipped model configs (assets/models/NAME.json),
+ * sorted; at most max. */
+enum { HFCONFIG_MAX_MODELS = 64, HFCONFIG_NAME_LEN = 72 };
+size_t hfconfig_model_names(char (*names)[HFCONFIG_NAME_LEN], size_t max);
+
+/* A config's name for titles: its "_title" (the shipped configs have one:
+ * "Llama 3 70B"), else its architecture or model_type, escaped; "" when
+ * the file has none of them. */
+void hfconfig_title(const char *path, char *buf, size_t len);
+
 /* The path of a shipped model config: DATA/assets/models/NAME.json. False
  * with a message (listing the shipped names, "did you mean") when NAME is
  * not a plain name or no such file is shipped. */
@@ -54,5 +64,19 @@ struct hfconfig_below {
 bool hfconfig_expand(struct setup *s, const struct ynode *root, const char *file,
                      const struct hfconfig_below *below, struct hfconfig_view **view, char *err,
                      size_t err_len);
+
+/* Process-wide settings of the reader. With force_architecture (the
+ * command line's --force-architecture) a config of an architecture mlviz
+ * does not know is read as a decoder-only transformer instead of refused
+ * (encoder-decoder and state-space families stay refused). Warnings (keys
+ * read but not modelled, with their effect: "sliding_window 4096 not
+ * modelled: ...") go to the sink, one line each, once a config is accepted;
+ * without a sink they are dropped. */
+void hfconfig_set_force_architecture(bool force);
+bool hfconfig_force_architecture(void);
+void hfconfig_set_warning_sink(void (*sink)(const char *message));
+/* The supported `architectures` values (docs/HFCONFIG.md lists them). */
+size_t hfconfig_architecture_count(void);
+const char *hfconfig_architecture_name(size_t i);
 
 #endif

@@ -13,6 +13,7 @@
 
 const char *const model_kind_names[] = {"transformer", "generic", NULL};
 const char *const mlp_names[] = {"gelu", "swiglu", NULL};
+const char *const attention_bias_names[] = {"none", "qkv", "all", NULL};
 const char *const optimizer_names[] = {"adam", "sgd", "adafactor", NULL};
 const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const data_source_names[] = {"shared", "local", NULL};
@@ -181,6 +182,24 @@ static const struct field setup_field_list[] = {
          "the output layer shares the embedding matrix (GPT, Megatron's default; Llama and "
          "Qwen3 do not)",
          0, 3),
+    INT("model.kv_lora_rank", model.kv_lora_rank, 0, MAX_HIDDEN, 0, "",
+        "multi-head latent attention: width of the compressed key/value latent (0: ordinary "
+        "attention)",
+        0, 3),
+    INT("model.q_lora_rank", model.q_lora_rank, 0, MAX_HIDDEN, 0, "",
+        "multi-head latent attention: width of the compressed query latent (0: queries from the "
+        "hidden state)",
+        0, 3),
+    INT("model.qk_rope_head_dim", model.qk_rope_head_dim, 0, MAX_HIDDEN, 0, "",
+        "multi-head latent attention: rotary dimensions added to each query and key head", 0, 3),
+    ENUM("model.attention_bias", model.attention_bias, attention_bias_names, ATTN_BIAS_NONE,
+         "bias vectors on the attention projections: none, qkv (query, key, value: Qwen2) or all "
+         "(and the output: attention_bias true)",
+         0, 3),
+    BOOL("model.mlp_bias", model.mlp_bias, 0,
+         "bias vectors on the MLP projections (experts and router included: gpt-oss)", 0, 3),
+    INT("model.v_head_dim", model.v_head_dim, 0, MAX_HIDDEN, 0, "",
+        "multi-head latent attention: size of one value head (0: head_dim)", 0, 3),
     INT("training.global_batch", training.global_batch, 1, MAX_GLOBAL_BATCH, 256, "samples",
         "samples per optimizer step", FIELD_KNOB, KNOB(3, "global batch", NULL, 0)),
     INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",

@@ -18,12 +18,15 @@
 
 enum model_kind { MODEL_TRANSFORMER, MODEL_GENERIC };
 enum mlp_kind { MLP_GELU, MLP_SWIGLU };
+/* Which attention projections carry a bias vector. */
+enum attention_bias_kind { ATTN_BIAS_NONE, ATTN_BIAS_QKV, ATTN_BIAS_ALL };
 enum optimizer_kind { OPT_ADAM, OPT_SGD, OPT_ADAFACTOR };
 enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
 enum data_source { DATA_SHARED, DATA_LOCAL };
 
 extern const char *const model_kind_names[];
 extern const char *const mlp_names[];
+extern const char *const attention_bias_names[];
 extern const char *const optimizer_names[];
 extern const char *const recompute_names[];
 
@@ -110,6 +113,16 @@ struct setup {
         double flops_per_sample; /* generic: training FLOPs (fwd + bwd) per sample */
         double bytes_per_flop;   /* generic: device memory traffic per FLOP */
         double activation_bytes_per_sample; /* generic */
+
+        /* Multi-head latent attention (DeepSeek-V2): keys and values come
+         * from a compressed latent of kv_lora_rank (0: ordinary attention),
+         * queries from one of q_lora_rank (0: straight from the hidden
+         * state); qk_rope_head_dim rotary dimensions join each query and key
+         * head (head_dim is then the part without rotary embedding) and
+         * v_head_dim is the width of one value head (0: head_dim). */
+        int kv_lora_rank, q_lora_rank, qk_rope_head_dim, v_head_dim;
+        int attention_bias; /* enum attention_bias_kind */
+        bool mlp_bias;      /* the MLP's (and experts', router's) projections carry biases */
     } model;
     struct {
         int global_batch;

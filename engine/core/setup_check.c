@@ -160,6 +160,13 @@ static bool check_transformer(const struct setup *s, const struct layout_sizes *
              s->model.heads);
     if (kv > s->model.heads || s->model.heads % kv != 0)
         FAIL("model.kv_heads", "model.kv_heads %d must divide model.heads %d", kv, s->model.heads);
+    const char *latent = s->model.q_lora_rank > 0        ? "model.q_lora_rank"
+                         : s->model.qk_rope_head_dim > 0 ? "model.qk_rope_head_dim"
+                         : s->model.v_head_dim > 0       ? "model.v_head_dim"
+                                                         : NULL;
+    if (latent && s->model.kv_lora_rank == 0)
+        FAIL(latent, "%s is a multi-head latent attention field: it needs model.kv_lora_rank",
+             latent);
     if (s->model.heads % tp != 0)
         FAIL("training.tensor_parallel", "training.tensor_parallel %d must divide model.heads %d",
              tp, s->model.heads);

@@ -368,6 +368,24 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
 /* Room for a user string with every byte escaped as \xNN. */
 enum { PRINTABLE_LEN = 4 * 256 + 1 };
 
+/* A parameter count as model cards write it: "70.6 B", "124 M". */
+static void format_params(char *buf, size_t len, double n)
+{
+    static const struct {
+        double scale;
+        const char *unit;
+    } units[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (n >= units[i].scale) {
+            char v[32];
+            double x = n / units[i].scale;
+            format_fixed(v, sizeof v, x, x >= 100 ? 0 : x >= 10 ? 1 : 2);
+            snprintf(buf, len, "%s %s", v, units[i].unit);
+            return;
+        }
+    format_fixed(buf, len, n, 0);
+}
+
 /* The setup's name and shape, and why it cannot run. */
 static void text_header(FILE *out, const struct setup *s, const struct resolved *r,
                         const struct model_report *o)
@@ -386,6 +404,14 @@ static void text_header(FILE *out, const struct setup *s, const struct resolved 
     format_printable(text, sizeof text, o->software);
     fprintf(out, "  ZeRO %d  recompute %s  %s  %s\n", o->zero_stage, o->recompute, o->precision,
             text);
+    char all[48], active[48];
+    format_params(all, sizeof all, o->params);
+    format_params(active, sizeof active, o->params_active);
+    if (s->model.kind == MODEL_TRANSFORMER && s->model.experts > 0)
+        fprintf(out, "  params %s, %s active per token (%d of %d experts)\n", all, active,
+                s->model.top_k, s->model.experts);
+    else
+        fprintf(out, "  params %s\n", all);
     if (!o->runnable) {
         format_printable(text, sizeof text, o->why_not);
         fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",

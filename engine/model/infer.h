@@ -104,8 +104,5 @@ extern const size_t infer_report_field_count;
 /* Zeroes non-finite numbers (turns -0 into 0); the first bad key or NULL. */
 const char *infer_sanitize(struct infer_report *o);
 
-/* Active parameters per token (routed top_k and shared experts only; all
- * parameters for a dense model). */
-double model_params_active(const struct setup *s);
 
 #endif

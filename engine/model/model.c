@@ -100,6 +100,7 @@ static void eval_layout(const struct ctx *c, struct model_report *o)
     copy_text(o->precision, sizeof o->precision, train_precision_names[s->training.precision]);
     copy_text(o->software, sizeof o->software, r->software->head.id);
     o->params = model_params(s);
+    o->params_active = model_params_active(s);
     o->peak_tflops = c->peak_flops / 1e12;
     o->runnable = true;
 }

@@ -143,7 +143,8 @@ struct model_report {
     bool pcie_lanes_ok; /* lanes enough for devices and NICs */
     double pcie_lanes_needed;
     double pcie_lanes_have;
-    double params; /* total model parameters */
+    double params;        /* total model parameters */
+    double params_active; /* parameters each token uses (MoE: top_k experts) */
     int devices, nodes, racks, dp, tp, pp, cp, ep, micro_batches;
     /* The resolved layout, echoed. */
     int vp, zero_stage;
@@ -181,5 +182,8 @@ void model_memory(const struct setup *s, const struct resolved *r, struct memory
 
 /* Parameter count of the model in the setup. */
 double model_params(const struct setup *s);
+/* Parameters each token uses (mixture of experts: top_k of the routed
+ * experts); model_params for a dense model. */
+double model_params_active(const struct setup *s);
 
 #endif

@@ -94,6 +94,19 @@ double model_params(const struct setup *s)
     return p.dense + p.experts + model_embedding_copies(s) * s->model.vocab * s->model.hidden;
 }
 
+/* Parameters one token passes through: the routed experts count top_k of
+ * experts (the "activated parameters" of Mixtral, DeepSeek-V2/V3 and
+ * Qwen3-MoE); a dense model's are all of them. */
+double model_params_active(const struct setup *s)
+{
+    if (s->model.kind == MODEL_GENERIC || s->model.experts <= 0)
+        return model_params(s);
+    struct layer_params_split p;
+    stack_params(s, 0, s->model.layers, &p);
+    return p.dense + p.experts * (double)s->model.top_k / (double)s->model.experts +
+           model_embedding_copies(s) * s->model.vocab * s->model.hidden;
+}
+
 /* ---- FLOPs ---------------------------------------------------------------- */
 
 static double logits_fwd_flops(const struct setup *s, double tokens)
@@ -162,7 +175,9 @@ static void attention_times(const struct ctx *c, double local_seq, struct attent
 {
     const struct setup *s = c->s;
     double t = c->tp, b = c->mb, seq = s->model.seq_len;
-    double heads = s->model.heads, d = setup_head_dim(s);
+    struct attention_widths w; /* scores over q, values over every query head (out) */
+    model_attention_widths(s, &w);
+    double heads = s->model.heads, d = (w.q + w.out) / (2.0 * heads);
     double heads_local = b * heads / t;
     const struct software *sw = c->r->software;
     if (s->training.flash_attention) {
@@ -259,14 +274,14 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
     memset(lt, 0, sizeof *lt);
     double t = c->tp, b = c->mb, seq = s->model.seq_len, h = s->model.hidden;
     double f = setup_ffn_hidden(s);
-    double q_dim, kv_dim;
-    model_attention_dims(s, &q_dim, &kv_dim); /* heads x head_dim (model_shapes.c) */
-    double local_seq = seq / c->cp;           /* context parallelism splits the sequence */
+    double local_seq = seq / c->cp; /* context parallelism splits the sequence */
     double M = local_seq * b;
     double mlp_up = (s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0) * f / t;
 
-    double qkv = model_gemm_time(c, 1, M, (q_dim + 2.0 * kv_dim) / t, h);
-    double out = model_gemm_time(c, 1, M, h, q_dim / t);
+    struct attention_widths w; /* latent attention: the down and up projections' FLOPs */
+    model_attention_widths(s, &w);
+    double qkv = model_gemm_time(c, 1, M, (w.weights / h - w.out) / t, h);
+    double out = model_gemm_time(c, 1, M, h, w.out / t);
     double up = 0.0, down = 0.0;
     if (!moe) {
         up = model_gemm_time(c, 1, M, mlp_up, h);
@@ -430,9 +445,9 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
      * half, and its backward recomputes the scores (2.5x the forward,
      * not 2x); recomputation adds forward work. MFU keeps the published
      * convention (Megatron-LM: full s x s, forward + 2 x backward). */
-    double q_dim, kv_dim;
-    model_attention_dims(s, &q_dim, &kv_dim);
-    double attn_model = 3.0 * 4.0 * tokens * s->model.seq_len * q_dim * s->model.layers;
+    struct attention_widths w; /* scores over q, values over every query head (out) */
+    model_attention_widths(s, &w);
+    double attn_model = 3.0 * 2.0 * tokens * s->model.seq_len * (w.q + w.out) * s->model.layers;
     double attn_exec = attn_model;
     if (s->training.flash_attention)
         attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;

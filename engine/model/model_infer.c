@@ -36,17 +36,6 @@ struct kv_room {
 };
 #include "report_fields.h"
 
-double model_params_active(const struct setup *s)
-{
-    if (s->model.kind == MODEL_GENERIC || s->model.experts <= 0)
-        return model_params(s);
-    struct layer_params_split m;
-    model_layer_params(s, true, &m);
-    int n_moe = model_moe_layers_in(s, 0, s->model.layers);
-    double k = s->model.top_k < s->model.experts ? s->model.top_k : s->model.experts;
-    return model_params(s) - n_moe * m.experts * (1.0 - k / s->model.experts);
-}
-
 /* Distinct experts of one layer that `tokens` tokens reach, each choosing
  * top_k of E experts uniformly: E (1 - (1 - k/E)^tokens) (the expected
  * number of occupied bins; routing balanced by the auxiliary loss). */

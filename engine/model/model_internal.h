@@ -243,6 +243,16 @@ const char *model_stalled_part(const struct model_report *o);
 /* Widths of the query (heads x head size) and key/value (kv heads x head
  * size) projections. */
 void model_attention_dims(const struct setup *s, double *q_dim, double *kv_dim);
+/* The attention's widths per token over all heads, and its weights. */
+struct attention_widths {
+    double q, k, v; /* query, key and value widths (score width: q = k) */
+    double out;     /* input of the output projection: heads x value head size (the width
+                       attention x V produces: every query head, grouped or not) */
+    double weights; /* projection weights of one layer, output projection included */
+    double latent;  /* multi-head latent attention: stored latent widths (else 0) */
+    double norms;   /* multi-head latent attention: the latents' norm weights */
+};
+void model_attention_widths(const struct setup *s, struct attention_widths *w);
 /* Embedding matrices of the whole model: 1 when the output layer shares the
  * embedding (model.tied_embeddings), else 2. */
 double model_embedding_copies(const struct setup *s);

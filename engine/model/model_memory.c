@@ -21,8 +21,7 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
 {
     const struct setup *s = c->s;
     double t = c->tp, seq = (double)s->model.seq_len / c->cp, b = c->mb, h = s->model.hidden;
-    double a = s->model.heads, q_dim, kv_dim;
-    model_attention_dims(s, &q_dim, &kv_dim); /* heads x head_dim (model_shapes.c) */
+    double a = s->model.heads;
     double f = setup_ffn_hidden(s);
     double sbh = seq * b * h;
     double scale = c->act_bytes / 2.0; /* the paper counts 16-bit activations */
@@ -40,8 +39,10 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
         mlp = inner * seq * b * fe * (routed + s->model.shared_experts) +
               2.0 * seq * b * s->model.top_k * h;
     }
-    double split =
-        4.0 * seq * b * (q_dim + kv_dim) + mlp;           /* Q, K, V, attention output, MLP inner */
+    struct attention_widths w; /* latent attention stores its latents too */
+    model_attention_widths(s, &w);
+    double split = 2.0 * seq * b * (w.q + w.k + w.v + w.out + w.latent) +
+                   mlp;                                   /* Q, K, V, attention output, MLP inner */
     double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
     if (recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
         scores = 0.0;

@@ -18,18 +18,25 @@ static double mlp_matrices(const struct setup *s)
  * 2024). */
 void model_layer_params(const struct setup *s, bool moe, struct layer_params_split *out)
 {
-    double h = s->model.hidden, q_dim, kv_dim;
-    model_attention_dims(s, &q_dim, &kv_dim); /* i11 hook: head_dim */
-    double attention = 2.0 * h * q_dim + 2.0 * h * kv_dim + 4.0 * h;
-    double mats = mlp_matrices(s);
+    double h = s->model.hidden;
+    struct attention_widths w; /* head_dim, latent attention: model_shapes.c */
+    model_attention_widths(s, &w);
+    /* Biases: one vector per biased projection, as wide as its output. */
+    int bias = s->model.attention_bias;
+    double attention = w.weights + w.norms + 4.0 * h +
+                       (bias != ATTN_BIAS_NONE ? w.q + w.k + w.v : 0.0) +
+                       (bias == ATTN_BIAS_ALL ? h : 0.0);
+    double mats = mlp_matrices(s), mb = s->model.mlp_bias ? 1.0 : 0.0;
     if (!moe) {
-        out->dense = attention + mats * h * setup_ffn_hidden(s);
+        double f = setup_ffn_hidden(s);
+        out->dense = attention + mats * h * f + mb * ((mats - 1.0) * f + h);
         out->experts = 0.0;
         return;
     }
-    double fe = setup_expert_ffn_hidden(s);
-    out->dense = attention + (double)s->model.experts * h + s->model.shared_experts * mats * h * fe;
-    out->experts = (double)s->model.experts * mats * h * fe;
+    double fe = setup_expert_ffn_hidden(s), expert = mats * h * fe + mb * ((mats - 1.0) * fe + h);
+    double experts = s->model.experts;
+    out->dense = attention + experts * (h + mb) + s->model.shared_experts * expert;
+    out->experts = experts * expert;
 }
 
 /* 2 FLOPs per multiply-add over every GEMM. Dense layers: with kv = heads,
@@ -38,10 +45,11 @@ void model_layer_params(const struct setup *s, bool moe, struct layer_params_spl
  * experts: only the active parameters count. */
 double model_layer_fwd_flops(const struct setup *s, bool moe, double tokens)
 {
-    double h = s->model.hidden, seq = s->model.seq_len, q_dim, kv_dim;
-    model_attention_dims(s, &q_dim, &kv_dim); /* i11 hook: head_dim */
-    double proj = 2.0 * tokens * h * (q_dim + 2.0 * kv_dim) + 2.0 * tokens * q_dim * h;
-    double attn = 4.0 * tokens * seq * q_dim; /* QK^T and attention x V, full s x s */
+    double h = s->model.hidden, seq = s->model.seq_len;
+    struct attention_widths w; /* head_dim, latent attention: model_shapes.c */
+    model_attention_widths(s, &w);
+    double proj = 2.0 * tokens * w.weights;
+    double attn = 2.0 * tokens * seq * (w.q + w.out); /* QK^T and attention x V, full s x s */
     double mats = mlp_matrices(s);
     double mlp;
     if (moe) {

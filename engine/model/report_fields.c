@@ -40,6 +40,8 @@ const struct report_field report_fields[] = {
     NUM("achieved_fraction", achieved_fraction, "", "compute-phase FLOP/s over peak"),
     NUM("starvation", starvation, "", "share of the step the devices wait for data"),
     NUM("params", params, "", "model parameters"),
+    NUM("params_active", params_active, "",
+        "parameters each token uses (mixture of experts: the top_k routed experts; else params)"),
     NUM("flops_per_step", flops_per_step, "FLOP", "executed FLOPs per step, whole cluster"),
     NUM("model_flops_per_step", model_flops_per_step, "FLOP",
         "forward + backward FLOPs per step, whole cluster"),

@@ -71,7 +71,7 @@ m eval default --model llama-70b >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "^mlviz: --model llama-70b: unknown model 'llama-70b'; did you mean 'llama3-70b'" "$tmp/err" &&
     pass "--model unknown name: exit 2, did you mean" || fail "--model unknown name" "rc=$rc $(cat "$tmp/err")"
 mkdir -p "$tmp/d"
-printf '{"num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 4,\n "vocab_size": 1000, "hidden_act": "silu"}\n' >"$tmp/d/config.json"
+printf '{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 4,\n "vocab_size": 1000, "hidden_act": "silu"}\n' >"$tmp/d/config.json"
 printf 'name: tiny\nmodel: {hf_config: config.json, seq_len: 128}\ntraining: {global_batch: 8}\n' >"$tmp/d/s.yaml"
 out=$(cd / && "$MLVIZ_BIN" check "$tmp/d/s.yaml" --format json 2>&1)
 echo "$out" | grep -q '"valid": true' && pass "hf_config relative to the setup file, from another directory" ||

@@ -61,6 +61,19 @@ if [ ! -e "$tmp/root/usr/bin/mlviz" ] && [ ! -e "$tmp/root/usr/share/mlviz" ]; t
 else
     fail "uninstall removes everything" "files left"
 fi
+# The directories install made go too, those that were there stay.
+left=$(cd "$tmp/root" && find . -mindepth 1 | sort | tr '\n' ' ')
+[ "$left" = "./usr ./usr/share ./usr/share/bash-completion ./usr/share/bash-completion/completions ./usr/share/bash-completion/completions/other " ] &&
+    pass "uninstall removes the directories install created, no other" || fail "uninstall directories" "$left"
+# Into an empty DESTDIR: install then uninstall leaves it empty.
+mkdir "$tmp/empty"
+make --no-print-directory -s BUILD="$tmp/build" BIN="$tmp/build/mlviz" DESTDIR="$tmp/empty" \
+    install >/dev/null 2>&1 &&
+    make --no-print-directory -s BUILD="$tmp/build" BIN="$tmp/build/mlviz" DESTDIR="$tmp/empty" \
+        uninstall >/dev/null 2>&1
+left=$(cd "$tmp/empty" && find . -mindepth 1 | head -n 5 | tr '\n' ' ')
+[ -z "$left" ] && pass "install then uninstall into an empty DESTDIR leaves it empty" ||
+    fail "install then uninstall leaves an empty tree" "$left"
 
 # The Debian package: contents and declared library dependencies.
 if command -v dpkg-deb >/dev/null 2>&1; then
@@ -69,11 +82,32 @@ if command -v dpkg-deb >/dev/null 2>&1; then
         pass "make deb builds a package"
         files=$(dpkg-deb -c "$deb")
         for f in ./usr/bin/mlviz ./usr/share/mlviz/assets/catalog/accelerators.yaml \
-                 ./usr/share/man/man1/mlviz.1 ./usr/share/bash-completion/completions/mlviz \
+                 ./usr/share/bash-completion/completions/mlviz \
                  ./usr/share/fish/vendor_completions.d/mlviz.fish; do
             echo "$files" | grep -q " $f\$" && pass "deb holds $f" || fail "deb holds $f" "missing"
         done
+        for f in ./usr/share/doc/mlviz/copyright ./usr/share/doc/mlviz/changelog.gz \
+                 ./usr/share/man/man1/mlviz.1.gz; do
+            echo "$files" | grep -q " $f\$" && pass "deb holds $f" || fail "deb holds $f" "missing"
+        done
+        echo "$files" | grep -q " ./usr/share/man/man1/mlviz.1\$" && fail "man page gzipped" "mlviz.1 plain"
+        mkdir "$tmp/x" && dpkg-deb -x "$deb" "$tmp/x"
+        if command -v readelf >/dev/null 2>&1; then
+            readelf -S "$tmp/x/usr/bin/mlviz" | grep -q '\.symtab\|\.debug_' &&
+                fail "deb binary stripped" "symbols or debug data left" || pass "deb binary stripped"
+        fi
+        zcat "$tmp/x/usr/share/man/man1/mlviz.1.gz" | grep -q '^\.SH KEYS' &&
+            pass "deb man page is the generated one, gzipped" || fail "deb man page" "not gzipped roff"
         info=$(dpkg-deb -I "$deb")
+        echo "$info" | grep -q "Depends:.*libc6 (>= " && pass "deb Depends versioned (dpkg-shlibdeps)" ||
+            fail "deb Depends versioned" "$(echo "$info" | grep Depends)"
+        # lintian is large: checked when installed (make check-deb runs it too).
+        if command -v lintian >/dev/null 2>&1; then
+            lintian --fail-on error "$deb" >"$tmp/lintian" 2>&1 && ! grep -q '^E:' "$tmp/lintian" &&
+                pass "lintian: no error" || fail "lintian" "$(grep '^E:' "$tmp/lintian" | head -n 3)"
+        else
+            echo "skip lintian: not installed (apt-get install lintian; make check-deb)"
+        fi
         for so in $(ldd "$tmp/build/mlviz" 2>/dev/null | sed -n 's/^[[:space:]]*\(lib[a-z]*\).*/\1/p' | sort -u); do
             case $so in libc|libm|libdl|libpthread) continue ;; esac
             echo "$info" | grep -q "Depends:.*$so" && pass "deb declares $so" ||

@@ -24,6 +24,7 @@ done
 # The examples, run in a scratch directory (probe on a fixture machine).
 top=$(pwd)
 mkdir "$tmp/run" && cp scenarios/presets/default.yaml "$tmp/run/my-setup.yaml"
+cp scenarios/presets/default.yaml "$tmp/run/-odd-name.yaml"
 mkdir -p "$tmp/run/path/to" && cp assets/models/llama3-8b.json "$tmp/run/path/to/config.json"
 sed -n '/^Habits that save retyping/,/^```$/{/^```sh/,/^```$/p}' README.md | grep '^[a-z]' |
     sed 's/ *#.*//' >"$tmp/examples"

@@ -126,6 +126,33 @@ int cli_set_option(int argc, char **argv, int *i, struct cli_setup_args *a)
     return cli_set_add(a, v);
 }
 
+/* A --model argument: a config.json path, or the name of a shipped one. */
+static bool apply_model(struct setup *s, const char *model, bool named_only, char *title,
+                        size_t title_len)
+{
+    char path[1200], err[1400];
+    struct stat st;
+    bool is_path =
+        !named_only && (stat(model, &st) == 0 || strchr(model, '/') || strstr(model, ".json"));
+    if (is_path)
+        snprintf(path, sizeof path, "%s", model);
+    else if (!hfconfig_named_path(model, path, sizeof path, err, sizeof err)) {
+        char msg[1500];
+        snprintf(msg, sizeof msg, "%s %s: %s", named_only ? "model.name" : "--model", model, err);
+        print_message("mlviz: ", msg);
+        return false;
+    }
+    if (!hfconfig_apply_file(s, path, err, sizeof err)) {
+        char msg[1500];
+        snprintf(msg, sizeof msg, "%s %s: %s", named_only ? "model.name" : "--model", model, err);
+        print_message("mlviz: ", msg);
+        return false;
+    }
+    if (title)
+        hfconfig_title(path, title, title_len);
+    return true;
+}
+
 bool cli_apply_set(struct setup *s, const char *arg)
 {
     const char *eq = strchr(arg, '=');
@@ -135,6 +162,10 @@ bool cli_apply_set(struct setup *s, const char *arg)
         return false;
     }
     snprintf(path, sizeof path, "%.*s", (int)(eq - arg), arg);
+    /* The setup file's model.name and model.hf_config, which are no fields
+     * of the table but read a config (tui/cli's --model does the same). */
+    if (strcmp(path, "model.name") == 0 || strcmp(path, "model.hf_config") == 0)
+        return apply_model(s, eq + 1, strcmp(path, "model.name") == 0, NULL, 0);
     /* "auto" and the words of enums go through the same text parser as a
      * YAML scalar; every range check of the field table applies. */
     if (!setup_set(s, path, eq + 1, err, sizeof err)) {
@@ -146,27 +177,58 @@ bool cli_apply_set(struct setup *s, const char *arg)
     return true;
 }
 
-/* A --model argument: a config.json path, or the name of a shipped one. */
-static bool apply_model(struct setup *s, const char *model)
+/* A setup's name describes the model and cluster its file set up; when the
+ * command line changes either, the title says what is evaluated instead:
+ * "Llama 3 70B on 1x DGX H100" for `eval default --model llama3-70b`, the
+ * cluster spelled out ("4 nodes x 8 NVIDIA H100 SXM5 80GB") once a cluster
+ * field changed. A --set name=... keeps the user's own. */
+static void retitle(struct setup *s, const struct resolved *r, const struct cli_setup_args *a,
+                    const char *model_title)
 {
-    char path[1200], err[1400];
-    struct stat st;
-    bool is_path = stat(model, &st) == 0 || strchr(model, '/') || strstr(model, ".json");
-    if (is_path)
-        snprintf(path, sizeof path, "%s", model);
-    else if (!hfconfig_named_path(model, path, sizeof path, err, sizeof err)) {
-        char msg[1500];
-        snprintf(msg, sizeof msg, "--model %s: %s", model, err);
-        print_message("mlviz: ", msg);
-        return false;
+    bool model = a->model != NULL, cluster = false;
+    const char *set_title = NULL;
+    char set_buf[FIELD_STR_LEN];
+    for (int i = 0; i < a->n_sets; i++) {
+        const char *v = a->sets[i];
+        if (strncmp(v, "name=", 5) == 0)
+            return;
+        if (strncmp(v, "model.name=", 11) == 0 || strncmp(v, "model.hf_config=", 16) == 0) {
+            model = true;
+            char path[1200], err[1024];
+            const char *value = strchr(v, '=') + 1;
+            if (v[6] == 'n' && hfconfig_named_path(value, path, sizeof path, err, sizeof err))
+                hfconfig_title(path, set_buf, sizeof set_buf);
+            else
+                hfconfig_title(value, set_buf, sizeof set_buf);
+            set_title = set_buf;
+        } else if (strncmp(v, "model.", 6) == 0) {
+            model = true;
+        }
+        cluster = cluster || strncmp(v, "cluster.", 8) == 0;
     }
-    if (!hfconfig_apply_file(s, path, err, sizeof err)) {
-        char msg[1500];
-        snprintf(msg, sizeof msg, "--model %s: %s", model, err);
-        print_message("mlviz: ", msg);
-        return false;
-    }
-    return true;
+    if (!model && !cluster)
+        return;
+    const char *title = set_title && set_title[0] ? set_title : model_title;
+    const char *on = strstr(s->name, " on ");
+    char old_model[FIELD_STR_LEN], where[3 * FIELD_STR_LEN], name[5 * FIELD_STR_LEN];
+    snprintf(old_model, sizeof old_model, "%.*s", on ? (int)(on - s->name) : (int)strlen(s->name),
+             s->name);
+    if (!title || !title[0])
+        title = old_model;
+    if (on && !cluster)
+        snprintf(where, sizeof where, "%s", on + 4);
+    else
+        snprintf(where, sizeof where, "%d node%s x %d %s", s->cluster.nodes,
+                 s->cluster.nodes == 1 ? "" : "s", s->cluster.node.accelerators_per_node,
+                 r->accel->head.name);
+    snprintf(name, sizeof name, "%s%s on %s", title,
+             model && title == old_model ? " (changed)" : "", where);
+    size_t n = strlen(name);
+    if (n >= sizeof s->name) /* cut at a character's first byte */
+        for (n = sizeof s->name - 1; n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80; n--)
+            ;
+    memcpy(s->name, name, n);
+    s->name[n] = '\0';
 }
 
 bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a, const struct catalog *cat,
@@ -197,7 +259,8 @@ bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a, const 
             suggest_preset(arg);
         return false;
     }
-    if (a && a->model && !apply_model(s, a->model))
+    char model_title[FIELD_STR_LEN] = "";
+    if (a && a->model && !apply_model(s, a->model, false, model_title, sizeof model_title))
         return false;
     for (int i = 0; a && i < a->n_sets; i++)
         if (!cli_apply_set(s, a->sets[i]))
@@ -209,6 +272,8 @@ bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a, const 
         print_message("", msg);
         return false;
     }
+    if (a)
+        retitle(s, r, a, model_title);
     return true;
 }
 
@@ -340,19 +405,24 @@ int cli_parse(const char *command, int argc, char **argv, cli_option_fn on_optio
     char usage[1024];
     commands_usage(command, usage, sizeof usage);
     int n = 0;
+    bool ended = false; /* after "--" every word is an argument (POSIX guideline 10) */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *name, *v;
-        int k = cli_take_option(command, argc, argv, &i, &name, &v);
+        if (!ended && strcmp(a, "--") == 0) {
+            ended = true;
+            continue;
+        }
+        int k = ended ? 0 : cli_take_option(command, argc, argv, &i, &name, &v);
         if (k < 0 || (k > 0 && v && !cli_value_given(name, v)) ||
             (k > 0 && on_option(ctx, name, v) < 0))
             return CLI_PARSE_ERROR;
         if (k > 0)
             continue;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (!ended && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
             cli_print_help(command);
             return CLI_PARSE_HELP;
         }
-        if (a[0] == '-' && a[1]) {
+        if (!ended && a[0] == '-' && a[1]) {
             cli_error("unknown option '%s' (usage: %s)", a, usage);
             return CLI_PARSE_ERROR;
         }
@@ -413,8 +483,9 @@ static void no_screen_keys(FILE *out, enum tui_keys_format format)
     cli_error("this program has no interactive screen linked in");
 }
 
-static const struct tui_entry no_screen = {no_screen_prepare, no_screen_theme, no_screen_run,
-                                           no_screen_hooks,   no_screen_play,  no_screen_keys};
+static const struct tui_entry no_screen = {
+    no_screen_prepare, no_screen_theme, no_screen_run, no_screen_hooks,
+    no_screen_play,    no_screen_keys,  NULL};
 static const struct tui_entry *registered_screen;
 
 void cli_use_screen(const struct tui_entry *screen)

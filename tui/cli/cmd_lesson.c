@@ -137,7 +137,12 @@ int cmd_lesson(int argc, char **argv)
 {
     char lesson_usage[256];
     commands_usage("lesson", lesson_usage, sizeof lesson_usage);
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    bool ended = argc >= 2 && strcmp(argv[1], "--") == 0; /* the file may start with '-' */
+    if (ended) {
+        argv++;
+        argc--;
+    }
+    if (argc < 2 || (!ended && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))) {
         if (argc >= 2) {
             printf("usage: %s\nview options (the interactive view's):\n", lesson_usage);
             options_help(stdout, OPT_PLAY);

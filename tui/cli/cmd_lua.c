@@ -136,13 +136,17 @@ static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
         const char *a = argv[i], *v, *name;
         int k;
         const struct options_entry *opt;
-        if (rest) {
-            c->args[c->nargs++] = argv[i];
+        if (rest) { /* the script's name, if it had none yet, then its arguments */
+            if (c->script)
+                c->args[c->nargs++] = argv[i];
+            else
+                c->script = a;
             continue;
         }
-        if (strcmp(a, "--") == 0) {
+        if (strcmp(a, "--") == 0) { /* ends our options; the script sees it after its name */
             rest = true;
-            c->args[c->nargs++] = argv[i];
+            if (c->script)
+                c->args[c->nargs++] = argv[i];
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

@@ -247,6 +247,16 @@ static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     pc->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) { /* every word after it is a file */
+            for (i++; i < argc; i++) {
+                if (pc->n_files >= (int)(sizeof pc->files / sizeof pc->files[0])) {
+                    cli_error("too many arguments");
+                    return EXIT_USAGE;
+                }
+                pc->files[pc->n_files++] = argv[i];
+            }
+            break;
+        }
         int k = cli_common_option(argc, argv, &i, &pc->common);
         if (k < 0)
             return EXIT_USAGE;

@@ -246,6 +246,8 @@ static int parse_probe_args(int argc, char **argv, struct cli_common *c, const c
     commands_usage("probe", usage, sizeof usage);
     for (int i = 1; i < argc; i++) {
         const char *name, *v;
+        if (strcmp(argv[i], "--") == 0 && i + 1 == argc)
+            break; /* "--" ends the options; probe takes no arguments */
         int k = cli_take_option("probe", argc, argv, &i, &name, &v);
         if (k < 0 || (k > 0 && v && !cli_value_given(name, v)))
             return -1;

@@ -86,8 +86,21 @@ static int parse(int argc, char **argv, struct sim_args *a)
     a->duration_s = 6 * 3600.0;
     a->seed = 1;
     a->jitter = a->failures = a->thermal = true;
+    bool ended = false; /* after "--" every word is the setup */
     for (int i = 1; i < argc; i++) {
         const char *v;
+        if (!ended && strcmp(argv[i], "--") == 0) {
+            ended = true;
+            continue;
+        }
+        if (ended) {
+            if (a->setup) {
+                cli_error("unexpected argument '%s' (usage: %s)", argv[i], sim_usage());
+                return EXIT_USAGE;
+            }
+            a->setup = argv[i];
+            continue;
+        }
         int k = cli_common_option(argc, argv, &i, &a->c);
         if (k < 0)
             return EXIT_USAGE;

@@ -6,7 +6,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "completion.h"
+#include "hfconfig.h"
 #include "options.h"
+#include "paths.h"
 #include "tui.h"
 
 /* The one switch of a command whose switches pick an output form. */
@@ -49,14 +51,47 @@ int cmd_keys(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* `mlviz completion --list NAME`: the names the scripts offer, from their
+ * tables (presets and scenarios: paths_list, models: assets/models, themes:
+ * the screen's theme table). */
+static int list_names(const char *list)
+{
+    static char names[256][PATHS_NAME_LEN];
+    static char models[HFCONFIG_MAX_MODELS][HFCONFIG_NAME_LEN];
+    size_t n = 0;
+    if (strcmp(list, "presets") == 0 || strcmp(list, "scenarios") == 0) {
+        n = paths_list(list[0] == 'p' ? PATHS_PRESET : PATHS_SCENARIO, names, 256);
+        for (size_t i = 0; i < n; i++)
+            puts(names[i]);
+    } else if (strcmp(list, "models") == 0) {
+        n = hfconfig_model_names(models, HFCONFIG_MAX_MODELS);
+        for (size_t i = 0; i < n; i++)
+            puts(models[i]);
+    } else {
+        const char *const *themes = cli_screen()->theme_names;
+        for (size_t i = 0; themes && themes[i]; i++)
+            puts(themes[i]);
+    }
+    return EXIT_OK;
+}
+
+static int list_option(void *ctx, const char *name, const char *value)
+{
+    (void)name;
+    *(const char **)ctx = value;
+    return 0;
+}
+
 /* `mlviz completion bash|zsh|fish`: the script, from the command table. */
 int cmd_completion(int argc, char **argv)
 {
-    const char *shell = NULL;
-    int n = cli_parse("completion", argc, argv, form_option, NULL, &shell, 1);
+    const char *shell = NULL, *list = NULL;
+    int n = cli_parse("completion", argc, argv, list_option, &list, &shell, 1);
     if (n < 0)
         return cli_parse_exit(n);
-    if (n != 1 || !completion_write(stdout, shell)) {
+    if (list && n == 0)
+        return list_names(list);
+    if (n != 1 || list || !completion_write(stdout, shell)) {
         char usage[256];
         commands_usage("completion", usage, sizeof usage);
         cli_error("usage: %s", usage);

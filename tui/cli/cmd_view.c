@@ -93,6 +93,12 @@ static int parse_options(int argc, char **argv, unsigned mode, struct view_args 
     a->setup_arg = "default";
     for (int i = 1; i < argc; i++) {
         const char *w = argv[i], *v;
+        if (strcmp(w, "--") == 0) { /* ends the options; the view takes no arguments */
+            if (i + 1 < argc)
+                return usage_error(mode, "unexpected argument '%s' (see 'mlviz --help')",
+                                   argv[i + 1]);
+            break;
+        }
         const struct options_entry *opt = options_find(w, &v);
         if (!opt)
             return usage_error(mode, "unknown option '%s' (see 'mlviz --help')", w);

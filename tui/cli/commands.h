@@ -15,7 +15,10 @@
 #include <stdio.h>
 
 /* What follows an option, for completions. */
-enum commands_arg { ARG_NONE, ARG_WORDS, ARG_FILE, ARG_DIR, ARG_FIELD, ARG_ANY };
+/* ARG_NAMES: the names `mlviz completion --list WORDS` prints when the
+ * completion runs (WORDS: presets, models, scenarios or themes), and files
+ * but for themes. */
+enum commands_arg { ARG_NONE, ARG_WORDS, ARG_FILE, ARG_DIR, ARG_FIELD, ARG_ANY, ARG_NAMES };
 
 enum { COMMANDS_MAX_OPTIONS = 20 };
 
@@ -35,8 +38,9 @@ struct commands_spec {
     int (*run)(int argc, char **argv); /* argv[0] is the command's name */
     const char *summary;               /* one line for mlviz --help */
     const char *positional;            /* synopsis of the arguments ("FILE|PRESET|-"), or "" */
-    const char *words;                 /* completion words for the first argument; NULL: files */
-    const char *tail;                  /* synopsis after the options ("[args...]"), or NULL */
+    const char *words; /* completion words for the first argument; NULL: files; "@presets",
+                          "@scenarios": a list of `mlviz completion --list` (and files) */
+    const char *tail;  /* synopsis after the options ("[args...]"), or NULL */
     struct commands_option options[COMMANDS_MAX_OPTIONS];
 };
 

@@ -11,14 +11,21 @@ static struct commands_option view_option(const struct options_entry *o)
 {
     struct commands_option c = {o->name, o->arg, o->arg ? ARG_ANY : ARG_NONE, NULL, 0, o->help};
     if (o->id == OPT_SETUP)
-        c.arg = ARG_FILE;
+        c.arg = ARG_NAMES, c.words = "presets";
     else if (o->id == OPT_CATALOG)
         c.arg = ARG_DIR;
     else if (o->id == OPT_SET)
         c.arg = ARG_FIELD;
     else if (o->id == OPT_THEME)
-        c.arg = ARG_WORDS, c.words = "default basic contrast mono";
+        c.arg = ARG_NAMES, c.words = "themes";
     return c;
+}
+
+/* A list of `mlviz completion --list` in a command's first argument
+ * ("@presets"), or NULL. */
+static const char *listed(const struct commands_spec *c)
+{
+    return c && c->words && c->words[0] == '@' ? c->words + 1 : NULL;
 }
 
 static bool has_option(const struct commands_spec *c, const char *name)
@@ -90,6 +97,13 @@ static void bash_arg(FILE *out, const char *command, const struct commands_optio
     case ARG_ANY:
         fprintf(out, "        %s) return ;;\n", o->name);
         break;
+    case ARG_NAMES:
+        fprintf(out,
+                "        %s) COMPREPLY=($(compgen -W \"$(mlviz completion --list %s 2>/dev/null)\""
+                " -- \"$cur\")%s); return ;;\n",
+                o->name, o->words,
+                strcmp(o->words, "themes") == 0 ? "" : " $(compgen -f -- \"$cur\")");
+        break;
     case ARG_NONE:
         break;
     }
@@ -110,7 +124,12 @@ static void write_bash(FILE *out, const char *const *commands, size_t n)
         fputs("        esac\n        opts=\"", out);
         each_option(out, commands[i], bash_word);
         fputs("\"\n", out);
-        if (c && c->words && c->words[0])
+        if (listed(c))
+            fprintf(out,
+                    "        [ $COMP_CWORD -eq 2 ] && [[ $cur != -* ]] &&"
+                    " opts=\"$opts $(mlviz completion --list %s 2>/dev/null)\"\n",
+                    listed(c));
+        else if (c && c->words && c->words[0])
             fprintf(out, "        [ $COMP_CWORD -eq 2 ] && opts=\"$opts %s\"\n", c->words);
         fputs("        ;;\n", out);
     }
@@ -156,6 +175,9 @@ static void zsh_spec(FILE *out, const char *command, const struct commands_optio
     case ARG_ANY:
         fprintf(out, "      '%s:value:' \\\n", o->name);
         break;
+    case ARG_NAMES:
+        fprintf(out, "      '%s:name:_mlviz_list %s' \\\n", o->name, o->words);
+        break;
     }
 }
 
@@ -166,6 +188,12 @@ static void write_zsh(FILE *out, const char *const *commands, size_t n)
           "    local -a f\n"
           "    f=(${(f)\"$(mlviz fields --format csv 2>/dev/null | sed -n '2,$s/,.*/=/p')\"})\n"
           "    compadd -S '' -a f\n"
+          "}\n"
+          "_mlviz_list() {\n"
+          "    local -a w\n"
+          "    w=(${(f)\"$(mlviz completion --list $1 2>/dev/null)\"})\n"
+          "    compadd -a w\n"
+          "    [[ $1 == themes ]] || _files\n"
           "}\n"
           "_mlviz() {\n"
           "    if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n"
@@ -181,7 +209,9 @@ static void write_zsh(FILE *out, const char *const *commands, size_t n)
         fprintf(out, "    %s)\n        shift words; (( CURRENT-- ))\n        _arguments \\\n",
                 commands[i]);
         each_option(out, commands[i], zsh_spec);
-        if (c && c->words && c->words[0])
+        if (listed(c))
+            fprintf(out, "      '1:name:_mlviz_list %s' \\\n", listed(c));
+        else if (c && c->words && c->words[0])
             fprintf(out, "      '1:argument:(%s)' \\\n", c->words);
         else if (!c || !c->words)
             fputs("      '1:setup or script:_files' \\\n", out);
@@ -221,6 +251,10 @@ static void fish_option(FILE *out, const char *command, const struct commands_op
     case ARG_ANY:
         fputs(" -x", out);
         break;
+    case ARG_NAMES:
+        fprintf(out, " -%s -a '(mlviz completion --list %s 2>/dev/null)'",
+                strcmp(o->words, "themes") == 0 ? "x" : "r", o->words);
+        break;
     }
     fputc('\n', out);
 }
@@ -232,7 +266,12 @@ static void write_fish(FILE *out, const char *const *commands, size_t n)
         const struct commands_spec *c = commands_find(commands[i]);
         fprintf(out, "complete -c mlviz -f -n '__fish_use_subcommand' -a %s\n", commands[i]);
         each_option(out, commands[i], fish_option);
-        if (c && c->words && c->words[0])
+        if (listed(c))
+            fprintf(out,
+                    "complete -c mlviz -n '__fish_seen_subcommand_from %s' -a "
+                    "'(mlviz completion --list %s 2>/dev/null)'\n",
+                    commands[i], listed(c));
+        else if (c && c->words && c->words[0])
             fprintf(out, "complete -c mlviz -f -n '__fish_seen_subcommand_from %s' -a '%s'\n",
                     commands[i], c->words);
     }

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "hfconfig.h"
 #include "options.h"
 #include "tui.h"
 
@@ -24,7 +25,9 @@ static void print_usage(void)
           "Formats F: text (default), csv, json. A PRESET is a name from scenarios/presets\n"
           "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu); '-' reads the setup\n"
           "from stdin. check, eval, sim and plan take --set PATH=VALUE (repeatable); eval\n"
-          "takes --model CONFIG.json|NAME and --strict.\n"
+          "takes --model CONFIG.json|NAME and --strict. --force-architecture (any command)\n"
+          "reads a config.json of an architecture mlviz does not know as a decoder-only\n"
+          "transformer instead of refusing it (docs/HFCONFIG.md). '--' ends the options.\n"
           "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error,\n"
           "3 eval --strict on a setup that cannot run.\n"
           "\n"
@@ -38,9 +41,45 @@ static bool is_word(const char *arg, const char *a, const char *b, const char *c
     return strcmp(arg, a) == 0 || strcmp(arg, b) == 0 || (c && strcmp(arg, c) == 0);
 }
 
+/* Warnings of the config.json reader, each said once. */
+static void warn_once(const char *message)
+{
+    enum { REMEMBERED = 32, KEPT = 96 };
+    static char said[REMEMBERED][KEPT];
+    static int n_said;
+    for (int i = 0; i < n_said; i++)
+        if (strncmp(said[i], message, KEPT - 1) == 0)
+            return;
+    if (n_said < REMEMBERED)
+        snprintf(said[n_said++], KEPT, "%s", message);
+    fprintf(stderr, "mlviz: warning: %s\n", message);
+}
+
+/* --force-architecture applies to whatever loads a config.json, so every
+ * command takes it; it is taken out before the command sees its options
+ * (not after a '--', which ends them). */
+static int take_global_options(int argc, char **argv)
+{
+    int out = 1;
+    bool ended = false;
+    for (int i = 1; i < argc; i++) {
+        if (!ended && strcmp(argv[i], "--") == 0)
+            ended = true;
+        if (!ended && strcmp(argv[i], "--force-architecture") == 0) {
+            hfconfig_set_force_architecture(true);
+            continue;
+        }
+        argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    return out;
+}
+
 int main(int argc, char **argv)
 {
     cli_use_screen(&tui_screen);
+    hfconfig_set_warning_sink(warn_once);
+    argc = take_global_options(argc, argv);
     if (argc >= 2 && is_word(argv[1], "--help", "-h", "help")) {
         print_usage();
         return EXIT_OK;

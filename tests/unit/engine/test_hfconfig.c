@@ -174,10 +174,10 @@ static void test_qwen2_moe_shared_width(void **state)
                              "\"num_attention_heads\": 2, \"vocab_size\": 10, "
                              "\"moe_intermediate_size\": 100, "
                              "\"shared_expert_intermediate_size\": 150, \"num_experts\": 4, "
-                             "\"num_experts_per_tok\": 1}");
+                             "\"num_experts_per_tok\": 1, \"model_type\": \"qwen2_moe\"}");
     write_file("notopk.json", "{\"num_hidden_layers\": 2, \"hidden_size\": 64, "
                               "\"num_attention_heads\": 2, \"vocab_size\": 10, "
-                              "\"num_local_experts\": 4}");
+                              "\"num_local_experts\": 4, \"model_type\": \"mixtral\"}");
     struct setup s;
     char err[1024] = "";
     bool ok = load("q2.yaml", "model: {hf_config: q2.json}\n", &s, err, sizeof err);
@@ -258,7 +258,12 @@ static void test_unknown_architecture_names_missing_keys(void **state)
     write_file("vit.json", "{\"architectures\": [\"ViTModel\"], \"model_type\": \"vit\", "
                            "\"hidden_size\": 768, \"num_hidden_layers\": 12}");
     expect_error("model: {hf_config: vit.json}\n",
-                 "(architecture ViTModel, model_type vit): missing num_attention_heads (or "
+                 "architecture ViTModel (model_type vit) is not one mlviz reads whole");
+    /* A supported architecture without its shape keys names them. */
+    write_file("short.json", "{\"architectures\": [\"LlamaForCausalLM\"], "
+                             "\"hidden_size\": 768, \"num_hidden_layers\": 12}");
+    expect_error("model: {hf_config: short.json}\n",
+                 "(architecture LlamaForCausalLM): missing num_attention_heads (or "
                  "n_head, num_heads), vocab_size;");
     expect_error("model: {hf_config: vit.json}\n", "bad.yaml:1:20: model.hf_config: ");
 }
@@ -266,20 +271,26 @@ static void test_unknown_architecture_names_missing_keys(void **state)
 static void test_hostile_configs(void **state)
 {
     (void)state;
-    write_file("text.json", "{\"num_hidden_layers\": \"many\", \"hidden_size\": 64, "
-                            "\"num_attention_heads\": 2, \"vocab_size\": 10}");
+    write_file("text.json",
+               "{\"num_hidden_layers\": \"many\", \"hidden_size\": 64, "
+               "\"num_attention_heads\": 2, \"vocab_size\": 10, \"model_type\": \"llama\"}");
     expect_error("model: {hf_config: text.json}\n",
-                 "text.json:1:23: num_hidden_layers must be a number, found 'many'");
-    write_file("huge.json", "{\"num_hidden_layers\": 4, \"hidden_size\": 1e12, "
-                            "\"num_attention_heads\": 2, \"vocab_size\": 10}");
+                 "text.json:1:23: num_hidden_layers must be a JSON number, found the string "
+                 "\"many\"");
+    write_file("huge.json",
+               "{\"num_hidden_layers\": 4, \"hidden_size\": 1e12, "
+               "\"num_attention_heads\": 2, \"vocab_size\": 10, \"model_type\": \"llama\"}");
     expect_error("model: {hf_config: huge.json}\n", "hidden_size (for model.hidden)");
-    write_file("act.json", "{\"num_hidden_layers\": 4, \"hidden_size\": 64, \"hidden_act\": "
-                           "\"tanh\", \"num_attention_heads\": 2, \"vocab_size\": 10}");
+    write_file(
+        "act.json",
+        "{\"num_hidden_layers\": 4, \"hidden_size\": 64, \"hidden_act\": "
+        "\"tanh\", \"num_attention_heads\": 2, \"vocab_size\": 10, \"model_type\": \"llama\"}");
     expect_error("model: {hf_config: act.json}\n", "unknown activation 'tanh'");
     write_file("list.json", "[1, 2, 3]");
-    expect_error("model: {hf_config: list.json}\n", "holds one mapping of keys, found a list");
-    write_file("nested.json", "{\"num_hidden_layers\": {\"a\": 1}, \"hidden_size\": 64, "
-                              "\"num_attention_heads\": 2, \"vocab_size\": 10}");
+    expect_error("model: {hf_config: list.json}\n", "holds one JSON object of keys, found a list");
+    write_file("nested.json",
+               "{\"num_hidden_layers\": {\"a\": 1}, \"hidden_size\": 64, "
+               "\"num_attention_heads\": 2, \"vocab_size\": 10, \"model_type\": \"llama\"}");
     expect_error("model: {hf_config: nested.json}\n", "num_hidden_layers must be a value");
     write_file("broken.json", "{\"num_hidden_layers\": 4,");
     expect_error("model: {hf_config: broken.json}\n", "broken.json:");
@@ -306,8 +317,9 @@ static void test_atomic(void **state)
     s.model.layers = 7;
     before = s;
     char err[512];
-    write_file("atomic.json", "{\"num_hidden_layers\": 3, \"hidden_size\": 64, "
-                              "\"num_attention_heads\": 2, \"vocab_size\": 0}");
+    write_file("atomic.json",
+               "{\"num_hidden_layers\": 3, \"hidden_size\": 64, "
+               "\"num_attention_heads\": 2, \"vocab_size\": 0, \"model_type\": \"llama\"}");
     assert_false(hfconfig_apply_file(&s, "/nonexistent/config.json", err, sizeof err));
     char path[256];
     snprintf(path, sizeof path, "%s/atomic.json", dir);
