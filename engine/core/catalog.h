@@ -63,6 +63,11 @@ struct accelerator {
     double kernel_overhead_us; /* launch + tail cost per kernel */
     double usd_per_hour;       /* typical rental price, 0 = unknown */
     double max_temp_c;         /* throttle temperature */
+    /* y2026: the clock the datasheet peaks are quoted at, and the board
+     * power dense low-precision GEMMs draw at that clock (0: the TDP, i.e.
+     * the catalog's figures already hold at the TDP). */
+    int boost_clock_mhz;
+    double gemm_power_w;
 };
 
 struct cpu {
@@ -150,6 +155,12 @@ struct software {
     /* Expert GEMMs: one kernel per local expert spread over this many
      * streams (Transformer Engine GroupedLinear: 4); 0 = one grouped kernel. */
     int expert_gemm_streams;
+    /* y2026: ZeRO-3 / FSDP memory picture: layers whose weights are whole at
+     * once (one layer of unsharded gradients is in flight besides). */
+    double zero3_gathered_layers;
+    bool moe_folding;        /* expert tensor parallelism folded over TP x CP x DP */
+    bool deepep;             /* DeepEP token dispatcher */
+    bool activation_offload; /* activations offloaded to host memory */
 };
 
 struct catalog {

@@ -13,4 +13,8 @@
 bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
                  size_t err_len, const char *bad_path[2]);
 
+/* The checks of the 2026 fields (setup_check_2026.c), same contract. */
+bool setup_check_2026(const struct setup *s, const struct resolved *r, char *err, size_t err_len,
+                      const char *bad_path[2]);
+
 #endif

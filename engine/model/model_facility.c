@@ -30,7 +30,8 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
     const struct setup *s = c->s;
     const struct resolved *r = c->r;
     const struct accelerator *a = r->accel;
-    pw->device_w = a->idle_w + (a->tdp_w - a->idle_w) * busy;
+    /* y2026: a busy device draws up to its power limit (model_power.c). */
+    pw->device_w = a->idle_w + (model_power_limit_w(s, a) - a->idle_w) * busy;
     double cpu_w = s->cluster.node.cpu_sockets *
                    (r->cpu->idle_w + (r->cpu->tdp_w - r->cpu->idle_w) * cpu_util);
     double nic_w = r->nic ? r->nic->power_w * s->cluster.node.nics_per_node : 0.0;

@@ -73,7 +73,9 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
 {
     const struct setup *s = c->s;
     int zero = s->training.zero_stage;
-    double nd = (double)c->dp * c->cp, ne = nd / c->ep;
+    /* Expert states shard over the expert-data-parallel group: what is left
+     * of tp x cp x dp after etp x ep (MoE parallel folding). */
+    double nd = (double)c->dp * c->cp, ne = maxd(1.0, (double)c->tp * nd / (c->etp * c->ep));
     double pd = st->params.dense, pe = st->params.experts;
     double w = c->w_bytes;
     if (is_low_precision(s->training.precision))
@@ -83,6 +85,15 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
     double grads_e = pe * c->grad_bytes / (zero >= 2 ? ne : 1.0);
     double optim_d = pd * c->opt_bytes / (zero >= 1 ? nd : 1.0);
     double optim_e = pe * c->opt_bytes / (zero >= 1 ? ne : 1.0);
+    if (c->lora) {
+        /* LoRA: frozen base weights have no gradient, master or optimizer
+         * state; the adapters carry them (model_lora.c). */
+        double adapters = model_lora_stage_params(c, st);
+        params_d += adapters * c->w_bytes / (zero >= 3 ? nd : 1.0);
+        grads_d = adapters * c->grad_bytes / (zero >= 2 ? nd : 1.0);
+        optim_d = adapters * c->opt_bytes / (zero >= 1 ? nd : 1.0);
+        grads_e = optim_e = 0.0;
+    }
     o->params = params_d + params_e;
     o->grads = grads_d + grads_e;
     o->optim = optim_d + optim_e;
@@ -90,7 +101,8 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
     if (zero >= 3 && st->layers > 0) {
         /* ZeRO-3/FSDP gathers one layer at a time and prefetches the next:
          * two layers' weights are whole at once. */
-        o->params += model_zero3_buffer_bytes(c, (pd + pe * c->ep) / (double)st->layers);
+        o->params +=
+            model_zero3_buffer_bytes(c, (pd + pe * c->ep * c->etp / c->tp) / (double)st->layers);
     }
 }
 
@@ -116,14 +128,16 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
     }
     int dense = st->layers - st->moe_layers;
     double per_mb = dense * c->act_dense + st->moe_layers * c->act_moe;
-    double acts = per_mb * inflight;
+    if (st->last && s->model.mtp_layers > 0) /* multi-token prediction layers */
+        per_mb += s->model.mtp_layers * (s->model.experts > 0 ? c->act_moe : c->act_dense);
+    double acts = per_mb * inflight - model_offload_device_saving(c, st, inflight);
     if (rc == RECOMPUTE_FULL) /* the layer being recomputed, whole */
         acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
     if (st->last) {
         /* Logits: 16-bit output plus an fp32 copy for the vocabulary-parallel
          * cross entropy, per token and vocabulary entry. */
         *logits = (double)s->model.seq_len / c->cp * c->mb * s->model.vocab / c->tp *
-                  (c->act_bytes + 4.0);
+                  (c->act_bytes + 4.0) * (1.0 + s->model.mtp_layers);
     }
     return acts;
 }

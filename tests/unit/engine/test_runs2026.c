@@ -1,0 +1,225 @@
+/* The 2026 fields (issue 21): each reaches the model through the field
+ * table, changes what its mechanism says it changes, and a setup asking for
+ * what its device or stack cannot do is refused naming the field. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "setup.h"
+
+#include "../../catalog_fixture.h"
+
+static void set(struct setup *s, const char *path, const char *value)
+{
+    char err[512];
+    if (!setup_set(s, path, value, err, sizeof err))
+        fail_msg("%s=%s: %s", path, value, err);
+}
+
+/* Evaluates; fails with the message when the setup is refused. */
+static void eval(const struct setup *s, struct model_report *o)
+{
+    struct resolved r;
+    char err[1024];
+    if (!setup_resolve(s, cat, &r, err, sizeof err))
+        fail_msg("%s", err);
+    model_eval(s, &r, o);
+}
+
+/* The message of a refused setup (empty when it resolves). */
+static const char *refusal(const struct setup *s)
+{
+    static char err[1024];
+    struct resolved r;
+    err[0] = '\0';
+    if (setup_resolve(s, cat, &r, err, sizeof err))
+        err[0] = '\0';
+    return err;
+}
+
+static void test_fields_in_table(void **state)
+{
+    (void)state;
+    static const char *const paths[][2] = {
+        {"cluster.node.power_limit_w", "500"},
+        {"model.mtp_layers", "1"},
+        {"training.grad_reduce_precision", "bf16"},
+        {"training.activation_offload_layers", "4"},
+        {"training.expert_tensor_parallel", "2"},
+        {"training.moe_dispatcher", "deepep"},
+        {"training.lora_rank", "16"},
+        {"training.account_for_embedding_in_pipeline_split", "true"},
+        {"training.account_for_loss_in_pipeline_split", "true"},
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct setup s;
+        setup_defaults(&s);
+        set(&s, paths[i][0], paths[i][1]);
+        char buf[64], err[256];
+        assert_true(setup_get(&s, paths[i][0], buf, sizeof buf, err, sizeof err));
+        assert_string_equal(buf, paths[i][1]);
+    }
+}
+
+static void test_power_limit(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report full, capped;
+    setup_defaults(&s);
+    set(&s, "training.precision", "bf16");
+    eval(&s, &full);
+    set(&s, "cluster.node.power_limit_w", "500");
+    eval(&s, &capped);
+    /* H100 (no gemm_power_w): clock share (425/625)^(1/3) on compute. */
+    double share = cbrt((500.0 - 75.0) / (700.0 - 75.0));
+    assert_true(fabs(capped.breakdown.compute * share - full.breakdown.compute) <
+                0.15 * full.breakdown.compute);
+    assert_true(capped.breakdown.compute > full.breakdown.compute * 1.04);
+    assert_true(capped.power.device_w <= 500.0 + 1e-9);
+    set(&s, "cluster.node.power_limit_w", "900");
+    assert_non_null(strstr(refusal(&s), "cluster.node.power_limit_w"));
+    set(&s, "cluster.node.power_limit_w", "50");
+    assert_non_null(strstr(refusal(&s), "idle"));
+    /* Same nominal FP8 peak, different power: GB300 ahead of GB200. */
+    struct model_report g2, g3;
+    setup_defaults(&s);
+    set(&s, "cluster.node.accelerator", "gb200");
+    set(&s, "cluster.node.host_link", "nvlink-c2c");
+    set(&s, "cluster.node.cpu", "grace");
+    set(&s, "training.precision", "fp8");
+    set(&s, "training.software", "nemo");
+    set(&s, "training.flash_attention", "true");
+    eval(&s, &g2);
+    set(&s, "cluster.node.accelerator", "gb300");
+    eval(&s, &g3);
+    assert_true(g2.breakdown.compute > 1.03 * g3.breakdown.compute);
+    assert_true(g2.peak_tflops == g3.peak_tflops);
+}
+
+static void test_grad_reduce_and_lora(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report fp32, bf16, lora;
+    setup_defaults(&s);
+    set(&s, "training.software", "megatron-core");
+    set(&s, "training.zero_stage", "0");
+    eval(&s, &fp32);
+    set(&s, "training.grad_reduce_precision", "bf16");
+    eval(&s, &bf16);
+    assert_true(fabs(bf16.memory.grads_gb * 2.0 - fp32.memory.grads_gb) < 1e-6);
+    set(&s, "training.lora_rank", "16");
+    eval(&s, &lora);
+    assert_true(lora.memory.optimizer_gb < 0.02 * fp32.memory.optimizer_gb);
+    assert_true(lora.memory.grads_gb < 0.02 * fp32.memory.grads_gb);
+    assert_true(lora.breakdown.compute < 0.9 * fp32.breakdown.compute);
+    set(&s, "training.precision", "fp32");
+    set(&s, "training.lora_rank", "0");
+    assert_non_null(strstr(refusal(&s), "training.grad_reduce_precision"));
+}
+
+static void test_offload_and_zero3(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report base, off;
+    setup_defaults(&s);
+    set(&s, "training.software", "nemo");
+    set(&s, "training.zero_stage", "3"); /* Megatron-FSDP */
+    set(&s, "training.recompute", "none");
+    eval(&s, &base);
+    set(&s, "training.activation_offload_layers", "16");
+    eval(&s, &off);
+    assert_true(off.memory.activations_gb < 0.6 * base.memory.activations_gb);
+    assert_true(off.step_time_s >= base.step_time_s);
+    set(&s, "training.activation_offload_layers", "32");
+    assert_non_null(strstr(refusal(&s), "training.activation_offload_layers"));
+    set(&s, "training.activation_offload_layers", "4");
+    set(&s, "training.software", "pytorch-eager");
+    set(&s, "training.zero_stage", "0");
+    assert_non_null(strstr(refusal(&s), "training.activation_offload_layers"));
+}
+
+static void moe_setup(struct setup *s)
+{
+    setup_defaults(s);
+    set(s, "cluster.nodes", "4");
+    set(s, "model.experts", "64");
+    set(s, "model.top_k", "4");
+    set(s, "model.expert_ffn_hidden", "1024");
+    set(s, "training.software", "nemo");
+    set(s, "training.tensor_parallel", "4");
+    set(s, "training.global_batch", "64");
+}
+
+static void test_moe_folding_deepep_mtp(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report plain, deepep, mtp;
+    moe_setup(&s);
+    /* 32 devices, TP 4: DP 8. EP 16 does not divide DP, but EP 16 x ETP 2
+     * folds over the 32 ranks of the stage. */
+    set(&s, "training.expert_parallel", "16");
+    set(&s, "training.expert_tensor_parallel", "2");
+    eval(&s, &plain);
+    assert_true(plain.runnable || !plain.memory.fits);
+    set(&s, "training.expert_tensor_parallel", "4");
+    assert_non_null(strstr(refusal(&s), "expert_tensor_parallel"));
+    set(&s, "training.expert_tensor_parallel", "1");
+    set(&s, "training.expert_parallel", "8");
+    eval(&s, &plain);
+    set(&s, "training.moe_dispatcher", "deepep");
+    eval(&s, &deepep);
+    assert_true(deepep.stages.ep_comm_s > 0);
+    assert_true(deepep.stages.ep_comm_s < plain.stages.ep_comm_s);
+    set(&s, "model.mtp_layers", "1");
+    eval(&s, &mtp);
+    assert_true(mtp.params > deepep.params);
+    assert_true(mtp.step_time_s > deepep.step_time_s);
+    set(&s, "cluster.node.accelerator", "mi300x");
+    set(&s, "cluster.node.intra_link", "");
+    assert_non_null(strstr(refusal(&s), "DeepEP"));
+}
+
+static void test_pipeline_split(void **state)
+{
+    (void)state;
+    struct setup s;
+    setup_defaults(&s);
+    set(&s, "model.layers", "126");
+    set(&s, "training.pipeline_parallel", "16");
+    set(&s, "training.virtual_stages", "8");
+    set(&s, "cluster.nodes", "16");
+    set(&s, "training.account_for_embedding_in_pipeline_split", "true");
+    set(&s, "training.account_for_loss_in_pipeline_split", "true");
+    assert_string_equal(refusal(&s), "");
+    assert_int_equal(setup_stage_layers(&s, 0), 7);
+    assert_int_equal(setup_stage_layers(&s, 1), 8);
+    assert_int_equal(setup_stage_layers(&s, 15), 7);
+    int total = 0;
+    for (int i = 0; i < 16; i++)
+        total += setup_stage_layers(&s, i);
+    assert_int_equal(total, 126);
+    set(&s, "training.account_for_loss_in_pipeline_split", "false");
+    set(&s, "training.virtual_stages", "1");
+    assert_non_null(strstr(refusal(&s), "account_for_embedding"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fields_in_table),        cmocka_unit_test(test_power_limit),
+        cmocka_unit_test(test_grad_reduce_and_lora),   cmocka_unit_test(test_offload_and_zero3),
+        cmocka_unit_test(test_moe_folding_deepep_mtp), cmocka_unit_test(test_pipeline_split),
+    };
+    return cmocka_run_group_tests(tests, load_catalog, free_catalog);
+}
