@@ -17,6 +17,7 @@ const char *const recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const data_source_names[] = {"shared", "local", NULL};
 const char *const grad_reduce_names[] = {"auto", "fp32", "bf16", NULL};
 const char *const moe_dispatcher_names[] = {"alltoall", "deepep", NULL};
+const char *const fp8_scaling_names[] = {"delayed", "current", NULL};
 const char *const train_precision_names[] = {"fp32", "tf32", "bf16",  "fp16",  "fp8",
                                              "int8", "fp4",  "mxfp8", "nvfp4", NULL};
 
@@ -264,6 +265,10 @@ static const struct field setup_field_list[] = {
         "LoRA adapter rank on every linear layer; the base weights are frozen (0: full "
         "training)",
         FIELD_KNOB, KNOB(3, "lora rank", NULL, 0)),
+    ENUM("training.fp8_scaling", training.fp8_scaling, fp8_scaling_names, FP8_SCALING_DELAYED,
+         "FP8 per-tensor scaling: delayed (from the amax history) or current (an amax pass "
+         "before each cast, Transformer Engine Float8CurrentScaling)",
+         0, 3),
     BOOL("training.account_for_embedding_in_pipeline_split",
          training.account_for_embedding_in_pipeline_split, 0,
          "the embedding counts as one layer when layers are split over pipeline stages "

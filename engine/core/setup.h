@@ -48,6 +48,8 @@ extern const char *const train_precision_names[];
  * token dispatcher. */
 enum grad_reduce { GRAD_REDUCE_AUTO, GRAD_REDUCE_FP32, GRAD_REDUCE_BF16 };
 enum moe_dispatcher { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_DEEPEP };
+enum fp8_scaling { FP8_SCALING_DELAYED, FP8_SCALING_CURRENT };
+extern const char *const fp8_scaling_names[];
 extern const char *const grad_reduce_names[];
 extern const char *const moe_dispatcher_names[];
 
@@ -134,6 +136,7 @@ struct setup {
         int expert_tensor_parallel;    /* expert TP in MoE parallel folding (0: tensor_parallel) */
         int moe_dispatcher;            /* enum moe_dispatcher */
         int lora_rank;                 /* 0: full training; else LoRA adapters of this rank */
+        int fp8_scaling;               /* enum fp8_scaling */
         bool account_for_embedding_in_pipeline_split;
         bool account_for_loss_in_pipeline_split;
     } training;

@@ -34,6 +34,10 @@ static bool check_power(const struct setup *s, const struct resolved *r, char *e
                 "training.grad_reduce_precision bf16 needs mixed precision (training.precision "
                 "is %s)",
                 train_precision_names[s->training.precision]);
+    if (s->training.fp8_scaling == FP8_SCALING_CURRENT && s->training.precision != TRAIN_FP8)
+        FAIL_AT("training.fp8_scaling", "training.precision",
+                "training.fp8_scaling current applies to precision fp8 (here %s)",
+                train_precision_names[s->training.precision]);
     return true;
 }
 

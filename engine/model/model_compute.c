@@ -221,14 +221,6 @@ static double elementwise_time(const struct ctx *c, bool moe, double M)
      * gate and up and writes their product (6 bytes). */
     double act_fn_bytes = moe ? 0.0 : (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0) * M * f / t;
     double ew_bytes = sw->elementwise_bytes_sbh * M * h * split + act_fn_bytes;
-    if (is_low_precision(s->training.precision)) {
-        /* Transformer Engine casts each GEMM input to FP8 (read 2 bytes,
-         * write 1, plus the amax reduction's read): the layer inputs of QKV
-         * and fc1 and the inputs of the output projection and fc2. */
-        double q_dim, kv_dim;
-        model_attention_dims(s, &q_dim, &kv_dim);
-        ew_bytes += 4.0 * M * (2.0 * h + q_dim / t + f / t);
-    }
     return time_for(ew_bytes * (c->act_bytes / 2.0), c->mem_bw);
 }
 
@@ -286,11 +278,13 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
     double kernels = c->r->software->kernels_per_layer_fwd * c->kernel_s;
     double gemms = qkv + out + up + down;
     double attn = at.scores + at.attn_v + at.softmax_s;
-    lt->fwd = gemms + attn + ew + kernels;
+    double quant_f, quant_b; /* low-precision casts (model_precision.c) */
+    model_layer_quant_times(c, moe, M, &quant_f, &quant_b);
+    lt->fwd = gemms + attn + ew + kernels + quant_f;
     /* LoRA freezes the base weights: their backward computes the input
      * gradients (dgrad) but no weight gradients (model_lora.c). */
     double wgrad = c->lora ? 1.0 : 2.0;
-    lt->bwd = wgrad * gemms + at.bwd + 2.0 * ew + 2.0 * kernels;
+    lt->bwd = wgrad * gemms + at.bwd + 2.0 * ew + 2.0 * kernels + quant_b;
     lt->attn_core = attn;
     lt->attn_fwd = attn;
     lt->attn_bwd = at.bwd;

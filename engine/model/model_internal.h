@@ -324,6 +324,13 @@ double model_offload_device_saving(const struct ctx *c, const struct stage *st, 
 void model_offload_exposed(const struct ctx *c, const struct stage *st, double fwd, double bwd,
                            double *fwd_extra, double *bwd_extra);
 
+/* model_precision.c: bytes read and written per element quantised for a
+ * low-precision GEMM (0 for 16- and 32-bit), and the quantisation time of
+ * one layer's GEMM inputs (forward) and output gradients (backward) for `M`
+ * tokens on this device. */
+double model_quant_bytes_per_element(const struct setup *s);
+void model_layer_quant_times(const struct ctx *c, bool moe, double M, double *fwd, double *bwd);
+
 /* DeepEP's dispatch and combine of `bytes` per device over `n` expert
  * ranks `stride` apart, forward (model_deepep.c). */
 double model_deepep_time(const struct ctx *c, double bytes, int64_t n, int64_t stride);
