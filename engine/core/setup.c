@@ -13,7 +13,7 @@
 const char *const model_kind_names[] = {"transformer", "generic", NULL};
 const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 const char *const optimizer_names[] = {"adam", "sgd", "adafactor", NULL};
-const char *const recompute_names[] = {"none", "selective", "full", NULL};
+const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const data_source_names[] = {"shared", "local", NULL};
 const char *const grad_reduce_names[] = {"auto", "fp32", "bf16", NULL};
 const char *const moe_dispatcher_names[] = {"alltoall", "deepep", NULL};
@@ -222,7 +222,9 @@ static const struct field setup_field_list[] = {
     INT("training.zero_stage", training.zero_stage, 0, 3, 1, "", "ZeRO stage (0-3)", FIELD_KNOB,
         KNOB(3, "zero stage", NULL, 1)),
     ENUM("training.recompute", training.recompute, recompute_names, RECOMPUTE_SELECTIVE,
-         "activation recomputation", FIELD_KNOB, KNOB(3, "recompute", NULL, 0)),
+         "activation recomputation (op: torchtitan's per-op policy, every other matmul output "
+         "saved)",
+         FIELD_KNOB, KNOB(3, "recompute", NULL, 0)),
     BOOL("training.sequence_parallel", training.sequence_parallel, 0,
          "shard layer-norm and dropout activations across the tensor-parallel group", FIELD_KNOB,
          KNOB(4, "sequence parallel", NULL, 0)),

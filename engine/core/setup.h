@@ -19,7 +19,8 @@
 enum model_kind { MODEL_TRANSFORMER, MODEL_GENERIC };
 enum mlp_kind { MLP_GELU, MLP_SWIGLU };
 enum optimizer_kind { OPT_ADAM, OPT_SGD, OPT_ADAFACTOR };
-enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
+/* RECOMPUTE_OP (y2026): torchtitan's per-op selective checkpointing. */
+enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL, RECOMPUTE_OP };
 enum data_source { DATA_SHARED, DATA_LOCAL };
 
 extern const char *const model_kind_names[];

@@ -72,7 +72,8 @@ void model_make_ctx(const struct setup *s, const struct resolved *r, struct ctx 
         struct layer_params_split d, m;
         model_layer_params(s, false, &d);
         c->lp.dense_dense = d.dense;
-        bool full = s->training.recompute == RECOMPUTE_FULL;
+        bool full =
+            s->training.recompute == RECOMPUTE_FULL || s->training.recompute == RECOMPUTE_OP;
         c->act_dense = model_layer_activation_bytes(c, false, s->training.recompute);
         c->act_full_dense = full ? model_layer_activation_bytes(c, false, RECOMPUTE_NONE) : 0.0;
         if (s->model.experts > 0) {

@@ -157,6 +157,7 @@ struct layer_times {
     double cp_fwd;  /* exposed ring-attention exchange, forward and backward */
     double cp_bwd;
     double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
+    double op_re;  /* y2026: recompute of torchtitan's per-op policy */
 };
 
 /* The attention core of one layer for one micro-batch: the score and
@@ -286,6 +287,10 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
     double wgrad = c->lora ? 1.0 : 2.0;
     lt->bwd = wgrad * gemms + at.bwd + 2.0 * ew + 2.0 * kernels + quant_b;
     lt->attn_core = attn;
+    /* Per-op checkpointing recomputes every op it did not save: half the
+     * linear layers and all element-wise work (the attention output is
+     * saved). */
+    lt->op_re = 0.5 * gemms + ew + kernels + quant_f;
     lt->attn_fwd = attn;
     lt->attn_bwd = at.bwd;
     if (moe) {
@@ -293,6 +298,7 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
         model_moe_layer(c, &mt);
         lt->fwd += mt.fwd;
         lt->bwd += wgrad * mt.fwd;
+        lt->op_re += 0.5 * mt.fwd;
         lt->ep_fwd = mt.a2a_fwd;
     }
     layer_comm(c, M, gemms, attn, at.bwd, lt);
@@ -403,6 +409,7 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     o->bwd += off_b;
     o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
             : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
+            : rc == RECOMPUTE_OP        ? nd * ld->op_re + nm * lm->op_re
                                         : 0.0;
     /* Tensor parallelism: two all-reduces per layer forward and two
      * backward (Shoeybi et al. 2019), two more when the forward is
@@ -466,8 +473,11 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
     if (s->training.flash_attention)
         attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;
     double attn_fwd_exec = s->training.flash_attention ? attn_exec / 3.5 : attn_model / 3.0;
+    /* Per-op checkpointing re-runs half the linear layers (y2026). */
+    double op_re = 0.5 * (stack_fwd_flops(s, tokens) - attn_model / 3.0);
     double re = s->training.recompute == RECOMPUTE_FULL        ? stack_fwd_flops(s, tokens)
                 : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_fwd_exec
+                : s->training.recompute == RECOMPUTE_OP        ? op_re
                                                                : 0.0;
     d->executed_flops = d->model_flops - attn_model + attn_exec + re;
     /* HFU in the MFU convention (full s^2), recomputation added
@@ -475,6 +485,7 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
     d->hardware_flops =
         d->model_flops + (s->training.recompute == RECOMPUTE_FULL ? stack_fwd_flops(s, tokens)
                           : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_model / 3.0
+                          : s->training.recompute == RECOMPUTE_OP        ? op_re
                                                                          : 0.0);
 }
 

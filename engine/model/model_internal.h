@@ -221,6 +221,8 @@ void model_data_path(const struct ctx *c, double device_step_s, struct data_path
 /* model_memory.c */
 double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute);
 void model_memory_model(const struct ctx *c, struct memory_report *m);
+/* y2026: activation bytes of one layer under torchtitan's per-op policy. */
+double model_op_checkpoint_bytes(const struct ctx *c, bool moe);
 
 /* model_facility.c */
 double model_rack_load(const struct power_report *pw);

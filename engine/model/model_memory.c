@@ -29,6 +29,8 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
     bool sp = s->training.sequence_parallel;
     if (recompute == RECOMPUTE_FULL)
         return 2.0 * sbh / (sp ? t : 1.0) * scale; /* only each layer's input is kept */
+    if (recompute == RECOMPUTE_OP)
+        return model_op_checkpoint_bytes(c, moe);
     double whole = 10.0 * sbh; /* layer-norm inputs, QKV and MLP inputs, dropout masks */
     double inner = s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0;
     double mlp = inner * seq * b * f;
@@ -53,6 +55,31 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
         split -= moe ? model_moe_fp8_saved_bytes_saving(s, seq * b) : seq * b * f;
     }
     return ((sp ? whole / t : whole) + (split + scores) / t) * scale;
+}
+
+/* torchtitan's per-op selective checkpointing (y2026;
+ * torchtitan/distributed/activation_checkpoint.py, selective_ac_option
+ * "op"): of each layer only the outputs of the saved ops stay, the
+ * attention kernel's output and every other matrix multiply's, besides the
+ * layer's input; everything else is recomputed in the backward pass. Half
+ * of the linear outputs are taken as saved. Bytes per layer, micro-batch. */
+double model_op_checkpoint_bytes(const struct ctx *c, bool moe)
+{
+    const struct setup *s = c->s;
+    double t = c->tp, tokens = (double)s->model.seq_len / c->cp * c->mb, h = s->model.hidden;
+    double q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim);
+    double up = s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0;
+    double mm = q_dim + 2.0 * kv_dim + h;
+    if (moe) {
+        double fe = setup_expert_ffn_hidden(s);
+        double routed = s->model.top_k * maxd(1.0, s->training.capacity_factor);
+        mm += (routed + s->model.shared_experts) * (up * fe + h);
+    } else {
+        mm += up * setup_ffn_hidden(s) + h;
+    }
+    double whole = s->training.sequence_parallel ? h / t : h;
+    return tokens * (whole + (q_dim + 0.5 * mm) / t) * c->act_bytes;
 }
 
 /* Model states of one stage on one device. The software entry says what a
@@ -131,7 +158,7 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
     if (st->last && s->model.mtp_layers > 0) /* multi-token prediction layers */
         per_mb += s->model.mtp_layers * (s->model.experts > 0 ? c->act_moe : c->act_dense);
     double acts = per_mb * inflight - model_offload_device_saving(c, st, inflight);
-    if (rc == RECOMPUTE_FULL) /* the layer being recomputed, whole */
+    if (rc == RECOMPUTE_FULL || rc == RECOMPUTE_OP) /* the layer being recomputed, whole */
         acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
     if (st->last) {
         /* Logits: 16-bit output plus an fp32 copy for the vocabulary-parallel

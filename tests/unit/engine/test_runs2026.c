@@ -247,13 +247,37 @@ static void test_precision_split(void **state)
     assert_non_null(strstr(refusal(&s), "training.fp8_scaling"));
 }
 
+/* torchtitan's per-op checkpointing sits between selective and full: it
+ * keeps the layer input, the attention output and half the linear outputs,
+ * and recomputes the rest. */
+static void test_op_checkpointing(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report sel, op, full;
+    setup_defaults(&s);
+    set(&s, "training.flash_attention", "true");
+    set(&s, "training.software", "fsdp");
+    set(&s, "training.recompute", "selective");
+    eval(&s, &sel);
+    set(&s, "training.recompute", "op");
+    eval(&s, &op);
+    set(&s, "training.recompute", "full");
+    eval(&s, &full);
+    assert_true(op.memory.activations_gb < 0.8 * sel.memory.activations_gb);
+    assert_true(op.memory.activations_gb > full.memory.activations_gb);
+    assert_true(op.breakdown.recompute > sel.breakdown.recompute);
+    assert_true(op.breakdown.recompute < full.breakdown.recompute);
+    assert_true(op.hfu > op.mfu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields_in_table),        cmocka_unit_test(test_power_limit),
         cmocka_unit_test(test_grad_reduce_and_lora),   cmocka_unit_test(test_offload_and_zero3),
         cmocka_unit_test(test_moe_folding_deepep_mtp), cmocka_unit_test(test_pipeline_split),
-        cmocka_unit_test(test_precision_split),
+        cmocka_unit_test(test_precision_split),        cmocka_unit_test(test_op_checkpointing),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
