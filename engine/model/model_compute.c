@@ -239,7 +239,10 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
          * time of the layer (Wang et al. 2022, "Overlap communication with
          * dependent computation via decomposition"). */
         double comm = model_tp_allreduce_time(c, M * h * c->act_bytes);
-        double hidden = sw->tp_comm_overlap * (1.0 - 1.0 / t) * comm;
+        /* Transformer Engine's userbuffers overlap has no NVFP4 path:
+         * Megatron-Bridge turns tp_comm_overlap off for NVFP4 (y2026). */
+        double overlap = c->s->training.precision == TRAIN_NVFP4 ? 0.0 : sw->tp_comm_overlap;
+        double hidden = overlap * (1.0 - 1.0 / t) * comm;
         double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
         lt->tp_comm = comm - mind(hidden, gemm_share);
     }
