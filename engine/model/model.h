@@ -71,6 +71,9 @@ struct power_report {
     double rack_temp_c;     /* steady-state device temperature */
     double energy_per_step_j;
     double energy_per_token_j;
+    double limit_w;     /* y2026: the device's power cap (the TDP when not set) */
+    double clock_share; /* sustained GEMM clock under it, share of the boost clock */
+    double clock_mhz;   /* that clock (0 when the catalog has no boost clock) */
 };
 
 struct cost_report {

@@ -47,6 +47,9 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
         pw->rack_cooling_limit_kw > 0 ? 1.0 - pw->per_rack_kw / pw->rack_cooling_limit_kw : -1.0;
     pw->throttle_factor = 1.0;
     pw->throttled = false;
+    pw->limit_w = model_power_limit_w(s, a);
+    pw->clock_share = c->clock_share;
+    pw->clock_mhz = a->boost_clock_mhz * c->clock_share;
     /* First-order thermal steady state: temperature rises linearly from the
      * inlet to the limit as heat approaches the cooling capacity. */
     double span = r->cooling->limit_c - r->cooling->inlet_c;
