@@ -271,13 +271,41 @@ static void test_op_checkpointing(void **state)
     assert_true(op.hfu > op.mfu);
 }
 
+/* DeepSeek's config key for multi-token prediction reaches model.mtp_layers. */
+static void test_hf_mtp(void **state)
+{
+    (void)state;
+    const char *path = "/tmp/mlviz-test-runs2026-mtp.json";
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("{\"num_hidden_layers\": 4, \"hidden_size\": 256, \"num_attention_heads\": 4, "
+          "\"vocab_size\": 1000, \"intermediate_size\": 512, \"hidden_act\": \"silu\", "
+          "\"num_nextn_predict_layers\": 1}",
+          f);
+    fclose(f);
+    char text[256], err[1024];
+    snprintf(text, sizeof text, "model: {hf_config: %s}\n", path);
+    struct setup s;
+    setup_defaults(&s);
+    bool ok = setup_load_string(&s, "mtp.yaml", text, cat, err, sizeof err);
+    remove(path);
+    if (!ok)
+        fail_msg("%s", err);
+    assert_int_equal(s.model.mtp_layers, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields_in_table),        cmocka_unit_test(test_power_limit),
-        cmocka_unit_test(test_grad_reduce_and_lora),   cmocka_unit_test(test_offload_and_zero3),
-        cmocka_unit_test(test_moe_folding_deepep_mtp), cmocka_unit_test(test_pipeline_split),
-        cmocka_unit_test(test_precision_split),        cmocka_unit_test(test_op_checkpointing),
+        cmocka_unit_test(test_fields_in_table),
+        cmocka_unit_test(test_power_limit),
+        cmocka_unit_test(test_grad_reduce_and_lora),
+        cmocka_unit_test(test_offload_and_zero3),
+        cmocka_unit_test(test_moe_folding_deepep_mtp),
+        cmocka_unit_test(test_pipeline_split),
+        cmocka_unit_test(test_precision_split),
+        cmocka_unit_test(test_op_checkpointing),
+        cmocka_unit_test(test_hf_mtp),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
