@@ -294,6 +294,34 @@ static void test_hf_mtp(void **state)
     assert_int_equal(s.model.mtp_layers, 1);
 }
 
+/* Loading `text` is refused at line:col with a message containing `what`. */
+static void refused_at(const char *text, int line, int col, const char *what)
+{
+    struct setup s;
+    char err[1024], prefix[64];
+    setup_defaults(&s);
+    if (setup_load_string(&s, "r.yaml", text, cat, err, sizeof err))
+        fail_msg("loaded but should be refused (%s):\n%s", what, text);
+    snprintf(prefix, sizeof prefix, "r.yaml:%d:%d: ", line, col);
+    if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, what))
+        fail_msg("expected '%s...%s', got '%s'", prefix, what, err);
+}
+
+/* What a device or stack cannot do is refused at the field's place. */
+static void test_refusals_located(void **state)
+{
+    (void)state;
+    refused_at("cluster:\n  node:\n    power_limit_w: 900\n", 3, 20, "at most its TDP 700 W");
+    refused_at("training:\n  fp8_scaling: current\n", 2, 16, "applies to precision fp8");
+    refused_at("training:\n  software: deepspeed\n  activation_offload_layers: 2\n", 3, 30,
+               "deepspeed does not offload activations");
+    refused_at("training:\n  expert_tensor_parallel: 2\n", 2, 27, "needs a mixture-of-experts");
+    refused_at("training:\n  lora_rank: 9999\n", 2, 14, "exceeds model.hidden");
+    refused_at("model:\n  kind: generic\n  params: 1e9\n  flops_per_sample: 1e12\n  "
+               "mtp_layers: 1\n",
+               5, 15, "needs a transformer");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_precision_split),
         cmocka_unit_test(test_op_checkpointing),
         cmocka_unit_test(test_hf_mtp),
+        cmocka_unit_test(test_refusals_located),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
