@@ -155,9 +155,10 @@ struct software {
     /* Expert GEMMs: one kernel per local expert spread over this many
      * streams (Transformer Engine GroupedLinear: 4); 0 = one grouped kernel. */
     int expert_gemm_streams;
-    /* y2026: ZeRO-3 / FSDP memory picture: layers whose weights are whole at
-     * once (one layer of unsharded gradients is in flight besides). */
-    double zero3_gathered_layers;
+    /* y2026: bytes per logit held at the loss in mixed precision (a fused
+     * vocabulary-parallel cross entropy: the 16-bit output and an fp32
+     * copy, 6; eager PyTorch adds the fp32 gradient and its 16-bit copy). */
+    double loss_logit_bytes;
     bool moe_folding;        /* expert tensor parallelism folded over TP x CP x DP */
     bool deepep;             /* DeepEP token dispatcher */
     bool activation_offload; /* activations offloaded to host memory */

@@ -161,10 +161,13 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
     if (rc == RECOMPUTE_FULL || rc == RECOMPUTE_OP) /* the layer being recomputed, whole */
         acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
     if (st->last) {
-        /* Logits: 16-bit output plus an fp32 copy for the vocabulary-parallel
-         * cross entropy, per token and vocabulary entry. */
+        /* Logits: per token and vocabulary entry, the software's bytes held
+         * at the loss (a fused vocabulary-parallel cross entropy: the
+         * 16-bit output plus an fp32 copy; eager PyTorch more), 2 more per
+         * logit in fp32 training; once more per MTP module. */
         *logits = (double)s->model.seq_len / c->cp * c->mb * s->model.vocab / c->tp *
-                  (c->act_bytes + 4.0) * (1.0 + s->model.mtp_layers);
+                  (c->r->software->loss_logit_bytes + c->act_bytes - 2.0) *
+                  (1.0 + s->model.mtp_layers);
     }
     return acts;
 }

@@ -54,6 +54,5 @@ double model_zero3_buffer_bytes(const struct ctx *c, double layer_params)
     /* Two layers' weights whole at once (the one computing and the one
      * prefetched: FSDP's limit_all_gathers, DeepSpeed's prefetch bucket)
      * and one layer's unsharded gradient until its reduce-scatter ends. */
-    const struct software *sw = c->r->software;
-    return layer_params * (sw->zero3_gathered_layers * c->w_bytes + c->grad_bytes);
+    return layer_params * (2.0 * c->w_bytes + c->grad_bytes);
 }

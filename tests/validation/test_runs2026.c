@@ -63,9 +63,7 @@ static const struct row rows[] = {
      "+38% with per-op checkpointing: eager PyTorch's unfused kernels and launch costs not "
      "modelled"},
     {12, "torchtitan-8b-h100-96gb.yaml", "torchtitan Llama-3.1-8B FSDP, measured peak memory",
-     PEAK_MEMORY_GB, 88.48, 0.10,
-     "-20%: eager cross-entropy's fp32 logit copies and the caching allocator's reserve not "
-     "modelled"},
+     PEAK_MEMORY_GB, 88.48, 0.10, NULL},
     {13, "mlperf-mi355x-8b.yaml", "MLPerf v5.1 Llama-3.1-8B FP8, 8 MI355X (soft)",
      TOKENS_PER_DEVICE, 30600, 0.20, NULL},
 };
@@ -122,7 +120,8 @@ static void build_table(char *out, size_t len)
         format_value(pub, sizeof pub, w->metric, w->published);
         format_value(got, sizeof got, w->metric, k.value);
         OUT("| %d | %s | %s | %s | %+.1f%% | %.0f%% | %s%s |\n", w->number, w->label, pub, got,
-            100 * k.error, 100 * w->tolerance, fabs(k.error) <= w->tolerance ? "ok" : "MISS",
+            100 * k.error, 100 * w->tolerance,
+            fabs(k.error) <= w->tolerance && k.fits ? "ok" : "MISS",
             k.fits ? "" : ", does not fit");
     }
 #undef OUT
