@@ -44,7 +44,8 @@ struct memory_report {
     double reserved_gb; /* runtime workspaces + fragmentation */
     double per_device_gb;
     double capacity_gb;
-    double experts_gb; /* of params + grads + optimizer: the routed experts' share */
+    double experts_gb;      /* of params + grads + optimizer: the routed experts' share */
+    double host_offload_gb; /* y2026: activations offloaded to host memory (not counted above) */
     bool fits;
 };
 

@@ -140,8 +140,10 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
  * get_num_warmup_microbatches), so stage i holds that many plus one chunks
  * of L_i / v layers; for the first stage this is Korthikanti et al.'s
  * (1 + (p-1)/(p v)) x p micro-batches (2022, section 4.2.3). */
-static double stage_activations(const struct ctx *c, const struct stage *st, double *logits)
+static double stage_activations(const struct ctx *c, const struct stage *st, double *logits,
+                                double *host)
 {
+    *host = 0.0;
     const struct setup *s = c->s;
     *logits = 0.0;
     if (s->model.kind == MODEL_GENERIC)
@@ -158,6 +160,7 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
     if (st->last && s->model.mtp_layers > 0) /* multi-token prediction layers */
         per_mb += s->model.mtp_layers * (s->model.experts > 0 ? c->act_moe : c->act_dense);
     double acts = per_mb * inflight - model_offload_device_saving(c, st, inflight);
+    *host = model_offload_host_bytes(c, st, inflight);
     if (rc == RECOMPUTE_FULL || rc == RECOMPUTE_OP) /* the layer being recomputed, whole */
         acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
     if (st->last) {
@@ -184,7 +187,8 @@ void model_memory_model(const struct ctx *c, struct memory_report *m)
         struct states st;
         stage_states(c, &stages[i], &st);
         double logits;
-        double acts = stage_activations(c, &stages[i], &logits);
+        double host;
+        double acts = stage_activations(c, &stages[i], &logits, &host);
         double used = st.params + st.grads + st.optim + acts + logits;
         double reserved = sw->runtime_reserved_gb * GB + sw->fragmentation * used;
         if (used + reserved <= best)
@@ -196,6 +200,7 @@ void model_memory_model(const struct ctx *c, struct memory_report *m)
         m->experts_gb = st.experts / GB;
         m->activations_gb = acts / GB;
         m->logits_gb = logits / GB;
+        m->host_offload_gb = host / GB;
         m->reserved_gb = reserved / GB;
         m->per_device_gb = (used + reserved) / GB;
     }

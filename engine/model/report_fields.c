@@ -111,6 +111,8 @@ const struct report_field report_fields[] = {
     NUM("memory.experts_gb", memory.experts_gb, "GB",
         "of weights, gradients and optimizer state: the routed experts' share"),
     NUM("memory.capacity_gb", memory.capacity_gb, "GB", "device memory"),
+    NUM("memory.host_offload_gb", memory.host_offload_gb, "GB",
+        "activations offloaded to host memory, per device"),
     BOOL("memory.fits", memory.fits, "whether it fits"),
 
     {"suggestions", offsetof(struct model_report, suggestions), MEMBER_SIZE(suggestions),

@@ -120,6 +120,9 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     if (r->power.clock_share < 0.999) /* y2026: the power-limited clock */
         y = power_clock_row(r, in, y);
     y = precision_row(r, in, y);
+    if (r->memory.host_offload_gb > 0) /* y2026: offloaded activations */
+        draw_textf(y++, in.x, in.w, ROLE_DIM, "+ %.0f GB of activations in host memory",
+                   r->memory.host_offload_gb);
     if (per > 1)
         draw_textf(y++, in.x, in.w, ROLE_DIM, "each %s = %d devices", g->device, per);
     if (v->live->failed_devices)

@@ -139,6 +139,8 @@ static void test_offload_and_zero3(void **state)
     set(&s, "training.activation_offload_layers", "16");
     eval(&s, &off);
     assert_true(off.memory.activations_gb < 0.6 * base.memory.activations_gb);
+    assert_true(off.memory.host_offload_gb > 0.4 * base.memory.activations_gb);
+    assert_true(base.memory.host_offload_gb == 0.0);
     assert_true(off.step_time_s >= base.step_time_s);
     set(&s, "training.activation_offload_layers", "32");
     assert_non_null(strstr(refusal(&s), "training.activation_offload_layers"));
