@@ -79,6 +79,9 @@ static const struct field accel_fields[] = {
         "typical rental price per device-hour (0 = unknown)", 0),
     NUM(struct accelerator, "max_temp_c", max_temp_c, 20, 150, 85, "C",
         "temperature at which clocks throttle", 0),
+    INT(struct accelerator, "boost_clock_mhz", boost_clock_mhz, 0, 1e5, 0, "MHz", "peak clock", 0),
+    NUM(struct accelerator, "gemm_power_w", gemm_power_w, 0, 1e5, 0, "W",
+        "board power dense low-precision GEMMs draw at the boost clock (0 = the TDP)", 0),
 };
 
 static const struct field cpu_fields[] = {
@@ -203,6 +206,14 @@ static const struct field software_fields[] = {
     INT(struct software, "expert_gemm_streams", expert_gemm_streams, 0, 64, 0, "",
         "expert GEMMs: one kernel per local expert over this many streams (0 = one grouped kernel)",
         0),
+    NUM(struct software, "loss_logit_bytes", loss_logit_bytes, 0, 64, 6, "bytes",
+        "memory per logit held at the loss in mixed precision (fused: 6)", 0),
+    {"moe_folding", FIELD_BOOL, offsetof(struct software, moe_folding), 0, 1, 0, NULL, NULL, 0, "",
+     "implements MoE parallel folding (expert tensor parallelism)", 0, 0, NULL, NULL, 0},
+    {"deepep", FIELD_BOOL, offsetof(struct software, deepep), 0, 1, 0, NULL, NULL, 0, "",
+     "has DeepEP", 0, 0, NULL, NULL, 0},
+    {"activation_offload", FIELD_BOOL, offsetof(struct software, activation_offload), 0, 1, 0, NULL,
+     NULL, 0, "", "offloads saved activations to host memory", 0, 0, NULL, NULL, 0},
 };
 
 #define TABLE(what, arr)                                                                           \

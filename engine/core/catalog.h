@@ -64,6 +64,11 @@ struct accelerator {
     double kernel_overhead_us; /* launch + tail cost per kernel */
     double usd_per_hour;       /* typical rental price, 0 = unknown */
     double max_temp_c;         /* throttle temperature */
+    /* y2026: the clock the datasheet peaks are quoted at, and the board
+     * power dense low-precision GEMMs draw at that clock (0: the TDP, i.e.
+     * the catalog's figures already hold at the TDP). */
+    int boost_clock_mhz;
+    double gemm_power_w;
 };
 
 struct cpu {
@@ -151,6 +156,13 @@ struct software {
     /* Expert GEMMs: one kernel per local expert spread over this many
      * streams (Transformer Engine GroupedLinear: 4); 0 = one grouped kernel. */
     int expert_gemm_streams;
+    /* y2026: bytes per logit held at the loss in mixed precision (a fused
+     * vocabulary-parallel cross entropy: the 16-bit output and an fp32
+     * copy, 6; eager PyTorch adds the fp32 gradient and its 16-bit copy). */
+    double loss_logit_bytes;
+    bool moe_folding;        /* expert tensor parallelism folded over TP x CP x DP */
+    bool deepep;             /* DeepEP token dispatcher */
+    bool activation_offload; /* activations offloaded to host memory */
 };
 
 /* A serving engine (vLLM, TensorRT-LLM, SGLang): what turns a model's

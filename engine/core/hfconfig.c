@@ -73,6 +73,7 @@ static const struct hf_row hf_rows[] = {
     {{"n_shared_experts"}, "model.shared_experts", HF_COUNT, false, true, 0},
     {{"shared_expert_intermediate_size"}, "model.shared_experts", HF_SHARED_WIDTH, false, true, 0},
     {{"first_k_dense_replace"}, "model.dense_layers", HF_COUNT, false, true, 0},
+    {{"num_nextn_predict_layers"}, "model.mtp_layers", HF_COUNT, false, false, 0},
 };
 enum { N_HF_ROWS = sizeof hf_rows / sizeof hf_rows[0] };
 

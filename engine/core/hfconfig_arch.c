@@ -497,12 +497,6 @@ static void unmodelled_notes(const struct ynode *root, const struct ynode *map,
                     "%s not modelled: only the language model is evaluated (the encoder's "
                     "parameters and FLOPs are left out)",
                     towers[i]);
-    const char *mtp = scalar_of(map, "num_nextn_predict_layers");
-    if (mtp && hf_json_number(mtp) && strcmp(mtp, "0") != 0)
-        hf_note(notes,
-                "num_nextn_predict_layers %s not modelled: the multi-token prediction module(s) "
-                "(about one more layer each) are left out, as the model card's count does",
-                mtp);
     if (arch == &forced)
         hf_note(notes, "read as a decoder-only transformer (--force-architecture): anything it "
                        "has beyond attention and MLP layers is not modelled");

@@ -15,8 +15,11 @@ const char *const model_kind_names[] = {"transformer", "generic", NULL};
 const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 const char *const attention_bias_names[] = {"none", "qkv", "all", NULL};
 const char *const optimizer_names[] = {"adam", "sgd", "adafactor", NULL};
-const char *const recompute_names[] = {"none", "selective", "full", NULL};
+const char *const recompute_names[] = {"none", "selective", "full", "op", NULL};
 static const char *const data_source_names[] = {"shared", "local", NULL};
+const char *const grad_reduce_names[] = {"auto", "fp32", "bf16", NULL};
+const char *const moe_dispatcher_names[] = {"alltoall", "deepep", NULL};
+const char *const fp8_scaling_names[] = {"delayed", "current", NULL};
 const char *const train_precision_names[] = {"fp32", "tf32", "bf16",  "fp16",  "fp8",
                                              "int8", "fp4",  "mxfp8", "nvfp4", NULL};
 
@@ -123,6 +126,10 @@ static const struct field setup_field_list[] = {
      * full speed; about 1.5 kW is typical under a steady training load. */
     NUM("cluster.node.other_w", cluster.node.other_w, 0, 1e6, 1500, "W",
         "power of the rest of the node: switches, memory, drives, fans", 0, 5),
+    AUTO("cluster.node.power_limit_w", cluster.node.power_limit_w, 1, 1e5, "W",
+         "power cap of each device; below the power its GEMMs draw at full clock it runs them "
+         "at a lower clock (auto: the catalog's TDP)",
+         FIELD_KNOB, KNOB(3, "power limit", "accelerator.tdp_w", 0)),
     INT("cluster.scaleup_domain", cluster.scaleup_domain, 0, 1e6, 0, "",
         "devices sharing the intra-node link fabric, e.g. 72 for GB200 NVL72 or every chip of a "
         "TPU slice (0: accelerators_per_node)",
@@ -200,6 +207,10 @@ static const struct field setup_field_list[] = {
          "bias vectors on the MLP projections (experts and router included: gpt-oss)", 0, 3),
     INT("model.v_head_dim", model.v_head_dim, 0, MAX_HIDDEN, 0, "",
         "multi-head latent attention: size of one value head (0: head_dim)", 0, 3),
+    INT("model.mtp_layers", model.mtp_layers, 0, 64, 0, "",
+        "multi-token prediction modules after the last layer (DeepSeek-V3: 1), each a "
+        "transformer layer and a projection sharing the output layer",
+        0, 3),
     INT("training.global_batch", training.global_batch, 1, MAX_GLOBAL_BATCH, 256, "samples",
         "samples per optimizer step", FIELD_KNOB, KNOB(3, "global batch", NULL, 0)),
     INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",
@@ -233,7 +244,9 @@ static const struct field setup_field_list[] = {
     INT("training.zero_stage", training.zero_stage, 0, 3, 1, "", "ZeRO stage (0-3)", FIELD_KNOB,
         KNOB(3, "zero stage", NULL, 1)),
     ENUM("training.recompute", training.recompute, recompute_names, RECOMPUTE_SELECTIVE,
-         "activation recomputation", FIELD_KNOB, KNOB(3, "recompute", NULL, 0)),
+         "activation recomputation (op: torchtitan's per-op policy, every other matmul output "
+         "saved)",
+         FIELD_KNOB, KNOB(3, "recompute", NULL, 0)),
     BOOL("training.sequence_parallel", training.sequence_parallel, 0,
          "shard layer-norm and dropout activations across the tensor-parallel group", FIELD_KNOB,
          KNOB(4, "sequence parallel", NULL, 0)),
@@ -282,6 +295,43 @@ static const struct field setup_field_list[] = {
         "time-to-first-token objective of a request", 0, 1),
     NUM("inference.tpot_slo_s", inference.tpot_slo_s, 1e-6, 1e6, 0.05, "s",
         "time-per-output-token objective of a request", 0, 1),
+    ENUM("training.grad_reduce_precision", training.grad_reduce_precision, grad_reduce_names,
+         GRAD_REDUCE_AUTO,
+         "format of the data-parallel gradient buffers and their reduction (auto: the stack's; "
+         "Megatron-Bridge performance recipes: bf16)",
+         FIELD_KNOB, KNOB(4, "grad reduce", NULL, 0)),
+    INT("training.activation_offload_layers", training.activation_offload_layers, 0, MAX_LAYERS, 0,
+        "",
+        "layers per pipeline stage whose saved activations live in host memory, moved over the "
+        "host link (NVLink-C2C on Grace, PCIe elsewhere)",
+        FIELD_KNOB, KNOB(3, "offload layers", NULL, 0)),
+    INT("training.expert_tensor_parallel", training.expert_tensor_parallel, 0, 4096, 0, "",
+        "tensor-parallel size of the experts; expert x expert-tensor ranks fold over tensor x "
+        "context x data ranks (0: tensor_parallel)",
+        FIELD_KNOB, KNOB(4, "expert TP", NULL, 0)),
+    ENUM("training.moe_dispatcher", training.moe_dispatcher, moe_dispatcher_names,
+         MOE_DISPATCH_ALLTOALL,
+         "token dispatcher of the expert layers: NCCL all-to-all or DeepEP's NVLink + RDMA "
+         "kernels",
+         FIELD_KNOB, KNOB(4, "dispatcher", NULL, 0)),
+    INT("training.lora_rank", training.lora_rank, 0, 65536, 0, "",
+        "LoRA adapter rank on every linear layer; the base weights are frozen (0: full "
+        "training)",
+        FIELD_KNOB, KNOB(3, "lora rank", NULL, 0)),
+    ENUM("training.fp8_scaling", training.fp8_scaling, fp8_scaling_names, FP8_SCALING_DELAYED,
+         "FP8 per-tensor scaling: delayed (from the amax history) or current (an amax pass "
+         "before each cast, Transformer Engine Float8CurrentScaling)",
+         0, 3),
+    BOOL("training.account_for_embedding_in_pipeline_split",
+         training.account_for_embedding_in_pipeline_split, 0,
+         "the embedding counts as one layer when layers are split over pipeline stages "
+         "(Megatron-Core)",
+         0, 4),
+    BOOL("training.account_for_loss_in_pipeline_split", training.account_for_loss_in_pipeline_split,
+         0,
+         "the output layer and loss count as one layer when layers are split over pipeline "
+         "stages (Megatron-Core)",
+         0, 4),
     ENUM("data.source", data.source, data_source_names, DATA_SHARED,
          "read samples from the shared tier or from node-local storage", FIELD_KNOB,
          KNOB(1, "source", NULL, 0)),
@@ -345,6 +395,12 @@ int setup_scaleup_domain(const struct setup *s)
     return domain < devices ? domain : (int)devices;
 }
 
+int setup_expert_tensor_parallel(const struct setup *s)
+{
+    return s->training.expert_tensor_parallel > 0 ? s->training.expert_tensor_parallel
+                                                  : s->training.tensor_parallel;
+}
+
 int64_t setup_expert_ffn_hidden(const struct setup *s)
 {
     return s->model.expert_ffn_hidden > 0 ? s->model.expert_ffn_hidden : setup_ffn_hidden(s);
@@ -360,6 +416,18 @@ int setup_stage_layers(const struct setup *s, int stage)
         return first;
     if (stage == p - 1 && last > 0)
         return last;
+    /* Megatron-Core's account_for_embedding/loss_in_pipeline_split: the
+     * embedding and the loss count as a layer each in the split, and the
+     * stages that hold them get one real layer fewer. */
+    int emb = s->training.account_for_embedding_in_pipeline_split && first == 0;
+    int loss = s->training.account_for_loss_in_pipeline_split && last == 0;
+    if (emb || loss) {
+        int units = layers + emb + loss, base = units / p, extra = units % p;
+        int rank = stage > 0 && stage < p - 1 ? stage - 1 : stage == 0 ? p - 2 : p - 1;
+        int n =
+            base + (rank < extra ? 1 : 0) - (stage == 0 ? emb : 0) - (stage == p - 1 ? loss : 0);
+        return n > 0 ? n : 0;
+    }
     int free_stages = p - (first > 0) - (last > 0);
     int rest = layers - first - last;
     if (free_stages <= 0 || rest <= 0)
@@ -377,6 +445,18 @@ int setup_stage_layers(const struct setup *s, int stage)
     else
         rank = p - 2 + (first > 0 ? 0 : 1);
     return base + (rank < extra ? 1 : 0);
+}
+
+int setup_stage_split_extras(const struct setup *s, int stage)
+{
+    int p = s->training.pipeline_parallel;
+    if (p <= 1)
+        return 0;
+    int emb = stage == 0 && s->training.account_for_embedding_in_pipeline_split &&
+              s->training.first_stage_layers == 0;
+    int loss = stage == p - 1 && s->training.account_for_loss_in_pipeline_split &&
+               s->training.last_stage_layers == 0;
+    return emb + loss;
 }
 
 double setup_gemm_peak_tflops(const struct setup *s, const struct accelerator *a)

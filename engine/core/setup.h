@@ -21,7 +21,8 @@ enum mlp_kind { MLP_GELU, MLP_SWIGLU };
 /* Which attention projections carry a bias vector. */
 enum attention_bias_kind { ATTN_BIAS_NONE, ATTN_BIAS_QKV, ATTN_BIAS_ALL };
 enum optimizer_kind { OPT_ADAM, OPT_SGD, OPT_ADAFACTOR };
-enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
+/* RECOMPUTE_OP (y2026): torchtitan's per-op selective checkpointing. */
+enum recompute_kind { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL, RECOMPUTE_OP };
 enum data_source { DATA_SHARED, DATA_LOCAL };
 
 extern const char *const model_kind_names[];
@@ -60,6 +61,14 @@ enum infer_precision {
     INFER_PRECISION_COUNT
 };
 extern const char *const infer_precision_names[];
+/* y2026: precision of the data-parallel gradient reduction, and the MoE
+ * token dispatcher. */
+enum grad_reduce { GRAD_REDUCE_AUTO, GRAD_REDUCE_FP32, GRAD_REDUCE_BF16 };
+enum moe_dispatcher { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_DEEPEP };
+enum fp8_scaling { FP8_SCALING_DELAYED, FP8_SCALING_CURRENT };
+extern const char *const fp8_scaling_names[];
+extern const char *const grad_reduce_names[];
+extern const char *const moe_dispatcher_names[];
 
 struct setup {
     char name[FIELD_STR_LEN];
@@ -77,7 +86,8 @@ struct setup {
             int nics_per_node;
             int pcie_switches; /* PCIe switches between the CPUs and the devices/NICs */
             char local_storage[FIELD_STR_LEN];
-            double other_w; /* switches, DRAM, fans, drives: the rest of the node */
+            double other_w;       /* switches, DRAM, fans, drives: the rest of the node */
+            double power_limit_w; /* y2026: per-device power cap (FIELD_AUTO: the TDP) */
         } node;
         int scaleup_domain; /* devices on one intra-link fabric (0: accelerators_per_node) */
         char storage[FIELD_STR_LEN];
@@ -109,6 +119,7 @@ struct setup {
         bool causal;             /* decoder (causal) attention: fused kernels skip masked blocks */
         int head_dim;            /* i11: size of one attention head (0: hidden / heads) */
         bool tied_embeddings;    /* i11: the output layer shares the embedding matrix */
+        int mtp_layers;          /* y2026: multi-token prediction modules (DeepSeek-V3) */
         double params;           /* generic: parameter count */
         double flops_per_sample; /* generic: training FLOPs (fwd + bwd) per sample */
         double bytes_per_flop;   /* generic: device memory traffic per FLOP */
@@ -146,6 +157,15 @@ struct setup {
         int allreduce; /* enum allreduce_algo (collective.h) */
         double tokens; /* token budget; samples for generic models */
         char software[FIELD_STR_LEN];
+        /* y2026: the runs of 2026 (docs/MODEL.md, section 12). */
+        int grad_reduce_precision;     /* enum grad_reduce */
+        int activation_offload_layers; /* layers whose activations live in host memory */
+        int expert_tensor_parallel;    /* expert TP in MoE parallel folding (0: tensor_parallel) */
+        int moe_dispatcher;            /* enum moe_dispatcher */
+        int lora_rank;                 /* 0: full training; else LoRA adapters of this rank */
+        int fp8_scaling;               /* enum fp8_scaling */
+        bool account_for_embedding_in_pipeline_split;
+        bool account_for_loss_in_pipeline_split;
     } training;
     /* Serving the model (mlviz infer): one deployment of tensor_parallel x
      * pipeline_parallel devices per model replica, every replica of the
@@ -264,11 +284,17 @@ int64_t setup_racks(const struct setup *s); /* nodes_per_rack below 1 counts as 
 int setup_scaleup_domain(const struct setup *s);
 /* Expert FFN inner size (expert_ffn_hidden, else ffn_hidden). */
 int64_t setup_expert_ffn_hidden(const struct setup *s);
+/* y2026: expert tensor-parallel size (expert_tensor_parallel, else
+ * tensor_parallel). */
+int setup_expert_tensor_parallel(const struct setup *s);
 /* Layers of pipeline stage `stage` (0-based) of the setup's pipeline: the
  * pinned first/last counts, the rest as even as possible with the extra
  * layers on the middle stages (the first carries the embedding, the last
  * the output layer and loss). */
 int setup_stage_layers(const struct setup *s, int stage);
+/* y2026: the embedding and loss a stage counts as layers in the pipeline
+ * split (account_for_*_in_pipeline_split): 0, 1 or 2. */
+int setup_stage_split_extras(const struct setup *s, int stage);
 /* Dense peak (TFLOP/s) of the matrix units in the setup's precision on this
  * device, and of the 16-bit path used for everything that is not a GEMM in
  * the low-precision formats; 0 when the device has no such path. */

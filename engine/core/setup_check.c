@@ -194,7 +194,7 @@ static bool check_transformer(const struct setup *s, const struct layout_sizes *
         FAIL("training.virtual_stages", "training.virtual_stages %d needs pipeline_parallel > 1",
              v);
     for (int stage = 0; v > 1 && stage < pp; stage++)
-        if (setup_stage_layers(s, stage) < v)
+        if (setup_stage_layers(s, stage) + setup_stage_split_extras(s, stage) < v)
             FAIL("training.virtual_stages",
                  "training.virtual_stages %d: pipeline stage %d holds %d layer%s, fewer "
                  "than its %d model chunks (model.layers %d over %d stages)",
@@ -243,11 +243,7 @@ static bool check_experts(const struct setup *s, const struct resolved *r,
     if (ep > 1 && experts % ep != 0)
         FAIL("training.expert_parallel", "training.expert_parallel %d must divide model.experts %d",
              ep, experts);
-    if (ep > 1 && (dp * cp) % ep != 0)
-        FAIL("training.expert_parallel",
-             "training.expert_parallel %d must divide data_parallel %lld x context_parallel "
-             "%d (expert ranks are carved out of them, Megatron-Core)",
-             ep, dp, cp);
+    (void)dp; /* y2026: MoE parallel folding replaces "EP divides DP x CP" (setup_check_2026.c) */
     if (s->training.ep_comm_overlap && (ep < 2 || !sw->ep_comm_overlap))
         FAIL_AT("training.ep_comm_overlap",
                 ep < 2 ? "training.expert_parallel" : "training.software",
@@ -355,7 +351,8 @@ static bool check_resolved(const struct setup *s, const struct resolved *r, char
         return false;
     }
     return check_hardware(s, r, &z, err, err_len, bad_path) &&
-           setup_check_inference(s, r, err, err_len, bad_path);
+           setup_check_inference(s, r, err, err_len, bad_path) &&
+           setup_check_2026(s, r, err, err_len, bad_path);
 }
 
 bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,

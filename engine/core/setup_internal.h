@@ -17,5 +17,8 @@ bool setup_check(const struct setup *s, const struct catalog *cat, struct resolv
  * heads over tensor ranks, number formats the device has. */
 bool setup_check_inference(const struct setup *s, const struct resolved *r, char *err,
                            size_t err_len, const char *bad_path[2]);
+/* The checks of the 2026 fields (setup_check_2026.c), same contract. */
+bool setup_check_2026(const struct setup *s, const struct resolved *r, char *err, size_t err_len,
+                      const char *bad_path[2]);
 
 #endif

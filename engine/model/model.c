@@ -59,12 +59,21 @@ void model_make_ctx(const struct setup *s, const struct resolved *r, struct ctx 
                    : s->training.optimizer == OPT_SGD ? 4.0
                                                       : 0.0;
     c->opt_bytes = (mixed ? sw->master_bytes : 0.0) + state;
-    c->throttle = 1.0;
+    /* y2026: gradient buffers and their reduction in fp32 or bf16
+     * (Megatron-Core --grad-reduce-in-bf16; auto: the stack's). */
+    int gr = s->training.grad_reduce_precision;
+    if (mixed && gr != GRAD_REDUCE_AUTO)
+        c->grad_bytes = gr == GRAD_REDUCE_BF16 ? 2.0 : 4.0;
+    c->clock_share = model_clock_share(s, a);
+    c->throttle = c->clock_share;
+    c->etp = at_least_one(setup_expert_tensor_parallel(s));
+    c->lora = s->training.lora_rank > 0;
     if (s->model.kind == MODEL_TRANSFORMER) {
         struct layer_params_split d, m;
         model_layer_params(s, false, &d);
         c->lp.dense_dense = d.dense;
-        bool full = s->training.recompute == RECOMPUTE_FULL;
+        bool full =
+            s->training.recompute == RECOMPUTE_FULL || s->training.recompute == RECOMPUTE_OP;
         c->act_dense = model_layer_activation_bytes(c, false, s->training.recompute);
         c->act_full_dense = full ? model_layer_activation_bytes(c, false, RECOMPUTE_NONE) : 0.0;
         if (s->model.experts > 0) {
@@ -135,7 +144,7 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
                              o->power.rack_cooling_limit_kw);
             f = 1.0; /* times below are what it would do if it could be cooled */
         }
-        c->throttle = f;
+        c->throttle = f * c->clock_share;
         model_device_step(c, d);
         model_data_path(c, d->total, dpth);
         model_power_at_balance(c, mind(1.0, busy), cpu_util, &o->power);

@@ -44,7 +44,8 @@ struct memory_report {
     double reserved_gb; /* runtime workspaces + fragmentation */
     double per_device_gb;
     double capacity_gb;
-    double experts_gb; /* of params + grads + optimizer: the routed experts' share */
+    double experts_gb;      /* of params + grads + optimizer: the routed experts' share */
+    double host_offload_gb; /* y2026: activations offloaded to host memory (not counted above) */
     bool fits;
 };
 
@@ -71,6 +72,9 @@ struct power_report {
     double rack_temp_c;     /* steady-state device temperature */
     double energy_per_step_j;
     double energy_per_token_j;
+    double limit_w;     /* y2026: the device's power cap (the TDP when not set) */
+    double clock_share; /* sustained GEMM clock under it, share of the boost clock */
+    double clock_mhz;   /* that clock (0 when the catalog has no boost clock) */
 };
 
 struct cost_report {

@@ -91,7 +91,15 @@ double model_params(const struct setup *s)
     /* Embedding V x h, and the output layer's own V x h unless tied. */
     struct layer_params_split p;
     stack_params(s, 0, s->model.layers, &p);
-    return p.dense + p.experts + model_embedding_copies(s) * s->model.vocab * s->model.hidden;
+    double total =
+        p.dense + p.experts + model_embedding_copies(s) * s->model.vocab * s->model.hidden;
+    if (s->model.mtp_layers > 0) { /* y2026: each module one layer and a 2h x h projection */
+        struct layer_params_split m;
+        model_layer_params(s, s->model.experts > 0, &m);
+        total +=
+            s->model.mtp_layers * (m.dense + m.experts + 2.0 * s->model.hidden * s->model.hidden);
+    }
+    return total;
 }
 
 /* Parameters one token passes through: the routed experts count top_k of
@@ -162,6 +170,7 @@ struct layer_times {
     double cp_fwd;  /* exposed ring-attention exchange, forward and backward */
     double cp_bwd;
     double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
+    double op_re;  /* y2026: recompute of torchtitan's per-op policy */
 };
 
 /* The attention core of one layer for one micro-batch: the score and
@@ -228,14 +237,6 @@ static double elementwise_time(const struct ctx *c, bool moe, double M)
      * gate and up and writes their product (6 bytes). */
     double act_fn_bytes = moe ? 0.0 : (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0) * M * f / t;
     double ew_bytes = sw->elementwise_bytes_sbh * M * h * split + act_fn_bytes;
-    if (is_low_precision(s->training.precision)) {
-        /* Transformer Engine casts each GEMM input to FP8 (read 2 bytes,
-         * write 1, plus the amax reduction's read): the layer inputs of QKV
-         * and fc1 and the inputs of the output projection and fc2. */
-        double q_dim, kv_dim;
-        model_attention_dims(s, &q_dim, &kv_dim);
-        ew_bytes += 4.0 * M * (2.0 * h + q_dim / t + f / t);
-    }
     return time_for(ew_bytes * (c->act_bytes / 2.0), c->mem_bw);
 }
 
@@ -253,7 +254,10 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
          * time of the layer (Wang et al. 2022, "Overlap communication with
          * dependent computation via decomposition"). */
         double comm = model_tp_allreduce_time(c, M * h * c->act_bytes);
-        double hidden = sw->tp_comm_overlap * (1.0 - 1.0 / t) * comm;
+        /* Transformer Engine's userbuffers overlap has no NVFP4 path:
+         * Megatron-Bridge turns tp_comm_overlap off for NVFP4 (y2026). */
+        double overlap = c->s->training.precision == TRAIN_NVFP4 ? 0.0 : sw->tp_comm_overlap;
+        double hidden = overlap * (1.0 - 1.0 / t) * comm;
         double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
         lt->tp_comm = comm - mind(hidden, gemm_share);
     }
@@ -293,16 +297,26 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
     double kernels = c->r->software->kernels_per_layer_fwd * c->kernel_s;
     double gemms = qkv + out + up + down;
     double attn = at.scores + at.attn_v + at.softmax_s;
-    lt->fwd = gemms + attn + ew + kernels;
-    lt->bwd = 2.0 * gemms + at.bwd + 2.0 * ew + 2.0 * kernels;
+    double quant_f, quant_b; /* low-precision casts (model_precision.c) */
+    model_layer_quant_times(c, moe, M, &quant_f, &quant_b);
+    lt->fwd = gemms + attn + ew + kernels + quant_f;
+    /* LoRA freezes the base weights: their backward computes the input
+     * gradients (dgrad) but no weight gradients (model_lora.c). */
+    double wgrad = c->lora ? 1.0 : 2.0;
+    lt->bwd = wgrad * gemms + at.bwd + 2.0 * ew + 2.0 * kernels + quant_b;
     lt->attn_core = attn;
+    /* Per-op checkpointing recomputes every op it did not save: half the
+     * linear layers and all element-wise work (the attention output is
+     * saved). */
+    lt->op_re = 0.5 * gemms + ew + kernels + quant_f;
     lt->attn_fwd = attn;
     lt->attn_bwd = at.bwd;
     if (moe) {
         struct moe_times mt;
         model_moe_layer(c, &mt);
         lt->fwd += mt.fwd;
-        lt->bwd += 2.0 * mt.fwd;
+        lt->bwd += wgrad * mt.fwd;
+        lt->op_re += 0.5 * mt.fwd;
         lt->ep_fwd = mt.a2a_fwd;
     }
     layer_comm(c, M, gemms, attn, at.bwd, lt);
@@ -332,8 +346,20 @@ void model_make_stage(const struct ctx *c, int index, int first_layer, struct st
      * tied output layer shares it (model_shapes.c). */
     double emb =
         (st->first ? vh : 0.0) + (st->last && (c->pp > 1 || !s->model.tied_embeddings) ? vh : 0.0);
+    if (st->last && s->model.mtp_layers > 0) {
+        /* Multi-token prediction (DeepSeek-V3, section 2.2): each module is
+         * one more layer and a 2h x h projection; it shares the embedding
+         * and output layer of the main model. */
+        bool moe = s->model.experts > 0;
+        double h = s->model.hidden;
+        p.dense +=
+            s->model.mtp_layers * ((moe ? c->lp.moe_dense : c->lp.dense_dense) + 2.0 * h * h);
+        p.experts += s->model.mtp_layers * (moe ? c->lp.moe_experts : 0.0);
+    }
     st->params.dense = (p.dense + emb) / c->tp;
-    st->params.experts = p.experts / ((double)c->tp * c->ep);
+    /* MoE parallel folding: experts are split over expert-tensor x expert
+     * ranks (Megatron-Core --expert-tensor-parallel-size). */
+    st->params.experts = p.experts / ((double)c->etp * c->ep);
 }
 
 /* The stages worth looking at: the first, the second (the first middle one
@@ -386,13 +412,22 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
         /* The output layer (logits GEMM) and the cross entropy (model_output.c). */
         double out_f, out_b;
         model_output_layer(c, tokens_mb, &out_f, &out_b);
-        o->fwd += out_f;
-        o->bwd += out_b;
+        /* Each multi-token prediction module runs one more layer and the
+         * shared output layer on the same tokens (DeepSeek-V3, 2.2). */
+        double mtp = s->model.mtp_layers;
+        const struct layer_times *l = s->model.experts > 0 ? lm : ld;
+        o->fwd += (1.0 + mtp) * out_f + mtp * l->fwd;
+        o->bwd += (1.0 + mtp) * out_b + mtp * l->bwd;
     }
     if (st->first) /* embedding lookup: gather and scatter-add of s b h */
         o->fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
+    double off_f, off_b; /* activation offloading's copies (model_offload.c) */
+    model_offload_exposed(c, st, o->fwd, o->bwd, &off_f, &off_b);
+    o->fwd += off_f;
+    o->bwd += off_b;
     o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
             : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
+            : rc == RECOMPUTE_OP        ? nd * ld->op_re + nm * lm->op_re
                                         : 0.0;
     /* Tensor parallelism: two all-reduces per layer forward and two
      * backward (Shoeybi et al. 2019), two more when the forward is
@@ -440,6 +475,10 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
     double samples = s->training.global_batch;
     double tokens = (double)s->model.seq_len * samples;
     double fwd = stack_fwd_flops(s, tokens) + logits_fwd_flops(s, tokens);
+    if (s->model.mtp_layers > 0) /* y2026: multi-token prediction modules */
+        fwd += s->model.mtp_layers *
+               (model_layer_fwd_flops(s, s->model.experts > 0, tokens) +
+                logits_fwd_flops(s, tokens) + 4.0 * tokens * s->model.hidden * s->model.hidden);
     d->model_flops = 3.0 * fwd;
     /* Executed FLOPs: a causal fused-attention kernel skips the masked
      * half, and its backward recomputes the scores (2.5x the forward,
@@ -452,8 +491,11 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
     if (s->training.flash_attention)
         attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;
     double attn_fwd_exec = s->training.flash_attention ? attn_exec / 3.5 : attn_model / 3.0;
+    /* Per-op checkpointing re-runs half the linear layers (y2026). */
+    double op_re = 0.5 * (stack_fwd_flops(s, tokens) - attn_model / 3.0);
     double re = s->training.recompute == RECOMPUTE_FULL        ? stack_fwd_flops(s, tokens)
                 : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_fwd_exec
+                : s->training.recompute == RECOMPUTE_OP        ? op_re
                                                                : 0.0;
     d->executed_flops = d->model_flops - attn_model + attn_exec + re;
     /* HFU in the MFU convention (full s^2), recomputation added
@@ -461,6 +503,7 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
     d->hardware_flops =
         d->model_flops + (s->training.recompute == RECOMPUTE_FULL ? stack_fwd_flops(s, tokens)
                           : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_model / 3.0
+                          : s->training.recompute == RECOMPUTE_OP        ? op_re
                                                                          : 0.0);
 }
 
@@ -498,13 +541,17 @@ static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
     const struct software *sw = c->r->software;
     /* Gradient sync: non-expert parameters over DP x CP (ranks tp apart),
      * expert parameters over DP x CP / EP (ranks tp x cp x ep apart). */
-    model_dp_sync(c, busy->params.dense, c->dp * c->cp, c->tp, slow->fwd, slow->bwd, d);
-    model_dp_sync(c, busy->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, slow->fwd,
-                  slow->bwd, d);
+    /* With MoE parallel folding the expert-data-parallel group is what
+     * is left of tp x cp x dp after etp x ep. LoRA syncs only the adapters. */
+    int64_t edp = at_least_one(c->tp * c->cp * c->dp / (c->etp * c->ep));
+    double dense = c->lora ? model_lora_stage_params(c, busy) : busy->params.dense;
+    double experts = c->lora ? 0.0 : busy->params.experts;
+    model_dp_sync(c, dense, c->dp * c->cp, c->tp, slow->fwd, slow->bwd, d);
+    model_dp_sync(c, experts, edp, c->etp * c->ep, slow->fwd, slow->bwd, d);
     /* Optimizer: memory-bound; reads and writes the optimizer state, reads
      * the gradient, writes the new weights, for this device's shard. */
     double nd = s->training.zero_stage >= 1 ? (double)c->dp * c->cp : 1.0;
-    double shard = busy->params.dense / nd + busy->params.experts / maxd(1.0, nd / c->ep);
+    double shard = dense / nd + experts / (s->training.zero_stage >= 1 ? (double)edp : 1.0);
     d->optimizer = time_for(shard * (2.0 * c->opt_bytes + c->grad_bytes + c->w_bytes), c->mem_bw);
     d->overhead = sw->step_overhead_s;
     /* Every synchronous step waits for the slowest device: the compute of
@@ -536,8 +583,12 @@ void model_device_step(const struct ctx *c, struct device_step *d)
      * fp32 buffers (Megatron-LM main_grad): a 4-byte read and write per
      * parameter held, once per micro-batch. With ZeRO stage 2 and above only
      * this rank's shard is kept. */
-    double accum_bytes = is_mixed(s->training.precision) ? 8.0 : 2.0 * c->w_bytes;
-    double accum_params = s->training.zero_stage >= 2 ? psi / ((double)c->dp * c->cp) : psi;
+    double accum_bytes = !is_mixed(s->training.precision) ? 2.0 * c->w_bytes
+                         : s->training.grad_reduce_precision == GRAD_REDUCE_AUTO
+                             ? 8.0
+                             : 2.0 * c->grad_bytes;
+    double trained = c->lora ? model_lora_stage_params(c, busy) : psi;
+    double accum_params = s->training.zero_stage >= 2 ? trained / ((double)c->dp * c->cp) : trained;
     slow.bwd += time_for(accum_params * accum_bytes, c->mem_bw);
     double per_mb = stage_total(&slow);
     d->forward = m * slow.fwd;

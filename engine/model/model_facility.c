@@ -30,7 +30,8 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
     const struct setup *s = c->s;
     const struct resolved *r = c->r;
     const struct accelerator *a = r->accel;
-    pw->device_w = a->idle_w + (a->tdp_w - a->idle_w) * busy;
+    /* y2026: a busy device draws up to its power limit (model_power.c). */
+    pw->device_w = a->idle_w + (model_power_limit_w(s, a) - a->idle_w) * busy;
     double cpu_w = s->cluster.node.cpu_sockets *
                    (r->cpu->idle_w + (r->cpu->tdp_w - r->cpu->idle_w) * cpu_util);
     double nic_w = r->nic ? r->nic->power_w * s->cluster.node.nics_per_node : 0.0;
@@ -46,6 +47,9 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
         pw->rack_cooling_limit_kw > 0 ? 1.0 - pw->per_rack_kw / pw->rack_cooling_limit_kw : -1.0;
     pw->throttle_factor = 1.0;
     pw->throttled = false;
+    pw->limit_w = model_power_limit_w(s, a);
+    pw->clock_share = c->clock_share;
+    pw->clock_mhz = a->boost_clock_mhz * c->clock_share;
     /* First-order thermal steady state: temperature rises linearly from the
      * inlet to the limit as heat approaches the cooling capacity. */
     double span = r->cooling->limit_c - r->cooling->inlet_c;

@@ -34,7 +34,10 @@ struct ctx {
     double w_bytes;       /* bytes per weight the GEMMs read */
     double grad_bytes;    /* bytes per gradient as accumulated and reduced */
     double opt_bytes;     /* optimizer bytes per parameter (incl. fp32 master) */
-    double throttle;      /* clock share kept */
+    double throttle;      /* clock share kept (cooling x power limit) */
+    double clock_share;   /* y2026: sustained clock under the power limit (model_power.c) */
+    int64_t etp;          /* y2026: expert tensor-parallel size */
+    bool lora;            /* y2026: LoRA fine-tuning, base weights frozen */
     /* Per-layer figures computed once per evaluation (model_parallel.c). */
     struct layer_params_cache {
         double dense_dense, moe_dense, moe_experts;
@@ -218,6 +221,8 @@ void model_data_path(const struct ctx *c, double device_step_s, struct data_path
 /* model_memory.c */
 double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute);
 void model_memory_model(const struct ctx *c, struct memory_report *m);
+/* y2026: activation bytes of one layer under torchtitan's per-op policy. */
+double model_op_checkpoint_bytes(const struct ctx *c, bool moe);
 
 /* model_facility.c */
 double model_rack_load(const struct power_report *pw);
@@ -312,5 +317,34 @@ double model_attention_length_factor(const struct ctx *c, bool bwd);
 /* Bytes moved per layer and micro-batch by context parallelism's merges of
  * partial outputs (forward) and gradients (backward). */
 void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_bytes);
+
+/* ---- y2026: model_power.c, model_lora.c, model_offload.c ---- */
+
+/* The device's power cap (the setup's, else the TDP) and the share of the
+ * boost clock it sustains on dense GEMMs under it. */
+double model_power_limit_w(const struct setup *s, const struct accelerator *a);
+double model_clock_share(const struct setup *s, const struct accelerator *a);
+/* LoRA adapter parameters of one layer (whole), and of a stage per device. */
+double model_lora_layer_params(const struct setup *s, bool moe);
+double model_lora_stage_params(const struct ctx *c, const struct stage *st);
+/* Activation offloading: layers offloaded on a stage; host bytes and device
+ * bytes saved with `inflight` micro-batches held; the copies' exposed time
+ * per micro-batch beside forward and backward compute of `fwd`, `bwd`. */
+double model_offload_layers(const struct ctx *c, const struct stage *st);
+double model_offload_host_bytes(const struct ctx *c, const struct stage *st, double inflight);
+double model_offload_device_saving(const struct ctx *c, const struct stage *st, double inflight);
+void model_offload_exposed(const struct ctx *c, const struct stage *st, double fwd, double bwd,
+                           double *fwd_extra, double *bwd_extra);
+
+/* model_precision.c: bytes read and written per element quantised for a
+ * low-precision GEMM (0 for 16- and 32-bit), and the quantisation time of
+ * one layer's GEMM inputs (forward) and output gradients (backward) for `M`
+ * tokens on this device. */
+double model_quant_bytes_per_element(const struct setup *s);
+void model_layer_quant_times(const struct ctx *c, bool moe, double M, double *fwd, double *bwd);
+
+/* DeepEP's dispatch and combine of `bytes` per device over `n` expert
+ * ranks `stride` apart, forward (model_deepep.c). */
+double model_deepep_time(const struct ctx *c, double bytes, int64_t n, int64_t stride);
 
 #endif

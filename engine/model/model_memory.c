@@ -28,6 +28,8 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
     bool sp = s->training.sequence_parallel;
     if (recompute == RECOMPUTE_FULL)
         return 2.0 * sbh / (sp ? t : 1.0) * scale; /* only each layer's input is kept */
+    if (recompute == RECOMPUTE_OP)
+        return model_op_checkpoint_bytes(c, moe);
     double whole = 10.0 * sbh; /* layer-norm inputs, QKV and MLP inputs, dropout masks */
     double inner = s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0;
     double mlp = inner * seq * b * f;
@@ -56,6 +58,31 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
     return ((sp ? whole / t : whole) + (split + scores) / t) * scale;
 }
 
+/* torchtitan's per-op selective checkpointing (y2026;
+ * torchtitan/distributed/activation_checkpoint.py, selective_ac_option
+ * "op"): of each layer only the outputs of the saved ops stay, the
+ * attention kernel's output and every other matrix multiply's, besides the
+ * layer's input; everything else is recomputed in the backward pass. Half
+ * of the linear outputs are taken as saved. Bytes per layer, micro-batch. */
+double model_op_checkpoint_bytes(const struct ctx *c, bool moe)
+{
+    const struct setup *s = c->s;
+    double t = c->tp, tokens = (double)s->model.seq_len / c->cp * c->mb, h = s->model.hidden;
+    double q_dim, kv_dim;
+    model_attention_dims(s, &q_dim, &kv_dim);
+    double up = s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0;
+    double mm = q_dim + 2.0 * kv_dim + h;
+    if (moe) {
+        double fe = setup_expert_ffn_hidden(s);
+        double routed = s->model.top_k * maxd(1.0, s->training.capacity_factor);
+        mm += (routed + s->model.shared_experts) * (up * fe + h);
+    } else {
+        mm += up * setup_ffn_hidden(s) + h;
+    }
+    double whole = s->training.sequence_parallel ? h / t : h;
+    return tokens * (whole + (q_dim + 0.5 * mm) / t) * c->act_bytes;
+}
+
 /* Model states of one stage on one device. The software entry says what a
  * parameter costs in mixed precision before sharding (Megatron-Core: bf16
  * weight 2, fp32 main gradient 4, fp32 master 4, Adam 8 = 18 bytes; ZeRO
@@ -74,7 +101,9 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
 {
     const struct setup *s = c->s;
     int zero = s->training.zero_stage;
-    double nd = (double)c->dp * c->cp, ne = nd / c->ep;
+    /* Expert states shard over the expert-data-parallel group: what is left
+     * of tp x cp x dp after etp x ep (MoE parallel folding). */
+    double nd = (double)c->dp * c->cp, ne = maxd(1.0, (double)c->tp * nd / (c->etp * c->ep));
     double pd = st->params.dense, pe = st->params.experts;
     double w = c->w_bytes;
     if (is_low_precision(s->training.precision))
@@ -84,6 +113,15 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
     double grads_e = pe * c->grad_bytes / (zero >= 2 ? ne : 1.0);
     double optim_d = pd * c->opt_bytes / (zero >= 1 ? nd : 1.0);
     double optim_e = pe * c->opt_bytes / (zero >= 1 ? ne : 1.0);
+    if (c->lora) {
+        /* LoRA: frozen base weights have no gradient, master or optimizer
+         * state; the adapters carry them (model_lora.c). */
+        double adapters = model_lora_stage_params(c, st);
+        params_d += adapters * c->w_bytes / (zero >= 3 ? nd : 1.0);
+        grads_d = adapters * c->grad_bytes / (zero >= 2 ? nd : 1.0);
+        optim_d = adapters * c->opt_bytes / (zero >= 1 ? nd : 1.0);
+        grads_e = optim_e = 0.0;
+    }
     o->params = params_d + params_e;
     o->grads = grads_d + grads_e;
     o->optim = optim_d + optim_e;
@@ -91,7 +129,8 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
     if (zero >= 3 && st->layers > 0) {
         /* ZeRO-3/FSDP gathers one layer at a time and prefetches the next:
          * two layers' weights are whole at once. */
-        o->params += model_zero3_buffer_bytes(c, (pd + pe * c->ep) / (double)st->layers);
+        o->params +=
+            model_zero3_buffer_bytes(c, (pd + pe * c->ep * c->etp / c->tp) / (double)st->layers);
     }
 }
 
@@ -102,8 +141,10 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
  * get_num_warmup_microbatches), so stage i holds that many plus one chunks
  * of L_i / v layers; for the first stage this is Korthikanti et al.'s
  * (1 + (p-1)/(p v)) x p micro-batches (2022, section 4.2.3). */
-static double stage_activations(const struct ctx *c, const struct stage *st, double *logits)
+static double stage_activations(const struct ctx *c, const struct stage *st, double *logits,
+                                double *host)
 {
+    *host = 0.0;
     const struct setup *s = c->s;
     *logits = 0.0;
     if (s->model.kind == MODEL_GENERIC)
@@ -117,14 +158,20 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
     }
     int dense = st->layers - st->moe_layers;
     double per_mb = dense * c->act_dense + st->moe_layers * c->act_moe;
-    double acts = per_mb * inflight;
-    if (rc == RECOMPUTE_FULL) /* the layer being recomputed, whole */
+    if (st->last && s->model.mtp_layers > 0) /* multi-token prediction layers */
+        per_mb += s->model.mtp_layers * (s->model.experts > 0 ? c->act_moe : c->act_dense);
+    double acts = per_mb * inflight - model_offload_device_saving(c, st, inflight);
+    *host = model_offload_host_bytes(c, st, inflight);
+    if (rc == RECOMPUTE_FULL || rc == RECOMPUTE_OP) /* the layer being recomputed, whole */
         acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
     if (st->last) {
-        /* Logits: 16-bit output plus an fp32 copy for the vocabulary-parallel
-         * cross entropy, per token and vocabulary entry. */
+        /* Logits: per token and vocabulary entry, the software's bytes held
+         * at the loss (a fused vocabulary-parallel cross entropy: the
+         * 16-bit output plus an fp32 copy; eager PyTorch more), 2 more per
+         * logit in fp32 training; once more per MTP module. */
         *logits = (double)s->model.seq_len / c->cp * c->mb * s->model.vocab / c->tp *
-                  (c->act_bytes + 4.0);
+                  (c->r->software->loss_logit_bytes + c->act_bytes - 2.0) *
+                  (1.0 + s->model.mtp_layers);
     }
     return acts;
 }
@@ -141,7 +188,8 @@ void model_memory_model(const struct ctx *c, struct memory_report *m)
         struct states st;
         stage_states(c, &stages[i], &st);
         double logits;
-        double acts = stage_activations(c, &stages[i], &logits);
+        double host;
+        double acts = stage_activations(c, &stages[i], &logits, &host);
         double used = st.params + st.grads + st.optim + acts + logits;
         double reserved = sw->runtime_reserved_gb * GB + sw->fragmentation * used;
         if (used + reserved <= best)
@@ -153,6 +201,7 @@ void model_memory_model(const struct ctx *c, struct memory_report *m)
         m->experts_gb = st.experts / GB;
         m->activations_gb = acts / GB;
         m->logits_gb = logits / GB;
+        m->host_offload_gb = host / GB;
         m->reserved_gb = reserved / GB;
         m->per_device_gb = (used + reserved) / GB;
     }

@@ -104,6 +104,7 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
 {
     const struct setup *s = c->s;
     double t = c->tp, h = s->model.hidden, fe = setup_expert_ffn_hidden(s);
+    double et = c->etp; /* y2026: the experts' own tensor-parallel size */
     double M = (double)s->model.seq_len * c->mb / c->cp; /* tokens on this device */
     double k = s->model.top_k, experts = s->model.experts;
     double local = experts / c->ep;
@@ -113,8 +114,9 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
      * ranks' experts share them: ep M k / E tokens per expert on average. */
     double per_expert = c->ep * M * k / experts * load;
     double router = model_gemm_time(c, 1, M, experts, h);
-    double up = model_moe_expert_gemms(c, local, per_expert, up_mats * fe / t, h); /* model_moe.c */
-    double down = model_moe_expert_gemms(c, local, per_expert, h, fe / t);
+    double up =
+        model_moe_expert_gemms(c, local, per_expert, up_mats * fe / et, h); /* model_moe.c */
+    double down = model_moe_expert_gemms(c, local, per_expert, h, fe / et);
     double shared = 0.0;
     if (s->model.shared_experts > 0) {
         double fs = s->model.shared_experts * fe;
@@ -126,7 +128,7 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
      * permutations of tokens into expert order and back (model_moe.c), the router's softmax/top-k
      * on M x E scores. */
     double act_fn = (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0);
-    double ew_elems = act_fn * M * k * load * fe / t + model_moe_permute_bytes(c, M) +
+    double ew_elems = act_fn * M * k * load * fe / et + model_moe_permute_bytes(c, M) +
                       4.0 * M * experts; /* i11 hook: model_moe.c */
     if (s->model.shared_experts > 0)
         ew_elems += act_fn * M * s->model.shared_experts * fe / t;
@@ -138,7 +140,11 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
      * tensor group) to k experts, h 16-bit values each; ranks are tp x cp
      * apart. */
     double bytes = M / t * k * h * 2.0;
-    out->a2a_fwd = 2.0 * model_alltoall_time(c, bytes, c->ep, c->tp * c->cp);
+    /* With MoE parallel folding the expert ranks are etp apart. */
+    int64_t stride = s->training.expert_tensor_parallel > 0 ? c->etp : c->tp * c->cp;
+    out->a2a_fwd = s->training.moe_dispatcher == MOE_DISPATCH_DEEPEP
+                       ? model_deepep_time(c, bytes, c->ep, stride)
+                       : 2.0 * model_alltoall_time(c, bytes, c->ep, stride);
 }
 
 /* Ring attention (Liu et al. 2023; Megatron-Core context parallelism): each

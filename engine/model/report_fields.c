@@ -113,6 +113,8 @@ const struct report_field report_fields[] = {
     NUM("memory.experts_gb", memory.experts_gb, "GB",
         "of weights, gradients and optimizer state: the routed experts' share"),
     NUM("memory.capacity_gb", memory.capacity_gb, "GB", "device memory"),
+    NUM("memory.host_offload_gb", memory.host_offload_gb, "GB",
+        "activations offloaded to host memory, per device"),
     BOOL("memory.fits", memory.fits, "whether it fits"),
 
     {"suggestions", offsetof(struct model_report, suggestions), MEMBER_SIZE(suggestions),
@@ -131,6 +133,9 @@ const struct report_field report_fields[] = {
     BOOL("power.throttled", power.throttled, "whether devices throttle"),
     NUM("power.throttle_factor", power.throttle_factor, "", "clock share kept"),
     NUM("power.rack_temp_c", power.rack_temp_c, "C", "steady-state device temperature"),
+    NUM("power.limit_w", power.limit_w, "W", "device power cap (the TDP when not set)"),
+    NUM("power.clock_share", power.clock_share, "", "GEMM clock kept under the power cap"),
+    NUM("power.clock_mhz", power.clock_mhz, "MHz", "that clock (0: boost clock unknown)"),
     NUM("power.energy_per_step_j", power.energy_per_step_j, "J", "facility energy per step"),
     NUM("power.energy_per_token_j", power.energy_per_token_j, "J", "facility energy per token"),
 

@@ -239,8 +239,12 @@ static bool default_values(struct plan_dim *d, int source, const struct plan_spa
             add_value(d, "false", 0);
             add_value(d, "true", 1);
         } else if (f->type == FIELD_ENUM) {
+            /* torchtitan's per-op checkpointing (recompute "op") is searched
+             * only when --vary names it: Megatron-style stacks have none. */
+            bool op = strcmp(f->path, "training.recompute") == 0;
             for (int i = 0; f->choices[i]; i++)
-                add_value(d, f->choices[i], i);
+                if (!(op && i == RECOMPUTE_OP))
+                    add_value(d, f->choices[i], i);
         } else {
             for (double v = f->min; v <= f->max && d->count < PLAN_VALUES_MAX; v++) {
                 char text[32];

@@ -7,7 +7,7 @@
  * and each step timed by the closed form's pieces (infer_stepper_time). The
  * replicas are alike and each gets an equal Poisson share of the traffic,
  * so one stands for all. Percentiles come from log-spaced histograms
- * (0.6% wide bins). Formulas: docs/MODEL.md, section 12. */
+ * (0.6% wide bins). Formulas: docs/MODEL.md, section 13. */
 #include "serve.h"
 
 #include <math.h>

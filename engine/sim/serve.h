@@ -4,7 +4,7 @@
  * completes at full batch), continuous batching, chunked prefill, each step
  * timed by the serving model (infer.h). Latencies come out as percentiles
  * with the share of requests within both inference.ttft_slo_s and
- * inference.tpot_slo_s. Formulas: docs/MODEL.md, section 12. */
+ * inference.tpot_slo_s. Formulas: docs/MODEL.md, section 13. */
 #ifndef MLVIZ_SERVE_H
 #define MLVIZ_SERVE_H
 

@@ -25,6 +25,7 @@ links|34B-class model on 16 DGX H100|interconnect
 long-context|Llama-8B at long context on 1x DGX H100|accelerators
 moe-experts|Mixtral-8x7B-style MoE on 64 H100|interconnect
 parallelism|30B model on 8 DGX H100|accelerators
+power|Llama-8B FP8 on 8 GB200|accelerators
 plan-a-run|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators
 precision|Llama-8B on 1x DGX H100|cannot-run
 rack-scale|72 B200 in 9 HGX servers|interconnect

@@ -9,6 +9,46 @@
 #include "pictures.h"
 #include "theme.h"
 
+/* A count with thousands separators ("1,965"), rounded. */
+static void with_commas(char *buf, size_t len, double x)
+{
+    long long n = isfinite(x) && x > 0 && x < 1e15 ? (long long)(x + 0.5) : 0;
+    if (n >= 1000)
+        snprintf(buf, len, "%lld,%03lld", n / 1000, n % 1000);
+    else
+        snprintf(buf, len, "%lld", n);
+}
+
+/* y2026: the GEMM clock a power cap leaves ("clocks 1,740 of 1,965 MHz:
+ * power-limited at 1,200 W"); returns the next row. */
+static int power_clock_row(const struct model_report *r, struct rect in, int y)
+{
+    char now[32], top[32], cap[32];
+    double share = r->power.clock_share;
+    with_commas(now, sizeof now, r->power.clock_mhz);
+    with_commas(top, sizeof top, share > 0 ? r->power.clock_mhz / share : 0);
+    with_commas(cap, sizeof cap, r->power.limit_w);
+    if (r->power.clock_mhz > 0)
+        draw_textf(y++, in.x, in.w, ROLE_WARN, "clocks %s of %s MHz: power-limited at %s W", now,
+                   top, cap);
+    else
+        draw_textf(y++, in.x, in.w, ROLE_WARN, "clocks at %.0f%% of boost: power-limited at %s W",
+                   100.0 * share, cap);
+    return y;
+}
+
+/* y2026: which GEMMs run in the low format (Transformer Engine: every
+ * linear layer's fprop, dgrad and wgrad) and which stay 16-bit. */
+static int precision_row(const struct model_report *r, struct rect in, int y)
+{
+    const char *p = r->precision;
+    if (strcmp(p, "fp8") != 0 && strcmp(p, "mxfp8") != 0 && strcmp(p, "fp4") != 0 &&
+        strcmp(p, "nvfp4") != 0)
+        return y;
+    draw_textf(y++, in.x, in.w, ROLE_DIM, "linear GEMMs %s; attention, logits bf16", p);
+    return y;
+}
+
 /* The memory bar and its legend from row y; returns the row after them, or
  * -1 when the box is full. The legend goes on one row: with the sizes when
  * they fit, else the names alone; an item that still does not fit goes to
@@ -77,6 +117,12 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
                    hot ? ROLE_WARN : theme_role_for_util(util), &per);
     if (hot)
         draw_textf(y++, in.x, in.w, ROLE_WARN, "%s hot: throttled", g->device_hot);
+    if (r->power.clock_share < 0.999) /* y2026: the power-limited clock */
+        y = power_clock_row(r, in, y);
+    y = precision_row(r, in, y);
+    if (r->memory.host_offload_gb > 0) /* y2026: offloaded activations */
+        draw_textf(y++, in.x, in.w, ROLE_DIM, "+ %.0f GB of activations in host memory",
+                   r->memory.host_offload_gb);
     if (per > 1)
         draw_textf(y++, in.x, in.w, ROLE_DIM, "each %s = %d devices", g->device, per);
     if (v->live->failed_devices)

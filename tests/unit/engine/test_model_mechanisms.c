@@ -48,6 +48,7 @@ static void bench_init(struct bench *b)
     b->accel.compute_units = 4;
     b->accel.gemm_tile = 128;
     b->sw.loss_bytes_per_logit = 52;
+    b->sw.loss_logit_bytes = 6; /* the catalog's default: fused cross entropy */
     b->sw.dp_overlap_window = 1.0;
     b->intra.bw_gbs = 100;
     b->intra.nccl_efficiency = 1.0;

@@ -114,12 +114,13 @@ static void test_parallel_refusals(void **state)
     /* 8 devices at TP 4: DP 2 cannot hold EP 4. */
     refused("model:\n  experts: 8\n  top_k: 2\ntraining:\n  tensor_parallel: 4\n"
             "  expert_parallel: 4\n",
-            6, 20, "must divide data_parallel 2 x context_parallel 1");
+            6, 20, "= 16 must divide the 8 ranks of a pipeline stage");
     refused("training:\n  expert_parallel: 2\n", 2, 20, "needs a mixture-of-experts model");
     refused("model:\n  experts: 8\n  top_k: 2\ntraining:\n  software: pytorch-eager\n", 5, 13,
             "pytorch-eager does not implement mixture-of-experts layers");
-    refused("training:\n  zero_stage: 3\n  software: megatron-core\n", 2, 15,
-            "megatron-core implements ZeRO stages up to 1, not 3");
+    /* Megatron-FSDP: megatron-core takes ZeRO-3 since 2025 (issue 21). */
+    refused("training:\n  moe_dispatcher: deepep\n  software: megatron-core\n", 2, 19,
+            "deepep needs expert_parallel above 1");
     refused("training:\n  capacity_factor: 1.25\n", 2, 20, "applies to mixture-of-experts");
     /* 32 layers on 4 stages: 30 pinned leave 2 for 2 stages, fine; 31 not. */
     struct setup s;

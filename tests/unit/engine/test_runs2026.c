@@ -1,0 +1,342 @@
+/* The 2026 fields (issue 21): each reaches the model through the field
+ * table, changes what its mechanism says it changes, and a setup asking for
+ * what its device or stack cannot do is refused naming the field. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "setup.h"
+
+#include "../../catalog_fixture.h"
+
+static void set(struct setup *s, const char *path, const char *value)
+{
+    char err[512];
+    if (!setup_set(s, path, value, err, sizeof err))
+        fail_msg("%s=%s: %s", path, value, err);
+}
+
+/* Evaluates; fails with the message when the setup is refused. */
+static void eval(const struct setup *s, struct model_report *o)
+{
+    struct resolved r;
+    char err[1024];
+    if (!setup_resolve(s, cat, &r, err, sizeof err))
+        fail_msg("%s", err);
+    model_eval(s, &r, o);
+}
+
+/* The message of a refused setup (empty when it resolves). */
+static const char *refusal(const struct setup *s)
+{
+    static char err[1024];
+    struct resolved r;
+    err[0] = '\0';
+    if (setup_resolve(s, cat, &r, err, sizeof err))
+        err[0] = '\0';
+    return err;
+}
+
+static void test_fields_in_table(void **state)
+{
+    (void)state;
+    static const char *const paths[][2] = {
+        {"cluster.node.power_limit_w", "500"},
+        {"model.mtp_layers", "1"},
+        {"training.grad_reduce_precision", "bf16"},
+        {"training.activation_offload_layers", "4"},
+        {"training.expert_tensor_parallel", "2"},
+        {"training.moe_dispatcher", "deepep"},
+        {"training.lora_rank", "16"},
+        {"training.account_for_embedding_in_pipeline_split", "true"},
+        {"training.account_for_loss_in_pipeline_split", "true"},
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct setup s;
+        setup_defaults(&s);
+        set(&s, paths[i][0], paths[i][1]);
+        char buf[64], err[256];
+        assert_true(setup_get(&s, paths[i][0], buf, sizeof buf, err, sizeof err));
+        assert_string_equal(buf, paths[i][1]);
+    }
+}
+
+static void test_power_limit(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report full, capped;
+    setup_defaults(&s);
+    set(&s, "training.precision", "bf16");
+    eval(&s, &full);
+    set(&s, "cluster.node.power_limit_w", "500");
+    eval(&s, &capped);
+    /* H100 (no gemm_power_w): clock share (425/625)^(1/3) on compute. */
+    double share = cbrt((500.0 - 75.0) / (700.0 - 75.0));
+    assert_true(fabs(capped.breakdown.compute * share - full.breakdown.compute) <
+                0.15 * full.breakdown.compute);
+    assert_true(capped.breakdown.compute > full.breakdown.compute * 1.04);
+    assert_true(capped.power.device_w <= 500.0 + 1e-9);
+    set(&s, "cluster.node.power_limit_w", "900");
+    assert_non_null(strstr(refusal(&s), "cluster.node.power_limit_w"));
+    set(&s, "cluster.node.power_limit_w", "50");
+    assert_non_null(strstr(refusal(&s), "idle"));
+    /* Same nominal FP8 peak, different power: GB300 ahead of GB200. */
+    struct model_report g2, g3;
+    setup_defaults(&s);
+    set(&s, "cluster.node.accelerator", "gb200");
+    set(&s, "cluster.node.host_link", "nvlink-c2c");
+    set(&s, "cluster.node.cpu", "grace");
+    set(&s, "training.precision", "fp8");
+    set(&s, "training.software", "nemo");
+    set(&s, "training.flash_attention", "true");
+    eval(&s, &g2);
+    set(&s, "cluster.node.accelerator", "gb300");
+    eval(&s, &g3);
+    assert_true(g2.breakdown.compute > 1.03 * g3.breakdown.compute);
+    assert_true(g2.peak_tflops == g3.peak_tflops);
+}
+
+static void test_grad_reduce_and_lora(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report fp32, bf16, lora;
+    setup_defaults(&s);
+    set(&s, "training.software", "megatron-core");
+    set(&s, "training.zero_stage", "0");
+    eval(&s, &fp32);
+    set(&s, "training.grad_reduce_precision", "bf16");
+    eval(&s, &bf16);
+    assert_true(fabs(bf16.memory.grads_gb * 2.0 - fp32.memory.grads_gb) < 1e-6);
+    set(&s, "training.lora_rank", "16");
+    eval(&s, &lora);
+    assert_true(lora.memory.optimizer_gb < 0.02 * fp32.memory.optimizer_gb);
+    assert_true(lora.memory.grads_gb < 0.02 * fp32.memory.grads_gb);
+    assert_true(lora.breakdown.compute < 0.9 * fp32.breakdown.compute);
+    set(&s, "training.precision", "fp32");
+    set(&s, "training.lora_rank", "0");
+    assert_non_null(strstr(refusal(&s), "training.grad_reduce_precision"));
+}
+
+static void test_offload_and_zero3(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report base, off;
+    setup_defaults(&s);
+    set(&s, "training.software", "nemo");
+    set(&s, "training.zero_stage", "3"); /* Megatron-FSDP */
+    set(&s, "training.recompute", "none");
+    eval(&s, &base);
+    set(&s, "training.activation_offload_layers", "16");
+    eval(&s, &off);
+    assert_true(off.memory.activations_gb < 0.6 * base.memory.activations_gb);
+    assert_true(off.memory.host_offload_gb > 0.4 * base.memory.activations_gb);
+    assert_true(base.memory.host_offload_gb == 0.0);
+    assert_true(off.step_time_s >= base.step_time_s);
+    set(&s, "training.activation_offload_layers", "32");
+    assert_non_null(strstr(refusal(&s), "training.activation_offload_layers"));
+    set(&s, "training.activation_offload_layers", "4");
+    set(&s, "training.software", "pytorch-eager");
+    set(&s, "training.zero_stage", "0");
+    assert_non_null(strstr(refusal(&s), "training.activation_offload_layers"));
+}
+
+static void moe_setup(struct setup *s)
+{
+    setup_defaults(s);
+    set(s, "cluster.nodes", "4");
+    set(s, "model.experts", "64");
+    set(s, "model.top_k", "4");
+    set(s, "model.expert_ffn_hidden", "1024");
+    set(s, "training.software", "nemo");
+    set(s, "training.tensor_parallel", "4");
+    set(s, "training.global_batch", "64");
+}
+
+static void test_moe_folding_deepep_mtp(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report plain, deepep, mtp;
+    moe_setup(&s);
+    /* 32 devices, TP 4: DP 8. EP 16 does not divide DP, but EP 16 x ETP 2
+     * folds over the 32 ranks of the stage. */
+    set(&s, "training.expert_parallel", "16");
+    set(&s, "training.expert_tensor_parallel", "2");
+    eval(&s, &plain);
+    assert_true(plain.runnable || !plain.memory.fits);
+    set(&s, "training.expert_tensor_parallel", "4");
+    assert_non_null(strstr(refusal(&s), "expert_tensor_parallel"));
+    set(&s, "training.expert_tensor_parallel", "1");
+    set(&s, "training.expert_parallel", "8");
+    eval(&s, &plain);
+    set(&s, "training.moe_dispatcher", "deepep");
+    eval(&s, &deepep);
+    assert_true(deepep.stages.ep_comm_s > 0);
+    assert_true(deepep.stages.ep_comm_s < plain.stages.ep_comm_s);
+    set(&s, "model.mtp_layers", "1");
+    eval(&s, &mtp);
+    assert_true(mtp.params > deepep.params);
+    assert_true(mtp.step_time_s > deepep.step_time_s);
+    set(&s, "cluster.node.accelerator", "mi300x");
+    set(&s, "cluster.node.intra_link", "");
+    assert_non_null(strstr(refusal(&s), "DeepEP"));
+}
+
+static void test_pipeline_split(void **state)
+{
+    (void)state;
+    struct setup s;
+    setup_defaults(&s);
+    set(&s, "model.layers", "126");
+    set(&s, "training.pipeline_parallel", "16");
+    set(&s, "training.virtual_stages", "8");
+    set(&s, "cluster.nodes", "16");
+    set(&s, "training.account_for_embedding_in_pipeline_split", "true");
+    set(&s, "training.account_for_loss_in_pipeline_split", "true");
+    assert_string_equal(refusal(&s), "");
+    assert_int_equal(setup_stage_layers(&s, 0), 7);
+    assert_int_equal(setup_stage_layers(&s, 1), 8);
+    assert_int_equal(setup_stage_layers(&s, 15), 7);
+    int total = 0;
+    for (int i = 0; i < 16; i++)
+        total += setup_stage_layers(&s, i);
+    assert_int_equal(total, 126);
+    set(&s, "training.account_for_loss_in_pipeline_split", "false");
+    set(&s, "training.virtual_stages", "1");
+    assert_non_null(strstr(refusal(&s), "account_for_embedding"));
+}
+
+static double tokens_at(const char *file, const char *precision)
+{
+    struct setup s;
+    struct model_report o;
+    char err[1024], path[256];
+    snprintf(path, sizeof path, "tests/validation/setups/%s", file);
+    if (!setup_load_file(&s, path, cat, err, sizeof err))
+        fail_msg("%s", err);
+    set(&s, "training.fp8_scaling", "delayed");
+    set(&s, "training.precision", precision);
+    eval(&s, &o);
+    return o.tokens_per_s;
+}
+
+/* NVFP4 well ahead of FP8 on a dense 405B, a few percent ahead of MXFP8 on
+ * fine-grained experts: the quantisation traffic per element does not
+ * shrink with the format (model_precision.c). */
+static void test_precision_split(void **state)
+{
+    (void)state;
+    double dense = tokens_at("mb-405b-gb300-nvfp4.yaml", "nvfp4") /
+                   tokens_at("mb-405b-gb300-nvfp4.yaml", "fp8");
+    double moe = tokens_at("mb-qwen3-30b-gb300.yaml", "nvfp4") /
+                 tokens_at("mb-qwen3-30b-gb300.yaml", "mxfp8");
+    assert_true(dense > 1.4 && dense < 2.5);
+    assert_true(moe > 1.0 && moe < 1.10);
+    struct setup s;
+    setup_defaults(&s);
+    set(&s, "training.precision", "bf16");
+    set(&s, "training.fp8_scaling", "current");
+    assert_non_null(strstr(refusal(&s), "training.fp8_scaling"));
+}
+
+/* torchtitan's per-op checkpointing sits between selective and full: it
+ * keeps the layer input, the attention output and half the linear outputs,
+ * and recomputes the rest. */
+static void test_op_checkpointing(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report sel, op, full;
+    setup_defaults(&s);
+    set(&s, "training.flash_attention", "true");
+    set(&s, "training.software", "fsdp");
+    set(&s, "training.recompute", "selective");
+    eval(&s, &sel);
+    set(&s, "training.recompute", "op");
+    eval(&s, &op);
+    set(&s, "training.recompute", "full");
+    eval(&s, &full);
+    assert_true(op.memory.activations_gb < 0.8 * sel.memory.activations_gb);
+    assert_true(op.memory.activations_gb > full.memory.activations_gb);
+    assert_true(op.breakdown.recompute > sel.breakdown.recompute);
+    assert_true(op.breakdown.recompute < full.breakdown.recompute);
+    assert_true(op.hfu > op.mfu);
+}
+
+/* DeepSeek's config key for multi-token prediction reaches model.mtp_layers. */
+static void test_hf_mtp(void **state)
+{
+    (void)state;
+    const char *path = "/tmp/mlviz-test-runs2026-mtp.json";
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("{\"num_hidden_layers\": 4, \"hidden_size\": 256, \"num_attention_heads\": 4, "
+          "\"vocab_size\": 1000, \"intermediate_size\": 512, \"hidden_act\": \"silu\", "
+          "\"num_nextn_predict_layers\": 1}",
+          f);
+    fclose(f);
+    char text[256], err[1024];
+    snprintf(text, sizeof text, "model: {hf_config: %s}\n", path);
+    struct setup s;
+    setup_defaults(&s);
+    bool ok = setup_load_string(&s, "mtp.yaml", text, cat, err, sizeof err);
+    remove(path);
+    if (!ok)
+        fail_msg("%s", err);
+    assert_int_equal(s.model.mtp_layers, 1);
+}
+
+/* Loading `text` is refused at line:col with a message containing `what`. */
+static void refused_at(const char *text, int line, int col, const char *what)
+{
+    struct setup s;
+    char err[1024], prefix[64];
+    setup_defaults(&s);
+    if (setup_load_string(&s, "r.yaml", text, cat, err, sizeof err))
+        fail_msg("loaded but should be refused (%s):\n%s", what, text);
+    snprintf(prefix, sizeof prefix, "r.yaml:%d:%d: ", line, col);
+    if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, what))
+        fail_msg("expected '%s...%s', got '%s'", prefix, what, err);
+}
+
+/* What a device or stack cannot do is refused at the field's place. */
+static void test_refusals_located(void **state)
+{
+    (void)state;
+    refused_at("cluster:\n  node:\n    power_limit_w: 900\n", 3, 20, "at most its TDP 700 W");
+    refused_at("training:\n  fp8_scaling: current\n", 2, 16, "applies to precision fp8");
+    refused_at("training:\n  software: deepspeed\n  activation_offload_layers: 2\n", 3, 30,
+               "deepspeed does not offload activations");
+    refused_at("training:\n  expert_tensor_parallel: 2\n", 2, 27, "needs a mixture-of-experts");
+    refused_at("training:\n  lora_rank: 9999\n", 2, 14, "exceeds model.hidden");
+    refused_at("model:\n  kind: generic\n  params: 1e9\n  flops_per_sample: 1e12\n  "
+               "mtp_layers: 1\n",
+               5, 15, "needs a transformer");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fields_in_table),
+        cmocka_unit_test(test_power_limit),
+        cmocka_unit_test(test_grad_reduce_and_lora),
+        cmocka_unit_test(test_offload_and_zero3),
+        cmocka_unit_test(test_moe_folding_deepep_mtp),
+        cmocka_unit_test(test_pipeline_split),
+        cmocka_unit_test(test_precision_split),
+        cmocka_unit_test(test_op_checkpointing),
+        cmocka_unit_test(test_hf_mtp),
+        cmocka_unit_test(test_refusals_located),
+    };
+    return cmocka_run_group_tests(tests, load_catalog, free_catalog);
+}
