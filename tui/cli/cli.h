@@ -101,9 +101,15 @@ bool cli_value_given(const char *name, const char *v);
 bool cli_parse_count(const char *name, const char *v, unsigned long long min,
                      unsigned long long max, unsigned long long *out);
 
-int cmd_catalog(int argc, char **argv);    /* tui/cli/cmd_catalog.c */
-int cmd_check(int argc, char **argv);      /* tui/cli/cmd_eval.c */
-int cmd_eval(int argc, char **argv);       /* tui/cli/cmd_eval.c */
+int cmd_catalog(int argc, char **argv); /* tui/cli/cmd_catalog.c */
+int cmd_check(int argc, char **argv);   /* tui/cli/cmd_eval.c */
+int cmd_eval(int argc, char **argv);    /* tui/cli/cmd_eval.c */
+/* `mlviz eval --schedule`: the simulated step schedule (tui/cli/cmd_schedule.c);
+ * `kind` an enum sched_kind, `format` an enum output_format. */
+struct resolved;
+struct model_report;
+int eval_write_schedule(const struct setup *s, const struct resolved *r,
+                        const struct model_report *o, int kind, int format);
 int cmd_collective(int argc, char **argv); /* tui/cli/cmd_collective.c */
 int cmd_fields(int argc, char **argv);     /* tui/cli/cmd_fields.c */
 int cmd_sim(int argc, char **argv);        /* tui/cli/cmd_sim.c */
