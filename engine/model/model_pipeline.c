@@ -61,11 +61,18 @@ int model_pipeline_costs(const struct setup *s, const struct resolved *r,
     out->closed_step_s = d.total;
     out->closed_bubble_s = d.bubble;
     out->closed_p2p_s = d.p2p;
-    int first_layer = 0;
+    int first_layer = 0, prev_key[3] = {-1, -1, -1};
     for (int i = 0; i < out->pp && i < max; i++) {
         struct stage st;
         model_make_stage(&c, i, first_layer, &st);
         first_layer += st.layers;
+        /* Neighbours with the same layers and ends cost the same. */
+        int key[3] = {st.layers, st.moe_layers, (st.first ? 1 : 0) + (st.last ? 2 : 0)};
+        if (i > 0 && memcmp(key, prev_key, sizeof key) == 0) {
+            stages[i] = stages[i - 1];
+            continue;
+        }
+        memcpy(prev_key, key, sizeof key);
         model_stage_times(&c, &st, &stages[i]);
         stage_dp(&c, &st, &stages[i], &stages[i]);
         /* The per-micro-batch part of the exposed DP traffic runs beside

@@ -126,12 +126,10 @@ static int setup_sim(struct sim *sm, const struct model_pipeline *pipe,
     sm->fwd_ready = malloc(slots * sizeof *sm->fwd_ready);
     sm->bwd_ready = malloc(slots * sizeof *sm->bwd_ready);
     sm->st = calloc((size_t)p, sizeof *sm->st);
-    sm->heap = malloc((size_t)p * sizeof *sm->heap);
     out->stages = calloc((size_t)p, sizeof *out->stages);
     if (timeline)
         out->ops = malloc(passes * sizeof *out->ops);
-    if (!sm->fwd_ready || !sm->bwd_ready || !sm->st || !sm->heap || !out->stages ||
-        (timeline && !out->ops))
+    if (!sm->fwd_ready || !sm->bwd_ready || !sm->st || !out->stages || (timeline && !out->ops))
         return SCHED_NO_MEMORY;
     for (size_t i = 0; i < slots; i++)
         sm->fwd_ready[i] = sm->bwd_ready[i] = -1.0;
@@ -154,7 +152,6 @@ int sched_run(const struct model_pipeline *pipe, const struct model_stage_cost *
     free(sm.fwd_ready);
     free(sm.bwd_ready);
     free(sm.st);
-    free(sm.heap);
     if (rc != SCHED_OK)
         sched_free(out);
     return rc;

@@ -27,8 +27,6 @@ struct sim {
     double send_s, block_s;
     double *fwd_ready, *bwd_ready; /* [(stage * v + chunk) * m + mb]: output's end, or -1 */
     struct stage_state *st;
-    int *heap;
-    int heap_n;
     struct sched_result *out;
     size_t ops_cap;
 };

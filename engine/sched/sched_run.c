@@ -1,82 +1,17 @@
-/* sched_run: the discrete-event loop of the step-schedule simulator. Each
- * stage decides what to run when its compute stream frees up (a heap of
- * stages ordered by that time); a pass starts when its input has arrived
- * (the producing pass's end plus one transfer), and its end makes the
- * consumer's input ready. Nothing here reads a setup: the costs come in
- * struct model_stage_cost (model_pipeline_costs). */
+/* sched_run: the event loop of the step-schedule simulator. Every schedule
+ * here fixes the order in which each stage issues its passes (the software
+ * does: Megatron-Core's tables, ZB-H1's handcrafted order), so the time of
+ * each event follows from two earlier ones: a pass starts when its stage's
+ * compute stream is free and its input has arrived (the producing pass's
+ * end plus one transfer). The loop walks the stages, running each as far
+ * as its inputs are known, until all have run everything. Nothing here
+ * reads a setup: the costs come in struct model_stage_cost
+ * (model_pipeline_costs). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sched_internal.h"
-
-/* ---- the heap of stages, by the time each next decides ---- */
-
-static bool before(const struct sim *sm, int a, int b)
-{
-    double ka = sm->st[a].key, kb = sm->st[b].key;
-    return ka < kb || (ka == kb && a < b);
-}
-
-static void heap_swap(struct sim *sm, int i, int j)
-{
-    int a = sm->heap[i], b = sm->heap[j];
-    sm->heap[i] = b;
-    sm->heap[j] = a;
-    sm->st[b].heap_at = i;
-    sm->st[a].heap_at = j;
-}
-
-static void heap_up(struct sim *sm, int i)
-{
-    while (i > 0 && before(sm, sm->heap[i], sm->heap[(i - 1) / 2])) {
-        heap_swap(sm, i, (i - 1) / 2);
-        i = (i - 1) / 2;
-    }
-}
-
-static void heap_down(struct sim *sm, int i)
-{
-    for (;;) {
-        int l = 2 * i + 1, r = l + 1, best = i;
-        if (l < sm->heap_n && before(sm, sm->heap[l], sm->heap[best]))
-            best = l;
-        if (r < sm->heap_n && before(sm, sm->heap[r], sm->heap[best]))
-            best = r;
-        if (best == i)
-            return;
-        heap_swap(sm, i, best);
-        i = best;
-    }
-}
-
-/* Puts stage s in the heap at `key`, or moves it earlier. */
-static void heap_set(struct sim *sm, int s, double key)
-{
-    struct stage_state *st = &sm->st[s];
-    if (st->heap_at < 0) {
-        st->key = key;
-        st->heap_at = sm->heap_n;
-        sm->heap[sm->heap_n++] = s;
-        heap_up(sm, st->heap_at);
-    } else if (key < st->key) {
-        st->key = key;
-        heap_up(sm, st->heap_at);
-    }
-}
-
-static int heap_pop(struct sim *sm)
-{
-    int s = sm->heap[0];
-    sm->heap_n--;
-    if (sm->heap_n > 0) {
-        sm->heap[0] = sm->heap[sm->heap_n];
-        sm->st[sm->heap[0]].heap_at = 0;
-        heap_down(sm, 0);
-    }
-    sm->st[s].heap_at = -1;
-    return s;
-}
 
 /* ---- passes ---- */
 
@@ -157,12 +92,9 @@ static void run_pass(struct sim *sm, int s, const struct pass *ps, double start)
         st->inflight--;
     rs->busy_s += end - start;
     st->t_free = end;
-    int q = consumer(sm, s, ps);
-    if (q >= 0) {
+    if (consumer(sm, s, ps) >= 0) {
         st->t_free += sm->block_s;
         rs->send_s += sm->block_s;
-        if (q != s)
-            heap_set(sm, q, fmax(sm->st[q].t_free, end + sm->send_s));
     }
     if (sm->out->ops) {
         struct sched_op *op = &sm->out->ops[sm->out->n_ops++];
@@ -175,8 +107,8 @@ static void run_pass(struct sim *sm, int s, const struct pass *ps, double start)
     }
 }
 
-/* A fixed-order stage: its next pass, as soon as its input is there.
- * Returns false when the stage has run everything. */
+/* Runs stage s's next pass of a fixed order if its input is there.
+ * Returns false when it is not (or the stage has run everything). */
 static bool step_fixed(struct sim *sm, int s)
 {
     struct stage_state *st = &sm->st[s];
@@ -185,14 +117,10 @@ static bool step_fixed(struct sim *sm, int s)
     struct pass ps;
     sched_fixed_pass(sm, s, st->done, &ps);
     double r = input_ready(sm, s, &ps);
-    if (r < 0) {
-        st->key = INFINITY; /* woken by the producer */
-        return true;
-    }
+    if (r < 0)
+        return false;
     run_pass(sm, s, &ps, fmax(st->t_free, r));
     st->done++;
-    st->key = st->t_free;
-    heap_set(sm, s, st->key);
     return true;
 }
 
@@ -230,39 +158,31 @@ static bool step_zero_bubble(struct sim *sm, int s)
     struct pass ps;
     zero_bubble_pass(sm, s, &ps);
     double r = input_ready(sm, s, &ps);
-    if (r < 0) {
-        st->key = INFINITY; /* woken by the producer */
-        return true;
-    }
+    if (r < 0)
+        return false;
     run_pass(sm, s, &ps, fmax(st->t_free, r));
     st->done += ps.kind == SCHED_OP_FORWARD;
     st->nb += ps.kind == SCHED_OP_BACKWARD;
     st->nw += ps.kind == SCHED_OP_WGRAD;
     st->last_kind = ps.kind;
-    st->key = st->t_free;
-    heap_set(sm, s, st->key);
     return true;
 }
 
-/* Runs the event loop; false if a stage never finished (a schedule bug). */
+/* Runs the event loop; false if a stage never finished (an order that
+ * waits on itself). */
 bool sched_loop(struct sim *sm)
 {
-    for (int s = 0; s < sm->p; s++) {
-        sm->st[s].heap_at = -1;
-        heap_set(sm, s, 0.0);
-    }
-    while (sm->heap_n > 0) {
-        int s = heap_pop(sm);
-        if (sm->kind == SCHED_ZB_H1)
-            step_zero_bubble(sm, s);
-        else
-            step_fixed(sm, s);
+    bool zb = sm->kind == SCHED_ZB_H1, progress = true;
+    while (progress) {
+        progress = false;
+        for (int s = 0; s < sm->p; s++)
+            while (zb ? step_zero_bubble(sm, s) : step_fixed(sm, s))
+                progress = true;
     }
     for (int s = 0; s < sm->p; s++) {
         const struct stage_state *st = &sm->st[s];
-        bool done = sm->kind == SCHED_ZB_H1
-                        ? st->done == sm->m && st->nb == sm->m && st->nw == sm->m
-                        : st->done == sched_passes_per_stage(sm);
+        bool done = zb ? st->done == sm->m && st->nb == sm->m && st->nw == sm->m
+                       : st->done == sched_passes_per_stage(sm);
         if (!done)
             return false;
     }
