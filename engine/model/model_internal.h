@@ -219,6 +219,7 @@ struct pipe_form {
     int p, v;
     double m, e, link;       /* micro-batches, blocking and whole send */
     double chain_f, chain_b; /* pass 1: every stage's chunk on the first path */
+    double work_total;       /* pass 1: every stage's whole micro-batch */
     double after_f, after_b; /* pass 2 (last stage first): the stages after k */
     double after_max;        /* the longest any of them takes to send its backwards */
     double makespan;

@@ -122,6 +122,7 @@ void model_pipe_total(struct pipe_form *pf, const struct pipe_stage *st)
 {
     pf->chain_f += chain_f(pf, st);
     pf->chain_b += chain_b(pf, st);
+    pf->work_total += st->f + st->b;
 }
 
 /* Sends the blocking part of which holds stage k's stream per micro-batch:
@@ -150,6 +151,14 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct pipe_stage *st)
         double warm = maxd(0.0, round_trip - after * (phi + pf->e));
         double cool = maxd(0.0, round_trip - after * (beta + pf->e));
         path = fill + drain + pf->m * per_mb + warm + cool;
+    } else if (pf->v > 1) {
+        /* Interleaved with fewer micro-batches than stages: each chunk's
+         * round waits for the micro-batches to come round the ring, so the
+         * first one goes through every chunk of every stage in turn, the
+         * others a chunk behind each other (with equal stages p (f + b) +
+         * (m - 1)(f + b) / v, which meets the formula above at m = p). */
+        path =
+            pf->work_total + 2.0 * (pf->p * pf->v - 1) * pf->link + (pf->m - 1.0) * per_mb / pf->v;
     } else {
         /* Every forward before the first backward returns: then the
          * backwards at the pace of this stage or of the slowest after it. */

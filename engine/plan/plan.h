@@ -201,6 +201,24 @@ bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct pl
  * runnable. */
 bool plan_eval_candidate(const struct plan_space *space, const struct catalog *cat, uint64_t index,
                          struct plan_entry *e);
+/* Re-times the top rows and the base with the step-schedule simulator and
+ * ranks the rows again (plan_sched.c; plan_run does it for a whole search,
+ * a merge of shards after merging). */
+void plan_rescore(const struct plan_space *sp, const struct catalog *cat,
+                  const struct plan_spec *spec, struct plan_result *r);
+
+/* Why a candidate beats the base setup: both steps part by part (seconds,
+ * the busiest stage, from the simulated schedule where it runs), then the
+ * step and the memory per device. */
+enum { PLAN_WHY_STEP = 12, PLAN_WHY_MEMORY = 13, PLAN_WHY_PARTS = 14 };
+extern const char *const plan_why_names[PLAN_WHY_PARTS]; /* "compute", ..., "memory_gb" */
+struct plan_why {
+    bool ok, simulated;
+    double base[PLAN_WHY_PARTS], best[PLAN_WHY_PARTS];
+};
+bool plan_why(const struct plan_space *sp, const struct catalog *cat, uint64_t index,
+              struct plan_why *out);
+
 /* Adds an entry to a result's top list and front (used by merge). */
 bool plan_result_add(struct plan_result *r, const struct plan_spec *spec,
                      const struct plan_entry *e);

@@ -510,5 +510,7 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat, const stru
         snprintf(err, err_len, "plan: out of memory");
         return false;
     }
+    if (spec->shard_count <= 1)
+        plan_rescore(sp, cat, spec, out);
     return true;
 }

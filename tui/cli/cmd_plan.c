@@ -627,6 +627,7 @@ static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan
     }
     if (rc == EXIT_OK) {
         r->base_runnable = plan_eval_setup(&base, cat, &r->base);
+        plan_rescore(sp, cat, &pc->spec, r);
         write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto);
         if (!write_files(pc, sp, r))
             rc = EXIT_RUNTIME;

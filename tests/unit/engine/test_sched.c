@@ -201,8 +201,9 @@ static bool random_layout(struct setup *s)
     long long dp = devices / ranks, m = 1 + next_rand(next_rand(2) ? 16 : 160);
     if (dp * s->training.micro_batch * m > 1 << 30)
         return false;
-    /* Megatron-Core interleaves only whole groups of p micro-batches. */
-    if (s->training.virtual_stages > 1)
+    /* Megatron-Core interleaves only whole groups of p micro-batches (the
+     * closed form also covers fewer than p, which it refuses). */
+    if (s->training.virtual_stages > 1 && m >= s->training.pipeline_parallel)
         m = (m + s->training.pipeline_parallel - 1) / s->training.pipeline_parallel *
             s->training.pipeline_parallel;
     s->training.global_batch = (int)(dp * s->training.micro_batch * m);
@@ -283,11 +284,11 @@ static void test_closed_form_agrees(void **state)
      * Interleaved: Megatron-Core's rounds of p micro-batches per chunk make
      * a heavy first or last chunk (embedding, output layer) stall the
      * others, which the closed form follows only roughly: 88% within 2%,
-     * none beyond 15% (docs/MODEL.md, "The step schedule"). */
+     * none beyond 20% (docs/MODEL.md, "The step schedule"). */
     assert_true(a.over[0] * 1000 <= a.layouts[0]);
     assert_true(a.worst_step[0] <= 0.05 && a.worst_bubble[0] <= 0.05);
     assert_true(a.over[1] * 100 <= a.layouts[1] * 12);
-    assert_true(a.worst_step[1] <= 0.15 && a.worst_bubble[1] <= 0.15);
+    assert_true(a.worst_step[1] <= 0.20 && a.worst_bubble[1] <= 0.20);
 }
 
 int main(void)
