@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "report.h"
 #include "roff.h"
+#include "units.h"
 
 struct plan_cli {
     struct cli_common common;
@@ -355,8 +356,48 @@ static bool base_rank_exact(const struct plan_result *r)
     return r->counts.bound_cut == 0 || r->counts.better_than_base < (uint64_t)r->n_top;
 }
 
+/* Why rank 1 beats the base, part by part (plan_why). */
+static void text_why(FILE *out, const struct plan_why *why)
+{
+    fprintf(out, "\nrank 1 against your setup, seconds per step of the busiest stage (%s):\n",
+            why->simulated ? "simulated schedule" : "closed form");
+    fprintf(out, "  %-12s %10s %10s %10s\n", "part", "yours", "rank 1", "change");
+    for (int i = 0; i < PLAN_WHY_PARTS; i++) {
+        double a = why->base[i], b = why->best[i];
+        if (!(a > 0) && !(b > 0))
+            continue;
+        char x[32], y[32], d[32];
+        if (i == PLAN_WHY_MEMORY) {
+            format_fixed(x, sizeof x, a, 1);
+            format_fixed(y, sizeof y, b, 1);
+            format_fixed(d + 1, sizeof d - 1, fabs(b - a), 1);
+        } else {
+            format_duration(x, sizeof x, a);
+            format_duration(y, sizeof y, b);
+            format_duration(d + 1, sizeof d - 1, fabs(b - a));
+        }
+        d[0] = b < a ? '-' : '+';
+        if (fabs(b - a) <= 1e-9 * fabs(a))
+            snprintf(d, sizeof d, "same");
+        fprintf(out, "  %-12s %10s %10s %10s\n", plan_why_names[i], x, y, d);
+    }
+}
+
+static void json_why(struct json_writer *w, const struct plan_why *why)
+{
+    json_open(w, "why_rank_1", false);
+    json_key_bool(w, "simulated", why->simulated);
+    for (int side = 0; side < 2; side++) {
+        json_open(w, side ? "rank_1" : "yours", false);
+        for (int i = 0; i < PLAN_WHY_PARTS; i++)
+            json_key_num(w, plan_why_names[i], side ? why->best[i] : why->base[i]);
+        json_close(w, false);
+    }
+    json_close(w, false);
+}
+
 static void write_json(FILE *out, const struct plan_space *sp, const struct plan_spec *spec,
-                       const struct plan_result *r, bool pareto)
+                       const struct plan_result *r, bool pareto, const struct plan_why *why)
 {
     const struct plan_counts *c = &r->counts;
     uint64_t base_rank = r->base_runnable ? c->better_than_base + 1 : 0;
@@ -386,6 +427,8 @@ static void write_json(FILE *out, const struct plan_space *sp, const struct plan
     for (int i = 0; i < r->n_top; i++)
         json_entry(&w, sp, i + 1, &r->top[i], true);
     json_close(&w, true);
+    if (why && why->ok)
+        json_why(&w, why);
     if (pareto) {
         json_open(&w, "front", true);
         for (size_t i = 0; i < r->n_front; i++)
@@ -420,7 +463,8 @@ static void write_csv(FILE *out, const struct plan_space *sp, const struct plan_
 }
 
 static void write_result(FILE *out, int format, const struct plan_space *sp,
-                         const struct plan_spec *spec, struct plan_result *r, bool pareto)
+                         const struct plan_spec *spec, struct plan_result *r, bool pareto,
+                         const struct plan_why *why)
 {
     char changes[CHANGES_LEN];
     if (r->n_front > 1)
@@ -428,7 +472,7 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     const struct plan_counts *c = &r->counts;
     uint64_t base_rank = r->base_runnable ? c->better_than_base + 1 : 0;
     if (format == FORMAT_JSON) {
-        write_json(out, sp, spec, r, pareto);
+        write_json(out, sp, spec, r, pareto, why);
         return;
     }
     if (format == FORMAT_CSV) {
@@ -440,8 +484,11 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     format_si(b, sizeof b, (double)c->evaluated, "");
     fprintf(out, "plan for %s: %s candidates, %s evaluated, %llu runnable\n", sp->base.name, a, b,
             (unsigned long long)c->runnable);
-    fprintf(out, "objective: %s (%s is better)\n", plan_figure_names[spec->objective],
-            plan_figure_maximized(spec->objective) ? "higher" : "lower");
+    fprintf(out,
+            "objective: %s (%s is better); the %d rows below re-timed by the step-schedule "
+            "simulator\n",
+            plan_figure_names[spec->objective],
+            plan_figure_maximized(spec->objective) ? "higher" : "lower", spec->top);
     if (c->bound_cut > 0) {
         format_si(a, sizeof a, (double)c->bound_cut, "");
         fprintf(out, "step-time bound: %s candidates cut unevaluated (too slow for the top %d)\n",
@@ -465,6 +512,8 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
         fprintf(out, "\nyour setup ranks %s%s of %s%llu:\n", base_rank_exact(r) ? "" : "at least ",
                 rank, c->bound_cut > 0 ? "at least " : "", (unsigned long long)c->runnable);
         text_row(out, rank, &r->base, "");
+        if (why && why->ok)
+            text_why(out, why);
     } else {
         fprintf(out, "\nyour setup cannot run as it is\n");
     }
@@ -628,7 +677,10 @@ static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan
     if (rc == EXIT_OK) {
         r->base_runnable = plan_eval_setup(&base, cat, &r->base);
         plan_rescore(sp, cat, &pc->spec, r);
-        write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto);
+        struct plan_why why = {0};
+        if (r->n_top > 0 && r->base_runnable)
+            plan_why(sp, cat, r->top[0].index, &why);
+        write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto, &why);
         if (!write_files(pc, sp, r))
             rc = EXIT_RUNTIME;
     }
@@ -702,7 +754,10 @@ int cmd_plan(int argc, char **argv)
         }
         goto out;
     }
-    write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto);
+    struct plan_why why = {0};
+    if (r->n_top > 0 && r->base_runnable)
+        plan_why(sp, cat, r->top[0].index, &why);
+    write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto, &why);
     if (!write_files(pc, sp, r))
         rc = EXIT_RUNTIME;
 out:
