@@ -355,7 +355,8 @@ int model_candidate_stages(const struct ctx *c, struct stage out[4])
 /* One stage's times per micro-batch. */
 struct stage_time {
     double fwd, bwd, re, tp, cp, ep;
-    double ep_total; /* the all-to-alls before overlap (ep: what stays exposed) */
+    double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
+    double edge_f, edge_b; /* of fwd and bwd, the embedding or output layer */
 };
 
 /* What the first and last stages run beside their layers: the output
@@ -378,10 +379,9 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     const struct setup *s = c->s;
     int rc = s->training.recompute;
     double nd = st->layers - st->moe_layers, nm = st->moe_layers;
-    double edge_f, edge_b;
-    stage_edges(c, st, &edge_f, &edge_b);
-    o->fwd = nd * ld->fwd + nm * lm->fwd + edge_f;
-    o->bwd = nd * ld->bwd + nm * lm->bwd + edge_b;
+    stage_edges(c, st, &o->edge_f, &o->edge_b);
+    o->fwd = nd * ld->fwd + nm * lm->fwd + o->edge_f;
+    o->bwd = nd * ld->bwd + nm * lm->bwd + o->edge_b;
     o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
             : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
                                         : 0.0;
@@ -557,7 +557,8 @@ static void stage_pipe(const struct ctx *c, const struct layer_times *ld,
     double share = ratio(ps->f, ps->f + ps->b);
     ps->f += dp_mb * share;
     ps->b += dp_mb * (1.0 - share);
-    stage_edges(c, st, &ps->ef, &ps->eb);
+    ps->ef = t.edge_f;
+    ps->eb = t.edge_b;
 }
 
 /* Both passes of the closed form over every stage (the second from the
@@ -566,25 +567,36 @@ static void stage_pipe(const struct ctx *c, const struct layer_times *ld,
 static void stage_pipeline(const struct ctx *c, const struct layer_times *ld,
                            const struct layer_times *lm, double dp_mb, struct pipe_form *pf)
 {
-    enum { KINDS = 8 };
+    enum { KINDS = 8, REMEMBERED = 64 };
     struct pipe_stage seen[KINDS];
     int key[KINDS][3], n_seen = 0;
+    signed char kind_of[REMEMBERED]; /* pass 1 finds stage p - 1 - n's kind here */
+    bool remember = c->pp <= REMEMBERED;
     for (int pass = 0; pass < 2; pass++) {
         int layer_end = c->s->model.layers;
         for (int n = 0; n < c->pp; n++) {
             int i = (int)c->pp - 1 - n;
-            struct stage st;
+            if (pass == 1 && remember) {
+                model_pipe_stage(pf, i, &seen[kind_of[n]]);
+                continue;
+            }
             int layers = setup_stage_layers(c->s, i);
             layer_end -= layers;
-            model_make_stage(c, i, layer_end, &st);
-            int k[3] = {st.layers, st.moe_layers, (st.first ? 1 : 0) + (st.last ? 2 : 0)};
+            int k[3] = {layers, model_moe_layers_in(c->s, layer_end, layers),
+                        (i == 0 ? 1 : 0) + (i == c->pp - 1 ? 2 : 0)};
             int j = 0;
             while (j < n_seen && memcmp(key[j], k, sizeof k) != 0)
                 j++;
+            if (pass == 0 && remember) {
+                kind_of[n] = (signed char)j;
+                remember = j < KINDS;
+            }
             struct pipe_stage ps;
             if (j < n_seen) {
                 ps = seen[j];
             } else {
+                struct stage st;
+                model_make_stage(c, i, layer_end, &st);
                 stage_pipe(c, ld, lm, &st, dp_mb, &ps);
                 if (n_seen < KINDS) {
                     memcpy(key[n_seen], k, sizeof k);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "plan_internal.h"
-#include "sched.h"
+#include "schedule.h"
 
 const char *const plan_why_names[PLAN_WHY_PARTS] = {
     "compute", "recompute", "tp_comm",   "cp_comm",  "ep_comm",    "pp_p2p",    "pp_bubble",

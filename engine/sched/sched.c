@@ -2,7 +2,7 @@
  * setting a simulation up from the model's costs, and the step's breakdown
  * from the simulated stages. The event loop is sched_run.c, the orders
  * sched_order.c. */
-#include "sched.h"
+#include "schedule.h"
 
 #include <math.h>
 #include <stdint.h>

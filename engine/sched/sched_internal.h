@@ -3,7 +3,7 @@
 #ifndef MLVIZ_SCHED_INTERNAL_H
 #define MLVIZ_SCHED_INTERNAL_H
 
-#include "sched.h"
+#include "schedule.h"
 
 /* One pass as the schedule names it. */
 struct pass {

@@ -13,7 +13,7 @@
 
 #include "catalog.h"
 #include "model.h"
-#include "sched.h"
+#include "schedule.h"
 #include "setup.h"
 
 static double cpu_s(void)

@@ -8,7 +8,7 @@
 #include "csv.h"
 #include "model.h"
 #include "report.h"
-#include "sched.h"
+#include "schedule.h"
 
 /* The options of check and eval: the common ones, --set, and for eval
  * --model and --strict (the table in commands.c says which command has

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "json.h"
 #include "report.h"
-#include "sched.h"
+#include "schedule.h"
 #include "units.h"
 
 /* Timeline columns of the text rows, and the most passes the JSON lists. */

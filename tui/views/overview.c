@@ -9,7 +9,7 @@
 #include "glyphs.h"
 #include "keys.h"
 #include "pictures.h"
-#include "sched.h"
+#include "schedule.h"
 #include "theme.h"
 #include "views.h"
 

@@ -13,7 +13,7 @@
 #include "glyphs.h"
 #include "model.h"
 #include "pictures.h"
-#include "sched.h"
+#include "schedule.h"
 #include "setup.h"
 #include "theme.h"
 

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "model.h"
-#include "sched.h"
+#include "schedule.h"
 
 #include "../../catalog_fixture.h"
 

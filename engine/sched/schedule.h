@@ -10,8 +10,8 @@
  * traffic left after the last backward ends each stage). Costs come from
  * model_pipeline_costs, the same code as the closed form. Formulas and
  * sources: docs/MODEL.md, "The step schedule". */
-#ifndef MLVIZ_SCHED_H
-#define MLVIZ_SCHED_H
+#ifndef MLVIZ_SCHEDULE_H
+#define MLVIZ_SCHEDULE_H
 
 #include <stdbool.h>
 #include <stddef.h>
