@@ -122,6 +122,7 @@ void plan_space_changes(const struct plan_space *space, uint64_t index, char *bu
 struct plan_entry {
     uint64_t index;
     double fig[PLAN_FIGURE_COUNT];
+    double sim_step_s; /* the simulated step (plan_simulate_rows), 0 when not simulated */
 };
 
 struct plan_counts {
@@ -201,11 +202,12 @@ bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct pl
  * runnable. */
 bool plan_eval_candidate(const struct plan_space *space, const struct catalog *cat, uint64_t index,
                          struct plan_entry *e);
-/* Re-times the top rows and the base with the step-schedule simulator and
- * ranks the rows again (plan_sched.c; plan_run does it for a whole search,
- * a merge of shards after merging). */
-void plan_rescore(const struct plan_space *sp, const struct catalog *cat,
-                  const struct plan_spec *spec, struct plan_result *r);
+/* The top rows and the base timed by the step-schedule simulator
+ * (plan_sched.c): each entry's sim_step_s. The figures and the order stay
+ * the closed form's, which `mlviz eval` reproduces; `mlviz plan` shows the
+ * simulated step beside them and flags where the two differ. */
+void plan_simulate_rows(const struct plan_space *sp, const struct catalog *cat,
+                        struct plan_result *r);
 
 /* Why a candidate beats the base setup: both steps part by part (seconds,
  * the busiest stage, from the simulated schedule where it runs), then the

@@ -1,9 +1,8 @@
-/* plan_sched: the planner's top rows re-scored by the step-schedule
+/* plan_sched: the planner's printed rows timed by the step-schedule
  * simulator (engine/sched), and why rank 1 beats the user's own layout. The
  * closed form prunes and ranks the whole space; the simulator, about a
- * millisecond a row, re-times the rows that are printed (K = the --top
- * rows) and the base setup, and they are ranked again by those times.
- * docs/PLAN.md, "Re-scoring". */
+ * millisecond a row, times the rows that are printed (K = the --top rows)
+ * and the base setup. docs/PLAN.md, "Re-scoring". */
 #include <math.h>
 #include <string.h>
 
@@ -46,50 +45,21 @@ static bool parts_of(const struct setup *s, const struct catalog *cat, double pa
     return true;
 }
 
-/* The figures that scale with the step time, re-timed. */
-static void retime(double fig[PLAN_FIGURE_COUNT], double old_step, double new_step)
+void plan_simulate_rows(const struct plan_space *sp, const struct catalog *cat,
+                        struct plan_result *r)
 {
-    if (!(old_step > 0) || !(new_step > 0) || !isfinite(new_step / old_step))
-        return;
-    double f = new_step / old_step;
-    fig[PLAN_TOKENS_PER_S] /= f;
-    fig[PLAN_MFU] /= f;
-    fig[PLAN_DAYS] *= f;
-    fig[PLAN_USD_TOTAL] *= f;
-    fig[PLAN_ENERGY_MWH] *= f;
-    fig[PLAN_STEP_TIME_S] = new_step;
-}
-
-static void rescore_entry(const struct plan_space *sp, const struct catalog *cat,
-                          const struct setup *s, struct plan_entry *e)
-{
-    (void)sp;
     double part[PLAN_WHY_PARTS];
     bool simulated;
     struct model_report o;
-    if (parts_of(s, cat, part, &simulated, &o) && simulated)
-        retime(e->fig, e->fig[PLAN_STEP_TIME_S], part[PLAN_WHY_STEP]);
-}
-
-void plan_rescore(const struct plan_space *sp, const struct catalog *cat,
-                  const struct plan_spec *spec, struct plan_result *r)
-{
-    struct plan_entry top[PLAN_TOP_MAX];
-    int n = r->n_top;
-    memcpy(top, r->top, sizeof top[0] * (size_t)n);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < r->n_top; i++) {
         struct setup s;
-        plan_space_setup(sp, top[i].index, &s);
-        rescore_entry(sp, cat, &s, &top[i]);
+        plan_space_setup(sp, r->top[i].index, &s);
+        r->top[i].sim_step_s =
+            parts_of(&s, cat, part, &simulated, &o) && simulated ? part[PLAN_WHY_STEP] : 0.0;
     }
-    if (r->base_runnable)
-        rescore_entry(sp, cat, &sp->base, &r->base);
-    /* Ranked again, by the simulated times; a row the longer step pushes
-     * past a --max leaves. */
-    r->n_top = 0;
-    for (int i = 0; i < n; i++)
-        if (plan_within_limits(spec, top[i].fig))
-            plan_top_add(r, spec, &top[i]);
+    r->base.sim_step_s = 0.0;
+    if (r->base_runnable && parts_of(&sp->base, cat, part, &simulated, &o) && simulated)
+        r->base.sim_step_s = part[PLAN_WHY_STEP];
 }
 
 bool plan_why(const struct plan_space *sp, const struct catalog *cat, uint64_t index,

@@ -323,6 +323,8 @@ static void json_entry(struct json_writer *w, const struct plan_space *sp, int r
         json_key_num(w, "rank", rank);
     for (int i = 0; i < SHOWN; i++)
         json_key_num(w, plan_figure_names[shown_figures[i]], e->fig[shown_figures[i]]);
+    if (rank > 0 && e->sim_step_s > 0)
+        json_key_num(w, "simulated_step_s", e->sim_step_s);
     if (with_changes) {
         struct setup s;
         plan_space_setup(sp, e->index, &s);
@@ -354,6 +356,26 @@ static int front_order(const void *a, const void *b)
 static bool base_rank_exact(const struct plan_result *r)
 {
     return r->counts.bound_cut == 0 || r->counts.better_than_base < (uint64_t)r->n_top;
+}
+
+/* The printed rows against the step-schedule simulator: the ranks whose
+ * simulated step differs from the closed form's by more than 2%. */
+static void text_simulated(FILE *out, const struct plan_result *r)
+{
+    int n = 0, off = 0;
+    char list[256] = "";
+    for (int i = 0; i < r->n_top; i++) {
+        const struct plan_entry *e = &r->top[i];
+        if (!(e->sim_step_s > 0))
+            continue;
+        n++;
+        double step = e->fig[PLAN_STEP_TIME_S];
+        if (fabs(e->sim_step_s - step) > 0.02 * step && off < (int)sizeof list - 16)
+            off += snprintf(list + off, sizeof list - (size_t)off, " %d (%+.1f%%)", i + 1,
+                            100 * (e->sim_step_s / step - 1));
+    }
+    fprintf(out, "step-schedule simulator: %d of these rows simulated; %s%s\n", n,
+            list[0] ? "differing by more than 2% at rank" : "all within 2%", list);
 }
 
 /* Why rank 1 beats the base, part by part (plan_why). */
@@ -506,6 +528,8 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     }
     if (r->n_top == 0)
         fprintf(out, "  (no runnable configuration in this space)\n");
+    else
+        text_simulated(out, r);
     if (r->base_runnable) {
         char rank[24];
         snprintf(rank, sizeof rank, "%llu", (unsigned long long)base_rank);
@@ -607,7 +631,7 @@ static int merge_one(const struct plan_cli *pc, const struct catalog *cat,
         const uint64_t *idx = pass ? q->front : q->top;
         size_t cnt = pass ? q->n_front : q->n_top;
         for (size_t k = 0; k < cnt; k++) {
-            struct plan_entry e;
+            struct plan_entry e = {0};
             if (idx[k] >= sp->candidates || !plan_eval_candidate(sp, cat, idx[k], &e)) {
                 cli_error("%s: candidate %llu is not a runnable configuration of this space", file,
                           (unsigned long long)idx[k]);
@@ -676,7 +700,7 @@ static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan
     }
     if (rc == EXIT_OK) {
         r->base_runnable = plan_eval_setup(&base, cat, &r->base);
-        plan_rescore(sp, cat, &pc->spec, r);
+        plan_simulate_rows(sp, cat, r);
         struct plan_why why = {0};
         if (r->n_top > 0 && r->base_runnable)
             plan_why(sp, cat, r->top[0].index, &why);
@@ -755,6 +779,7 @@ int cmd_plan(int argc, char **argv)
         goto out;
     }
     struct plan_why why = {0};
+    plan_simulate_rows(sp, cat, r);
     if (r->n_top > 0 && r->base_runnable)
         plan_why(sp, cat, r->top[0].index, &why);
     write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto, &why);
