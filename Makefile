@@ -52,7 +52,7 @@ WARN     += -Werror
 endif
 OPT      ?= -O2 -g
 
-ENGINE_DIRS := engine/core engine/model engine/sim engine/io engine/plan
+ENGINE_DIRS := engine/core engine/model engine/sched engine/sim engine/io engine/plan
 LUA_DIRS    := engine/lua
 CLI_DIRS    := tui/cli
 SCREEN_DIRS := tui tui/views

@@ -2,7 +2,7 @@
 # make check-layers: every #include in the tree must point down the layer
 # stack (docs/STYLE.md, "Layers"). A header is known by its directory:
 #
-#   engine/core    <- engine/model <- engine/sim, engine/plan <- engine/io
+#   engine/core    <- engine/model <- engine/sched <- engine/sim, engine/plan <- engine/io
 #                  <- engine/lua <- tui/cli (and tui/tui.h only from the screen)
 #   tui/ and tui/views/ (the screen) may use the whole engine; views may not
 #   include app.h (they return actions instead of calling back), and the
@@ -33,12 +33,13 @@ for f in $files; do [ -f "$f" ] && echo "$f"; done |
     xargs grep -Hn '^[[:space:]]*#[[:space:]]*include' 2>/dev/null |
     awk -v tabfile="$tab" '
 function allowed_of(d,   e) {
-    e = "engine/core engine/model engine/sim engine/plan engine/io engine/lua"
+    e = "engine/core engine/model engine/sched engine/sim engine/plan engine/io engine/lua"
     if (d == "engine/core") return "engine/core"
     if (d == "engine/model") return "engine/core engine/model"
+    if (d == "engine/sched") return "engine/core engine/model engine/sched"
     if (d == "engine/sim") return "engine/core engine/model engine/sim"
-    if (d == "engine/plan") return "engine/core engine/model engine/plan"
-    if (d == "engine/io") return "engine/core engine/model engine/sim engine/plan engine/io"
+    if (d == "engine/plan") return "engine/core engine/model engine/sched engine/plan"
+    if (d == "engine/io") return "engine/core engine/model engine/sched engine/sim engine/plan engine/io"
     if (d == "engine/lua") return e
     if (d == "tui/cli") return e " tui/cli tui.h"
     if (d == "tui") return e " tui tui/views"

@@ -12,6 +12,7 @@
 #define MLVIZ_MODEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "collective.h"
 #include "setup.h"
@@ -189,5 +190,45 @@ double model_params(const struct setup *s);
 /* Parameters each token uses (mixture of experts: top_k of the routed
  * experts); model_params for a dense model. */
 double model_params_active(const struct setup *s);
+
+/* ---- the pipeline, stage by stage (model_pipeline.c) ----
+ * What the step-schedule simulator (engine/sched) runs: the per-micro-batch
+ * costs of every pipeline stage, computed by the same code as the closed
+ * form, so that both see the same costs. */
+struct model_stage_cost {
+    int layers;
+    double fwd_s;       /* one micro-batch's forward, exposed TP/CP/EP/ZeRO included */
+    double bwd_s;       /* its backward, recomputation and exposed comm included */
+    double wgrad_s;     /* of bwd_s, the weight-gradient GEMMs (a zero-bubble W pass) */
+    double recompute_s; /* of bwd_s, the recomputed forward */
+    double compute_fwd_s, compute_bwd_s; /* the passes' compute alone (bwd: no recompute) */
+    double edge_fwd_s, edge_bwd_s;       /* of the passes, the embedding (first stage) or the output
+                                          * layer and loss (last): the first or last model chunk's */
+    double tp_s, cp_s, ep_s; /* exposed per micro-batch, both passes (inside fwd_s + bwd_s) */
+    double dp_mb_s;          /* exposed DP/ZeRO traffic per micro-batch (inside fwd_s + bwd_s) */
+    double dp_tail_s;        /* exposed DP/ZeRO traffic after the stage's last backward */
+    double dp_total_s;       /* all DP/ZeRO traffic of the step, before overlap */
+};
+
+struct model_pipeline {
+    int pp, vp, m;
+    double send_s;          /* one activation (or gradient) transfer between stages */
+    double send_blocking_s; /* of it, what the sending stream waits (the rest overlaps) */
+    double optimizer_s, straggler_s, overhead_s; /* after the pipeline, as the closed form */
+    double closed_step_s; /* the closed form's device step, bubble and sends */
+    double closed_bubble_s;
+    double closed_p2p_s;
+};
+
+/* Micro-batches (of the stage's layers) stage `stage` of a p-stage pipeline
+ * with v chunks per stage and m micro-batches holds at its peak; the
+ * schedule simulator reproduces it (model_memory.c). */
+double model_inflight(int64_t p, int v, int64_t m, int stage);
+
+/* Fills `out` and the costs of stages [0, min(pp, max)) of an evaluated
+ * setup (`o`: its report, for the throttled clocks). Returns pp. */
+int model_pipeline_costs(const struct setup *s, const struct resolved *r,
+                         const struct model_report *o, struct model_pipeline *out,
+                         struct model_stage_cost *stages, int max);
 
 #endif

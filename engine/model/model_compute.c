@@ -396,8 +396,31 @@ int model_candidate_stages(const struct ctx *c, struct stage out[4])
 /* One stage's times per micro-batch. */
 struct stage_time {
     double fwd, bwd, re, tp, cp, ep;
-    double ep_total; /* the all-to-alls before overlap (ep: what stays exposed) */
+    double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
+    double edge_f, edge_b; /* of fwd and bwd, the embedding or output layer */
 };
+
+/* What the first and last stages run beside their layers: the output
+ * layer (logits GEMM) and the cross entropy on the last (model_output.c),
+ * with each multi-token prediction module's one more layer and shared
+ * output layer on the same tokens (DeepSeek-V3, 2.2); the embedding lookup
+ * on the first (a gather and scatter-add of s b h). */
+static void stage_edges(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                        const struct layer_times *lm, double *fwd, double *bwd)
+{
+    const struct setup *s = c->s;
+    double tokens_mb = (double)s->model.seq_len / c->cp * c->mb;
+    *fwd = *bwd = 0.0;
+    if (st->last) {
+        double out_f, out_b, mtp = s->model.mtp_layers;
+        const struct layer_times *l = s->model.experts > 0 ? lm : ld;
+        model_output_layer(c, tokens_mb, &out_f, &out_b);
+        *fwd = (1.0 + mtp) * out_f + mtp * l->fwd;
+        *bwd = (1.0 + mtp) * out_b + mtp * l->bwd;
+    }
+    if (st->first)
+        *fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
+}
 
 static void stage_time(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
                        const struct layer_times *lm, struct stage_time *o)
@@ -405,22 +428,9 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     const struct setup *s = c->s;
     int rc = s->training.recompute;
     double nd = st->layers - st->moe_layers, nm = st->moe_layers;
-    double tokens_mb = (double)s->model.seq_len / c->cp * c->mb;
-    o->fwd = nd * ld->fwd + nm * lm->fwd;
-    o->bwd = nd * ld->bwd + nm * lm->bwd;
-    if (st->last) {
-        /* The output layer (logits GEMM) and the cross entropy (model_output.c). */
-        double out_f, out_b;
-        model_output_layer(c, tokens_mb, &out_f, &out_b);
-        /* Each multi-token prediction module runs one more layer and the
-         * shared output layer on the same tokens (DeepSeek-V3, 2.2). */
-        double mtp = s->model.mtp_layers;
-        const struct layer_times *l = s->model.experts > 0 ? lm : ld;
-        o->fwd += (1.0 + mtp) * out_f + mtp * l->fwd;
-        o->bwd += (1.0 + mtp) * out_b + mtp * l->bwd;
-    }
-    if (st->first) /* embedding lookup: gather and scatter-add of s b h */
-        o->fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
+    stage_edges(c, st, ld, lm, &o->edge_f, &o->edge_b);
+    o->fwd = nd * ld->fwd + nm * lm->fwd + o->edge_f;
+    o->bwd = nd * ld->bwd + nm * lm->bwd + o->edge_b;
     double off_f, off_b; /* activation offloading's copies (model_offload.c) */
     model_offload_exposed(c, st, o->fwd, o->bwd, &off_f, &off_b);
     o->fwd += off_f;
@@ -509,13 +519,16 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
 
 /* A transformer: the times of the slowest of the candidate stages; returns
  * its index in `stages`. */
-static int transformer_step(const struct ctx *c, struct stage stages[4], struct stage_time *slow)
+static int transformer_step(const struct ctx *c, struct stage stages[4], struct stage_time *slow,
+                            struct layer_times *ld_out, struct layer_times *lm_out)
 {
     struct layer_times ld, lm;
     layer_times(c, false, &ld);
     lm = ld;
     if (c->s->model.experts > 0)
         layer_times(c, true, &lm);
+    *ld_out = ld;
+    *lm_out = lm;
     int n_stages = model_candidate_stages(c, stages);
     int busy = 0;
     /* The slowest stage sets the pace of the pipeline. */
@@ -561,6 +574,153 @@ static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
                    model_expected_max_normal(c->devices);
 }
 
+/* Mixed precision accumulates each micro-batch's weight gradients into
+ * fp32 buffers (Megatron-LM main_grad): a 4-byte read and write per
+ * parameter trained on the stage (LoRA: the adapters), once per
+ * micro-batch; a bf16 gradient reduction (grad_reduce_precision) keeps
+ * them in 16 bits. With ZeRO stage 2 and above only this rank's shard is
+ * kept. */
+static double grad_accum_time(const struct ctx *c, const struct stage *st)
+{
+    const struct setup *s = c->s;
+    double psi = st->params.dense + st->params.experts;
+    double accum_bytes = !is_mixed(s->training.precision) ? 2.0 * c->w_bytes
+                         : s->training.grad_reduce_precision == GRAD_REDUCE_AUTO
+                             ? 8.0
+                             : 2.0 * c->grad_bytes;
+    double trained = c->lora ? model_lora_stage_params(c, st) : psi;
+    double accum_params =
+        s->training.zero_stage >= 2 ? trained / ((double)c->dp * c->cp) : trained;
+    return time_for(accum_params * accum_bytes, c->mem_bw);
+}
+
+/* Splits a stage's per-micro-batch time into its two passes: two of the
+ * four (six, with full recomputation) tensor-parallel all-reduces and one
+ * of the two (three) expert all-to-all rounds run in the forward, and the
+ * ring-attention exchange of the forward (`cp_fwd`). */
+static void split_passes(const struct ctx *c, const struct stage_time *t, double cp_fwd, double *f,
+                         double *b)
+{
+    bool full = c->s->training.recompute == RECOMPUTE_FULL;
+    double tp_fwd = t->tp * (full ? 2.0 / 6.0 : 0.5);
+    double ep_fwd = t->ep / (full ? 3.0 : 2.0);
+    *f = t->fwd + tp_fwd + cp_fwd + ep_fwd;
+    *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - ep_fwd);
+}
+
+/* One stage's figures for the closed form of the schedule; `dp_mb`: the
+ * exposed DP/ZeRO traffic each micro-batch carries, shared by both passes
+ * as their times. */
+static void stage_pipe(const struct ctx *c, const struct layer_times *ld,
+                       const struct layer_times *lm, const struct stage *st, double dp_mb,
+                       struct pipe_stage *ps)
+{
+    struct stage_time t;
+    stage_time(c, st, ld, lm, &t);
+    t.bwd += grad_accum_time(c, st);
+    double nd = st->layers - st->moe_layers, nm = st->moe_layers;
+    split_passes(c, &t, nd * ld->cp_fwd + nm * lm->cp_fwd, &ps->f, &ps->b);
+    if (dp_mb > 0) { /* this stage's own, from its parameters and passes */
+        struct device_step d;
+        memset(&d, 0, sizeof d);
+        model_dp_sync(c, st->params.dense, c->dp * c->cp, c->tp, t.fwd, t.bwd, &d);
+        model_dp_sync(c, st->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, t.fwd,
+                      t.bwd, &d);
+        dp_mb = d.dp_mb_exposed;
+    }
+    double share = ratio(ps->f, ps->f + ps->b);
+    ps->f += dp_mb * share;
+    ps->b += dp_mb * (1.0 - share);
+    ps->ef = t.edge_f;
+    ps->eb = t.edge_b;
+}
+
+/* Both passes of the closed form over every stage (the second from the
+ * last stage back). Stages with the same layers and ends have the same
+ * times: a few are computed, the rest reused. */
+static void stage_pipeline(const struct ctx *c, const struct layer_times *ld,
+                           const struct layer_times *lm, double dp_mb, struct pipe_form *pf)
+{
+    enum { KINDS = 8, REMEMBERED = 64 };
+    struct pipe_stage seen[KINDS];
+    int key[KINDS][3], n_seen = 0;
+    signed char kind_of[REMEMBERED]; /* pass 1 finds stage p - 1 - n's kind here */
+    bool remember = c->pp <= REMEMBERED;
+    for (int pass = 0; pass < 2; pass++) {
+        int layer_end = c->s->model.layers;
+        for (int n = 0; n < c->pp; n++) {
+            int i = (int)c->pp - 1 - n;
+            if (pass == 1 && remember) {
+                model_pipe_stage(pf, i, &seen[kind_of[n]]);
+                continue;
+            }
+            int layers = setup_stage_layers(c->s, i);
+            layer_end -= layers;
+            int k[3] = {layers, model_moe_layers_in(c->s, layer_end, layers),
+                        (i == 0 ? 1 : 0) + (i == c->pp - 1 ? 2 : 0)};
+            int j = 0;
+            while (j < n_seen && memcmp(key[j], k, sizeof k) != 0)
+                j++;
+            if (pass == 0 && remember) {
+                kind_of[n] = (signed char)j;
+                remember = j < KINDS;
+            }
+            struct pipe_stage ps;
+            if (j < n_seen) {
+                ps = seen[j];
+            } else {
+                struct stage st;
+                model_make_stage(c, i, layer_end, &st);
+                stage_pipe(c, ld, lm, &st, dp_mb, &ps);
+                if (n_seen < KINDS) {
+                    memcpy(key[n_seen], k, sizeof k);
+                    seen[n_seen++] = ps;
+                }
+            }
+            if (pass == 0)
+                model_pipe_total(pf, &ps);
+            else
+                model_pipe_stage(pf, i, &ps);
+        }
+    }
+}
+
+/* A generic model: every stage alike. */
+static void generic_pipeline(const struct ctx *c, const struct stage_time *slow, double dp_mb,
+                             struct pipe_form *pf)
+{
+    struct pipe_stage ps = {slow->fwd, slow->bwd + slow->re + dp_mb, 0.0, 0.0};
+    for (int i = (int)c->pp - 1; i >= 0; i--)
+        model_pipe_total(pf, &ps);
+    for (int i = (int)c->pp - 1; i >= 0; i--)
+        model_pipe_stage(pf, i, &ps);
+}
+
+/* The data-parallel traffic after each stage's last backward: the busiest
+ * stage finishes `busy_drain` before the first one (the last backward
+ * still travels back), which hides that much of its own; the first stage's
+ * (its embedding adds parameters) is what the step waits for when longer. */
+static void last_stage_tail(const struct ctx *c, const struct stage *stages,
+                            const struct stage *busy, const struct layer_times *ld,
+                            const struct layer_times *lm, double busy_drain, struct device_step *d)
+{
+    double m = (double)c->m;
+    double tail = d->dp_exposed - m * d->dp_mb_exposed, tail0 = tail;
+    if (busy != &stages[0] && c->s->model.kind != MODEL_GENERIC) {
+        struct stage_time t;
+        stage_time(c, &stages[0], ld, lm, &t);
+        t.bwd += grad_accum_time(c, &stages[0]);
+        struct device_step d0;
+        memset(&d0, 0, sizeof d0);
+        model_dp_sync(c, stages[0].params.dense, c->dp * c->cp, c->tp, t.fwd, t.bwd, &d0);
+        model_dp_sync(c, stages[0].params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep,
+                      t.fwd, t.bwd, &d0);
+        tail0 = d0.dp_exposed - m * d0.dp_mb_exposed;
+    }
+    double waited = maxd(tail0, tail - busy_drain);
+    d->dp_exposed += waited - tail;
+}
+
 void model_device_step(const struct ctx *c, struct device_step *d)
 {
     const struct setup *s = c->s;
@@ -570,26 +730,17 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     struct stage_time slow;
     memset(&slow, 0, sizeof slow);
     const struct stage *busy = &stages[0];
+    struct layer_times ld, lm;
     if (s->model.kind == MODEL_GENERIC) {
         model_make_stage(c, 0, 0, &stages[0]);
         generic_step(c, &slow, d);
     } else {
-        busy = &stages[transformer_step(c, stages, &slow)];
+        busy = &stages[transformer_step(c, stages, &slow, &ld, &lm)];
         transformer_flops(c, d);
     }
     double psi = busy->params.dense + busy->params.experts;
     d->params_device = psi;
-    /* Mixed precision accumulates each micro-batch's weight gradients into
-     * fp32 buffers (Megatron-LM main_grad): a 4-byte read and write per
-     * parameter held, once per micro-batch. With ZeRO stage 2 and above only
-     * this rank's shard is kept. */
-    double accum_bytes = !is_mixed(s->training.precision) ? 2.0 * c->w_bytes
-                         : s->training.grad_reduce_precision == GRAD_REDUCE_AUTO
-                             ? 8.0
-                             : 2.0 * c->grad_bytes;
-    double trained = c->lora ? model_lora_stage_params(c, busy) : psi;
-    double accum_params = s->training.zero_stage >= 2 ? trained / ((double)c->dp * c->cp) : trained;
-    slow.bwd += time_for(accum_params * accum_bytes, c->mem_bw);
+    slow.bwd += grad_accum_time(c, busy);
     double per_mb = stage_total(&slow);
     d->forward = m * slow.fwd;
     d->backward = m * slow.bwd;
@@ -599,15 +750,66 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     d->cp_comm = m * slow.cp;
     d->ep_comm = m * slow.ep;
     d->ep_total = m * slow.ep_total;
-    /* 1F1B pipeline bubble: (p-1) micro-batch slots of the slowest stage,
-     * i.e. (p-1)/(m+p-1) of the step (Narayanan et al. 2021); the
-     * interleaved schedule with v model chunks per stage divides it by v and
-     * multiplies the sends by v. */
-    double v = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
-    d->bubble = (c->pp - 1) * per_mb / v;
-    if (c->pp > 1)
-        d->p2p = model_pp_p2p_time(c, v);
     step_sync_and_update(c, busy, &slow, d);
+    /* The pipeline: its bubble and blocking sends from the closed form of
+     * the schedule (model_pipeline.c), which the step-schedule simulator
+     * checks. */
+    if (c->pp > 1) {
+        int v = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
+        struct pipe_form pf;
+        model_pipe_begin(&pf, c, v);
+        pf.busy = busy->index;
+        if (s->model.kind == MODEL_GENERIC)
+            generic_pipeline(c, &slow, d->dp_mb_exposed, &pf);
+        else
+            stage_pipeline(c, &ld, &lm, d->dp_mb_exposed, &pf);
+        int sends = 2 * pf.v - (busy->index == 0) - (busy->index == c->pp - 1);
+        d->p2p = m * sends * pf.e;
+        d->bubble = maxd(0.0, pf.makespan - m * (per_mb + d->dp_mb_exposed) - d->p2p);
+        last_stage_tail(c, stages, busy, &ld, &lm, pf.busy_drain, d);
+    }
     d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
                d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;
+}
+
+/* ---- every stage, for the schedule simulator (model_pipeline.c) ---------- */
+
+/* The per-micro-batch times of stage `st` (the closed form's stage_time plus
+ * the gradient accumulation), split into the two passes. */
+void model_stage_times(const struct ctx *c, const struct stage *st, struct model_stage_cost *o)
+{
+    const struct setup *s = c->s;
+    struct stage_time t;
+    double cp_fwd = 0.0;
+    memset(o, 0, sizeof *o);
+    o->layers = st->layers;
+    if (s->model.kind == MODEL_GENERIC) {
+        struct device_step d;
+        memset(&d, 0, sizeof d);
+        generic_step(c, &t, &d);
+        t.tp = t.cp = t.ep = 0.0;
+        o->wgrad_s = 0.5 * t.bwd;
+    } else {
+        struct layer_times ld, lm;
+        layer_times(c, false, &ld);
+        lm = ld;
+        if (s->model.experts > 0)
+            layer_times(c, true, &lm);
+        stage_time(c, st, &ld, &lm, &t);
+        stage_edges(c, st, &ld, &lm, &o->edge_fwd_s, &o->edge_bwd_s);
+        /* Weight gradients: one of the two GEMMs of each forward GEMM's
+         * backward, about half of the backward outside the attention core
+         * (Qi et al. 2023, section 2: B and W are equal passes). */
+        double nd = st->layers - st->moe_layers, nm = st->moe_layers;
+        o->wgrad_s = 0.5 * maxd(0.0, t.bwd - o->edge_bwd_s - nd * ld.attn_bwd - nm * lm.attn_bwd);
+        cp_fwd = nd * ld.cp_fwd + nm * lm.cp_fwd;
+    }
+    t.bwd += grad_accum_time(c, st);
+    split_passes(c, &t, cp_fwd, &o->fwd_s, &o->bwd_s);
+    o->recompute_s = t.re;
+    o->compute_fwd_s = t.fwd;
+    o->compute_bwd_s = t.bwd;
+    o->tp_s = t.tp;
+    o->cp_s = t.cp;
+    o->ep_s = t.ep;
 }

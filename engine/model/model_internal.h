@@ -186,7 +186,8 @@ struct stage {
 
 struct device_step {
     double compute, recompute, tp_comm, cp_comm, ep_comm, bubble, p2p, dp_exposed, dp_total;
-    double ep_total; /* expert all-to-alls before overlap (ep_comm: exposed) */
+    double ep_total;      /* expert all-to-alls before overlap (ep_comm: exposed) */
+    double dp_mb_exposed; /* of dp_exposed, what every micro-batch's passes carry */
     double optimizer, straggler, overhead;
     double forward, backward;
     double total;
@@ -208,12 +209,37 @@ void model_make_ctx(const struct setup *s, const struct resolved *r, struct ctx 
 void model_make_stage(const struct ctx *c, int index, int first_layer, struct stage *st);
 int model_candidate_stages(const struct ctx *c, struct stage out[4]);
 void model_device_step(const struct ctx *c, struct device_step *d);
+void model_stage_times(const struct ctx *c, const struct stage *st, struct model_stage_cost *o);
+
+/* model_pipeline.c: the closed form of the pipeline schedule, two passes
+ * over the stages (the totals, then each stage's path), the same physics as
+ * the step-schedule simulator (engine/sched). */
+struct pipe_stage {
+    double f, b;   /* one micro-batch's forward and backward, exposed comm included */
+    double ef, eb; /* of them, the embedding or output layer (one chunk's) */
+};
+struct pipe_form {
+    int p, v;
+    double m, e, link;       /* micro-batches, blocking and whole send */
+    double chain_f, chain_b; /* pass 1: every stage's chunk on the first path */
+    double work_total;       /* pass 1: every stage's whole micro-batch */
+    double after_f, after_b; /* pass 2 (last stage first): the stages after k */
+    double after_max;        /* the longest any of them takes to send its backwards */
+    double makespan;
+    int busy;          /* the busiest stage, whose drain is kept */
+    double busy_drain; /* its last backward's way back to the first stage */
+};
+void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);
+void model_pipe_total(struct pipe_form *pf, const struct pipe_stage *st);
+/* Stage k's path; called for k = p - 1 down to 0. */
+void model_pipe_stage(struct pipe_form *pf, int k, const struct pipe_stage *st);
 
 /* model_network.c */
 double model_tp_allreduce_time(const struct ctx *c, double bytes);
 void model_dp_sync(const struct ctx *c, double params, int n, int stride, double t_f, double t_b,
                    struct device_step *d);
 double model_pp_p2p_time(const struct ctx *c, double v);
+double model_pp_send_time(const struct ctx *c);
 
 /* model_data.c */
 void model_data_path(const struct ctx *c, double device_step_s, struct data_path *p);

@@ -141,6 +141,16 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
  * get_num_warmup_microbatches), so stage i holds that many plus one chunks
  * of L_i / v layers; for the first stage this is Korthikanti et al.'s
  * (1 + (p-1)/(p v)) x p micro-batches (2022, section 4.2.3). */
+double model_inflight(int64_t p, int v, int64_t m, int stage)
+{
+    double in_flight = mind((double)(p - stage), (double)m); /* micro-batches of L_i layers */
+    if (v > 1) {
+        double warmup = 2.0 * (double)(p - stage - 1) + (v - 1.0) * (double)p;
+        in_flight = mind(warmup + 1.0, (double)m * v) / v;
+    }
+    return in_flight;
+}
+
 static double stage_activations(const struct ctx *c, const struct stage *st, double *logits,
                                 double *host)
 {
@@ -150,12 +160,7 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
     if (s->model.kind == MODEL_GENERIC)
         return s->model.activation_bytes_per_sample * c->mb;
     int rc = s->training.recompute;
-    double v = s->training.virtual_stages;
-    double inflight = mind(c->pp - st->index, c->m); /* in micro-batches of L_i layers */
-    if (v > 1) {
-        double warmup = 2.0 * (c->pp - st->index - 1) + (v - 1.0) * c->pp;
-        inflight = mind(warmup + 1.0, (double)c->m * v) / v;
-    }
+    double inflight = model_inflight(c->pp, s->training.virtual_stages, c->m, st->index);
     int dense = st->layers - st->moe_layers;
     double per_mb = dense * c->act_dense + st->moe_layers * c->act_moe;
     if (st->last && s->model.mtp_layers > 0) /* multi-token prediction layers */

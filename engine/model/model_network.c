@@ -92,10 +92,12 @@ void model_dp_sync(const struct ctx *c, double params, int n, int stride, double
             model_zero3_sync(c, &net, algo, params, t_f, t_b, &z);
             d->dp_total += z.total;
             d->dp_exposed += z.exposed;
+            d->dp_mb_exposed += z.exposed / m;
         } else if (zero == 2 && sw->reduce_per_microbatch) {
             d->dp_total += m * rs + ag;
             d->dp_exposed += (m - 1) * maxd(0.0, rs - hide_fb) + maxd(0.0, rs - hide_b) +
                              maxd(0.0, ag - hide_gather);
+            d->dp_mb_exposed += maxd(0.0, rs - hide_fb);
         } else {
             d->dp_total += rs + ag;
             d->dp_exposed += maxd(0.0, rs - hide_b) + maxd(0.0, ag - hide_gather);
@@ -108,17 +110,21 @@ void model_dp_sync(const struct ctx *c, double params, int n, int stride, double
  * and gradients come back, sharded over the tensor-parallel ranks
  * (scatter/gather); 2 (m + p - 1) v of them, as far as the software does
  * not overlap them. */
-double model_pp_p2p_time(const struct ctx *c, double v)
+double model_pp_send_time(const struct ctx *c)
 {
     const struct setup *s = c->s;
-    const struct software *sw = c->r->software;
-    int m = c->m;
     double bytes =
         (double)s->model.seq_len / c->cp * c->mb * s->model.hidden * c->act_bytes / c->tp;
     int stage_span = c->tp * c->cp * c->dp; /* ranks between neighbouring stages */
     bool inter = stage_span >= c->domain && c->devices > c->domain;
     double bw = (inter ? model_nic_share_gbs(c) : model_link_bw(c->r->intra_link)) * 1e9;
     double lat = (inter && c->r->nic ? c->r->nic->latency_us : c->r->intra_link->latency_us) * 1e-6;
-    double one = lat + time_for(bytes, bw);
-    return (1.0 - sw->pp_p2p_overlap) * 2.0 * (m + c->pp - 1) * v * one;
+    return lat + time_for(bytes, bw);
+}
+
+double model_pp_p2p_time(const struct ctx *c, double v)
+{
+    const struct software *sw = c->r->software;
+    double one = model_pp_send_time(c);
+    return (1.0 - sw->pp_p2p_overlap) * 2.0 * (c->m + c->pp - 1) * v * one;
 }

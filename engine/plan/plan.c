@@ -261,6 +261,7 @@ bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct pl
     struct model_report o;
     char err[512];
     memset(e->fig, 0, sizeof e->fig);
+    e->sim_step_s = 0.0;
     if (!setup_resolve(s, cat, &r, err, sizeof err))
         return false;
     model_eval(s, &r, &o);

@@ -122,6 +122,7 @@ void plan_space_changes(const struct plan_space *space, uint64_t index, char *bu
 struct plan_entry {
     uint64_t index;
     double fig[PLAN_FIGURE_COUNT];
+    double sim_step_s; /* the simulated step (plan_simulate_rows), 0 when not simulated */
 };
 
 struct plan_counts {
@@ -201,6 +202,25 @@ bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct pl
  * runnable. */
 bool plan_eval_candidate(const struct plan_space *space, const struct catalog *cat, uint64_t index,
                          struct plan_entry *e);
+/* The top rows and the base timed by the step-schedule simulator
+ * (plan_sched.c): each entry's sim_step_s. The figures and the order stay
+ * the closed form's, which `mlviz eval` reproduces; `mlviz plan` shows the
+ * simulated step beside them and flags where the two differ. */
+void plan_simulate_rows(const struct plan_space *sp, const struct catalog *cat,
+                        struct plan_result *r);
+
+/* Why a candidate beats the base setup: both steps part by part (seconds,
+ * the busiest stage, from the simulated schedule where it runs), then the
+ * step and the memory per device. */
+enum { PLAN_WHY_STEP = 12, PLAN_WHY_MEMORY = 13, PLAN_WHY_PARTS = 14 };
+extern const char *const plan_why_names[PLAN_WHY_PARTS]; /* "compute", ..., "memory_gb" */
+struct plan_why {
+    bool ok, simulated;
+    double base[PLAN_WHY_PARTS], best[PLAN_WHY_PARTS];
+};
+bool plan_why(const struct plan_space *sp, const struct catalog *cat, uint64_t index,
+              struct plan_why *out);
+
 /* Adds an entry to a result's top list and front (used by merge). */
 bool plan_result_add(struct plan_result *r, const struct plan_spec *spec,
                      const struct plan_entry *e);

@@ -38,7 +38,7 @@ static void record(struct worker *w, const struct model_report *o, uint64_t inde
     c->evaluated++;
     if (!plan_usable(o))
         return;
-    struct plan_entry e;
+    struct plan_entry e = {0};
     e.index = index;
     plan_figures_of(o, e.fig);
     if (!plan_within_limits(spec, e.fig)) {

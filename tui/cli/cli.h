@@ -148,6 +148,12 @@ int cmd_check(int argc, char **argv);      /* tui/cli/cmd_eval.c */
 int cmd_eval(int argc, char **argv);       /* tui/cli/cmd_eval.c */
 int cmd_infer(int argc, char **argv);      /* tui/cli/cmd_infer.c */
 int cmd_plan_infer(int argc, char **argv); /* tui/cli/cmd_plan_infer.c (plan --infer) */
+/* `mlviz eval --schedule`: the simulated step schedule (tui/cli/cmd_schedule.c);
+ * `kind` an enum sched_kind, `format` an enum output_format. */
+struct resolved;
+struct model_report;
+int eval_write_schedule(const struct setup *s, const struct resolved *r,
+                        const struct model_report *o, int kind, int format);
 int cmd_collective(int argc, char **argv); /* tui/cli/cmd_collective.c */
 int cmd_fields(int argc, char **argv);     /* tui/cli/cmd_fields.c */
 int cmd_sim(int argc, char **argv);        /* tui/cli/cmd_sim.c */

@@ -8,6 +8,7 @@
 #include "csv.h"
 #include "model.h"
 #include "report.h"
+#include "schedule.h"
 
 /* The options of check and eval: the common ones, --set, and for eval
  * --model and --strict (the table in commands.c says which command has
@@ -16,6 +17,8 @@ struct setup_opts {
     struct cli_common common;
     struct cli_setup_args args;
     bool strict;
+    bool schedule;     /* --schedule */
+    int schedule_kind; /* --schedule-kind */
 };
 
 static int setup_option(void *ctx, const char *name, const char *v)
@@ -30,6 +33,10 @@ static int setup_option(void *ctx, const char *name, const char *v)
         so->args.model = v;
     else if (strcmp(name, "--strict") == 0)
         so->strict = true;
+    else if (strcmp(name, "--schedule") == 0)
+        so->schedule = true;
+    else if (strcmp(name, "--schedule-kind") == 0)
+        so->schedule_kind = sched_kind_parse(v) < 0 ? 0 : sched_kind_parse(v);
     return 0;
 }
 
@@ -224,6 +231,13 @@ static int write_check(const struct setup_opts *so, const struct setup *s, const
 static int write_eval(const struct setup_opts *so, const struct setup *s, const struct resolved *r,
                       const struct model_report *o)
 {
+    if (so->schedule || so->schedule_kind != SCHED_AUTO) {
+        if (so->common.format == FORMAT_CSV) {
+            cli_error("--schedule writes text or JSON");
+            return EXIT_USAGE;
+        }
+        return eval_write_schedule(s, r, o, so->schedule_kind, so->common.format);
+    }
     if (so->common.format == FORMAT_JSON)
         report_write_json(stdout, s, r, o);
     else if (so->common.format == FORMAT_CSV)

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "roff.h"
 #include "safewrite.h"
+#include "units.h"
 
 struct plan_cli {
     struct cli_common common;
@@ -372,6 +373,8 @@ static void json_entry(struct json_writer *w, const struct plan_space *sp, int r
         json_key_num(w, "rank", rank);
     for (int i = 0; i < SHOWN; i++)
         json_key_num(w, plan_figure_names[shown_figures[i]], e->fig[shown_figures[i]]);
+    if (rank > 0 && e->sim_step_s > 0)
+        json_key_num(w, "simulated_step_s", e->sim_step_s);
     if (with_changes) {
         struct setup s;
         plan_space_setup(sp, e->index, &s);
@@ -405,8 +408,68 @@ static bool base_rank_exact(const struct plan_result *r)
     return r->counts.bound_cut == 0 || r->counts.better_than_base < (uint64_t)r->n_top;
 }
 
+/* The printed rows against the step-schedule simulator: the ranks whose
+ * simulated step differs from the closed form's by more than 2%. */
+static void text_simulated(FILE *out, const struct plan_result *r)
+{
+    int n = 0, off = 0;
+    char list[256] = "";
+    for (int i = 0; i < r->n_top; i++) {
+        const struct plan_entry *e = &r->top[i];
+        if (!(e->sim_step_s > 0))
+            continue;
+        n++;
+        double step = e->fig[PLAN_STEP_TIME_S];
+        if (fabs(e->sim_step_s - step) > 0.02 * step && off < (int)sizeof list - 16)
+            off += snprintf(list + off, sizeof list - (size_t)off, " %d (%+.1f%%)", i + 1,
+                            100 * (e->sim_step_s / step - 1));
+    }
+    fprintf(out, "step-schedule simulator: %d of these rows simulated; %s%s\n", n,
+            list[0] ? "differing by more than 2% at rank" : "all within 2%", list);
+}
+
+/* Why rank 1 beats the base, part by part (plan_why). */
+static void text_why(FILE *out, const struct plan_why *why)
+{
+    fprintf(out, "\nrank 1 against your setup, seconds per step of the busiest stage (%s):\n",
+            why->simulated ? "simulated schedule" : "closed form");
+    fprintf(out, "  %-12s %10s %10s %10s\n", "part", "yours", "rank 1", "change");
+    for (int i = 0; i < PLAN_WHY_PARTS; i++) {
+        double a = why->base[i], b = why->best[i];
+        if (!(a > 0) && !(b > 0))
+            continue;
+        char x[32], y[32], d[32];
+        if (i == PLAN_WHY_MEMORY) {
+            format_fixed(x, sizeof x, a, 1);
+            format_fixed(y, sizeof y, b, 1);
+            format_fixed(d + 1, sizeof d - 1, fabs(b - a), 1);
+        } else {
+            format_duration(x, sizeof x, a);
+            format_duration(y, sizeof y, b);
+            format_duration(d + 1, sizeof d - 1, fabs(b - a));
+        }
+        d[0] = b < a ? '-' : '+';
+        if (fabs(b - a) <= 1e-9 * fabs(a))
+            snprintf(d, sizeof d, "same");
+        fprintf(out, "  %-12s %10s %10s %10s\n", plan_why_names[i], x, y, d);
+    }
+}
+
+static void json_why(struct json_writer *w, const struct plan_why *why)
+{
+    json_open(w, "why_rank_1", false);
+    json_key_bool(w, "simulated", why->simulated);
+    for (int side = 0; side < 2; side++) {
+        json_open(w, side ? "rank_1" : "yours", false);
+        for (int i = 0; i < PLAN_WHY_PARTS; i++)
+            json_key_num(w, plan_why_names[i], side ? why->best[i] : why->base[i]);
+        json_close(w, false);
+    }
+    json_close(w, false);
+}
+
 static void write_json(FILE *out, const struct plan_space *sp, const struct plan_spec *spec,
-                       const struct plan_result *r, bool pareto)
+                       const struct plan_result *r, bool pareto, const struct plan_why *why)
 {
     const struct plan_counts *c = &r->counts;
     uint64_t base_rank = r->base_runnable ? c->better_than_base + 1 : 0;
@@ -436,6 +499,8 @@ static void write_json(FILE *out, const struct plan_space *sp, const struct plan
     for (int i = 0; i < r->n_top; i++)
         json_entry(&w, sp, i + 1, &r->top[i], true);
     json_close(&w, true);
+    if (why && why->ok)
+        json_why(&w, why);
     if (pareto) {
         json_open(&w, "front", true);
         for (size_t i = 0; i < r->n_front; i++)
@@ -470,7 +535,8 @@ static void write_csv(FILE *out, const struct plan_space *sp, const struct plan_
 }
 
 static void write_result(FILE *out, int format, const struct plan_space *sp,
-                         const struct plan_spec *spec, struct plan_result *r, bool pareto)
+                         const struct plan_spec *spec, struct plan_result *r, bool pareto,
+                         const struct plan_why *why)
 {
     char changes[CHANGES_LEN];
     if (r->n_front > 1)
@@ -478,7 +544,7 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     const struct plan_counts *c = &r->counts;
     uint64_t base_rank = r->base_runnable ? c->better_than_base + 1 : 0;
     if (format == FORMAT_JSON) {
-        write_json(out, sp, spec, r, pareto);
+        write_json(out, sp, spec, r, pareto, why);
         return;
     }
     if (format == FORMAT_CSV) {
@@ -490,8 +556,11 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     format_si(b, sizeof b, (double)c->evaluated, "");
     fprintf(out, "plan for %s: %s candidates, %s evaluated, %llu runnable\n", sp->base.name, a, b,
             (unsigned long long)c->runnable);
-    fprintf(out, "objective: %s (%s is better)\n", plan_figure_names[spec->objective],
-            plan_figure_maximized(spec->objective) ? "higher" : "lower");
+    fprintf(out,
+            "objective: %s (%s is better); the %d rows below re-timed by the step-schedule "
+            "simulator\n",
+            plan_figure_names[spec->objective],
+            plan_figure_maximized(spec->objective) ? "higher" : "lower", spec->top);
     if (c->bound_cut > 0) {
         format_si(a, sizeof a, (double)c->bound_cut, "");
         fprintf(out, "step-time bound: %s candidates cut unevaluated (too slow for the top %d)\n",
@@ -509,12 +578,16 @@ static void write_result(FILE *out, int format, const struct plan_space *sp,
     }
     if (r->n_top == 0)
         fprintf(out, "  (no runnable configuration in this space)\n");
+    else
+        text_simulated(out, r);
     if (r->base_runnable) {
         char rank[24];
         snprintf(rank, sizeof rank, "%llu", (unsigned long long)base_rank);
         fprintf(out, "\nyour setup ranks %s%s of %s%llu:\n", base_rank_exact(r) ? "" : "at least ",
                 rank, c->bound_cut > 0 ? "at least " : "", (unsigned long long)c->runnable);
         text_row(out, rank, &r->base, "");
+        if (why && why->ok)
+            text_why(out, why);
     } else {
         fprintf(out, "\nyour setup cannot run as it is\n");
     }
@@ -614,7 +687,7 @@ static int merge_one(const struct plan_cli *pc, const struct catalog *cat,
         const uint64_t *idx = pass ? q->front : q->top;
         size_t cnt = pass ? q->n_front : q->n_top;
         for (size_t k = 0; k < cnt; k++) {
-            struct plan_entry e;
+            struct plan_entry e = {0};
             if (idx[k] >= sp->candidates || !plan_eval_candidate(sp, cat, idx[k], &e)) {
                 cli_error("%s: candidate %llu is not a runnable configuration of this space", file,
                           (unsigned long long)idx[k]);
@@ -683,7 +756,11 @@ static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan
     }
     if (rc == EXIT_OK) {
         r->base_runnable = plan_eval_setup(&base, cat, &r->base);
-        write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto);
+        plan_simulate_rows(sp, cat, r);
+        struct plan_why why = {0};
+        if (r->n_top > 0 && r->base_runnable)
+            plan_why(sp, cat, r->top[0].index, &why);
+        write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto, &why);
         if (!write_files(pc, sp, r))
             rc = EXIT_RUNTIME;
     }
@@ -760,7 +837,11 @@ int cmd_plan(int argc, char **argv)
         }
         goto out;
     }
-    write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto);
+    struct plan_why why = {0};
+    plan_simulate_rows(sp, cat, r);
+    if (r->n_top > 0 && r->base_runnable)
+        plan_why(sp, cat, r->top[0].index, &why);
+    write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto, &why);
     if (!write_files(pc, sp, r))
         rc = EXIT_RUNTIME;
 out:

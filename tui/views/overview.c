@@ -9,6 +9,7 @@
 #include "glyphs.h"
 #include "keys.h"
 #include "pictures.h"
+#include "schedule.h"
 #include "theme.h"
 #include "views.h"
 
@@ -387,20 +388,23 @@ static const char *const part_names[PART_COUNT] = {"compute", "comm", "bubble", 
 static const enum theme_role part_roles[PART_COUNT] = {
     ROLE_PART_COMPUTE, ROLE_PART_COMM, ROLE_PART_BUBBLE, ROLE_PART_DATA, ROLE_PART_OTHER};
 
-static void group_breakdown(const struct step_breakdown *b, double *parts)
+static void group_breakdown(const struct model_report *r, double *parts)
 {
+    const struct step_breakdown *b = &r->breakdown;
     parts[PART_COMPUTE] = b->compute + b->recompute;
     parts[PART_COMM] = b->tp_comm + b->cp_comm + b->ep_comm + b->dp_comm_exposed + b->pp_p2p;
-    parts[PART_BUBBLE] = b->pp_bubble + b->straggler; /* waiting for other devices */
+    /* The pipeline bubble alone (sched_bubble_s, as eval and the pipeline
+     * picture); the straggler wait is not a bubble. */
+    parts[PART_BUBBLE] = sched_bubble_s(r);
     parts[PART_DATA] = b->data_read + b->preprocess + b->host_to_device;
-    parts[PART_OTHER] = b->optimizer + b->overhead;
+    parts[PART_OTHER] = b->optimizer + b->overhead + b->straggler;
 }
 
 static void draw_breakdown(int y, int x, int w, const struct model_report *r, bool legend_row,
                            int ly)
 {
     double parts[PART_COUNT];
-    group_breakdown(&r->breakdown, parts);
+    group_breakdown(r, parts);
     char st[32];
     fmt_dur(st, sizeof st, r->step_time_s);
     int used = draw_textf(y, x, LABEL_W, ROLE_TEXT, "step %s", st);

@@ -305,33 +305,5 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
     y++;
     if (y >= in.y + in.h)
         return;
-    int p = r->pp, m = r->micro_batches;
-    if (p <= 1) {
-        draw_text(y, in.x, in.w, ROLE_DIM, "pipeline: PP=1, so no pipeline bubble");
-        return;
-    }
-    double bubble = (double)(p - 1) / (m + p - 1);
-    char bp[16];
-    fmt_pct(bp, sizeof bp, bubble);
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "pipeline PP=%d, %d micro-batches: bubble %s", p, m,
-               bp);
-    /* GPipe-style picture: forward wave, then backward wave; the idle
-     * corners are the bubble. */
-    const struct glyphs *g = glyphs_active();
-    int md = m < PIPE_MB_MAX ? m : PIPE_MB_MAX;
-    int rows = p < in.y + in.h - y ? p : in.y + in.h - y;
-    for (int i = 0; i < rows; i++) {
-        int x = in.x;
-        x += draw_textf(y + i, x, 4, ROLE_DIM, "s%-2d", i + 1);
-        for (int c = 0; c < 2 * (md + p - 1) && x < in.x + in.w; c++) {
-            int f0 = i, f1 = i + md;                         /* forward slots */
-            int b0 = md + p - 1 + (p - 1 - i), b1 = b0 + md; /* backward slots */
-            if (c >= f0 && c < f1)
-                x += draw_text(y + i, x, 1, ROLE_PART_COMPUTE, "F");
-            else if (c >= b0 && c < b1)
-                x += draw_text(y + i, x, 1, ROLE_PART_COMM, "B");
-            else
-                x += draw_text(y + i, x, 1, ROLE_PART_BUBBLE, g->bar_empty);
-        }
-    }
+    pic_pipeline(v, in, y);
 }

@@ -20,6 +20,8 @@ void pic_data(const struct view_ctx *v, struct view_out *out, struct rect in);
 void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in);
 void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in);
 void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in);
+/* The simulated pipeline schedule from row y (pic_pipe.c); returns the next row. */
+int pic_pipeline(const struct view_ctx *v, struct rect in, int y);
 void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in);
 /* The device's roofline with the ridge point and the operating point
  * (pic_roofline.c): a chart when `in` is tall enough, else one line. */

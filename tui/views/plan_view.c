@@ -3,6 +3,7 @@
  * table, where the current setup ranks, and a scatter of days to train
  * against total cost with the Pareto front marked. Enter loads the
  * selected row into the live view. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct plan_view {
     char base_yaml[SETUP_TEXT_LEN]; /* the setup searched, to notice changes */
     const struct catalog *cat;
     int sel;
+    struct plan_why why; /* rank 1 against the setup, part by part */
 };
 
 static void *search_main(void *arg)
@@ -39,6 +41,9 @@ static void *search_main(void *arg)
     struct plan_view *pv = arg;
     pv->ok = plan_run(&pv->space, pv->cat, &pv->spec, &pv->result, &pv->progress, NULL, NULL,
                       pv->err, sizeof pv->err);
+    memset(&pv->why, 0, sizeof pv->why);
+    if (pv->ok && pv->result.n_top > 0 && pv->result.base_runnable)
+        plan_why(&pv->space, pv->cat, pv->result.top[0].index, &pv->why);
     __atomic_store_n(&pv->finished, 1, __ATOMIC_RELEASE);
     return NULL;
 }
@@ -265,6 +270,26 @@ static void draw_scatter(const struct plan_view *pv, struct rect box)
                g->bottleneck, g->selector);
 }
 
+/* Rank 1 against the setup: the step, then each part that moved by at
+ * least 1% of the setup's step (plan_why, the same as `mlviz plan`). */
+static int draw_why(const struct plan_why *why, int y, int x, int w)
+{
+    char line[512], a[32], b[32];
+    fmt_dur(a, sizeof a, why->base[PLAN_WHY_STEP]);
+    fmt_dur(b, sizeof b, why->best[PLAN_WHY_STEP]);
+    int n = snprintf(line, sizeof line, "rank 1 vs yours: step %s -> %s:", a, b);
+    for (int i = 0; i < PLAN_WHY_STEP && n > 0 && (size_t)n < sizeof line; i++) {
+        double d = why->best[i] - why->base[i];
+        if (!(fabs(d) >= 0.01 * why->base[PLAN_WHY_STEP]))
+            continue;
+        fmt_dur(a, sizeof a, fabs(d));
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s %c%s", plan_why_names[i],
+                      d < 0 ? '-' : '+', a);
+    }
+    draw_text(y++, x, w, ROLE_DIM, line);
+    return y;
+}
+
 void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct plan_view *pv)
 {
     view_draw_title(v, out, "plan");
@@ -314,6 +339,8 @@ void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct
     if (r->base_runnable) {
         snprintf(rank, sizeof rank, "%llu", (unsigned long long)r->counts.better_than_base + 1);
         table_row(pv, y++, x, w, rank, &r->base, ROLE_WARN, "your setup");
+        if (pv->why.ok)
+            y = draw_why(&pv->why, y, x, w);
     } else {
         draw_text(y++, x, w, ROLE_WARN, "your setup cannot run as it is");
     }

@@ -206,10 +206,14 @@ static void test_pipeline_bubble(void **state)
     eval(&s, &o);
     double p = 8, m = o.micro_batches;
     assert_int_equal(o.micro_batches, 1536 / 16);
-    /* 1F1B: the bubble is (p-1)/(m+p-1) of the pipelined time. */
+    /* 1F1B: the bubble is (p-1)/(m+p-1) of the pipelined time with equal
+     * stages; the first and last stages (embedding, output layer) make it
+     * a little smaller here (tests/unit/engine/test_sched.c checks the
+     * closed form against the schedule simulator exactly). */
     const struct step_breakdown *k = &o.breakdown;
     double pipelined = k->compute + k->recompute + k->tp_comm + k->pp_bubble;
-    assert_close(k->pp_bubble / pipelined, (p - 1) / (m + p - 1), 1e-9);
+    assert_close(k->pp_bubble / pipelined, (p - 1) / (m + p - 1), 0.03);
+    assert_true(k->pp_bubble / pipelined <= (p - 1) / (m + p - 1));
 }
 
 static void test_interleaved_bubble(void **state)
@@ -221,10 +225,11 @@ static void test_interleaved_bubble(void **state)
     s.training.virtual_stages = 2;
     struct model_report o;
     eval(&s, &o);
-    /* Interleaved 1F1B: bubble (p-1)/v micro-batch slots (Narayanan 2021). */
+    /* Interleaved 1F1B: bubble (p-1)/v micro-batch slots (Narayanan 2021)
+     * with equal stages; the lighter first and last stages shorten it. */
     const struct step_breakdown *k = &o.breakdown;
     double per_mb = (k->compute + k->recompute + k->tp_comm) / o.micro_batches;
-    assert_close(k->pp_bubble, 7.0 / 2.0 * per_mb, 1e-9);
+    assert_close(k->pp_bubble, 7.0 / 2.0 * per_mb, 0.03);
     struct setup plain = s;
     plain.training.virtual_stages = 1;
     struct model_report p1;

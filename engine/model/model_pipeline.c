@@ -1,0 +1,177 @@
+/* model_pipeline: the costs of every pipeline stage, per micro-batch, for the
+ * step-schedule simulator (engine/sched). They come from the same functions
+ * as the closed form (model_compute.c, model_network.c), so the simulator
+ * and the closed form see the same costs and differ only in how the
+ * schedule puts them together. Nothing here allocates. */
+#include "model.h"
+#include "model_internal.h"
+
+/* The data-parallel traffic of one stage, exposed, as a part that repeats
+ * every micro-batch and a part after the last backward. The closed form's
+ * exposed total is linear in the micro-batch count (model_dp_sync,
+ * model_zero3_sync), so two evaluations at m = 1 and m = 2 split it. */
+static void stage_dp(const struct ctx *c, const struct stage *st, const struct model_stage_cost *t,
+                     struct model_stage_cost *o)
+{
+    struct ctx one = *c;
+    double exposed[2] = {0.0, 0.0};
+    for (int k = 0; k < 2; k++) {
+        struct device_step d;
+        memset(&d, 0, sizeof d);
+        one.m = k + 1;
+        double f = t->compute_fwd_s, b = t->compute_bwd_s;
+        model_dp_sync(&one, st->params.dense, c->dp * c->cp, c->tp, f, b, &d);
+        model_dp_sync(&one, st->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, f, b,
+                      &d);
+        exposed[k] = d.dp_exposed;
+        if (k == 0) {
+            struct device_step full;
+            memset(&full, 0, sizeof full);
+            model_dp_sync(c, st->params.dense, c->dp * c->cp, c->tp, f, b, &full);
+            model_dp_sync(c, st->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, f, b,
+                          &full);
+            o->dp_total_s = full.dp_total;
+        }
+    }
+    o->dp_mb_s = maxd(0.0, exposed[1] - exposed[0]);
+    o->dp_tail_s = maxd(0.0, exposed[0] - o->dp_mb_s);
+}
+
+int model_pipeline_costs(const struct setup *s, const struct resolved *r,
+                         const struct model_report *o, struct model_pipeline *out,
+                         struct model_stage_cost *stages, int max)
+{
+    struct ctx c;
+    model_make_ctx(s, r, &c);
+    if (o && o->power.throttled && o->power.throttle_factor > 0)
+        c.throttle = o->power.throttle_factor;
+    struct device_step d;
+    model_device_step(&c, &d);
+    memset(out, 0, sizeof *out);
+    out->pp = report_int(c.pp);
+    out->vp = s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1;
+    if (out->vp < 1)
+        out->vp = 1;
+    out->m = report_int(c.m);
+    out->send_s = c.pp > 1 ? model_pp_send_time(&c) : 0.0;
+    out->send_blocking_s = (1.0 - r->software->pp_p2p_overlap) * out->send_s;
+    out->optimizer_s = d.optimizer;
+    out->straggler_s = d.straggler;
+    out->overhead_s = d.overhead;
+    out->closed_step_s = d.total;
+    out->closed_bubble_s = d.bubble;
+    out->closed_p2p_s = d.p2p;
+    int first_layer = 0, prev_key[3] = {-1, -1, -1};
+    for (int i = 0; i < out->pp && i < max; i++) {
+        struct stage st;
+        model_make_stage(&c, i, first_layer, &st);
+        first_layer += st.layers;
+        /* Neighbours with the same layers and ends cost the same. */
+        int key[3] = {st.layers, st.moe_layers, (st.first ? 1 : 0) + (st.last ? 2 : 0)};
+        if (i > 0 && memcmp(key, prev_key, sizeof key) == 0) {
+            stages[i] = stages[i - 1];
+            continue;
+        }
+        memcpy(prev_key, key, sizeof key);
+        model_stage_times(&c, &st, &stages[i]);
+        stage_dp(&c, &st, &stages[i], &stages[i]);
+        /* The per-micro-batch part of the exposed DP traffic runs beside
+         * both passes (ZeRO-3 gathers in the forward, reduce-scatters in the
+         * backward); the simulator charges it inside them. */
+        double f = stages[i].fwd_s, b = stages[i].bwd_s, share = ratio(f, f + b);
+        stages[i].fwd_s += stages[i].dp_mb_s * share;
+        stages[i].bwd_s += stages[i].dp_mb_s * (1.0 - share);
+    }
+    return out->pp;
+}
+
+/* ---- the closed form of the schedule ---------------------------------------
+ * Stage k of p with per-micro-batch forward f_k and backward b_k (chunks of
+ * f_k / v, b_k / v, the embedding and output layer whole in theirs) runs m
+ * micro-batches: m (f_k + b_k) of work plus its blocking sends. Around it:
+ * the fill (micro-batch 0 reaching it through stages 0..k-1), the drain (the
+ * last backward going back through them), and two waits for the stages
+ * after it, whose round trip D_k (forward down, backward back) the warm-up
+ * covers with its p - k - 1 forwards and the cool-down with as many
+ * backwards. The step is the longest of these paths over k; with equal
+ * stages it is (m + p - 1) (f + b) for 1F1B and m (f + b) + (p - 1)(f + b) / v
+ * interleaved (Narayanan et al. 2021). docs/MODEL.md, "The step schedule". */
+
+void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v)
+{
+    memset(pf, 0, sizeof *pf);
+    pf->p = report_int(c->pp);
+    pf->v = v < 1 ? 1 : v;
+    pf->m = (double)c->m;
+    pf->link = c->pp > 1 ? model_pp_send_time(c) : 0.0;
+    pf->e = (1.0 - c->r->software->pp_p2p_overlap) * pf->link;
+}
+
+/* A chunk's forward and backward on the first micro-batch's path. */
+static double chain_f(const struct pipe_form *pf, const struct pipe_stage *st)
+{
+    return (st->f - st->ef) / pf->v + st->ef;
+}
+static double chain_b(const struct pipe_form *pf, const struct pipe_stage *st)
+{
+    return (st->b - st->eb) / pf->v + st->eb;
+}
+
+/* Pass 1 visits the last stage first, like pass 2. */
+void model_pipe_total(struct pipe_form *pf, const struct pipe_stage *st)
+{
+    pf->chain_f += chain_f(pf, st);
+    pf->chain_b += chain_b(pf, st);
+    pf->work_total += st->f + st->b;
+}
+
+/* Sends the blocking part of which holds stage k's stream per micro-batch:
+ * every chunk sends its forward on and its backward back, but for the ends
+ * of the whole model. */
+static int stage_sends(const struct pipe_form *pf, int k)
+{
+    return pf->p == 1 ? 0 : 2 * pf->v - (k == 0) - (k == pf->p - 1);
+}
+
+void model_pipe_stage(struct pipe_form *pf, int k, const struct pipe_stage *st)
+{
+    int after = pf->p - 1 - k;
+    double cf = chain_f(pf, st), cb = chain_b(pf, st);
+    double per_mb = st->f + st->b + stage_sends(pf, k) * pf->e;
+    double fill = pf->chain_f - pf->after_f - cf + k * pf->link;
+    double drain = pf->chain_b - pf->after_b - cb + k * pf->link;
+    if (k == pf->busy)
+        pf->busy_drain = drain;
+    double round_trip = pf->after_f + pf->after_b + 2.0 * after * pf->link;
+    double phi = (st->f - st->ef) / pf->v, beta = (st->b - st->eb) / pf->v;
+    double path;
+    if (after < pf->m) {
+        /* The warm-up's forwards and the cool-down's backwards cover the
+         * round trip through the stages after k, as far as they last. */
+        double warm = maxd(0.0, round_trip - after * (phi + pf->e));
+        double cool = maxd(0.0, round_trip - after * (beta + pf->e));
+        path = fill + drain + pf->m * per_mb + warm + cool;
+    } else if (pf->v > 1) {
+        /* Interleaved with fewer micro-batches than stages: each chunk's
+         * round waits for the micro-batches to come round the ring, so the
+         * first one goes through every chunk of every stage in turn, the
+         * others a chunk behind each other (with equal stages p (f + b) +
+         * (m - 1)(f + b) / v, which meets the formula above at m = p). */
+        path =
+            pf->work_total + 2.0 * (pf->p * pf->v - 1) * pf->link + (pf->m - 1.0) * per_mb / pf->v;
+    } else {
+        /* Every forward before the first backward returns: then the
+         * backwards at the pace of this stage or of the slowest after it. */
+        double first_back = maxd(pf->m * (cf + pf->e), cf + round_trip);
+        path = fill + drain + first_back + (cb + pf->e) +
+               maxd((pf->m - 1.0) * (cb + pf->e), pf->after_max);
+    }
+    pf->makespan = maxd(pf->makespan, path);
+    pf->after_f += cf;
+    pf->after_b += cb;
+    /* How long this stage takes to send all backwards after its first:
+     * its steady 1F1B pairs, then its cool-down's backwards alone. */
+    double emit = after < pf->m ? (pf->m - after - 1.0) * per_mb + after * (cb + pf->e)
+                                : (pf->m - 1.0) * (cb + pf->e);
+    pf->after_max = maxd(pf->after_max, emit);
+}
