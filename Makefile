@@ -184,10 +184,15 @@ $(SCREEN_TEST_BIN) $(BENCH_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(SCREEN
 	$(TEST_COMPILE) $(PKG_CFLAGS) -o $@ $< $(LINK_ALL) $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) \
 	  $(MLVIZ_LDLIBS) $(TEST_LIBS)
 
-# Fuzz targets link the engine library (and the Lua host for fuzz_lua) only.
+# Fuzz targets link the engine library (and the Lua host for fuzz_lua) only;
+# fuzz_lesson drives `mlviz lesson`'s preparation (tui/cli/) and links the
+# CLI library too.
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB) $(LUA_LIB)
 	$(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) -std=c11 -g -O1 $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
-	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(LUA_LIB) $(ENGINE_LIB) $(LDFLAGS) $(MLVIZ_LDLIBS)
+	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(FUZZ_CLI_LIB) $(LUA_LIB) $(ENGINE_LIB) \
+	  $(LDFLAGS) $(MLVIZ_LDLIBS)
+$(BUILD)/fuzz_lesson: $(CLI_LIB)
+$(BUILD)/fuzz_lesson: FUZZ_CLI_LIB = $(CLI_LIB)
 
 -include $(ALL_OBJ:.o=.d)
 
