@@ -150,6 +150,11 @@ size_t luahost_memory_bytes(const struct luahost *h)
     return h->mem_used;
 }
 
+uint64_t luahost_instructions(const struct luahost *h)
+{
+    return h->instructions;
+}
+
 /* ---- loading and running --------------------------------------------------------- */
 
 struct describe_limits {

@@ -146,6 +146,10 @@ bool luahost_usage_error(const struct luahost *h);
  * (simulations), both counted against the memory cap. */
 size_t luahost_memory_bytes(const struct luahost *h);
 
+/* Instructions charged to the budget so far: the script's own and the work
+ * done in C on its behalf (pattern matching, sweeps, mlviz.plan...). */
+uint64_t luahost_instructions(const struct luahost *h);
+
 /* Declared parameters and the one-line description of a script, read
  * without running it with the engine (for `mlviz scenarios` and --help). */
 bool luahost_describe(const char *path, char *title, size_t title_len, struct luahost_param *params,
