@@ -39,6 +39,9 @@ static int plan_work_gc(lua_State *L)
 #define PLAN_CUT_PER_STEP 64
 #define PLAN_RANK_COST    16
 #define PLAN_ROW_COST     200
+/* Seconds between two looks at the budget and the limits while the search
+ * runs (its work between two looks is the most it overshoots by). */
+#define PLAN_CHECK_S 0.005
 
 struct plan_watch {
     struct luahost *h;
@@ -283,6 +286,7 @@ int lh_plan(lua_State *L)
     }
     lua_setmetatable(L, -2);
     plan_spec_init(&w->spec);
+    w->spec.report_s = PLAN_CHECK_S;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     w->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
     if (!lua_isnil(L, 2)) {

@@ -80,6 +80,10 @@ struct plan_spec {
     /* The Pareto front is wanted (the default). When false the front is not
      * kept and the step-time bound may cut units (docs/PLAN.md, Pruning). */
     bool front;
+    /* Seconds between two calls of plan_run's report callback (0: a tenth
+     * of a second). A caller that charges the work as it goes asks for
+     * more calls, so it stops the search sooner. */
+    double report_s;
     /* The option strings that define the space, replayed by --merge. */
     char vary[PLAN_DIMS_MAX][PLAN_ARG_LEN];
     int n_vary;

@@ -296,6 +296,14 @@ enum {
     BOUND_FIRST_UNITS = 256    /* at least this many units (or 1/16 of them) searched first */
 };
 
+/* Seconds between two calls of plan_run's report callback, by default. */
+#define REPORT_S 0.1
+
+static double report_s(const struct plan_spec *spec)
+{
+    return spec->report_s > 0 && spec->report_s < REPORT_S ? spec->report_s : REPORT_S;
+}
+
 static double monotonic_s(void)
 {
     struct timespec ts;
@@ -311,7 +319,7 @@ static bool prep_step(struct shared *sh, uint64_t n)
     atomic_fetch_add_explicit(&p->prep_done, n, memory_order_relaxed);
     if (sh->report) {
         double now = monotonic_s();
-        if (now - sh->last_report_s >= 0.1) {
+        if (now - sh->last_report_s >= report_s(sh->spec)) {
             sh->last_report_s = now;
             sh->report(sh->report_ctx, p);
         }
@@ -479,6 +487,22 @@ void plan_progress_cancel(struct plan_progress *p)
     atomic_store_explicit(&p->cancel, 1, memory_order_relaxed);
 }
 
+/* While n workers run: report every report_s, and look for their end every
+ * millisecond, so a short search is not held up to the next report. */
+static void watch_workers(struct shared *sh, int n,
+                          void (*report)(void *ctx, const struct plan_progress *p), void *ctx)
+{
+    double next_report_s = monotonic_s() + report_s(sh->spec);
+    while (__atomic_load_n(&sh->finished, __ATOMIC_ACQUIRE) < n) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (monotonic_s() >= next_report_s) {
+            next_report_s = monotonic_s() + report_s(sh->spec);
+            report(ctx, sh->progress);
+        }
+    }
+}
+
 bool plan_run(const struct plan_space *sp, const struct catalog *cat, const struct plan_spec *spec,
               struct plan_result *out, struct plan_progress *progress,
               void (*report)(void *ctx, const struct plan_progress *p), void *ctx, char *err,
@@ -531,13 +555,8 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat, const stru
             __atomic_fetch_add(&sh.finished, 1, __ATOMIC_RELEASE);
         }
     }
-    if (ok && report) {
-        while (__atomic_load_n(&sh.finished, __ATOMIC_ACQUIRE) < n) {
-            struct timespec ts = {0, 100 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-            report(ctx, progress);
-        }
-    }
+    if (ok && report)
+        watch_workers(&sh, n, report, ctx);
     for (int i = 0; ok && i < n; i++)
         if (started[i])
             pthread_join(tid[i], NULL);
