@@ -8,6 +8,7 @@
 #   make check-layers, check-sizes, check-format   the structure checks alone
 #   make asan       the test suite under AddressSanitizer + UBSan
 #   make valgrind   unit tests and headless commands under valgrind
+#   make tsan       the planner's threads under ThreadSanitizer (tests/tsan.sh)
 #   make fuzz       every tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 30) each
 #   make bench      speed figures (eval_per_s, sim_ticks_per_s, frame_ms, ...)
 #   make install    PREFIX=/usr/local DESTDIR= ; make uninstall
@@ -108,8 +109,9 @@ FUZZ_SECONDS ?= 30
 
 BIN        := mlviz
 
-.PHONY: deb check-deb all run test test-build asan valgrind bench install uninstall clean deps deps-test \
-        check-tools fuzz fuzz-build fuzz-targets format check-layers check-sizes check-format
+.PHONY: deb check-deb all run test test-build asan valgrind bench install uninstall clean deps \
+        deps-test check-tools tsan fuzz fuzz-build fuzz-targets format check-layers check-sizes \
+        check-format
 
 COMPLETIONS := $(BUILD)/completions/mlviz.bash $(BUILD)/completions/_mlviz \
                $(BUILD)/completions/mlviz.fish
@@ -184,10 +186,15 @@ $(SCREEN_TEST_BIN) $(BENCH_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(SCREEN
 	$(TEST_COMPILE) $(PKG_CFLAGS) -o $@ $< $(LINK_ALL) $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) \
 	  $(MLVIZ_LDLIBS) $(TEST_LIBS)
 
-# Fuzz targets link the engine library (and the Lua host for fuzz_lua) only.
+# Fuzz targets link the engine library (and the Lua host for fuzz_lua) only;
+# fuzz_lesson drives `mlviz lesson`'s preparation (tui/cli/) and links the
+# CLI library too.
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB) $(LUA_LIB)
 	$(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) -std=c11 -g -O1 $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
-	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(LUA_LIB) $(ENGINE_LIB) $(LDFLAGS) $(MLVIZ_LDLIBS)
+	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(FUZZ_CLI_LIB) $(LUA_LIB) $(ENGINE_LIB) \
+	  $(LDFLAGS) $(MLVIZ_LDLIBS)
+$(BUILD)/fuzz_lesson: $(CLI_LIB)
+$(BUILD)/fuzz_lesson: FUZZ_CLI_LIB = $(CLI_LIB)
 
 -include $(ALL_OBJ:.o=.d)
 
@@ -229,6 +236,15 @@ asan: deps-test
 valgrind: deps-test
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-valgrind BIN=build-valgrind/mlviz test-build
 	@BUILD=build-valgrind MLVIZ_BIN=build-valgrind/mlviz VALGRIND=1 sh tests/run.sh
+
+# ThreadSanitizer over the planner's threads and the screen that watches
+# them: the planner's cmocka tests and the TUI plan suite, built with
+# -fsanitize=thread in build-tsan/; any report fails it (tests/tsan.sh).
+TSAN_TESTS := build-tsan/tests/unit/engine/test_plan
+tsan: deps-test
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-tsan SANITIZE=thread OPT="-O1 -g" \
+	  BIN=build-tsan/mlviz build-tsan/mlviz $(TSAN_TESTS)
+	@BUILD=build-tsan TSAN_TESTS="$(TSAN_TESTS)" sh tests/tsan.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory OPT="-O3 -g -march=native" BUILD=build-bench \
@@ -336,4 +352,4 @@ check-deb: deb
 	lintian --fail-on error $(DEB_FILE)
 
 clean:
-	rm -rf build build-test build-valgrind build-asan build-bench build-fuzz build-clang $(BIN)
+	rm -rf build build-test build-valgrind build-asan build-tsan build-bench build-fuzz build-clang $(BIN)

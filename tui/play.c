@@ -17,6 +17,9 @@
 #define PLAY_RUN_WALL_S 10.0
 /* Wall-clock budget of the simulation per frame (as app.c's). */
 #define PLAY_BUDGET_S 0.012
+/* Wall-clock budget per frame of the replay up to a pause (b): most of a
+ * frame, since nothing is animated meanwhile. */
+#define PLAY_REPLAY_BUDGET_S 0.025
 
 /* Narration arrives through hooks with a static context: the luahost is
  * created (by cmd_lua.c) before tui_play runs, so the hooks point here and
@@ -205,20 +208,32 @@ static void restart_play(struct ui *u, struct play_state *p, const char *why)
     ui_set_status(u, "the scenario starts again");
 }
 
-/* b: run the restarted script at once (no animation) up to pause number
- * u->back_to_pause; the same seed and parameters replay the same story. */
+/* b: run the restarted script without animation up to pause number
+ * u->back_to_pause; the same seed and parameters replay the same story.
+ * It runs under a frame's budget like play does (ui_advance stops inside
+ * a long sim:run at the deadline), so keys act between frames: returns
+ * with u->back_to_pause still set while there is more to replay. */
 static bool play_fast_forward(struct ui *u, struct play_state *p, char *err, size_t err_len)
 {
+    double budget = PLAY_REPLAY_BUDGET_S;
     while (u->pauses_reached < u->back_to_pause) {
+        if (p->running) {
+            double done = ui_advance(u, p->remaining_s, &budget, err, err_len);
+            p->remaining_s -= done > 0 ? done : 0;
+            if (done >= 0 && p->remaining_s > 1e-9)
+                return true;    /* the frame's time is up: on at the next frame */
+            p->running = false; /* a failed run: the script hears of it at the resume */
+        }
+        if (budget <= 0)
+            return true;
         struct luahost_request req;
         memset(&req, 0, sizeof req);
         switch (luahost_resume(*p->host, &req, err, err_len)) {
         case LUAHOST_RUN:
-            if (req.sim) {
+            if (req.sim)
                 adopt_sim(u, req.sim);
-                if (req.duration_s > 0 && !sim_run(req.sim, req.duration_s, err, err_len))
-                    p->running = false; /* the script hears of it at the next resume */
-            }
+            p->remaining_s = req.duration_s > 0 ? req.duration_s : 0;
+            p->running = req.sim != NULL && p->remaining_s > 0;
             break;
         case LUAHOST_PAUSE:
             u->pauses_reached++;
@@ -253,9 +268,11 @@ static bool play_tick(struct ui *u, void *ctx, double wall_dt, char *err, size_t
         restart_play(u, p, "Restarted");
         if (target > 0) {
             u->back_to_pause = target;
-            return play_fast_forward(u, p, err, err_len);
+            ui_set_status(u, "going back to pause %d", target);
         }
     }
+    if (u->back_to_pause > 0)
+        return play_fast_forward(u, p, err, err_len);
     if (u->play_done || u->play_waiting) {
         /* At a pause the picture stays live: a setup the story showed runs
          * in the view's own sim. A script's sim is left alone, so going

@@ -21,6 +21,9 @@
 /* ui_advance cuts a frame's simulated time into this many runs, checking
  * the wall-clock budget after each. */
 enum { ADVANCE_SLICES = 4 };
+/* Most ticks one sim_run of ui_advance takes before the clock is read
+ * again (a tick costs nanoseconds to a microsecond: at most a few ms). */
+enum { ADVANCE_PIECE_TICKS = 1 << 14 };
 
 /* Simulated seconds per wall second. The top ones (an hour, six hours, a
  * day per second) let a played story cover a month-long run in seconds. */
@@ -167,17 +170,38 @@ void ui_change_speed(struct ui *u, int dir)
     u->speed = ui_speeds[i];
 }
 
+/* Runs one slice of ui_advance in pieces of at most ADVANCE_PIECE_TICKS
+ * ticks, reading the clock after each: a fine tick at a high speed makes
+ * one slice billions of ticks, and the frame (so the keys) must not wait
+ * for them. Adds the simulated time run to *done; returns -1 when the sim
+ * failed, 0 when the slice ran out, 1 when the wall-clock deadline came. */
+static int advance_slice(struct ui *u, double slice, double deadline, double *done, char *err,
+                         size_t err_len)
+{
+    double piece_s = ADVANCE_PIECE_TICKS * sim_tick_s(u->sim);
+    while (slice > 0) {
+        double piece = slice > piece_s ? piece_s : slice;
+        if (!sim_run(u->sim, piece, err, err_len))
+            return -1;
+        *done += piece;
+        slice -= piece;
+        if (ui_now_s() > deadline)
+            return slice > 0 ? 1 : 0;
+    }
+    return 0;
+}
+
 double ui_advance(struct ui *u, double sim_dt, double *budget_s, char *err, size_t err_len)
 {
     double t0 = ui_now_s(), done = 0;
+    double deadline = t0 + *budget_s;
     u->lagging = false;
     for (int i = 0; i < ADVANCE_SLICES && sim_dt > 0; i++) {
-        double slice = sim_dt / ADVANCE_SLICES;
-        if (!sim_run(u->sim, slice, err, err_len))
+        int r = advance_slice(u, sim_dt / ADVANCE_SLICES, deadline, &done, err, err_len);
+        if (r < 0)
             return -1;
-        done += slice;
-        if (ui_now_s() - t0 > *budget_s) {
-            u->lagging = i + 1 < ADVANCE_SLICES;
+        if (r > 0 || ui_now_s() > deadline) {
+            u->lagging = r > 0 || i + 1 < ADVANCE_SLICES;
             break;
         }
     }

@@ -122,12 +122,23 @@ static size_t edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* The distance is at least the difference of the lengths (both cut at 63
+ * as edit_distance cuts them): candidates that differ more than a limit in
+ * length are skipped without the quadratic comparison. */
+static size_t length_gap(size_t la, const char *b)
+{
+    size_t lb = strlen(b);
+    la = la > 63 ? 63 : la;
+    lb = lb > 63 ? 63 : lb;
+    return la > lb ? la - lb : lb - la;
+}
+
 const char *fields_suggest_word(const char *word, const char *const *words, size_t n)
 {
     const char *best = NULL;
-    size_t best_d = SIZE_MAX;
+    size_t best_d = SIZE_MAX, word_len = strlen(word);
     for (size_t i = 0; i < n; i++) {
-        if (!words[i])
+        if (!words[i] || length_gap(word_len, words[i]) >= best_d)
             continue;
         size_t d = edit_distance(word, words[i]);
         if (d < best_d) {
@@ -136,8 +147,7 @@ const char *fields_suggest_word(const char *word, const char *const *words, size
         }
     }
     /* Only suggest when the word is plausibly a typo of the candidate. */
-    size_t len = strlen(word);
-    size_t limit = len < 6 ? 2 : len / 3 + 1;
+    size_t limit = word_len < 6 ? 2 : word_len / 3 + 1;
     return best && best_d <= limit ? best : NULL;
 }
 
@@ -160,6 +170,8 @@ const char *fields_suggest(const struct field_table *t, const char *path)
     size_t leaf_len = strlen(leaf);
     size_t leaf_limit = leaf_len < 6 ? 1 : leaf_len / 4 + 1;
     for (size_t i = 0; i < t->count; i++) {
+        if (length_gap(len, t->fields[i].path) > limit)
+            continue;
         size_t d = edit_distance(path, t->fields[i].path);
         if (d <= limit && d < best_d) {
             best_d = d;
@@ -169,6 +181,8 @@ const char *fields_suggest(const struct field_table *t, const char *path)
     if (best)
         return best;
     for (size_t i = 0; i < t->count; i++) {
+        if (length_gap(leaf_len, leaf_of(t->fields[i].path)) > leaf_limit)
+            continue;
         size_t d = edit_distance(leaf, leaf_of(t->fields[i].path));
         if (d <= leaf_limit && d < best_d) {
             best_d = d;

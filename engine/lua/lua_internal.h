@@ -106,6 +106,11 @@ struct luahost {
     bool finished;
     bool started;
     int chunk_ref; /* the compiled script (headless) */
+    int args_ref;  /* luahost_load_text: the table of values the chunk is called with */
+    char *text;    /* luahost_load_text: the script and its values, copied for reload */
+    size_t text_len;
+    char **values;
+    size_t n_values;
     lua_State *co; /* played: the script's coroutine */
     int co_ref;
     enum luahost_status yield_kind;

@@ -2,6 +2,8 @@
  * under the script's limits. */
 #include "lua_internal.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -30,23 +32,54 @@ static int plan_work_gc(lua_State *L)
 }
 
 /* Budget charged per full evaluation of a candidate (a few microseconds,
- * a few hundred Lua instructions), and per candidate cut without one. */
+ * a few hundred Lua instructions), per candidate cut without one, per unit
+ * ranked by its bound while preparing (a fraction of a microsecond, its
+ * share of the sort included) and per row of the result table. */
 #define PLAN_EVAL_COST    200
 #define PLAN_CUT_PER_STEP 64
+#define PLAN_RANK_COST    16
+#define PLAN_ROW_COST     200
+/* Seconds between two looks at the budget and the limits while the search
+ * runs (its work between two looks is the most it overshoots by). */
+#define PLAN_CHECK_S 0.005
 
 struct plan_watch {
     struct luahost *h;
     struct plan_progress *progress;
+    uint64_t charged; /* budget steps charged for the search so far */
 };
 
-/* Called on the script's thread while the search runs: the time limit and
- * an interrupt stop the workers (the error is raised once they are done). */
+/* The search's work so far in budget steps: every candidate decided, every
+ * one evaluated in full and every unit ranked while preparing. */
+static uint64_t plan_cost(const struct plan_progress_now *p)
+{
+    return p->evaluated * PLAN_EVAL_COST + p->done / PLAN_CUT_PER_STEP + p->ranked * PLAN_RANK_COST;
+}
+
+/* Charges the work since the last call to the budget; the steps to raise
+ * for (at the end, on the script's thread). */
+static uint64_t plan_charge(struct plan_watch *w)
+{
+    struct plan_progress_now now;
+    plan_progress_read(w->progress, &now);
+    uint64_t cost = plan_cost(&now), steps = cost > w->charged ? cost - w->charged : 0;
+    w->charged += steps;
+    return steps;
+}
+
+/* Called on the script's thread while the search runs, the preparation
+ * included (about ten times a second): its work counts against the budget
+ * as it goes, and the budget, the time limit and an interrupt stop the
+ * workers (the error is raised once they are done). */
 static void plan_limit_check(void *ctx, const struct plan_progress *p)
 {
     (void)p;
     struct plan_watch *w = ctx;
-    if (lh_limits_hit(w->h))
-        __atomic_store_n(&w->progress->cancel, 1, __ATOMIC_RELAXED);
+    struct luahost *h = w->h;
+    uint64_t steps = plan_charge(w);
+    h->instructions = steps > UINT64_MAX - h->instructions ? UINT64_MAX : h->instructions + steps;
+    if (lh_limits_hit(h))
+        plan_progress_cancel(w->progress);
 }
 
 static const char *const plan_option_names[] = {"vary", "max", "objective", "top", "threads", NULL};
@@ -190,17 +223,15 @@ static void push_plan_entry(lua_State *L, const struct plan_space *sp, const str
 }
 
 /* The front, fastest first (ties by candidate number). */
-static void sort_front(struct plan_entry *front, size_t n_front)
+static int front_order(const void *a, const void *b)
 {
-    for (size_t i = 1; i < n_front; i++)
-        for (size_t j = i; j > 0 && (front[j].fig[PLAN_DAYS] < front[j - 1].fig[PLAN_DAYS] ||
-                                     (front[j].fig[PLAN_DAYS] == front[j - 1].fig[PLAN_DAYS] &&
-                                      front[j].index < front[j - 1].index));
-             j--) {
-            struct plan_entry tmp = front[j];
-            front[j] = front[j - 1];
-            front[j - 1] = tmp;
-        }
+    const struct plan_entry *x = a, *y = b;
+    double dx = x->fig[PLAN_DAYS], dy = y->fig[PLAN_DAYS];
+    if (isnan(dx) != isnan(dy)) /* a consistent order even for a NaN (last) */
+        return isnan(dx) ? 1 : -1;
+    if (!isnan(dx) && dx != dy)
+        return dx < dy ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
 }
 
 /* The result table of mlviz.plan. */
@@ -222,7 +253,7 @@ static void push_plan_result(lua_State *L, struct plan_work *w)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "top");
-    sort_front(w->result.front, res->n_front);
+    qsort(w->result.front, res->n_front, sizeof *w->result.front, front_order);
     lua_createtable(L, (int)(res->n_front < 100000 ? res->n_front : 0), 0);
     for (size_t i = 0; i < res->n_front; i++) {
         push_plan_entry(L, &w->space, &res->front[i], 0, true);
@@ -255,6 +286,7 @@ int lh_plan(lua_State *L)
     }
     lua_setmetatable(L, -2);
     plan_spec_init(&w->spec);
+    w->spec.report_s = PLAN_CHECK_S;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     w->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
     if (!lua_isnil(L, 2)) {
@@ -276,17 +308,17 @@ int lh_plan(lua_State *L)
         return lh_api_error(L, "plan", err);
     }
     lh_host_check(L, h);
-    struct plan_progress progress = {0};
-    struct plan_watch watch = {h, &progress};
+    struct plan_progress progress;
+    plan_progress_init(&progress);
+    struct plan_watch watch = {h, &progress, 0};
     bool ok = plan_run(&w->space, cat, &w->spec, &w->result, &progress, plan_limit_check, &watch,
                        err, sizeof err);
+    lh_host_charge_steps(L, h, plan_charge(&watch)); /* the rest since the last report */
     if (!ok)
         return lh_api_error(L, "plan", err);
     if (w->result.cancelled)
         lh_host_check(L, h); /* raises the limit that stopped it */
-    lh_host_charge_steps(L, h,
-                         w->result.counts.evaluated * PLAN_EVAL_COST +
-                             w->result.counts.candidates / PLAN_CUT_PER_STEP);
+    lh_host_charge_steps(L, h, (w->result.n_top + w->result.n_front + 1) * PLAN_ROW_COST);
     push_plan_result(L, w);
     return 1;
 }

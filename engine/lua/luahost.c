@@ -11,6 +11,7 @@
  * parameters declared by the script itself (sysbench). */
 #include "lua_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,7 @@ struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t e
     snprintf(h->path, sizeof h->path, "script");
     h->chunk_ref = LUA_NOREF;
     h->co_ref = LUA_NOREF;
+    h->args_ref = LUA_NOREF;
     lua_State *L = lua_newstate(lh_host_alloc, h);
     if (!L) {
         free(h);
@@ -104,6 +106,10 @@ void luahost_free(struct luahost *h)
     if (h->L)
         lua_close(h->L);
     lua_output_close(&h->out);
+    for (size_t i = 0; i < h->n_values; i++)
+        free(h->values[i]);
+    free(h->values);
+    free(h->text);
     free(h);
 }
 
@@ -119,7 +125,10 @@ struct luahost *luahost_reload(const struct luahost *h, int argc, char **argv, c
         luahost_free(fresh);
         return NULL;
     }
-    if (!luahost_load(fresh, h->path, argc, argv, err, err_len)) {
+    bool ok = h->text ? luahost_load_text(fresh, h->path, h->text, h->text_len,
+                                          (const char *const *)h->values, h->n_values, err, err_len)
+                      : luahost_load(fresh, h->path, argc, argv, err, err_len);
+    if (!ok) {
         luahost_free(fresh);
         return NULL;
     }
@@ -151,6 +160,11 @@ bool luahost_usage_error(const struct luahost *h)
 size_t luahost_memory_bytes(const struct luahost *h)
 {
     return h->mem_used;
+}
+
+uint64_t luahost_instructions(const struct luahost *h)
+{
+    return h->instructions;
 }
 
 /* ---- loading and running --------------------------------------------------------- */
@@ -239,6 +253,83 @@ bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, ch
     return true;
 }
 
+/* Keeps a copy of a text script and its values (for luahost_reload). */
+static bool keep_text(struct luahost *h, const char *text, size_t text_len,
+                      const char *const *values, size_t n_values)
+{
+    h->text = malloc(text_len + 1);
+    h->values = calloc(n_values ? n_values : 1, sizeof *h->values);
+    if (!h->text || !h->values)
+        return false;
+    memcpy(h->text, text, text_len);
+    h->text[text_len] = '\0';
+    h->text_len = text_len;
+    for (; h->n_values < n_values; h->n_values++) {
+        h->values[h->n_values] = strdup(values[h->n_values]);
+        if (!h->values[h->n_values])
+            return false;
+    }
+    return true;
+}
+
+/* The table of values a text script is called with, made protected. */
+static int push_values(lua_State *L)
+{
+    const struct luahost *h = lua_touserdata(L, 1);
+    lua_createtable(L, (int)h->n_values, 0);
+    for (size_t i = 0; i < h->n_values; i++) {
+        lua_pushstring(L, h->values[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+bool luahost_load_text(struct luahost *h, const char *name, const char *text, size_t text_len,
+                       const char *const *values, size_t n_values, char *err, size_t err_len)
+{
+    lua_State *L = h->L;
+    h->usage_error = false;
+    if (h->loaded || h->text) {
+        lh_copy_msg(err, err_len, "luahost_load_text: a script is already loaded in this host");
+        return false;
+    }
+    snprintf(h->path, sizeof h->path, "%s", name);
+    if (!keep_text(h, text, text_len, values, n_values) || n_values > (size_t)INT_MAX) {
+        lh_copy_msg(err, err_len, "out of memory");
+        return false;
+    }
+    lua_settop(L, 0);
+    lua_pushcfunction(L, push_values);
+    lua_pushlightuserdata(L, h);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lh_final_message(h, lua_tostring(L, -1), err, err_len);
+        lua_settop(L, 0);
+        return false;
+    }
+    h->args_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushfstring(L, "=%s", name);
+    int st = luaL_loadbufferx(L, text, text_len, lua_tostring(L, -1), "t");
+    lua_remove(L, -2);
+    if (st != LUA_OK) {
+        lh_final_message(h, lua_tostring(L, -1), err, err_len);
+        lua_settop(L, 0);
+        return false;
+    }
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lh_key_env);
+    lua_setupvalue(L, -2, 1);
+    if (h->opt.played) {
+        h->co = lua_newthread(L);
+        lua_pushvalue(L, -2);
+        lua_xmove(L, h->co, 1);
+        h->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        lua_pop(L, 1);
+    } else {
+        h->chunk_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    h->loaded = true;
+    return true;
+}
+
 bool luahost_run(struct luahost *h, char *err, size_t err_len)
 {
     lua_State *L = h->L;
@@ -252,8 +343,11 @@ bool luahost_run(struct luahost *h, char *err, size_t err_len)
     lua_settop(L, 0);
     lua_pushcfunction(L, lh_msg_handler);
     lua_rawgeti(L, LUA_REGISTRYINDEX, h->chunk_ref);
+    int nargs = h->args_ref != LUA_NOREF;
+    if (nargs)
+        lua_rawgeti(L, LUA_REGISTRYINDEX, h->args_ref);
     lh_clock_enter(h);
-    int st = lua_pcall(L, 0, 0, 1);
+    int st = lua_pcall(L, nargs, 0, 1);
     lh_clock_leave(h);
     if (st == LUA_OK && !lh_stop_flagged(h)) {
         lua_settop(L, 0);
@@ -285,11 +379,16 @@ enum luahost_status luahost_resume(struct luahost *h, struct luahost_request *re
         lh_final_message(h, NULL, err, err_len);
         return LUAHOST_ERROR;
     }
-    int nres = 0;
+    int nres = 0, nargs = 0;
+    if (!h->started && h->args_ref != LUA_NOREF && lua_checkstack(h->co, 1)) {
+        lua_rawgeti(h->L, LUA_REGISTRYINDEX, h->args_ref);
+        lua_xmove(h->L, h->co, 1);
+        nargs = 1;
+    }
     h->yield_kind = LUAHOST_DONE;
     h->started = true;
     lh_clock_enter(h);
-    int st = lua_resume(h->co, h->L, 0, &nres);
+    int st = lua_resume(h->co, h->L, nargs, &nres);
     lh_clock_leave(h);
     if (st == LUA_YIELD && lh_limits_hit(h)) {
         /* Interrupted (or out of time) while the script was yielding: end

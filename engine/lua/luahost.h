@@ -98,6 +98,15 @@ void luahost_interrupt(void);
 bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, char *err,
                   size_t err_len);
 
+/* Load a script given as text instead of a file: `name` stands for it in
+ * messages ("name:line: ..."). The chunk is called with one argument, a
+ * sequence of the strings values[0..n_values-1]: data reaches the script as
+ * values, never as source, so no text in them can change what it does. No
+ * parameters, no `arg`; the host keeps copies, so luahost_reload loads the
+ * same again. */
+bool luahost_load_text(struct luahost *h, const char *name, const char *text, size_t text_len,
+                       const char *const *values, size_t n_values, char *err, size_t err_len);
+
 /* Headless: run to the end. Returns false with "file:line: message" and a
  * traceback in err. */
 bool luahost_run(struct luahost *h, char *err, size_t err_len);
@@ -143,6 +152,10 @@ bool luahost_usage_error(const struct luahost *h);
 /* Memory held for the script now, in bytes: the Lua state and the C side
  * (simulations), both counted against the memory cap. */
 size_t luahost_memory_bytes(const struct luahost *h);
+
+/* Instructions charged to the budget so far: the script's own and the work
+ * done in C on its behalf (pattern matching, sweeps, mlviz.plan...). */
+uint64_t luahost_instructions(const struct luahost *h);
 
 /* Declared parameters and the one-line description of a script, read
  * without running it with the engine (for `mlviz scenarios` and --help). */

@@ -22,6 +22,7 @@
 #ifndef MLVIZ_PLAN_H
 #define MLVIZ_PLAN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +80,10 @@ struct plan_spec {
     /* The Pareto front is wanted (the default). When false the front is not
      * kept and the step-time bound may cut units (docs/PLAN.md, Pruning). */
     bool front;
+    /* Seconds between two calls of plan_run's report callback (0: a tenth
+     * of a second). A caller that charges the work as it goes asks for
+     * more calls, so it stops the search sooner. */
+    double report_s;
     /* The option strings that define the space, replayed by --merge. */
     char vary[PLAN_DIMS_MAX][PLAN_ARG_LEN];
     int n_vary;
@@ -147,18 +152,37 @@ struct plan_result {
     bool cancelled;
 };
 
-/* Progress shared with another thread while plan_run works. Before the
+/* Progress shared with other threads while plan_run works: the workers,
+ * the calling thread and a screen that shows it all touch these fields,
+ * so each is a C11 atomic; read them with plan_progress_read. Before the
  * workers start, a pruned search ranks every unit (the candidates that
  * share their hardware and layout) by its best possible figures
  * (`preparing` 1) and searches the most promising units first (2), in the
  * calling thread; prep_done of prep_total counts the units of that step. */
 struct plan_progress {
-    volatile uint64_t done; /* candidates decided (read with __atomic_load_n) */
-    uint64_t total;
-    volatile int cancel;    /* set non-zero to stop early (also while preparing) */
-    volatile int preparing; /* (all three: __atomic_load_n) */
-    volatile uint64_t prep_done, prep_total;
+    _Atomic uint64_t done;  /* candidates decided */
+    _Atomic uint64_t total; /* candidates to decide */
+    _Atomic int cancel;     /* non-zero: stop early (also while preparing) */
+    _Atomic int preparing;
+    _Atomic uint64_t prep_done, prep_total;
+    /* The work so far, for a caller that charges it as it goes (a script's
+     * budget): candidates evaluated in full (the preparation's included)
+     * and units ranked by their bound while preparing. */
+    _Atomic uint64_t evaluated, ranked;
 };
+
+/* One reading of a plan_progress (each field read atomically). */
+struct plan_progress_now {
+    uint64_t done, total, prep_done, prep_total, evaluated, ranked;
+    int preparing;
+};
+
+/* Zero every field (before handing the record to plan_run; not while a
+ * search uses it). */
+void plan_progress_init(struct plan_progress *p);
+/* Safe from any thread while a search runs. */
+void plan_progress_read(const struct plan_progress *p, struct plan_progress_now *now);
+void plan_progress_cancel(struct plan_progress *p);
 
 /* Runs the search with spec->threads threads. `progress` may be NULL; when
  * `report` is given it is called from the calling thread about ten times a

@@ -232,7 +232,7 @@ static void *worker_main(void *arg)
     struct shared *sh = w->sh;
     const struct plan_spec *spec = sh->spec;
     for (;;) {
-        if (sh->progress && __atomic_load_n(&sh->progress->cancel, __ATOMIC_RELAXED)) {
+        if (sh->progress && atomic_load_explicit(&sh->progress->cancel, memory_order_relaxed)) {
             w->res->cancelled = true;
             break;
         }
@@ -242,12 +242,16 @@ static void *worker_main(void *arg)
         if (unit >= sh->sp->units)
             break;
         w->res->counts.candidates += sh->sp->per_unit;
+        uint64_t evaluated = w->res->counts.evaluated;
         if (spec->exhaustive)
             unit_exhaustive(w, unit);
         else
             unit_pruned(w, unit);
-        if (sh->progress)
-            __atomic_fetch_add(&sh->progress->done, sh->sp->per_unit, __ATOMIC_RELAXED);
+        if (sh->progress) {
+            atomic_fetch_add_explicit(&sh->progress->evaluated,
+                                      w->res->counts.evaluated - evaluated, memory_order_relaxed);
+            atomic_fetch_add_explicit(&sh->progress->done, sh->sp->per_unit, memory_order_relaxed);
+        }
     }
     __atomic_fetch_add(&sh->finished, 1, __ATOMIC_RELEASE);
     return NULL;
@@ -292,6 +296,14 @@ enum {
     BOUND_FIRST_UNITS = 256    /* at least this many units (or 1/16 of them) searched first */
 };
 
+/* Seconds between two calls of plan_run's report callback, by default. */
+#define REPORT_S 0.1
+
+static double report_s(const struct plan_spec *spec)
+{
+    return spec->report_s > 0 && spec->report_s < REPORT_S ? spec->report_s : REPORT_S;
+}
+
 static double monotonic_s(void)
 {
     struct timespec ts;
@@ -304,15 +316,22 @@ static double monotonic_s(void)
 static bool prep_step(struct shared *sh, uint64_t n)
 {
     struct plan_progress *p = sh->progress; /* plan_run always has one */
-    __atomic_store_n(&p->prep_done, p->prep_done + n, __ATOMIC_RELAXED);
+    atomic_fetch_add_explicit(&p->prep_done, n, memory_order_relaxed);
     if (sh->report) {
         double now = monotonic_s();
-        if (now - sh->last_report_s >= 0.1) {
+        if (now - sh->last_report_s >= report_s(sh->spec)) {
             sh->last_report_s = now;
             sh->report(sh->report_ctx, p);
         }
     }
-    return !__atomic_load_n(&p->cancel, __ATOMIC_RELAXED);
+    return !atomic_load_explicit(&p->cancel, memory_order_relaxed);
+}
+
+/* Ranking: `n` more units ranked by their bound (counted as work done). */
+static bool rank_step(struct shared *sh, uint64_t n)
+{
+    atomic_fetch_add_explicit(&sh->progress->ranked, n, memory_order_relaxed);
+    return prep_step(sh, n);
 }
 
 struct unit_key {
@@ -342,7 +361,7 @@ static bool unit_keys(struct shared *sh, struct unit_key **keys, size_t *n)
     *n = 0;
     plan_space_first_unit(sp, digit, &s);
     for (uint64_t u = 0; u < sp->units; u++, plan_space_next_unit(sp, digit, &s)) {
-        if (u % 4096 == 4095 && !prep_step(sh, 4096)) {
+        if (u % 4096 == 4095 && !rank_step(sh, 4096)) {
             free(*keys);
             *keys = NULL;
             return false;
@@ -367,6 +386,7 @@ static bool unit_keys(struct shared *sh, struct unit_key **keys, size_t *n)
         (*keys)[*n].key = plan_bound_key(&sh->bound, spec, &s, a);
         (*keys)[(*n)++].unit = u;
     }
+    atomic_fetch_add_explicit(&sh->progress->ranked, sp->units % 4096, memory_order_relaxed);
     qsort(*keys, *n, sizeof **keys, unit_key_order);
     return true;
 }
@@ -392,14 +412,18 @@ static double bound_cut_key(struct shared *sh)
         scratch.cut_key = INFINITY;
         struct worker w = {&scratch, first, true};
         size_t budget = n / 16 > BOUND_FIRST_UNITS ? n / 16 : BOUND_FIRST_UNITS;
-        __atomic_store_n(&sh->progress->prep_total, budget < n ? budget : n, __ATOMIC_RELAXED);
-        __atomic_store_n(&sh->progress->prep_done, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&sh->progress->preparing, 2, __ATOMIC_RELEASE);
+        atomic_store_explicit(&sh->progress->prep_total, budget < n ? budget : n,
+                              memory_order_relaxed);
+        atomic_store_explicit(&sh->progress->prep_done, 0, memory_order_relaxed);
+        atomic_store_explicit(&sh->progress->preparing, 2, memory_order_release);
         for (size_t k = 0; k < n && k < budget; k++) {
             if (first->n_top == spec->top &&
                 keys[k].key > plan_key(spec, &first->top[first->n_top - 1]))
                 break;
+            uint64_t evaluated = first->counts.evaluated;
             unit_pruned(&w, keys[k].unit);
+            atomic_fetch_add_explicit(&sh->progress->evaluated, first->counts.evaluated - evaluated,
+                                      memory_order_relaxed);
             if (!prep_step(sh, 1))
                 break;
         }
@@ -435,17 +459,63 @@ static bool base_place(struct shared *sh, struct plan_result *out, char *err, si
     return true;
 }
 
+void plan_progress_init(struct plan_progress *p)
+{
+    atomic_init(&p->done, 0);
+    atomic_init(&p->total, 0);
+    atomic_init(&p->cancel, 0);
+    atomic_init(&p->preparing, 0);
+    atomic_init(&p->prep_done, 0);
+    atomic_init(&p->prep_total, 0);
+    atomic_init(&p->evaluated, 0);
+    atomic_init(&p->ranked, 0);
+}
+
+void plan_progress_read(const struct plan_progress *p, struct plan_progress_now *now)
+{
+    now->preparing = atomic_load_explicit(&p->preparing, memory_order_acquire);
+    now->done = atomic_load_explicit(&p->done, memory_order_relaxed);
+    now->total = atomic_load_explicit(&p->total, memory_order_relaxed);
+    now->prep_done = atomic_load_explicit(&p->prep_done, memory_order_relaxed);
+    now->prep_total = atomic_load_explicit(&p->prep_total, memory_order_relaxed);
+    now->evaluated = atomic_load_explicit(&p->evaluated, memory_order_relaxed);
+    now->ranked = atomic_load_explicit(&p->ranked, memory_order_relaxed);
+}
+
+void plan_progress_cancel(struct plan_progress *p)
+{
+    atomic_store_explicit(&p->cancel, 1, memory_order_relaxed);
+}
+
+/* While n workers run: report every report_s, and look for their end every
+ * millisecond, so a short search is not held up to the next report. */
+static void watch_workers(struct shared *sh, int n,
+                          void (*report)(void *ctx, const struct plan_progress *p), void *ctx)
+{
+    double next_report_s = monotonic_s() + report_s(sh->spec);
+    while (__atomic_load_n(&sh->finished, __ATOMIC_ACQUIRE) < n) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (monotonic_s() >= next_report_s) {
+            next_report_s = monotonic_s() + report_s(sh->spec);
+            report(ctx, sh->progress);
+        }
+    }
+}
+
 bool plan_run(const struct plan_space *sp, const struct catalog *cat, const struct plan_spec *spec,
               struct plan_result *out, struct plan_progress *progress,
               void (*report)(void *ctx, const struct plan_progress *p), void *ctx, char *err,
               size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    struct plan_progress own = {0};
+    struct plan_progress own;
+    plan_progress_init(&own);
     if (!progress)
         progress = &own;
-    progress->total = shard_units(sp, spec) * sp->per_unit;
-    __atomic_store_n(&progress->done, 0, __ATOMIC_RELAXED);
+    atomic_store_explicit(&progress->total, shard_units(sp, spec) * sp->per_unit,
+                          memory_order_relaxed);
+    atomic_store_explicit(&progress->done, 0, memory_order_relaxed);
 
     struct shared sh = {.sp = sp,
                         .cat = cat,
@@ -454,11 +524,11 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat, const stru
                         .report = report,
                         .report_ctx = ctx,
                         .last_report_s = monotonic_s()};
-    __atomic_store_n(&progress->prep_done, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&progress->prep_total, sp->units, __ATOMIC_RELAXED);
-    __atomic_store_n(&progress->preparing, 1, __ATOMIC_RELEASE);
+    atomic_store_explicit(&progress->prep_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&progress->prep_total, sp->units, memory_order_relaxed);
+    atomic_store_explicit(&progress->preparing, 1, memory_order_release);
     bool placed = base_place(&sh, out, err, err_len);
-    __atomic_store_n(&progress->preparing, 0, __ATOMIC_RELEASE);
+    atomic_store_explicit(&progress->preparing, 0, memory_order_release);
     if (!placed)
         return false;
     int n = spec->threads < 1 ? 1 : spec->threads > 64 ? 64 : spec->threads;
@@ -485,13 +555,8 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat, const stru
             __atomic_fetch_add(&sh.finished, 1, __ATOMIC_RELEASE);
         }
     }
-    if (ok && report) {
-        while (__atomic_load_n(&sh.finished, __ATOMIC_ACQUIRE) < n) {
-            struct timespec ts = {0, 100 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-            report(ctx, progress);
-        }
-    }
+    if (ok && report)
+        watch_workers(&sh, n, report, ctx);
     for (int i = 0; ok && i < n; i++)
         if (started[i])
             pthread_join(tid[i], NULL);

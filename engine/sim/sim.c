@@ -535,6 +535,11 @@ void sim_counters(const struct sim *S, struct sim_counters *out)
     out->items_inside[STAGE_INFRASTRUCTURE] = (S->phase == PH_CKPT || S->async_writing) ? 1.0 : 0.0;
 }
 
+double sim_tick_s(const struct sim *S)
+{
+    return S->tick_s;
+}
+
 const struct setup *sim_setup(const struct sim *S)
 {
     return &S->setup;

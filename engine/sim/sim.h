@@ -138,6 +138,9 @@ bool sim_set(struct sim *sim, const char *path, const char *text, char *err, siz
 bool sim_replace_setup(struct sim *sim, const struct setup *s, char *err, size_t err_len);
 
 void sim_counters(const struct sim *sim, struct sim_counters *out);
+/* Simulated seconds per tick (sim_options.tick_s): a caller that must stay
+ * responsive runs a long stretch in pieces of a bounded number of ticks. */
+double sim_tick_s(const struct sim *sim);
 const struct setup *sim_setup(const struct sim *sim);
 /* The analytic report the sim is running on (after events applied). */
 const struct model_report *sim_report(const struct sim *sim);

@@ -4,6 +4,8 @@
 # Enter loading a row into the live view, Esc and q.
 # Prints "PASS name" or "FAIL name: why" per check; exits 1 if any failed.
 . "$(dirname "$0")/tmux-lib"
+# Polls (0.1 s) to wait for the search: more under a slow build (make tsan).
+SEARCH_TRIES=${MLVIZ_E2E_SEARCH_TRIES:-200}
 
 start pl 120 40 -- -c gpt3-175b-a100
 if ! wait_for pl "BOTTLENECK"; then
@@ -24,7 +26,7 @@ else
     fail "p opens the plan screen and Esc returns at once" "$(screen pl | head -1)"
 fi
 keys pl p
-if wait_for pl "runnable: fastest first" 200; then
+if wait_for pl "runnable: fastest first" "$SEARCH_TRIES"; then
     s=$(screen pl)
     missing=""
     for w in "rank  tokens/s" "your setup" "days to train vs total cost" "front" "Enter load"; do
@@ -48,7 +50,7 @@ row2=$(screen pl | grep -E '^ +2 ' | awk '{ print $2, $3, $4, $5, $6 }')
 keys pl Down Enter
 if wait_title pl "overview" && wait_for pl "loaded plan rank 2" 20; then
     keys pl p
-    wait_for pl "runnable: fastest first" 200
+    wait_for pl "runnable: fastest first" "$SEARCH_TRIES"
     mine=$(screen pl | grep -E '^ +[12] .*your setup' | awk '{ print $2, $3, $4, $5, $6 }')
     if [ -n "$row2" ] && [ "$mine" = "$row2" ]; then
         pass "Enter loads the selected row into the live view"

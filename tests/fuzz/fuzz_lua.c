@@ -5,10 +5,11 @@
  * the same run played the way `mlviz play` drives it), the following bytes
  * pick statements and their arguments from tables of awkward values (NaN,
  * infinities, 2^63, negative counts, deep tables, many sweep axes,
- * backtracking patterns...). Each statement runs inside pcall, so one
- * error does not hide the rest. The host has a small instruction budget,
- * memory cap and time limit. Inputs must never crash, leak or trip a
- * sanitizer; a failed run must carry a message.
+ * backtracking patterns, plan options...). Raw text is loaded from a file
+ * as `mlviz run` loads it; a program of the grammar from memory (no file,
+ * no describe pass), so one input costs about a millisecond. Each statement runs inside pcall, so
+ * one error does not hide the rest. The host has a small instruction budget, memory cap and time
+ * limit. Inputs must never crash, leak or trip a sanitizer; a failed run must carry a message.
  *
  * The script runs from a directory of its own holding setups that name
  * files outside it (model.hf_config absolute, with "..", through links to a
@@ -18,6 +19,7 @@
  * (the sandbox read a file outside, docs/lua-api.md "The sandbox").
  *
  *   FUZZ_SECONDS=60 make fuzz        (builds with clang -fsanitize=fuzzer)
+ *   FUZZ_LUA_SHOW=1 build-fuzz/fuzz_lua INPUT   prints the program it runs
  *
  * Run from the repository root (the catalog is read from assets/catalog, or
  * from $MLVIZ_DATA/assets/catalog). */
@@ -36,6 +38,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { PROGRAM_MAX = 16384, STATEMENTS_MAX = 24, PLAY_RESUMES_MAX = 16 };
+
+/* Each input's limits: short, so an input that runs into one (an endless
+ * loop, sim:run(1e9)) costs milliseconds, not the half second it did. */
+#define INPUT_BUDGET       50000
+#define INPUT_TIME_LIMIT_S 0.01
 
 /* ---- reading the input ------------------------------------------------------------ */
 
@@ -299,6 +306,40 @@ static void stmt_misc(char *st, size_t st_len, struct input *in, int kind)
     case 22:
         snprintf(st, st_len, "pause()");
         break;
+    case 27: {
+        /* mlviz.plan over small spaces, one worker (a thread per input is
+         * costly), with awkward options. */
+        static const char *const varies[] = {
+            "{'cluster.nodes=1..16'}",
+            "{'training.tensor_parallel=1,2,4,8', 'training.pipeline_parallel=1,2'}",
+            "{['cluster.nodes'] = {1, 2, 3}}",
+            "{['cluster.node.accelerator'] = {'h100-sxm', 'b200', 'nope'}}",
+            "{'cluster.nodes=0..-1'}",
+            "{'x=1'}",
+            "{}",
+            "'cluster.nodes=1..8'",
+        };
+        static const char *const objectives[] = {"'days'", "'usd_total'", "'mfu'", "'nope'", "1"};
+        snprintf(st, st_len,
+                 "local p = mlviz.plan(s, {vary = %s, top = %s, threads = 1, objective = %s, "
+                 "max = {days = %s}}) local _ = #p.top + #p.front",
+                 PICK(in, varies), PICK(in, numbers), PICK(in, objectives), PICK(in, numbers));
+        break;
+    }
+    case 28: {
+        /* Presets, files and paths the sandbox must refuse. */
+        static const char *const names[] = {"'default'",
+                                            "'gpt3-175b-a100'",
+                                            "'moe-h100'",
+                                            "'nope'",
+                                            "'../x.yaml'",
+                                            "'/etc/passwd'",
+                                            "'.'",
+                                            "''",
+                                            "1"};
+        snprintf(st, st_len, "s = mlviz.load(%s)", PICK(in, names));
+        break;
+    }
     default:
         snprintf(st, st_len, "local n = 0 for i = 1, 3e6 do n = n + i end");
         break;
@@ -326,7 +367,7 @@ static void stmt_outside(char *st, size_t st_len, struct input *in)
 static void add_statement(char *out, size_t len, struct input *in)
 {
     char st[2048] = "";
-    int kind = next_byte(in) % 27;
+    int kind = next_byte(in) % 29;
     if (kind <= 4 || kind == 23)
         stmt_setup(st, sizeof st, in, kind);
     else if (kind <= 10 || kind == 21)
@@ -380,18 +421,55 @@ static void check_message(const char *err)
     }
 }
 
-static void run_program(const char *path, bool played)
+/* Simulated time one animated slice may cover in played mode, in ticks of
+ * the sim (the view runs long stretches in bounded pieces too). */
+#define PLAY_SLICE_TICKS 20000.0
+
+/* Drives a played script as the play view does: each run animated in two
+ * short slices. */
+static void play_program(struct luahost *h)
+{
+    char err[4096] = "";
+    for (int i = 0; i < PLAY_RESUMES_MAX; i++) {
+        struct luahost_request req;
+        enum luahost_status st = luahost_resume(h, &req, err, sizeof err);
+        if (st == LUAHOST_DONE)
+            break;
+        if (st == LUAHOST_ERROR) {
+            check_message(err);
+            break;
+        }
+        if (st == LUAHOST_RUN && req.sim) {
+            double d = req.duration_s, most = PLAY_SLICE_TICKS * sim_tick_s(req.sim);
+            d = d < most ? d : most;
+            if (sim_run(req.sim, d / 2, err, sizeof err))
+                (void)sim_run(req.sim, d / 2, err, sizeof err);
+            struct sim_counters c;
+            sim_counters(req.sim, &c); /* the view reads the sim it holds */
+        }
+    }
+}
+
+/* Runs one program in a fresh host. A raw program (from_file) is loaded
+ * from a file the way `mlviz run` loads one, its parameters found by the
+ * describe pass; a program of the grammar is loaded from memory (no file,
+ * no describe pass: it declares no parameters). */
+/* The script's directory, made on the first input (make_fixtures). */
+static char fixture_dir[64];
+
+static void run_program(const char *program, bool from_file, bool played)
 {
     struct luahost_options o;
     memset(&o, 0, sizeof o);
     o.cat = shipped_catalog();
     o.seed = 1;
-    o.instruction_budget = 2000000;
+    o.instruction_budget = INPUT_BUDGET;
     o.memory_cap_bytes = (size_t)16 << 20;
     /* The script's wall-clock limit; the corpus replay in tests/fuzz/run.sh
-     * lowers it (FUZZ_LUA_TIME_LIMIT_S) so inputs that run into it cost less. */
+     * raises it (FUZZ_LUA_TIME_LIMIT_S) so the committed inputs end where
+     * they ended when they were found. */
     const char *limit = getenv("FUZZ_LUA_TIME_LIMIT_S");
-    o.time_limit_s = limit && atof(limit) > 0 ? atof(limit) : 0.5;
+    o.time_limit_s = limit && atof(limit) > 0 ? atof(limit) : INPUT_TIME_LIMIT_S;
     o.output_dir = "/nonexistent-fuzz-output";
     o.played = played;
     o.hooks = (struct luahost_hooks){NULL, sink_text, sink_text, sink_stage, sink_text, sink_setup};
@@ -399,37 +477,34 @@ static void run_program(const char *path, bool played)
     struct luahost *h = luahost_new(&o, err, sizeof err);
     if (!h)
         return; /* a state that cannot start under the cap: nothing to test */
-    if (!luahost_load(h, path, 0, NULL, err, sizeof err)) {
-        check_message(err);
-    } else if (!played) {
-        if (!luahost_run(h, err, sizeof err))
-            check_message(err);
-    } else {
-        /* Drive it as the play view does: animate each run in two slices. */
-        for (int i = 0; i < PLAY_RESUMES_MAX; i++) {
-            struct luahost_request req;
-            enum luahost_status st = luahost_resume(h, &req, err, sizeof err);
-            if (st == LUAHOST_DONE)
-                break;
-            if (st == LUAHOST_ERROR) {
-                check_message(err);
-                break;
-            }
-            if (st == LUAHOST_RUN && req.sim) {
-                double d = req.duration_s < 5 ? req.duration_s : 5;
-                if (sim_run(req.sim, d / 2, err, sizeof err))
-                    (void)sim_run(req.sim, d / 2, err, sizeof err);
-                struct sim_counters c;
-                sim_counters(req.sim, &c); /* the view reads the sim it holds */
-            }
+    bool loaded;
+    /* The script lives in the fixture directory (see make_fixtures), so
+     * that setups there naming files outside are what the sandbox sees. */
+    char path[96];
+    snprintf(path, sizeof path, "%s/script.lua", fixture_dir);
+    if (from_file) {
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            luahost_free(h);
+            return;
         }
+        fputs(program, f);
+        fclose(f);
+        loaded = luahost_load(h, path, 0, NULL, err, sizeof err);
+        remove(path); /* the directory goes at exit */
+    } else {
+        loaded = luahost_load_text(h, path, program, strlen(program), NULL, 0, err, sizeof err);
     }
+    if (!loaded)
+        check_message(err);
+    else if (played)
+        play_program(h);
+    else if (!luahost_run(h, err, sizeof err))
+        check_message(err);
     luahost_free(h);
 }
 
 /* ---- the script's directory ----------------------------------------------------- */
-
-static char fixture_dir[64];
 
 /* A file below the script's directory (a directory when text is NULL). */
 static void put_file(const char *name, const char *text)
@@ -503,11 +578,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    static char path[96];
-    if (!path[0]) {
+    if (!fixture_dir[0])
         make_fixtures();
-        snprintf(path, sizeof path, "%s/script.lua", fixture_dir);
-    }
     char *program = malloc(PROGRAM_MAX);
     if (!program)
         return 0;
@@ -519,22 +591,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(program, in.p, n);
         program[n] = '\0';
     } else {
-        /* mlviz.params first: the describe pass of luahost_load stops there
-         * instead of running the whole program twice. */
         add(program, PROGRAM_MAX,
-            "local P = mlviz.params{}\nlocal s = mlviz.load('default')\n"
-            "local sim = mlviz.sim(s)\nlocal rows\n");
+            "local P = mlviz.params{}\nlocal s = mlviz.setup{}\n"
+            "local sim = mlviz.sim(s, {series_capacity = 64})\nlocal rows\n");
         for (int i = 0; i < STATEMENTS_MAX && in.left; i++)
             add_statement(program, PROGRAM_MAX, &in);
         add(program, PROGRAM_MAX, "print('end')\n");
     }
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(program, f);
-        fclose(f);
-        run_program(path, mode == 3);
-        remove(path); /* the directory goes at exit */
-    }
+    if (getenv("FUZZ_LUA_SHOW")) /* to read what an input runs */
+        fprintf(stderr, "-- mode %u\n%s", mode, program);
+    run_program(program, mode == 0, mode == 3);
     free(program);
     return 0;
 }

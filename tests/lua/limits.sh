@@ -24,6 +24,7 @@ expect "hostile Lua loop hits --timeout" 1 "timeout_loop.lua:3: script exceeded 
 expect "a slow top before mlviz.params meets --timeout" 1 "slow_top.lua:3: script exceeded its time limit of 0.2 s" -- run --timeout 0.2 --budget 1e15 $H/slow_top.lua
 expect "parameters after a slow top: the message says how far they were looked for" 2 "declares no parameters before its first 20000000 instructions" -- run $H/slow_top.lua --n=2
 expect "hostile mlviz.plan stops at --timeout" 1 "plan_long.lua:5: script exceeded its time limit of 0.3 s" -- run --timeout 0.3 $H/plan_long.lua
+expect "hostile mlviz.plan stops at the instruction budget" 1 "plan_long.lua:5: $B" -- run $lim $H/plan_long.lua
 expect "hostile flood of sim:at" 1 "sim_at_flood.lua:4: at: too many scheduled events \(at most 100000" -- run $lim $H/sim_at_flood.lua
 expect "hostile 90000 events in reverse order" 0 "^callbacks	90000$" -- run --timeout $((5 * ${MLVIZ_TEST_TIME_FACTOR:-1})) $H/sim_at_many.lua
 expect "hostile sweep with 12 axes" 1 "sweep_nine_axes.lua:5: sweep: at most 8 axes" -- run $H/sweep_nine_axes.lua

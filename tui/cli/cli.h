@@ -176,6 +176,20 @@ struct luahost;
  * is at the end). Returns the exit status. */
 int view_play(struct luahost **host, const char *script_path, int argc, char **argv);
 
+/* tui/cli/cmd_lesson.c: checks the lesson FILE (every setup loads; messages
+ * read "file:line:col: ...") and returns a played, trusted host (with these
+ * hooks) that has the lesson's fixed script loaded and the lesson's text
+ * as its values. NULL with the message in err and the exit status in
+ * *status (2 for a faulty lesson). */
+struct luahost_hooks;
+struct luahost *lesson_host(const char *file, const struct catalog *cat,
+                            const struct luahost_hooks *hooks, int *status, char *err,
+                            size_t err_len);
+/* The same for a lesson held in memory (`name` stands for its file). */
+struct luahost *lesson_host_text(const char *name, const char *text, size_t len,
+                                 const struct catalog *cat, const struct luahost_hooks *hooks,
+                                 int *status, char *err, size_t err_len);
+
 /* The screen, as main() registers it (tui_screen from tui/tui.h). Without
  * one (the CLI's unit tests link no screen), the view commands say so and
  * fail with EXIT_RUNTIME. */

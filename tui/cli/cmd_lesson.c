@@ -1,11 +1,11 @@
 /* `mlviz lesson FILE.yaml`: a sequence of setups with captions, prepared
  * without Lua and presented with the keys of a played scenario. The lesson
- * is checked (every setup loads; messages name file:line:col), turned into
- * a small show/say/pause script in a temporary file and played. */
+ * is checked (every setup loads; messages name file:line:col) and played by
+ * one fixed show/say/pause script that gets the lesson's text as values:
+ * nothing is generated, nothing is written to a file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -17,31 +17,34 @@
 
 enum { LESSON_MAX_STEPS = 200, LESSON_PATH_LEN = 1200, LESSON_CAPTION_MAX = 2000 };
 
-/* Fail at a node: "file:line:col: message". */
-static int node_error(const struct ydoc *doc, const struct ynode *n, const char *msg)
-{
-    cli_error("%s:%d:%d: %s", doc->file, n ? n->line : 1, n ? n->col : 1, msg);
-    return EXIT_USAGE;
-}
+/* The lesson's one script. The lesson's text reaches it as values (one
+ * sequence: the title, then setup path, caption and focus of each step,
+ * "" where a lesson leaves one out), never as source: no caption can
+ * change what it runs. It runs trusted (setups may live anywhere the
+ * lesson points) and only shows, says and pauses. */
+static const char lesson_script[] =
+    "local lesson = ...\n"
+    "if lesson[1] ~= '' then say(lesson[1]) end\n"
+    "for i = 2, #lesson, 3 do\n"
+    "  local focus = lesson[i + 2]\n"
+    "  show(mlviz.load(lesson[i]), focus ~= '' and { focus = focus } or nil)\n"
+    "  say(lesson[i + 1])\n"
+    "  pause()\n"
+    "end\n";
 
-/* A Lua long string holding text: [==[text]==] with a level the text does
- * not close. Returns false when no level up to 16 works. */
-static bool write_long_string(FILE *out, const char *text)
+/* What a lesson file becomes: the values the script is called with. */
+struct lesson {
+    const char *values[1 + 3 * LESSON_MAX_STEPS];
+    size_t n_values;
+    char paths[LESSON_MAX_STEPS][LESSON_PATH_LEN];
+};
+
+/* Fail at a node: "file:line:col: message" in err; the exit status. */
+static int node_error(const struct ydoc *doc, const struct ynode *n, const char *msg, char *err,
+                      size_t err_len)
 {
-    for (int level = 0; level <= 16; level++) {
-        char close[20];
-        close[0] = ']';
-        memset(close + 1, '=', (size_t)level);
-        close[level + 1] = ']';
-        close[level + 2] = '\0';
-        if (strstr(text, close))
-            continue;
-        /* A trailing ']' would join the closing bracket: a space keeps them apart. */
-        fprintf(out, "[%.*s[\n%s%s%s", level, "================", text,
-                text[0] && text[strlen(text) - 1] == ']' ? " " : "", close);
-        return true;
-    }
-    return false;
+    snprintf(err, err_len, "%s:%d:%d: %s", doc->file, n ? n->line : 1, n ? n->col : 1, msg);
+    return EXIT_USAGE;
 }
 
 /* The setup word of a step: a preset name, or a path relative to the lesson. */
@@ -65,72 +68,133 @@ static bool is_stage(const char *name)
     return false;
 }
 
-/* Checks the lesson and writes its script to out; EXIT_OK or an exit status. */
-static int write_script(const struct ydoc *doc, const struct catalog *cat, FILE *out)
+/* Checks one step and adds its values; EXIT_OK or an exit status. */
+static int read_step(const struct ydoc *doc, const struct ynode *st, const struct catalog *cat,
+                     struct lesson *les, char *err, size_t err_len)
+{
+    if (st->kind != YNODE_MAP)
+        return node_error(doc, st, "a step is a map with 'setup', 'caption' and 'focus'", err,
+                          err_len);
+    for (size_t j = 0; j < st->count; j++) {
+        const char *k = st->keys[j]->value;
+        if (strcmp(k, "setup") != 0 && strcmp(k, "caption") != 0 && strcmp(k, "focus") != 0)
+            return node_error(doc, st->keys[j],
+                              "unknown key (a step has 'setup', 'caption' and 'focus')", err,
+                              err_len);
+    }
+    const struct ynode *setup = ynode_get(st, "setup");
+    const struct ynode *caption = ynode_get(st, "caption");
+    const struct ynode *focus = ynode_get(st, "focus");
+    if (!setup || setup->kind != YNODE_SCALAR || !setup->value[0])
+        return node_error(doc, setup ? setup : st, "each step needs a 'setup' (preset or file)",
+                          err, err_len);
+    if (!caption || caption->kind != YNODE_SCALAR || !caption->value[0])
+        return node_error(doc, caption ? caption : st, "each step needs a 'caption'", err, err_len);
+    if (strlen(caption->value) > LESSON_CAPTION_MAX)
+        return node_error(doc, caption, "caption longer than 2000 characters", err, err_len);
+    if (focus && (focus->kind != YNODE_SCALAR || !is_stage(focus->value)))
+        return node_error(doc, focus,
+                          "focus is one of data, cpus, accelerators, interconnect, infrastructure",
+                          err, err_len);
+    char *path = les->paths[(les->n_values - 1) / 3], why[1024];
+    step_setup_path(doc->file, setup->value, path, LESSON_PATH_LEN);
+    struct setup s;
+    if (!setup_load_file(&s, path, cat, why, sizeof why)) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "setup '%s': %s", setup->value, why);
+        return node_error(doc, setup, msg, err, err_len);
+    }
+    les->values[les->n_values++] = path;
+    les->values[les->n_values++] = caption->value;
+    les->values[les->n_values++] = focus ? focus->value : "";
+    return EXIT_OK;
+}
+
+/* Checks the lesson and collects its values; EXIT_OK or an exit status. */
+static int read_lesson(const struct ydoc *doc, const struct catalog *cat, struct lesson *les,
+                       char *err, size_t err_len)
 {
     const struct ynode *root = doc->root;
     if (!root || root->kind != YNODE_MAP)
-        return node_error(doc, root, "a lesson is a map with 'title' and 'steps'");
+        return node_error(doc, root, "a lesson is a map with 'title' and 'steps'", err, err_len);
     for (size_t i = 0; i < root->count; i++) {
         const char *k = root->keys[i]->value;
         if (strcmp(k, "title") != 0 && strcmp(k, "steps") != 0)
-            return node_error(doc, root->keys[i], "unknown key (a lesson has 'title' and 'steps')");
+            return node_error(doc, root->keys[i], "unknown key (a lesson has 'title' and 'steps')",
+                              err, err_len);
     }
     const struct ynode *title = ynode_get(root, "title");
     const struct ynode *steps = ynode_get(root, "steps");
+    if (title && title->kind != YNODE_SCALAR)
+        return node_error(doc, title, "the title is text", err, err_len);
     if (!steps || steps->kind != YNODE_SEQ || steps->count == 0)
-        return node_error(doc, steps ? steps : root, "'steps' must be a list of steps");
+        return node_error(doc, steps ? steps : root, "'steps' must be a list of steps", err,
+                          err_len);
     if (steps->count > LESSON_MAX_STEPS)
-        return node_error(doc, steps, "too many steps (at most 200)");
-    if (title && title->kind == YNODE_SCALAR) {
-        fputs("say(", out);
-        write_long_string(out, title->value);
-        fputs(")\n", out);
-    }
+        return node_error(doc, steps, "too many steps (at most 200)", err, err_len);
+    les->n_values = 0;
+    les->values[les->n_values++] = title ? title->value : "";
     for (size_t i = 0; i < steps->count; i++) {
-        const struct ynode *st = steps->items[i];
-        if (st->kind != YNODE_MAP)
-            return node_error(doc, st, "a step is a map with 'setup', 'caption' and 'focus'");
-        for (size_t j = 0; j < st->count; j++) {
-            const char *k = st->keys[j]->value;
-            if (strcmp(k, "setup") != 0 && strcmp(k, "caption") != 0 && strcmp(k, "focus") != 0)
-                return node_error(doc, st->keys[j],
-                                  "unknown key (a step has 'setup', 'caption' and 'focus')");
-        }
-        const struct ynode *setup = ynode_get(st, "setup");
-        const struct ynode *caption = ynode_get(st, "caption");
-        const struct ynode *focus = ynode_get(st, "focus");
-        if (!setup || setup->kind != YNODE_SCALAR || !setup->value[0])
-            return node_error(doc, setup ? setup : st,
-                              "each step needs a 'setup' (preset or file)");
-        if (!caption || caption->kind != YNODE_SCALAR || !caption->value[0])
-            return node_error(doc, caption ? caption : st, "each step needs a 'caption'");
-        if (strlen(caption->value) > LESSON_CAPTION_MAX)
-            return node_error(doc, caption, "caption longer than 2000 characters");
-        if (focus && (focus->kind != YNODE_SCALAR || !is_stage(focus->value)))
-            return node_error(doc, focus,
-                              "focus is one of data, cpus, accelerators, "
-                              "interconnect, infrastructure");
-        char path[LESSON_PATH_LEN], err[1024];
-        step_setup_path(doc->file, setup->value, path, sizeof path);
-        struct setup s;
-        if (!setup_load_file(&s, path, cat, err, sizeof err)) {
-            char msg[1200];
-            snprintf(msg, sizeof msg, "setup '%s': %s", setup->value, err);
-            return node_error(doc, setup, msg);
-        }
-        fputs("show(mlviz.load(", out);
-        if (!write_long_string(out, path))
-            return node_error(doc, setup, "this path cannot be quoted");
-        fputs(")", out);
-        if (focus)
-            fprintf(out, ", { focus = \"%s\" }", focus->value);
-        fputs(")\nsay(", out);
-        if (!write_long_string(out, caption->value))
-            return node_error(doc, caption, "this caption cannot be quoted");
-        fputs(")\npause()\n", out);
+        int rc = read_step(doc, steps->items[i], cat, les, err, err_len);
+        if (rc != EXIT_OK)
+            return rc;
     }
     return EXIT_OK;
+}
+
+/* lesson_host and lesson_host_text, once the YAML is read (frees doc). */
+static struct luahost *host_of_doc(struct ydoc *doc, const struct catalog *cat,
+                                   const struct luahost_hooks *hooks, int *status, char *err,
+                                   size_t err_len)
+{
+    const char *file = doc->file;
+    struct lesson *les = malloc(sizeof *les);
+    if (!les) {
+        ydoc_free(doc);
+        snprintf(err, err_len, "out of memory");
+        *status = EXIT_RUNTIME;
+        return NULL;
+    }
+    struct luahost *h = NULL;
+    *status = read_lesson(doc, cat, les, err, err_len);
+    if (*status == EXIT_OK) {
+        struct luahost_options o;
+        memset(&o, 0, sizeof o);
+        o.cat = cat;
+        o.played = true;
+        o.trusted = true;
+        o.hooks = *hooks;
+        char name[LESSON_PATH_LEN];
+        snprintf(name, sizeof name, "lesson %s", file);
+        h = luahost_new(&o, err, err_len);
+        if (!h || !luahost_load_text(h, name, lesson_script, sizeof lesson_script - 1, les->values,
+                                     les->n_values, err, err_len)) {
+            luahost_free(h);
+            h = NULL;
+            *status = EXIT_RUNTIME;
+        }
+    }
+    free(les);
+    ydoc_free(doc);
+    return h;
+}
+
+struct luahost *lesson_host(const char *file, const struct catalog *cat,
+                            const struct luahost_hooks *hooks, int *status, char *err,
+                            size_t err_len)
+{
+    *status = EXIT_USAGE;
+    struct ydoc *doc = ydoc_load_file(file, err, err_len);
+    return doc ? host_of_doc(doc, cat, hooks, status, err, err_len) : NULL;
+}
+
+struct luahost *lesson_host_text(const char *name, const char *text, size_t len,
+                                 const struct catalog *cat, const struct luahost_hooks *hooks,
+                                 int *status, char *err, size_t err_len)
+{
+    *status = EXIT_USAGE;
+    struct ydoc *doc = ydoc_load_string(name, text, len, err, err_len);
+    return doc ? host_of_doc(doc, cat, hooks, status, err, err_len) : NULL;
 }
 
 int cmd_lesson(int argc, char **argv)
@@ -152,57 +216,21 @@ int cmd_lesson(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *file = argv[1];
-    char err[1024];
-    struct ydoc *doc = ydoc_load_file(file, err, sizeof err);
-    if (!doc) {
-        cli_error("%s", err);
-        return EXIT_USAGE;
-    }
     struct catalog *cat = cli_load_catalog(NULL);
-    if (!cat) {
-        ydoc_free(doc);
+    if (!cat)
         return EXIT_USAGE;
-    }
-    char script[] = "/tmp/mlviz-lesson-XXXXXX";
-    int fd = mkstemp(script);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!out) {
-        if (fd >= 0)
-            close(fd);
-        cli_error("lesson: cannot make a temporary file");
-        ydoc_free(doc);
-        catalog_free(cat);
-        return EXIT_RUNTIME;
-    }
-    fprintf(out, "-- lesson %s (generated)\n", "from YAML");
-    int rc = write_script(doc, cat, out);
-    ydoc_free(doc);
-    if (fclose(out) != 0 && rc == EXIT_OK) {
-        cli_error("lesson: cannot write a temporary file");
-        rc = EXIT_RUNTIME;
-    }
-    if (rc == EXIT_OK) {
-        /* The script is ours: trusted (setups may live anywhere the
-         * lesson points), and it only shows, says and pauses. */
-        struct luahost_options o;
-        memset(&o, 0, sizeof o);
-        o.cat = cat;
-        o.played = true;
-        o.trusted = true;
-        cli_screen()->play_hooks(&o.hooks);
-        struct luahost *h = luahost_new(&o, err, sizeof err);
-        if (!h) {
-            cli_error("%s", err);
-            rc = EXIT_RUNTIME;
-        } else if (!luahost_load(h, script, 0, NULL, err, sizeof err)) {
-            cli_error("%s", err);
-            rc = EXIT_RUNTIME;
-        } else {
-            rc = view_play(&h, file, argc - 2, argv + 2);
-        }
-        luahost_free(h);
-    }
-    unlink(script);
+    struct luahost_hooks hooks;
+    memset(&hooks, 0, sizeof hooks);
+    if (cli_screen()) /* else view_play says there is no screen */
+        cli_screen()->play_hooks(&hooks);
+    char err[2048];
+    int rc;
+    struct luahost *h = lesson_host(file, cat, &hooks, &rc, err, sizeof err);
+    if (!h)
+        cli_error("%s", err);
+    else
+        rc = view_play(&h, file, argc - 2, argv + 2);
+    luahost_free(h);
     catalog_free(cat);
     return rc;
 }

@@ -55,33 +55,35 @@ static void progress_bar(char bar[31], double share)
     bar[30] = '\0';
 }
 
-static void show_progress(void *ctx, const struct plan_progress *p)
+static void show_progress(void *ctx, const struct plan_progress *progress)
 {
     struct progress_ctx *pc = ctx;
+    struct plan_progress_now p;
+    plan_progress_read(progress, &p);
     double elapsed = now_s() - pc->start;
-    if (elapsed < 1.0 || p->total == 0)
+    if (elapsed < 1.0 || p.total == 0)
         return;
     char line[256], bar[31], a[32], b[32], r[32], t[32];
-    if (p->preparing) {
+    if (p.preparing) {
         /* Before the workers: the units ranked by their best possible
          * figures, then the most promising searched first. */
-        double share = p->prep_total ? (double)p->prep_done / (double)p->prep_total : 0;
+        double share = p.prep_total ? (double)p.prep_done / (double)p.prep_total : 0;
         share = share > 1 ? 1 : share;
         progress_bar(bar, share);
-        format_si(b, sizeof b, (double)p->prep_total, "");
+        format_si(b, sizeof b, (double)p.prep_total, "");
         snprintf(line, sizeof line, "[%s] %3.0f%% preparing: %s %s layouts", bar, 100 * share,
-                 p->preparing == 1 ? "ranking" : "searching first the most promising", b);
+                 p.preparing == 1 ? "ranking" : "searching first the most promising", b);
     } else {
         if (pc->search_start == 0)
             pc->search_start = now_s();
-        uint64_t done = __atomic_load_n(&p->done, __ATOMIC_RELAXED);
-        double share = (double)done / (double)p->total;
+        uint64_t done = p.done;
+        double share = (double)done / (double)p.total;
         double searching_s = now_s() - pc->search_start;
         double rate = searching_s > 0 ? done / searching_s : 0;
-        double left = rate > 0 ? (double)(p->total - done) / rate : 0;
+        double left = rate > 0 ? (double)(p.total - done) / rate : 0;
         progress_bar(bar, share);
         format_si(a, sizeof a, (double)done, "");
-        format_si(b, sizeof b, (double)p->total, "");
+        format_si(b, sizeof b, (double)p.total, "");
         format_si(r, sizeof r, rate, "/s");
         format_duration(t, sizeof t, left);
         snprintf(line, sizeof line, "[%s] %3.0f%% %s of %s candidates, %s, %s left", bar,

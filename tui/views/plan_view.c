@@ -57,7 +57,7 @@ static bool search_done(const struct plan_view *pv)
 static void search_stop(struct plan_view *pv)
 {
     if (pv->started) {
-        __atomic_store_n(&pv->progress.cancel, 1, __ATOMIC_RELAXED);
+        plan_progress_cancel(&pv->progress);
         pthread_join(pv->thread, NULL);
         pv->started = false;
     }
@@ -98,7 +98,7 @@ bool plan_view_open(struct plan_view **pvp, const struct setup *setup, const str
         pv->spec.top = PLAN_VIEW_TOP;
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         pv->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
-        memset(&pv->progress, 0, sizeof pv->progress);
+        plan_progress_init(&pv->progress);
         pv->finished = 0;
         pv->ok = false;
         pv->err[0] = '\0';
@@ -149,10 +149,11 @@ bool plan_view_pick(const struct plan_view *pv, struct setup *out, int *rank, ch
 
 static void draw_progress(const struct plan_view *pv, int y, int x, int w)
 {
-    const struct plan_progress *p = &pv->progress;
-    int preparing = __atomic_load_n(&p->preparing, __ATOMIC_ACQUIRE);
-    uint64_t done = __atomic_load_n(preparing ? &p->prep_done : &p->done, __ATOMIC_RELAXED);
-    uint64_t total = preparing ? __atomic_load_n(&p->prep_total, __ATOMIC_RELAXED) : p->total;
+    struct plan_progress_now p;
+    plan_progress_read(&pv->progress, &p);
+    int preparing = p.preparing;
+    uint64_t done = preparing ? p.prep_done : p.done;
+    uint64_t total = preparing ? p.prep_total : p.total;
     total = total ? total : 1;
     char a[32], b[32];
     fmt_si(a, sizeof a, (double)(done < total ? done : total), "");

@@ -650,10 +650,12 @@ static void cancel_at_first_report(void *ctx, const struct plan_progress *p)
 {
     struct prep_seen *seen = ctx;
     if (seen->reports++ == 0) {
-        seen->preparing = p->preparing;
-        seen->prep_done = p->prep_done;
-        seen->prep_total = p->prep_total;
-        seen->progress->cancel = 1;
+        struct plan_progress_now now;
+        plan_progress_read(p, &now);
+        seen->preparing = now.preparing;
+        seen->prep_done = now.prep_done;
+        seen->prep_total = now.prep_total;
+        plan_progress_cancel(seen->progress);
     }
 }
 
@@ -672,7 +674,7 @@ static void test_preparing_reported_and_cancelled(void **state)
         &spec, "cluster.node.accelerator=a100-sxm-80gb,h100-sxm,h200-sxm,b200", err, sizeof err));
     build(&s, &spec);
     struct plan_progress progress;
-    memset(&progress, 0, sizeof progress);
+    plan_progress_init(&progress);
     struct prep_seen seen = {&progress, 0, 0, 0, 0};
     struct plan_result *r = calloc(1, sizeof *r);
     assert_non_null(r);
@@ -684,9 +686,11 @@ static void test_preparing_reported_and_cancelled(void **state)
     assert_true(seen.prep_done > 0 && seen.prep_done < space.units);
     /* Stopped there: no worker searched anything. */
     assert_true(r->cancelled);
-    assert_int_equal(progress.preparing, 0);
-    assert_true(progress.prep_done < space.units);
-    assert_int_equal(progress.done, 0);
+    struct plan_progress_now now;
+    plan_progress_read(&progress, &now);
+    assert_int_equal(now.preparing, 0);
+    assert_true(now.prep_done < space.units);
+    assert_int_equal(now.done, 0);
     plan_result_free(r);
     free(r);
 }

@@ -361,6 +361,30 @@ static void test_budget_covers_c_work(void **state)
                       ":2: instruction budget of 20000000 exceeded");
 }
 
+/* mlviz.plan charges its work to the budget as it goes, its preparation
+ * included: a small budget stops a search whose preparation alone takes
+ * seconds, with the budget's message, and the work charged when it stops
+ * is near the budget. (Charged only at the end, the whole search ran and
+ * charged about 40 times this budget.) One worker: the work done between
+ * two looks at the budget (a tenth of a second) does not grow with cores. */
+static void test_budget_stops_plan_promptly(void **state)
+{
+    (void)state;
+    struct captured c = {0};
+    struct luahost *h = limited_host(&c, false, 15000000, 0);
+    expect_stop(h,
+                "local s = mlviz.load('gpt3-175b-a100')\n"
+                "local p = mlviz.plan(s, { threads = 1, vary = { 'cluster.nodes=32..1024',\n"
+                "  'cluster.node.accelerator=a100-sxm-80gb,h100-sxm,b200', "
+                "'training.context_parallel=1' } })\n",
+                ":2: instruction budget of 15000000 exceeded", 10.0);
+    uint64_t used = luahost_instructions(h);
+    if (used > 100000000)
+        fail_msg("%llu instructions charged when the budget of 15000000 stopped the search",
+                 (unsigned long long)used);
+    luahost_free(h);
+}
+
 /* Events run in time order, ties in insertion order, whatever order they
  * were scheduled in; scheduling is not quadratic. */
 static void test_many_events_in_order(void **state)
@@ -497,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_time_limit_while_describing),
         cmocka_unit_test(test_budget_covers_c_work),
+        cmocka_unit_test(test_budget_stops_plan_promptly),
         cmocka_unit_test(test_many_events_in_order),
         cmocka_unit_test(test_played_sim_outlives_script_reference),
         cmocka_unit_test(test_played_closed_sim_refuses_use),
