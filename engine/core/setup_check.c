@@ -248,11 +248,6 @@ static bool check_experts(const struct setup *s, const struct resolved *r,
         FAIL("training.capacity_factor",
              "training.capacity_factor applies to mixture-of-experts models "
              "(model.experts > 0)");
-    if (cp > 1 && !sw->context_parallel)
-        FAIL_AT("training.context_parallel", "training.software",
-                "%s does not implement ring-attention context parallelism; use "
-                "megatron-core, nemo, fsdp or maxtext",
-                sw->head.id);
     return true;
 }
 
@@ -309,10 +304,6 @@ static bool check_hardware(const struct setup *s, const struct resolved *r,
         FAIL_AT("training.precision", "training.software",
                 "%s has no %s training recipe; use megatron-core or nemo (Transformer Engine)",
                 sw->head.id, train_precision_names[prec]);
-    if (s->training.zero_stage > sw->max_zero_stage)
-        FAIL_AT("training.zero_stage", "training.software",
-                "%s implements ZeRO stages up to %d, not %d", sw->head.id, sw->max_zero_stage,
-                s->training.zero_stage);
     bool network = devices > setup_scaleup_domain(s);
     if (network && !r->nic)
         FAIL_AT("cluster.node.nic", "cluster.nodes",
@@ -344,7 +335,8 @@ static bool check_resolved(const struct setup *s, const struct resolved *r, char
     } else if (!check_generic(s, &z, err, err_len, bad_path)) {
         return false;
     }
-    return check_hardware(s, r, &z, err, err_len, bad_path);
+    return check_hardware(s, r, &z, err, err_len, bad_path) &&
+           setup_check_stack(s, r->software, err, err_len, bad_path); /* setup_stack.c */
 }
 
 bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
