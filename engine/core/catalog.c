@@ -1,5 +1,6 @@
 /* catalog: strict loading of hardware facts from YAML through field tables. */
 #include "catalog.h"
+#include "catalog_rules.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +21,6 @@ const char *const catalog_kind_singular[] = {"accelerator", "cpu",      "storage
                                              "cooling",     "software", NULL};
 
 static const char *const accel_kinds[] = {"gpu", "tpu", "npu", "asic", "cpu", NULL};
-const char *const interleave_rule_names[] = {"none", "multiple", "at-least", NULL};
 static const char *const storage_scopes[] = {"local", "shared", "memory", NULL};
 static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband", "ethernet",
                                          "ici",    "other", NULL};
@@ -98,13 +98,6 @@ static const char *const link_kinds[] = {"nvlink", "pcie",  "infiniband", "ether
 #define SPARSE(key, prec)                                                                          \
     NUM(struct accelerator, key, sparse_tflops[prec], MIN_TFLOPS, 1e6, FIELD_ABSENT, "TFLOP/s",    \
         "peak with 2:4 structured sparsity (shown, never used)", FIELD_NULLABLE)
-
-/* i20: the source of one of a stack's rules (what it can run). */
-#define SOURCE_OF(key, member, what)                                                               \
-    {                                                                                              \
-        key, FIELD_STR, offsetof(struct software, member), 0, SOFTWARE_SOURCE_LEN, 0, "", NULL, 0, \
-            "", "source of " what, 0, 0, NULL, NULL, 0                                             \
-    }
 
 static const struct field accel_fields[] = {
     HEAD(struct accelerator),
@@ -276,23 +269,7 @@ static const struct field software_fields[] = {
     INT(struct software, "expert_gemm_streams", expert_gemm_streams, 0, 64, 0, "",
         "expert GEMMs: one kernel per local expert over this many streams (0 = one grouped kernel)",
         0),
-    {"flash_attention", FIELD_BOOL, offsetof(struct software, flash_attention), 0, 1, 1, NULL, NULL,
-     0, "", "runs fused (flash) attention kernels (training.flash_attention)", 0, 0, NULL, NULL, 0},
-    INT(struct software, "zero_stage_with_pp", zero_stage_with_pp, 0, 3, 3, "",
-        "highest ZeRO stage the stack runs beside pipeline parallelism", 0),
-    {"interleave", FIELD_ENUM, offsetof(struct software, interleave), 0, 0, INTERLEAVE_AT_LEAST,
-     NULL, interleave_rule_names, 0, "",
-     "interleaved pipeline: none, micro-batches a multiple of the stages, or at least the stages",
-     0, 0, NULL, NULL, 0},
-    {"sequence_parallel", FIELD_BOOL, offsetof(struct software, sequence_parallel), 0, 1, 1, NULL,
-     NULL, 0, "", "runs sequence parallelism beside tensor parallelism", 0, 0, NULL, NULL, 0},
-    SOURCE_OF("zero_source", zero_source, "ZeRO stages and their combination with pipelines"),
-    SOURCE_OF("flash_attention_source", flash_attention_source, "flash_attention"),
-    SOURCE_OF("interleave_source", interleave_source, "interleave"),
-    SOURCE_OF("sequence_parallel_source", sequence_parallel_source, "sequence_parallel"),
-    SOURCE_OF("context_parallel_source", context_parallel_source, "context_parallel"),
-    SOURCE_OF("tp_overlap_source", tp_overlap_source,
-              "tp_comm_overlap (credited inside the scale-up domain only)"),
+    SOFTWARE_RULE_FIELDS /* i20: catalog_rules.h */
 };
 
 #define TABLE(what, arr)                                                                           \

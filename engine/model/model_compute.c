@@ -145,8 +145,10 @@ struct layer_times {
     double attn_core; /* QK^T, softmax, attention x V (selective recompute) */
     double attn_fwd;  /* attention core forward, and its backward */
     double attn_bwd;
-    double tp_comm; /* one exposed all-reduce of the layer output */
-    double cp_fwd;  /* exposed ring-attention exchange, forward and backward */
+    double tp_comm;   /* one exposed all-reduce of the layer output */
+    double tp_hidden; /* i20: the part of it hidden beside the GEMMs */
+    double cp_hidden; /* i20: ring traffic hidden under the attention, fwd + bwd */
+    double cp_fwd;    /* exposed ring-attention exchange, forward and backward */
     double cp_bwd;
     double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
 };
@@ -238,9 +240,14 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
          * time of the layer (Wang et al. 2022, "Overlap communication with
          * dependent computation via decomposition"). */
         double comm = model_tp_allreduce_time(c, M * h * c->act_bytes);
-        double hidden = sw->tp_comm_overlap * (1.0 - 1.0 / t) * comm;
+        /* i20: userbuffers overlap runs over NVLink/NVSwitch only; a TP
+         * group wider than the scale-up domain crosses the network, where
+         * its traffic is exposed (the stack's tp_overlap_source). */
+        double share = c->tp <= c->domain ? sw->tp_comm_overlap : 0.0;
+        double hidden = share * (1.0 - 1.0 / t) * comm;
         double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
-        lt->tp_comm = comm - mind(hidden, gemm_share);
+        lt->tp_hidden = mind(hidden, gemm_share);
+        lt->tp_comm = comm - lt->tp_hidden;
     }
     if (c->cp > 1) {
         /* Ring attention overlaps each block's K/V transfer with the
@@ -250,6 +257,7 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
         double ring = model_cp_ring_fwd(c);
         lt->cp_fwd = maxd(0.0, ring - attn);
         lt->cp_bwd = maxd(0.0, 2.0 * ring - attn_bwd);
+        lt->cp_hidden = mind(ring, attn) + mind(2.0 * ring, attn_bwd);
     }
 }
 
@@ -355,6 +363,7 @@ int model_candidate_stages(const struct ctx *c, struct stage out[4])
 /* One stage's times per micro-batch. */
 struct stage_time {
     double fwd, bwd, re, tp, cp, ep;
+    double hidden;   /* i20: communication hidden beside this stage's compute */
     double ep_total; /* the all-to-alls before overlap (ep: what stays exposed) */
 };
 
@@ -391,6 +400,9 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
      * backward, again when the forward is recomputed. */
     o->ep_total = nm * (2.0 + again) * lm->ep_fwd;
     o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, lm->fwd + lm->bwd);
+    o->hidden = per_layer * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
+                nd * (1.0 + again) * ld->cp_hidden + nm * (1.0 + again) * lm->cp_hidden +
+                (o->ep_total - o->ep);
 }
 
 static double stage_total(const struct stage_time *t)
@@ -517,13 +529,7 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     }
     double psi = busy->params.dense + busy->params.experts;
     d->params_device = psi;
-    /* Mixed precision accumulates each micro-batch's weight gradients into
-     * fp32 buffers (Megatron-LM main_grad): a 4-byte read and write per
-     * parameter held, once per micro-batch. With ZeRO stage 2 and above only
-     * this rank's shard is kept. */
-    double accum_bytes = is_mixed(s->training.precision) ? 8.0 : 2.0 * c->w_bytes;
-    double accum_params = s->training.zero_stage >= 2 ? psi / ((double)c->dp * c->cp) : psi;
-    slow.bwd += time_for(accum_params * accum_bytes, c->mem_bw);
+    slow.bwd += model_grad_accum_time(c, psi); /* model_grads.c */
     double per_mb = stage_total(&slow);
     d->forward = m * slow.fwd;
     d->backward = m * slow.bwd;
@@ -542,6 +548,15 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     if (c->pp > 1)
         d->p2p = model_pp_p2p_time(c, v);
     step_sync_and_update(c, busy, &slow, d);
+    /* i20: compute beside overlapped communication runs slower (model_grads.c). */
+    /* The slowdown was measured beside intra-node (NVLink) collectives: it
+     * is charged where the group stays inside the scale-up domain. */
+    bool mp_in = (double)c->tp * c->cp * c->ep <= c->domain, dp_in = c->devices <= c->domain;
+    double hidden =
+        (mp_in ? m * slow.hidden : 0.0) + (dp_in ? maxd(0.0, d->dp_total - d->dp_exposed) : 0.0);
+    d->interference = model_overlap_interference(c, hidden, d->compute + d->recompute);
+    d->compute += d->interference;
+    d->backward += d->interference;
     d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
                d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;
 }

@@ -185,6 +185,7 @@ struct device_step {
     double compute, recompute, tp_comm, cp_comm, ep_comm, bubble, p2p, dp_exposed, dp_total;
     double ep_total; /* expert all-to-alls before overlap (ep_comm: exposed) */
     double optimizer, straggler, overhead;
+    double interference; /* i20: compute slowed beside overlapped communication (in compute) */
     double forward, backward;
     double total;
     double executed_flops, model_flops; /* whole cluster, per step */
@@ -302,5 +303,11 @@ double model_attention_length_factor(const struct ctx *c, bool bwd);
 /* Bytes moved per layer and micro-batch by context parallelism's merges of
  * partial outputs (forward) and gradients (backward). */
 void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_bytes);
+
+/* i20 (model_grads.c): the time of accumulating one micro-batch's weight
+ * gradients of `params` parameters held by the device; the compute time
+ * lost beside `hidden_s` seconds of overlapped communication. */
+double model_grad_accum_time(const struct ctx *c, double params);
+double model_overlap_interference(const struct ctx *c, double hidden_s, double compute_s);
 
 #endif
