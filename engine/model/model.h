@@ -121,7 +121,9 @@ struct model_report {
     double model_flops_per_step; /* forward + backward only */
     double tflops_per_device;    /* executed FLOPs per device per second / 1e12 */
     double mfu;
-    double hfu;
+    double hfu;                      /* executed FLOPs (tflops_per_device) over step x peak */
+    double hfu_model_convention;     /* i20: MFU's convention plus recomputation: mfu <= it */
+    char flops_convention[96];       /* i20: the convention MFU counts FLOPs in */
     double peak_tflops;              /* dense peak per device at the chosen precision */
     double achieved_fraction;        /* compute-phase FLOP/s over peak (roofline result) */
     double starvation;               /* share of the step the devices wait for data */

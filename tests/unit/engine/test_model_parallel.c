@@ -357,7 +357,11 @@ static void test_causal_rate_below_ceiling(void **state)
     struct model_report o;
     eval(&s, &o);
     assert_true(o.tflops_per_device < 0.8 * o.peak_tflops);
-    assert_true(o.mfu <= o.hfu + 1e-12);
+    /* i20: HFU is the executed rate over the step; MFU counts full s x s
+     * attention, so it is bounded by HFU in its own convention only. */
+    assert_true(o.hfu <= o.achieved_fraction + 1e-12);
+    assert_true(o.mfu <= o.hfu_model_convention + 1e-12);
+    assert_true(o.mfu > o.hfu); /* the causal half skipped: the 131K case */
 }
 
 /* A report visitor that fails on a NaN, an infinity or a negative zero. */
