@@ -189,6 +189,11 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB) $(LUA_LIB)
 	$(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) -std=c11 -g -O1 $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
 	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(LUA_LIB) $(ENGINE_LIB) $(LDFLAGS) $(MLVIZ_LDLIBS)
 
+# The property tests of issue 20 include their generator and invariants.
+PROPERTY_SRC := tests/unit/engine/gen_setup.c tests/unit/engine/gen_setup.h \
+                tests/unit/engine/invariants.c tests/unit/engine/invariants.h
+$(BUILD)/tests/unit/engine/test_invariants $(BUILD)/fuzz_invariants: $(PROPERTY_SRC)
+
 -include $(ALL_OBJ:.o=.d)
 
 # ---- packages -------------------------------------------------------------

@@ -145,10 +145,11 @@ struct layer_times {
     double attn_core; /* QK^T, softmax, attention x V (selective recompute) */
     double attn_fwd;  /* attention core forward, and its backward */
     double attn_bwd;
-    double tp_comm;   /* one exposed all-reduce of the layer output */
-    double tp_hidden; /* i20: the part of it hidden beside the GEMMs */
-    double cp_hidden; /* i20: ring traffic hidden under the attention, fwd + bwd */
-    double cp_fwd;    /* exposed ring-attention exchange, forward and backward */
+    double tp_comm;     /* one exposed all-reduce of the layer output */
+    double tp_hidden;   /* i20: the part of it hidden beside the GEMMs */
+    double cp_hidden_f; /* i20: ring traffic hidden under the attention, forward */
+    double cp_hidden_b; /* and backward */
+    double cp_fwd;      /* exposed ring-attention exchange, forward and backward */
     double cp_bwd;
     double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
 };
@@ -257,7 +258,8 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
         double ring = model_cp_ring_fwd(c);
         lt->cp_fwd = maxd(0.0, ring - attn);
         lt->cp_bwd = maxd(0.0, 2.0 * ring - attn_bwd);
-        lt->cp_hidden = mind(ring, attn) + mind(2.0 * ring, attn_bwd);
+        lt->cp_hidden_f = mind(ring, attn);
+        lt->cp_hidden_b = mind(2.0 * ring, attn_bwd);
     }
 }
 
@@ -399,10 +401,15 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     /* Expert parallelism: dispatch and combine forward, their transposes
      * backward, again when the forward is recomputed. */
     o->ep_total = nm * (2.0 + again) * lm->ep_fwd;
-    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, lm->fwd + lm->bwd);
+    /* i20: a second of compute hides at most one second of communication:
+     * the expert all-to-alls hide under what the TP and CP traffic of the
+     * layer leaves free (else a faster device could make a slower step). */
+    double cp_f = lm->cp_hidden_f, cp_b = lm->cp_hidden_b;
+    double free = maxd(0.0, lm->fwd + lm->bwd - 4.0 * lm->tp_hidden - cp_f - cp_b);
+    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, free);
     o->hidden = per_layer * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
-                nd * (1.0 + again) * ld->cp_hidden + nm * (1.0 + again) * lm->cp_hidden +
-                (o->ep_total - o->ep);
+                nd * ((1.0 + again) * ld->cp_hidden_f + ld->cp_hidden_b) +
+                nm * ((1.0 + again) * cp_f + cp_b) + (o->ep_total - o->ep);
 }
 
 static double stage_total(const struct stage_time *t)
@@ -453,6 +460,18 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
                 : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_fwd_exec
                                                                : 0.0;
     d->executed_flops = d->model_flops - attn_model + attn_exec + re;
+    /* i20: with a capacity factor every expert runs capacity_factor times
+     * its mean load (model_parallel.c): below 1 the dropped tokens are not
+     * computed, above 1 the padding is. */
+    double cf = s->training.capacity_factor;
+    int n_moe = s->model.experts > 0 ? model_moe_layers_in(s, 0, s->model.layers) : 0;
+    if (cf > 0 && n_moe > 0) {
+        double mats = s->model.mlp == MLP_SWIGLU ? 3.0 : 2.0;
+        double routed = 2.0 * tokens * s->model.top_k * s->model.hidden *
+                        (double)setup_expert_ffn_hidden(s) * mats * n_moe;
+        double passes = 3.0 + (s->training.recompute == RECOMPUTE_FULL ? 1.0 : 0.0);
+        d->executed_flops += passes * routed * (cf - 1.0);
+    }
     /* HFU in the MFU convention (full s^2), recomputation added
      * (Korthikanti et al. 2022), so that MFU <= HFU always. */
     d->hardware_flops =
@@ -495,9 +514,19 @@ static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
     const struct software *sw = c->r->software;
     /* Gradient sync: non-expert parameters over DP x CP (ranks tp apart),
      * expert parameters over DP x CP / EP (ranks tp x cp x ep apart). */
-    model_dp_sync(c, busy->params.dense, c->dp * c->cp, c->tp, slow->fwd, slow->bwd, d);
-    model_dp_sync(c, busy->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, slow->fwd,
-                  slow->bwd, d);
+    /* i20: the gradient sync hides under the compute the per-layer traffic
+     * leaves free (one second of compute hides one second of traffic). */
+    double busy_s = slow->fwd + slow->bwd, free = maxd(0.0, busy_s - slow->hidden);
+    double t_f = busy_s > 0 ? slow->fwd * free / busy_s : 0.0;
+    double t_b = busy_s > 0 ? slow->bwd * free / busy_s : 0.0;
+    double total0 = d->dp_total, exposed0 = d->dp_exposed;
+    model_dp_sync(c, busy->params.dense, c->dp * c->cp, c->tp, t_f, t_b, d);
+    /* The expert gradients hide in what the dense ones left of the window. */
+    double hid = (d->dp_total - total0) - (d->dp_exposed - exposed0);
+    double w = sw->dp_overlap_window > 0 ? sw->dp_overlap_window : 1.0;
+    double t_b2 = maxd(0.0, t_b - hid / w), t_f2 = maxd(0.0, t_f - maxd(0.0, hid / w - t_b));
+    model_dp_sync(c, busy->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, t_f2, t_b2,
+                  d);
     /* Optimizer: memory-bound; reads and writes the optimizer state, reads
      * the gradient, writes the new weights, for this device's shard. */
     double nd = s->training.zero_stage >= 1 ? (double)c->dp * c->cp : 1.0;
@@ -520,11 +549,23 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     struct stage_time slow;
     memset(&slow, 0, sizeof slow);
     const struct stage *busy = &stages[0];
+    struct stage widest;
     if (s->model.kind == MODEL_GENERIC) {
         model_make_stage(c, 0, 0, &stages[0]);
         generic_step(c, &slow, d);
     } else {
         busy = &stages[transformer_step(c, stages, &slow)];
+        /* i20: every stage syncs its own gradients after its last backward;
+         * the one holding the most parameters sets that wait, whichever
+         * stage computes longest (picking the busiest stage's parameters
+         * let a faster device switch to a heavier sync). */
+        int n = c->pp < 4 ? c->pp : 4;
+        widest = *busy;
+        for (int i = 0; i < n; i++) {
+            widest.params.dense = maxd(widest.params.dense, stages[i].params.dense);
+            widest.params.experts = maxd(widest.params.experts, stages[i].params.experts);
+        }
+        busy = &widest;
         transformer_flops(c, d);
     }
     double psi = busy->params.dense + busy->params.experts;

@@ -224,7 +224,6 @@ void model_memory_model(const struct ctx *c, struct memory_report *m);
 double model_rack_load(const struct power_report *pw);
 double model_nodes_in_rack(const struct ctx *c);
 void model_power(const struct ctx *c, double busy, double cpu_util, struct power_report *pw);
-double model_throttle_for_cooling(const struct ctx *c, const struct power_report *pw);
 void model_power_at_balance(const struct ctx *c, double busy, double cpu_util,
                             struct power_report *pw);
 /* params: the model's parameter count (model_params), in the checkpoint. */
@@ -309,5 +308,10 @@ void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_by
  * lost beside `hidden_s` seconds of overlapped communication. */
 double model_grad_accum_time(const struct ctx *c, double params);
 double model_overlap_interference(const struct ctx *c, double hidden_s, double compute_s);
+/* i20 (model_throttle.c): the clock share a cooling-limited rack keeps,
+ * from the energy of a step: `compute_share` of it computing at full
+ * clocks, the rest waiting at `wait_share` of the dynamic power. */
+double model_throttle_balanced(const struct ctx *c, const struct power_report *pw,
+                               double compute_share, double wait_share);
 
 #endif
