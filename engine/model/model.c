@@ -117,11 +117,10 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
     /* A device waiting on communication or in a pipeline bubble keeps its
      * clocks up and runs NCCL kernels: it draws DEVICE_WAIT_DYNAMIC_SHARE of
      * its dynamic power, not idle. */
-    double compute_share = mind(1.0, busy);
-    busy = compute_share + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - compute_share);
+    busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
     double cpu_util = mind(1.0, ratio(dpth->cores_busy, maxd(dpth->cores_total, 1.0)));
     model_power(c, mind(1.0, busy), cpu_util, &o->power);
-    double f = model_throttle_balanced(c, &o->power, compute_share, DEVICE_WAIT_DYNAMIC_SHARE);
+    double f = model_throttle_balanced(c, &o->power, DEVICE_WAIT_DYNAMIC_SHARE); /* i20 */
     bool cooled = true;
     if (f < 1.0) {
         o->power.throttled = true;

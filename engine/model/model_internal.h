@@ -308,10 +308,10 @@ void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_by
  * lost beside `hidden_s` seconds of overlapped communication. */
 double model_grad_accum_time(const struct ctx *c, double params);
 double model_overlap_interference(const struct ctx *c, double hidden_s, double compute_s);
-/* i20 (model_throttle.c): the clock share a cooling-limited rack keeps,
- * from the energy of a step: `compute_share` of it computing at full
- * clocks, the rest waiting at `wait_share` of the dynamic power. */
-double model_throttle_balanced(const struct ctx *c, const struct power_report *pw,
-                               double compute_share, double wait_share);
+/* i20 (model_throttle.c): the clock share a cooling-limited rack keeps
+ * (0: it cannot be cooled at all), from the mean power over the model's
+ * own step at each clock share; a waiting device draws `wait_share` of the
+ * dynamic power. Leaves c->throttle as it found it. */
+double model_throttle_balanced(struct ctx *c, const struct power_report *pw, double wait_share);
 
 #endif

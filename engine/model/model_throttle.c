@@ -1,17 +1,30 @@
 /* model_throttle: the clocks a cooling-limited rack keeps (issue 20). The
  * rack may draw no more than its cooling removes; devices lower their
- * clocks until the energy of a step over its length fits. Compute at clock
- * share f takes 1/f as long and draws dynamic power ~ f^3 (DVFS: f V^2 with
- * V tracking f; Weste & Harris, CMOS VLSI Design, ch. 5), so its energy
- * per unit of work goes as f^2; waiting (communication, bubbles) draws a
- * share of the dynamic power at the same lowered clocks (f^3) but lasts as
- * long as the traffic does. Balancing energy against time, a
- * faster link or memory never lengthens the throttled step (docs/MODEL.md,
- * section 6). Nothing here allocates. */
+ * clocks until the mean power over a step fits. Dynamic power at clock
+ * share f goes as f^3 (DVFS: f V^2 with V tracking f; Weste & Harris, CMOS
+ * VLSI Design, ch. 5), computing or waiting (a waiting device draws
+ * `wait_share` of it: NCCL kernels, clocks up); the step at f is the
+ * model's own (compute-bound kernels slow by 1/f, memory-bound ones and the
+ * traffic do not). The clock share is where the mean dynamic share
+ * f^3 (b_f + w (1 - b_f)), b_f the compute share of the step at f, meets
+ * what the rack allows: the fastest step within the power, so a faster
+ * link or memory never lengthens it (docs/MODEL.md, section 6). Nothing
+ * here allocates. */
 #include "model_internal.h"
 
-double model_throttle_balanced(const struct ctx *c, const struct power_report *pw,
-                               double compute_share, double wait_share)
+/* Mean dynamic power share over the step at clocks f. */
+static double dynamic_share(struct ctx *c, double f, double wait_share)
+{
+    struct device_step d;
+    c->throttle = f;
+    model_device_step(c, &d);
+    double busy = d.compute + d.recompute + d.optimizer;
+    double b = d.total > 0 ? busy / d.total : 1.0;
+    b = b < 0 ? 0 : b > 1 ? 1 : b;
+    return f * f * f * (b + wait_share * (1.0 - b));
+}
+
+double model_throttle_balanced(struct ctx *c, const struct power_report *pw, double wait_share)
 {
     if (!(pw->per_rack_kw > pw->rack_cooling_limit_kw))
         return 1.0;
@@ -23,20 +36,14 @@ double model_throttle_balanced(const struct ctx *c, const struct power_report *p
     if (!(allowed > a->idle_w) || !(dyn > 0))
         return 0.0;
     double want = (allowed - a->idle_w) / dyn; /* mean dynamic share the rack allows */
-    double b = compute_share < 0 ? 0 : compute_share > 1 ? 1 : compute_share;
-    if (!(b > 0))
-        return 1.0; /* nothing to slow down */
-    /* Mean dynamic share at clocks f: the energy (b f^2 + w f^3 (1 - b))
-     * over the time (b / f + 1 - b), per unit of full-clock step; it
-     * increases with f. */
-    double lo = 0.0, hi = 1.0;
-    for (int i = 0; i < 60; i++) {
+    double keep = c->throttle, lo = 0.0, hi = 1.0;
+    for (int i = 0; i < 40; i++) {
         double f = 0.5 * (lo + hi);
-        double share = (b * f * f + wait_share * f * f * f * (1.0 - b)) / (b / f + 1.0 - b);
-        if (share > want)
+        if (dynamic_share(c, f, wait_share) > want)
             hi = f;
         else
             lo = f;
     }
+    c->throttle = keep;
     return lo;
 }

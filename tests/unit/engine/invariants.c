@@ -54,11 +54,9 @@ static const char *grew_most(const struct model_report *a, const struct model_re
     return names[best];
 }
 
-/* A cooling-limited rack's clocks come from an energy balance over the
- * step at full clocks (model_throttle.c), which the throttled step only
- * approximately keeps (memory-bound kernels do not slow with the clocks):
- * there the comparison allows this relative slack. */
-#define THROTTLED_SLACK 1e-3
+/* A cooling-limited rack's clocks are found by bisection
+ * (model_throttle.c): there the comparison allows its precision. */
+#define THROTTLED_SLACK 1e-6
 
 bool inv_not_slower(const char *what, const struct model_report *base,
                     const struct model_report *better, char *msg, size_t len)
