@@ -9,9 +9,9 @@
 /* Compute slows by this share while a collective runs beside it: NCCL
  * kernels hold SMs and HBM bandwidth. Measured on A100, H100, MI250 and
  * MI210 training GPT and Llama models: overlapped compute ran 18.9% slower
- * on average (40% at most) than compute alone (Hong et al., arXiv
- * 2507.03114, "Characterizing Compute-Communication Overlap in
- * GPU-Accelerated Distributed Deep Learning", 2025). */
+ * on average (40% at most) than compute alone ("Characterizing
+ * Compute-Communication Overlap in GPU-Accelerated Distributed Deep
+ * Learning: Performance and Power Implications", arXiv 2507.03114, 2025). */
 #define MODEL_OVERLAP_SLOWDOWN 0.189
 
 double model_overlap_interference(const struct ctx *c, double hidden_s, double compute_s)
