@@ -7,7 +7,7 @@
  * model's own (compute-bound kernels slow by 1/f, memory-bound ones and the
  * traffic do not). The clock share is where the mean dynamic share
  * f^3 (b_f + w (1 - b_f)), b_f the compute share of the step at f, meets
- * what the rack allows: the fastest step within the power, so a faster
+ * what the rack allows (regula falsi): the fastest step within the power, so a faster
  * link or memory never lengthens it (docs/MODEL.md, section 6). Nothing
  * here allocates. */
 #include "model_internal.h"
@@ -36,14 +36,31 @@ double model_throttle_balanced(struct ctx *c, const struct power_report *pw, dou
     if (!(allowed > a->idle_w) || !(dyn > 0))
         return 0.0;
     double want = (allowed - a->idle_w) / dyn; /* mean dynamic share the rack allows */
+    /* The root of share(f) - want on [0, 1] by regula falsi with the
+     * Illinois step (a handful of step evaluations; the share is smooth and
+     * increasing, 0 at f = 0). The result keeps share(f) <= want. */
     double keep = c->throttle, lo = 0.0, hi = 1.0;
-    for (int i = 0; i < 40; i++) {
-        double f = 0.5 * (lo + hi);
-        if (dynamic_share(c, f, wait_share) > want)
-            hi = f;
-        else
-            lo = f;
+    double g_lo = -want, g_hi = dynamic_share(c, 1.0, wait_share) - want;
+    int side = 0;
+    for (int i = 0; i < 60 && g_hi > 0 && hi - lo > 1e-13; i++) {
+        double f = (lo * g_hi - hi * g_lo) / (g_hi - g_lo);
+        if (!(f > lo && f < hi))
+            f = 0.5 * (lo + hi);
+        double g = dynamic_share(c, f, wait_share) - want;
+        if (g > 0) {
+            hi = f, g_hi = g;
+            if (side < 0)
+                g_lo *= 0.5;
+            side = -1;
+        } else {
+            lo = f, g_lo = g;
+            if (side > 0)
+                g_hi *= 0.5;
+            side = 1;
+            if (g > -1e-12 * want)
+                break;
+        }
     }
     c->throttle = keep;
-    return lo;
+    return g_hi > 0 ? lo : 1.0;
 }
