@@ -7,9 +7,11 @@
  * model's own (compute-bound kernels slow by 1/f, memory-bound ones and the
  * traffic do not). The clock share is where the mean dynamic share
  * f^3 (b_f + w (1 - b_f)), b_f the compute share of the step at f, meets
- * what the rack allows (regula falsi): the fastest step within the power, so a faster
+ * what the rack allows: the fastest step within the power, so a faster
  * link or memory never lengthens it (docs/MODEL.md, section 6). Nothing
  * here allocates. */
+#include <math.h>
+
 #include "model_internal.h"
 
 /* Mean dynamic power share over the step at clocks f. */
@@ -36,31 +38,33 @@ double model_throttle_balanced(struct ctx *c, const struct power_report *pw, dou
     if (!(allowed > a->idle_w) || !(dyn > 0))
         return 0.0;
     double want = (allowed - a->idle_w) / dyn; /* mean dynamic share the rack allows */
-    /* The root of share(f) - want on [0, 1] by regula falsi with the
-     * Illinois step (a handful of step evaluations; the share is smooth and
-     * increasing, 0 at f = 0). The result keeps share(f) <= want. */
-    double keep = c->throttle, lo = 0.0, hi = 1.0;
-    double g_lo = -want, g_hi = dynamic_share(c, 1.0, wait_share) - want;
-    int side = 0;
-    for (int i = 0; i < 60 && g_hi > 0 && hi - lo > 1e-13; i++) {
-        double f = (lo * g_hi - hi * g_lo) / (g_hi - g_lo);
-        if (!(f > lo && f < hi))
-            f = 0.5 * (lo + hi);
-        double g = dynamic_share(c, f, wait_share) - want;
-        if (g > 0) {
-            hi = f, g_hi = g;
-            if (side < 0)
-                g_lo *= 0.5;
-            side = -1;
-        } else {
-            lo = f, g_lo = g;
-            if (side > 0)
-                g_hi *= 0.5;
-            side = 1;
-            if (g > -1e-12 * want)
-                break;
+    /* The share goes nearly as f^k with k about 3 (the compute share
+     * changes slowly with f): each guess solves the power law through the
+     * last two evaluations (k = 3 for the first), a secant step in log-log,
+     * and narrows a bracket [lo, hi] (share(lo) <= want < share(hi)) that
+     * no guess leaves. The answer is the root, else lo (within the power). */
+    double keep = c->throttle, lo = 0.0, hi = 1.0, f = 1.0, k = 3.0;
+    double share = dynamic_share(c, f, wait_share), f_prev = 0.0, share_prev = 0.0;
+    for (int i = 0; i < 60; i++) {
+        if (fabs(share - want) <= 1e-9 * want) {
+            lo = f; /* the root, to a part in 1e9 of the power */
+            break;
         }
+        if (share > want)
+            hi = f;
+        else
+            lo = f;
+        if (hi - lo < 1e-12)
+            break;
+        if (f_prev > 0 && share_prev > 0 && f_prev != f && share_prev != share) {
+            double slope = log(share / share_prev) / log(f / f_prev);
+            k = slope > 0.5 && slope < 10.0 ? slope : 3.0;
+        }
+        double next = f * pow(want / share, 1.0 / k);
+        f_prev = f, share_prev = share;
+        f = next > lo && next < hi ? next : 0.5 * (lo + hi);
+        share = dynamic_share(c, f, wait_share);
     }
     c->throttle = keep;
-    return g_hi > 0 ? lo : 1.0;
+    return lo;
 }

@@ -54,7 +54,7 @@ static const char *grew_most(const struct model_report *a, const struct model_re
     return names[best];
 }
 
-/* A cooling-limited rack's clocks are found by regula falsi
+/* A cooling-limited rack's clocks are found to a part in 1e9
  * (model_throttle.c): there the comparison allows its precision. */
 #define THROTTLED_SLACK 1e-6
 
