@@ -196,6 +196,11 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB) $(LUA_LIB)
 $(BUILD)/fuzz_lesson: $(CLI_LIB)
 $(BUILD)/fuzz_lesson: FUZZ_CLI_LIB = $(CLI_LIB)
 
+# The property tests of issue 20 include their generator and invariants.
+PROPERTY_SRC := tests/unit/engine/gen_setup.c tests/unit/engine/gen_setup.h \
+                tests/unit/engine/invariants.c tests/unit/engine/invariants.h
+$(BUILD)/tests/unit/engine/test_invariants $(BUILD)/fuzz_invariants: $(PROPERTY_SRC)
+
 -include $(ALL_OBJ:.o=.d)
 
 # ---- packages -------------------------------------------------------------

@@ -47,6 +47,8 @@ function Setup:devices() end
 ---@field tflops_per_device number
 ---@field mfu number
 ---@field hfu number
+---@field hfu_model_convention number
+---@field flops_convention string
 ---@field peak_tflops number
 ---@field achieved_fraction number
 ---@field starvation number

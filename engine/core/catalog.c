@@ -1,5 +1,6 @@
 /* catalog: strict loading of hardware facts from YAML through field tables. */
 #include "catalog.h"
+#include "catalog_rules.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -214,6 +215,7 @@ static const struct field software_fields[] = {
      "has DeepEP", 0, 0, NULL, NULL, 0},
     {"activation_offload", FIELD_BOOL, offsetof(struct software, activation_offload), 0, 1, 0, NULL,
      NULL, 0, "", "offloads saved activations to host memory", 0, 0, NULL, NULL, 0},
+    SOFTWARE_RULE_FIELDS /* i20: catalog_rules.h */
 };
 
 #define TABLE(what, arr)                                                                           \

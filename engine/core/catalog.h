@@ -120,6 +120,13 @@ struct cooling {
 
 /* Facts about the training software: costs that are not hardware facts but
  * are needed to turn FLOPs into time. */
+/* i20: the interleaved (virtual-stage) pipeline schedules a stack runs:
+ * none; micro-batches per step a multiple of the pipeline stages (Megatron-LM
+ * 2021); at least the pipeline stages (Megatron-Core). */
+enum interleave_rule { INTERLEAVE_NONE, INTERLEAVE_MULTIPLE, INTERLEAVE_AT_LEAST };
+extern const char *const interleave_rule_names[]; /* "none", "multiple", "at-least" */
+enum { SOFTWARE_SOURCE_LEN = 192 };
+
 struct software {
     struct catalog_head head;
     int kernels_per_layer_fwd;    /* kernels launched per layer per micro-batch forward */
@@ -163,6 +170,19 @@ struct software {
     bool moe_folding;        /* expert tensor parallelism folded over TP x CP x DP */
     bool deepep;             /* DeepEP token dispatcher */
     bool activation_offload; /* activations offloaded to host memory */
+    /* i20: what the stack can run, each rule with its source (a paper, a
+     * release note or the code that enforces it); setup_check refuses a
+     * setup that breaks one and quotes the source. */
+    bool flash_attention;   /* fused (flash) attention kernels */
+    int zero_stage_with_pp; /* highest ZeRO stage beside pipeline_parallel > 1 */
+    int interleave;         /* enum interleave_rule: virtual pipeline stages */
+    bool sequence_parallel; /* Megatron-style sequence parallelism beside TP */
+    char zero_source[SOFTWARE_SOURCE_LEN];
+    char flash_attention_source[SOFTWARE_SOURCE_LEN];
+    char interleave_source[SOFTWARE_SOURCE_LEN];
+    char sequence_parallel_source[SOFTWARE_SOURCE_LEN];
+    char context_parallel_source[SOFTWARE_SOURCE_LEN];
+    char tp_overlap_source[SOFTWARE_SOURCE_LEN];
 };
 
 /* A serving engine (vLLM, TensorRT-LLM, SGLang): what turns a model's

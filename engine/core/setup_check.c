@@ -215,7 +215,7 @@ static bool check_experts(const struct setup *s, const struct resolved *r,
                           const char *bad_path[2])
 {
     const struct software *sw = r->software;
-    int ep = z->ep, cp = z->cp;
+    int ep = z->ep;
     long long dp = z->dp;
     int experts = s->model.experts;
     if (experts == 0 && (s->model.top_k > 0 || s->model.shared_experts > 0 ||
@@ -254,11 +254,6 @@ static bool check_experts(const struct setup *s, const struct resolved *r,
         FAIL("training.capacity_factor",
              "training.capacity_factor applies to mixture-of-experts models "
              "(model.experts > 0)");
-    if (cp > 1 && !sw->context_parallel)
-        FAIL_AT("training.context_parallel", "training.software",
-                "%s does not implement ring-attention context parallelism; use "
-                "megatron-core, nemo, fsdp or maxtext",
-                sw->head.id);
     return true;
 }
 
@@ -315,10 +310,6 @@ static bool check_hardware(const struct setup *s, const struct resolved *r,
         FAIL_AT("training.precision", "training.software",
                 "%s has no %s training recipe; use megatron-core or nemo (Transformer Engine)",
                 sw->head.id, train_precision_names[prec]);
-    if (s->training.zero_stage > sw->max_zero_stage)
-        FAIL_AT("training.zero_stage", "training.software",
-                "%s implements ZeRO stages up to %d, not %d", sw->head.id, sw->max_zero_stage,
-                s->training.zero_stage);
     bool network = devices > setup_scaleup_domain(s);
     if (network && !r->nic)
         FAIL_AT("cluster.node.nic", "cluster.nodes",
@@ -351,6 +342,7 @@ static bool check_resolved(const struct setup *s, const struct resolved *r, char
         return false;
     }
     return check_hardware(s, r, &z, err, err_len, bad_path) &&
+           setup_check_stack(s, r->software, err, err_len, bad_path) && /* setup_stack.c */
            setup_check_inference(s, r, err, err_len, bad_path) &&
            setup_check_2026(s, r, err, err_len, bad_path);
 }

@@ -20,5 +20,10 @@ bool setup_check_inference(const struct setup *s, const struct resolved *r, char
 /* The checks of the 2026 fields (setup_check_2026.c), same contract. */
 bool setup_check_2026(const struct setup *s, const struct resolved *r, char *err, size_t err_len,
                       const char *bad_path[2]);
+/* The rules of the training stack (setup_stack.c): ZeRO stages and their
+ * combination with pipelines, flash attention, interleaving, sequence and
+ * context parallelism, each refusal quoting the rule's source. */
+bool setup_check_stack(const struct setup *s, const struct software *sw, char *err, size_t err_len,
+                       const char *bad_path[2]);
 
 #endif

@@ -130,7 +130,7 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
     busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
     double cpu_util = mind(1.0, ratio(dpth->cores_busy, maxd(dpth->cores_total, 1.0)));
     model_power(c, mind(1.0, busy), cpu_util, &o->power);
-    double f = model_throttle_for_cooling(c, &o->power);
+    double f = model_throttle_balanced(c, &o->power, DEVICE_WAIT_DYNAMIC_SHARE); /* i20 */
     bool cooled = true;
     if (f < 1.0) {
         o->power.throttled = true;
@@ -233,7 +233,16 @@ static void eval_throughput(const struct ctx *c, const struct device_step *d,
     double peak_all = c->peak_flops * c->devices;
     o->tflops_per_device = ratio(d->executed_flops, o->step_time_s * c->devices) / 1e12;
     o->mfu = ratio(d->model_flops, o->step_time_s * peak_all);
-    o->hfu = ratio(d->hardware_flops, o->step_time_s * peak_all);
+    /* i20: HFU is what the hardware executed (recomputation in, masked
+     * attention blocks out when a fused kernel skips them), so it never
+     * exceeds the executed rate; MFU is bounded by HFU counted in its own
+     * convention. */
+    o->hfu = ratio(d->executed_flops, o->step_time_s * peak_all);
+    o->hfu_model_convention = ratio(d->hardware_flops, o->step_time_s * peak_all);
+    copy_text(o->flops_convention, sizeof o->flops_convention,
+              s->model.kind == MODEL_TRANSFORMER
+                  ? "megatron: 3 x forward, full s x s attention, logits, no recomputation"
+                  : "flops_per_sample x samples (the user's count)");
     double compute_time = d->compute + d->recompute;
     o->achieved_fraction = compute_time > 0
                                ? ratio(d->executed_flops, c->devices * compute_time * c->peak_flops)
@@ -259,7 +268,7 @@ static void eval_limits(bool cooled, struct model_report *o)
          * only fails to fit keeps its would-be throughput (flagged by
          * runnable = false and why_not) so that it can be compared. */
         o->tokens_per_s = o->samples_per_s = o->tflops_per_device = 0.0;
-        o->mfu = o->hfu = 0.0;
+        o->mfu = o->hfu = o->hfu_model_convention = 0.0;
     }
     if (!cooled || o->reliability.goodput <= 0.0) {
         cost->days_to_train = cost->energy_mwh = cost->usd_total = 0.0;

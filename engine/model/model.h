@@ -126,7 +126,9 @@ struct model_report {
     double model_flops_per_step; /* forward + backward only */
     double tflops_per_device;    /* executed FLOPs per device per second / 1e12 */
     double mfu;
-    double hfu;
+    double hfu;                      /* executed FLOPs (tflops_per_device) over step x peak */
+    double hfu_model_convention;     /* i20: MFU's convention plus recomputation: mfu <= it */
+    char flops_convention[96];       /* i20: the convention MFU counts FLOPs in */
     double peak_tflops;              /* dense peak per device at the chosen precision */
     double achieved_fraction;        /* compute-phase FLOP/s over peak (roofline result) */
     double starvation;               /* share of the step the devices wait for data */
@@ -167,13 +169,17 @@ struct model_report {
  * finite numbers. */
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *out);
 
-/* Coefficient of variation of one device's compute time per step. Measured
- * step-to-step and device-to-device variation of large GEMM workloads is a
- * few percent (clock boosting, memory refresh, OS noise; Sinha et al., "Not
- * All GPUs Are Created Equal", SC 2022, report ~2-8% across nominally
- * identical GPUs). The analytic model charges its expected maximum over the
- * devices; the step loop draws it. */
-#define MODEL_COMPUTE_JITTER_CV 0.02
+/* Coefficient of variation of one device's compute speed. Sinha et al.,
+ * "Not All GPUs Are Created Equal" (SC 2022, arXiv 2208.11035), measured
+ * over 90% of the GPUs of five clusters (Summit's 27,648 V100 among them)
+ * an 8% average performance variation between nominally identical GPUs
+ * running the same kernels, outliers (up to 1.5x slower) reported apart.
+ * Read as the box plot's whisker span, +-2.7 sigma of a normal (Tukey's
+ * 1.5 IQR fences), that is sigma = 0.08 / 5.4 = 1.5%. A synchronous step
+ * waits for the slowest of its N devices: cv x E[max of N] (2.1% on 8
+ * devices, 5.7% on 16,384; docs/MODEL.md). The analytic model charges
+ * that; the step loop draws it. */
+#define MODEL_COMPUTE_JITTER_CV 0.015
 
 /* Expected maximum of n independent standard normals (Blom's
  * approximation; exact for n = 1 and 2), and the standard normal quantile

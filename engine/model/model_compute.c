@@ -166,8 +166,11 @@ struct layer_times {
     double attn_core; /* QK^T, softmax, attention x V (selective recompute) */
     double attn_fwd;  /* attention core forward, and its backward */
     double attn_bwd;
-    double tp_comm; /* one exposed all-reduce of the layer output */
-    double cp_fwd;  /* exposed ring-attention exchange, forward and backward */
+    double tp_comm;     /* one exposed all-reduce of the layer output */
+    double tp_hidden;   /* i20: the part of it hidden beside the GEMMs */
+    double cp_hidden_f; /* i20: ring traffic hidden under the attention, forward */
+    double cp_hidden_b; /* and backward */
+    double cp_fwd;      /* exposed ring-attention exchange, forward and backward */
     double cp_bwd;
     double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
     double op_re;  /* y2026: recompute of torchtitan's per-op policy */
@@ -254,12 +257,18 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
          * time of the layer (Wang et al. 2022, "Overlap communication with
          * dependent computation via decomposition"). */
         double comm = model_tp_allreduce_time(c, M * h * c->act_bytes);
-        /* Transformer Engine's userbuffers overlap has no NVFP4 path:
-         * Megatron-Bridge turns tp_comm_overlap off for NVFP4 (y2026). */
-        double overlap = c->s->training.precision == TRAIN_NVFP4 ? 0.0 : sw->tp_comm_overlap;
-        double hidden = overlap * (1.0 - 1.0 / t) * comm;
+        /* i20: userbuffers overlap runs over NVLink/NVSwitch only; a TP
+         * group wider than the scale-up domain crosses the network, where
+         * its traffic is exposed (the stack's tp_overlap_source). Transformer
+         * Engine's userbuffers overlap has no NVFP4 path: Megatron-Bridge
+         * turns tp_comm_overlap off for NVFP4 (y2026). */
+        double share = c->s->training.precision == TRAIN_NVFP4 ? 0.0
+                       : c->tp <= c->domain                     ? sw->tp_comm_overlap
+                                                                : 0.0;
+        double hidden = share * (1.0 - 1.0 / t) * comm;
         double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
-        lt->tp_comm = comm - mind(hidden, gemm_share);
+        lt->tp_hidden = mind(hidden, gemm_share);
+        lt->tp_comm = comm - lt->tp_hidden;
     }
     if (c->cp > 1) {
         /* Ring attention overlaps each block's K/V transfer with the
@@ -269,6 +278,8 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
         double ring = model_cp_ring_fwd(c);
         lt->cp_fwd = maxd(0.0, ring - attn);
         lt->cp_bwd = maxd(0.0, 2.0 * ring - attn_bwd);
+        lt->cp_hidden_f = mind(ring, attn);
+        lt->cp_hidden_b = mind(2.0 * ring, attn_bwd);
     }
 }
 
@@ -396,6 +407,7 @@ int model_candidate_stages(const struct ctx *c, struct stage out[4])
 /* One stage's times per micro-batch. */
 struct stage_time {
     double fwd, bwd, re, tp, cp, ep;
+    double hidden;         /* i20: communication hidden beside this stage's compute */
     double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
     double edge_f, edge_b; /* of fwd and bwd, the embedding or output layer */
 };
@@ -450,7 +462,15 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     /* Expert parallelism: dispatch and combine forward, their transposes
      * backward, again when the forward is recomputed. */
     o->ep_total = nm * (2.0 + again) * lm->ep_fwd;
-    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, lm->fwd + lm->bwd);
+    /* i20: a second of compute hides at most one second of communication:
+     * the expert all-to-alls hide under what the TP and CP traffic of the
+     * layer leaves free (else a faster device could make a slower step). */
+    double cp_f = lm->cp_hidden_f, cp_b = lm->cp_hidden_b;
+    double free = maxd(0.0, lm->fwd + lm->bwd - 4.0 * lm->tp_hidden - cp_f - cp_b);
+    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, free);
+    o->hidden = per_layer * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
+                nd * ((1.0 + again) * ld->cp_hidden_f + ld->cp_hidden_b) +
+                nm * ((1.0 + again) * cp_f + cp_b) + (o->ep_total - o->ep);
 }
 
 static double stage_total(const struct stage_time *t)
@@ -508,6 +528,18 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
                 : s->training.recompute == RECOMPUTE_OP        ? op_re
                                                                : 0.0;
     d->executed_flops = d->model_flops - attn_model + attn_exec + re;
+    /* i20: with a capacity factor every expert runs capacity_factor times
+     * its mean load (model_parallel.c): below 1 the dropped tokens are not
+     * computed, above 1 the padding is. */
+    double cf = s->training.capacity_factor;
+    int n_moe = s->model.experts > 0 ? model_moe_layers_in(s, 0, s->model.layers) : 0;
+    if (cf > 0 && n_moe > 0) {
+        double mats = s->model.mlp == MLP_SWIGLU ? 3.0 : 2.0;
+        double routed = 2.0 * tokens * s->model.top_k * s->model.hidden *
+                        (double)setup_expert_ffn_hidden(s) * mats * n_moe;
+        double passes = 3.0 + (s->training.recompute == RECOMPUTE_FULL ? 1.0 : 0.0);
+        d->executed_flops += passes * routed * (cf - 1.0);
+    }
     /* HFU in the MFU convention (full s^2), recomputation added
      * (Korthikanti et al. 2022), so that MFU <= HFU always. */
     d->hardware_flops =
@@ -554,13 +586,23 @@ static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
     const struct software *sw = c->r->software;
     /* Gradient sync: non-expert parameters over DP x CP (ranks tp apart),
      * expert parameters over DP x CP / EP (ranks tp x cp x ep apart). */
+    /* i20: the gradient sync hides under the compute the per-layer traffic
+     * leaves free (one second of compute hides one second of traffic). */
+    double busy_s = slow->fwd + slow->bwd, free = maxd(0.0, busy_s - slow->hidden);
+    double t_f = busy_s > 0 ? slow->fwd * free / busy_s : 0.0;
+    double t_b = busy_s > 0 ? slow->bwd * free / busy_s : 0.0;
     /* With MoE parallel folding the expert-data-parallel group is what
      * is left of tp x cp x dp after etp x ep. LoRA syncs only the adapters. */
     int64_t edp = at_least_one(c->tp * c->cp * c->dp / (c->etp * c->ep));
     double dense = c->lora ? model_lora_stage_params(c, busy) : busy->params.dense;
     double experts = c->lora ? 0.0 : busy->params.experts;
-    model_dp_sync(c, dense, c->dp * c->cp, c->tp, slow->fwd, slow->bwd, d);
-    model_dp_sync(c, experts, edp, c->etp * c->ep, slow->fwd, slow->bwd, d);
+    double total0 = d->dp_total, exposed0 = d->dp_exposed;
+    model_dp_sync(c, dense, c->dp * c->cp, c->tp, t_f, t_b, d);
+    /* The expert gradients hide in what the dense ones left of the window. */
+    double hid = (d->dp_total - total0) - (d->dp_exposed - exposed0);
+    double w = sw->dp_overlap_window > 0 ? sw->dp_overlap_window : 1.0;
+    double t_b2 = maxd(0.0, t_b - hid / w), t_f2 = maxd(0.0, t_f - maxd(0.0, hid / w - t_b));
+    model_dp_sync(c, experts, edp, c->etp * c->ep, t_f2, t_b2, d);
     /* Optimizer: memory-bound; reads and writes the optimizer state, reads
      * the gradient, writes the new weights, for this device's shard. */
     double nd = s->training.zero_stage >= 1 ? (double)c->dp * c->cp : 1.0;
@@ -574,24 +616,12 @@ static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
                    model_expected_max_normal(c->devices);
 }
 
-/* Mixed precision accumulates each micro-batch's weight gradients into
- * fp32 buffers (Megatron-LM main_grad): a 4-byte read and write per
- * parameter trained on the stage (LoRA: the adapters), once per
- * micro-batch; a bf16 gradient reduction (grad_reduce_precision) keeps
- * them in 16 bits. With ZeRO stage 2 and above only this rank's shard is
- * kept. */
+/* The gradient accumulation of one micro-batch on a stage (model_grads.c):
+ * the parameters it trains (LoRA: its adapters). */
 static double grad_accum_time(const struct ctx *c, const struct stage *st)
 {
-    const struct setup *s = c->s;
-    double psi = st->params.dense + st->params.experts;
-    double accum_bytes = !is_mixed(s->training.precision) ? 2.0 * c->w_bytes
-                         : s->training.grad_reduce_precision == GRAD_REDUCE_AUTO
-                             ? 8.0
-                             : 2.0 * c->grad_bytes;
-    double trained = c->lora ? model_lora_stage_params(c, st) : psi;
-    double accum_params =
-        s->training.zero_stage >= 2 ? trained / ((double)c->dp * c->cp) : trained;
-    return time_for(accum_params * accum_bytes, c->mem_bw);
+    double params = c->lora ? model_lora_stage_params(c, st) : st->params.dense + st->params.experts;
+    return model_grad_accum_time(c, params);
 }
 
 /* Splits a stage's per-micro-batch time into its two passes: two of the
@@ -731,11 +761,23 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     memset(&slow, 0, sizeof slow);
     const struct stage *busy = &stages[0];
     struct layer_times ld, lm;
+    struct stage widest;
     if (s->model.kind == MODEL_GENERIC) {
         model_make_stage(c, 0, 0, &stages[0]);
         generic_step(c, &slow, d);
     } else {
         busy = &stages[transformer_step(c, stages, &slow, &ld, &lm)];
+        /* i20: every stage syncs its own gradients after its last backward;
+         * the one holding the most parameters sets that wait, whichever
+         * stage computes longest (picking the busiest stage's parameters
+         * let a faster device switch to a heavier sync). */
+        int n = c->pp < 4 ? c->pp : 4;
+        widest = *busy;
+        for (int i = 0; i < n; i++) {
+            widest.params.dense = maxd(widest.params.dense, stages[i].params.dense);
+            widest.params.experts = maxd(widest.params.experts, stages[i].params.experts);
+        }
+        busy = &widest;
         transformer_flops(c, d);
     }
     double psi = busy->params.dense + busy->params.experts;
@@ -768,6 +810,15 @@ void model_device_step(const struct ctx *c, struct device_step *d)
         d->bubble = maxd(0.0, pf.makespan - m * (per_mb + d->dp_mb_exposed) - d->p2p);
         last_stage_tail(c, stages, busy, &ld, &lm, pf.busy_drain, d);
     }
+    /* i20: compute beside overlapped communication runs slower (model_grads.c). */
+    /* The slowdown was measured beside intra-node (NVLink) collectives: it
+     * is charged where the group stays inside the scale-up domain. */
+    bool mp_in = (double)c->tp * c->cp * c->ep <= c->domain, dp_in = c->devices <= c->domain;
+    double hidden =
+        (mp_in ? m * slow.hidden : 0.0) + (dp_in ? maxd(0.0, d->dp_total - d->dp_exposed) : 0.0);
+    d->interference = model_overlap_interference(c, hidden, d->compute + d->recompute);
+    d->compute += d->interference;
+    d->backward += d->interference;
     d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
                d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;
 }

@@ -56,25 +56,6 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
     pw->rack_temp_c = r->cooling->inlet_c + span * mind(1.0, model_rack_load(pw));
 }
 
-/* When a rack makes more heat than its cooling removes, devices lower their
- * clocks until it balances. Dynamic power scales with f * V^2 and voltage
- * tracks frequency in the DVFS range, so power ~ f^3 (Weste & Harris, CMOS
- * VLSI Design, ch. 5): the clock share kept is the cube root of the dynamic
- * power share allowed. Returns 0 when even idle devices overheat. */
-double model_throttle_for_cooling(const struct ctx *c, const struct power_report *pw)
-{
-    if (pw->per_rack_kw <= pw->rack_cooling_limit_kw)
-        return 1.0;
-    const struct accelerator *a = c->r->accel;
-    double in_rack = model_nodes_in_rack(c);
-    double excess_w = (pw->per_rack_kw - pw->rack_cooling_limit_kw) * 1000.0;
-    double allowed = pw->device_w - excess_w / (in_rack * c->per_node);
-    double dynamic = pw->device_w - a->idle_w;
-    if (allowed <= a->idle_w || dynamic <= 0)
-        return 0.0;
-    return cbrt((allowed - a->idle_w) / dynamic);
-}
-
 /* ---- reliability -------------------------------------------------------------------- */
 
 /* A failure rate beyond this (an MTBF of a few picoseconds) is as good as

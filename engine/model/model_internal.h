@@ -189,6 +189,7 @@ struct device_step {
     double ep_total;      /* expert all-to-alls before overlap (ep_comm: exposed) */
     double dp_mb_exposed; /* of dp_exposed, what every micro-batch's passes carry */
     double optimizer, straggler, overhead;
+    double interference; /* i20: compute slowed beside overlapped communication (in compute) */
     double forward, backward;
     double total;
     double executed_flops, model_flops; /* whole cluster, per step */
@@ -254,7 +255,6 @@ double model_op_checkpoint_bytes(const struct ctx *c, bool moe);
 double model_rack_load(const struct power_report *pw);
 double model_nodes_in_rack(const struct ctx *c);
 void model_power(const struct ctx *c, double busy, double cpu_util, struct power_report *pw);
-double model_throttle_for_cooling(const struct ctx *c, const struct power_report *pw);
 void model_power_at_balance(const struct ctx *c, double busy, double cpu_util,
                             struct power_report *pw);
 /* params: the model's parameter count (model_params), in the checkpoint. */
@@ -372,5 +372,15 @@ void model_layer_quant_times(const struct ctx *c, bool moe, double M, double *fw
 /* DeepEP's dispatch and combine of `bytes` per device over `n` expert
  * ranks `stride` apart, forward (model_deepep.c). */
 double model_deepep_time(const struct ctx *c, double bytes, int64_t n, int64_t stride);
+/* i20 (model_grads.c): the time of accumulating one micro-batch's weight
+ * gradients of `params` parameters held by the device; the compute time
+ * lost beside `hidden_s` seconds of overlapped communication. */
+double model_grad_accum_time(const struct ctx *c, double params);
+double model_overlap_interference(const struct ctx *c, double hidden_s, double compute_s);
+/* i20 (model_throttle.c): the clock share a cooling-limited rack keeps
+ * (0: it cannot be cooled at all), from the mean power over the model's
+ * own step at each clock share; a waiting device draws `wait_share` of the
+ * dynamic power. Leaves c->throttle as it found it. */
+double model_throttle_balanced(struct ctx *c, const struct power_report *pw, double wait_share);
 
 #endif

@@ -249,7 +249,11 @@ static bool shape_ok(const struct setup *s)
 static void add_suggestion(struct model_report *o, double base_gb, const struct setup *changed,
                            const struct resolved *r, const char *text, const char *changes)
 {
-    if (o->n_suggestions >= SUGGESTION_MAX || !shape_ok(changed))
+    char err[256];
+    /* A suggestion the stack cannot run is no suggestion (issue 20: the
+     * stack rules of setup_check hold here too). */
+    if (o->n_suggestions >= SUGGESTION_MAX || !shape_ok(changed) ||
+        !setup_check_resolved(changed, r, err, sizeof err))
         return;
     double after = memory_of(changed, r);
     double saves = base_gb - after;
@@ -263,17 +267,29 @@ static void add_suggestion(struct model_report *o, double base_gb, const struct 
     g->fits = after <= r->accel->mem_gb;
 }
 
+/* The highest ZeRO stage the stack runs with this setup's pipeline. */
+static int max_zero(const struct setup *s, const struct software *sw)
+{
+    int z = sw->max_zero_stage;
+    if (s->training.pipeline_parallel > 1 && sw->zero_stage_with_pp < z)
+        z = sw->zero_stage_with_pp;
+    return z < 0 ? 0 : z > 3 ? 3 : z;
+}
+
 static void suggest_fits(const struct setup *s, const struct resolved *r, struct model_report *o)
 {
     struct setup t;
     char text[160], changes[192];
     int64_t dp = setup_data_parallel(s);
-    if (dp > 1 && s->training.zero_stage < 3) {
+    int zero = max_zero(s, r->software);
+    if (dp > 1 && s->training.zero_stage < zero) {
         t = *s;
-        t.training.zero_stage = 3;
-        add_suggestion(o, o->memory.per_device_gb, &t, r,
-                       "ZeRO stage 3: shard weights, gradients and optimizer state",
-                       "training.zero_stage=3");
+        t.training.zero_stage = zero;
+        static const char *const what[] = {"", "optimizer state", "gradients and optimizer state",
+                                           "weights, gradients and optimizer state"};
+        snprintf(text, sizeof text, "ZeRO stage %d: shard %s", zero, what[zero]);
+        snprintf(changes, sizeof changes, "training.zero_stage=%d", zero);
+        add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
     }
     if (s->model.kind == MODEL_TRANSFORMER && s->training.recompute != RECOMPUTE_FULL) {
         t = *s;
@@ -311,7 +327,7 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
         any_fits = any_fits || o->suggestions[i].fits;
     if (!any_fits && o->n_suggestions < SUGGESTION_MAX) {
         t = *s;
-        t.training.zero_stage = 3;
+        t.training.zero_stage = r->software->max_zero_stage; /* no pipeline below */
         if (t.model.kind == MODEL_TRANSFORMER)
             t.training.recompute = RECOMPUTE_FULL;
         t.training.tensor_parallel = 1;
@@ -327,13 +343,13 @@ static void suggest_fits(const struct setup *s, const struct resolved *r, struct
             t.training.global_batch = (int)(batch < unit ? unit : batch / unit * unit);
             if (dev > 1 && memory_of(&t, r) <= r->accel->mem_gb) {
                 snprintf(text, sizeof text,
-                         "scale out to %lld devices (%lld nodes) with ZeRO stage 3%s",
-                         (long long)dev, (long long)nodes,
+                         "scale out to %lld devices (%lld nodes) with ZeRO stage %d%s",
+                         (long long)dev, (long long)nodes, t.training.zero_stage,
                          t.model.kind == MODEL_TRANSFORMER ? " and full recomputation" : "");
                 snprintf(changes, sizeof changes,
-                         "cluster.nodes=%lld training.zero_stage=3 training.tensor_parallel=1 "
+                         "cluster.nodes=%lld training.zero_stage=%d training.tensor_parallel=1 "
                          "training.pipeline_parallel=1 training.global_batch=%d%s",
-                         (long long)nodes, t.training.global_batch,
+                         (long long)nodes, t.training.zero_stage, t.training.global_batch,
                          t.model.kind == MODEL_TRANSFORMER ? " training.recompute=full" : "");
                 add_suggestion(o, o->memory.per_device_gb, &t, r, text, changes);
                 break;

@@ -148,6 +148,8 @@ static void test_70b_on_one_device(void **state)
     s.model.mlp = MLP_SWIGLU;
     s.model.vocab = 32000;
     s.cluster.node.accelerators_per_node = 1;
+    /* A stack with ZeRO-3, so that scaling out can shard the weights. */
+    snprintf(s.training.software, sizeof s.training.software, "deepspeed");
     s.training.global_batch = 16;
     struct resolved r;
     char err[512];

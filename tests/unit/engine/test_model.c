@@ -169,6 +169,8 @@ static double activations_gb(int tp, bool sp, int recompute, bool flash)
     s.training.sequence_parallel = sp;
     s.training.recompute = recompute;
     s.training.flash_attention = flash;
+    if (flash) /* the 2021-22 megatron stack has no flash attention */
+        snprintf(s.training.software, sizeof s.training.software, "megatron-core");
     struct model_report o;
     eval(&s, &o);
     return o.memory.activations_gb;

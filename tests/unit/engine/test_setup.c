@@ -194,7 +194,8 @@ static void test_load_values(void **state)
                 "  storage_bw_gbs: 123.5\n"
                 "model: {layers: 24, hidden: 2048, heads: 16, kv_heads: 4, mlp: swiglu}\n"
                 "training: {tensor_parallel: 2, pipeline_parallel: 2, global_batch: 64,\n"
-                "           precision: \"fp16\", flash_attention: yes, tokens: 3e11}\n"
+                "           precision: \"fp16\", flash_attention: yes, tokens: 3e11,\n"
+                "           software: fsdp}\n"
                 "data: {cache_hit: 0.5}\n"
                 "reliability: {checkpoint_interval_min: 45}\n");
     assert_string_equal(s.name, "two nodes");

@@ -1,0 +1,230 @@
+/* invariants: the physical invariants of issue 20 (see invariants.h). */
+#include "invariants.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define REL 1e-9
+
+static bool le(double a, double b)
+{
+    return a <= b * (1.0 + REL) + 1e-12;
+}
+
+bool inv_rates(const struct model_report *o, char *msg, size_t len)
+{
+    if (!le(o->tflops_per_device, o->peak_tflops)) {
+        snprintf(msg, len, "executed rate %.6g TFLOP/s above the peak %.6g", o->tflops_per_device,
+                 o->peak_tflops);
+        return false;
+    }
+    if (!le(o->hfu, 1.0) || (o->achieved_fraction > 0 && !le(o->hfu, o->achieved_fraction))) {
+        snprintf(msg, len, "hfu %.6g above 1 or above the executed rate %.6g", o->hfu,
+                 o->achieved_fraction);
+        return false;
+    }
+    if (!le(o->achieved_fraction, 1.0)) {
+        snprintf(msg, len, "compute-phase rate %.6g of peak", o->achieved_fraction);
+        return false;
+    }
+    if (!le(o->mfu, o->hfu_model_convention)) {
+        snprintf(msg, len, "mfu %.6g above hfu %.6g in its own convention (%s)", o->mfu,
+                 o->hfu_model_convention, o->flops_convention);
+        return false;
+    }
+    return true;
+}
+
+/* The part of the step breakdown that grew most from a to b. */
+static const char *grew_most(const struct model_report *a, const struct model_report *b, double *by)
+{
+    static const char *const names[] = {
+        "data_read", "preprocess", "host_to_device", "compute",   "recompute",
+        "tp_comm",   "cp_comm",    "ep_comm",        "pp_bubble", "pp_p2p",
+        "dp_comm",   "optimizer",  "straggler",      "overhead",
+    };
+    enum { N = sizeof(struct step_breakdown) / sizeof(double) };
+    const double *x = (const double *)&a->breakdown, *y = (const double *)&b->breakdown;
+    int best = 0;
+    for (int i = 1; i < N && i < (int)(sizeof names / sizeof names[0]); i++)
+        if (y[i] - x[i] > y[best] - x[best])
+            best = i;
+    *by = y[best] - x[best];
+    return names[best];
+}
+
+/* A cooling-limited rack's clocks are found to a part in 1e9
+ * (model_throttle.c): there the comparison allows its precision. */
+#define THROTTLED_SLACK 1e-6
+
+bool inv_not_slower(const char *what, const struct model_report *base,
+                    const struct model_report *better, char *msg, size_t len)
+{
+    bool throttled = base->power.throttle_factor < 1.0 || better->power.throttle_factor < 1.0;
+    double slack = throttled ? 1.0 + THROTTLED_SLACK : 1.0;
+    if (le(better->step_time_s, base->step_time_s * slack))
+        return true;
+    double by;
+    const char *part = grew_most(base, better, &by);
+    snprintf(msg, len,
+             "%s made the step slower: %.9g s -> %.9g s (%s +%.3g s; clocks %.3g -> %.3g)", what,
+             base->step_time_s, better->step_time_s, part, by, base->power.throttle_factor,
+             better->power.throttle_factor);
+    return false;
+}
+
+bool inv_same_step(const char *what, const struct model_report *base,
+                   const struct model_report *more, char *msg, size_t len)
+{
+    if (!base->memory.fits)
+        return true;
+    if (le(more->step_time_s, base->step_time_s) && le(base->step_time_s, more->step_time_s))
+        return true;
+    snprintf(msg, len, "%s changed the step of a setup that fits: %.9g s -> %.9g s", what,
+             base->step_time_s, more->step_time_s);
+    return false;
+}
+
+bool inv_recompute(const struct model_report *none, const struct model_report *full, char *msg,
+                   size_t len)
+{
+    if (!none->memory.fits || !full->memory.fits || le(none->step_time_s, full->step_time_s))
+        return true;
+    double by;
+    const char *part = grew_most(full, none, &by);
+    snprintf(msg, len, "full recomputation faster than none: %.9g s < %.9g s (none: %s +%.3g s)",
+             full->step_time_s, none->step_time_s, part, by);
+    return false;
+}
+
+bool inv_tp_overlap_domain(const struct model_report *with, const struct model_report *without,
+                           char *msg, size_t len)
+{
+    double a = with->breakdown.tp_comm, b = without->breakdown.tp_comm;
+    if (le(a, b) && le(b, a))
+        return true;
+    snprintf(msg, len, "TP overlap credited across the scale-up domain: tp_comm %.9g vs %.9g", a,
+             b);
+    return false;
+}
+
+/* Copies of the catalog entries a variant changes. */
+struct entries {
+    struct accelerator accel;
+    struct link intra, host, nic;
+    struct software sw;
+};
+
+static void copy_entries(const struct resolved *r, struct resolved *v, struct entries *e)
+{
+    *v = *r;
+    e->accel = *r->accel, v->accel = &e->accel;
+    e->intra = *r->intra_link, v->intra_link = &e->intra;
+    e->host = *r->host_link, v->host_link = &e->host;
+    if (r->nic)
+        e->nic = *r->nic, v->nic = &e->nic;
+    e->sw = *r->software, v->software = &e->sw;
+}
+
+static void faster(struct link *l)
+{
+    l->bw_gbs *= 2.0;
+    l->latency_us /= 2.0;
+    l->nvls_bw_gbs *= 2.0;
+    l->nvls_setup_us /= 2.0;
+}
+
+/* Resources improved one at a time: links, HBM bandwidth, peak. */
+static bool check_resources(const struct setup *s, const struct resolved *r,
+                            const struct model_report *base, char *msg, size_t len, long *evals)
+{
+    struct resolved v;
+    struct entries e;
+    struct model_report o;
+    for (int k = 0; k < 4; k++) {
+        copy_entries(r, &v, &e);
+        const char *what = "";
+        if (k == 0)
+            faster(&e.intra), faster(&e.host), faster(&e.nic), what = "faster links";
+        else if (k == 1)
+            e.accel.mem_bw_gbs *= 2.0, what = "more HBM bandwidth";
+        else if (k == 2) {
+            for (int p = 0; p < PREC_COUNT; p++)
+                if (e.accel.peak_tflops[p] > 0)
+                    e.accel.peak_tflops[p] *= 2.0;
+            e.accel.fp4_tflops *= 2.0;
+            what = "a higher peak";
+        } else {
+            e.accel.mem_gb *= 2.0, e.accel.mem_gib *= 2.0;
+            model_eval(s, &v, &o);
+            ++*evals;
+            if (!inv_same_step("more memory capacity", base, &o, msg, len))
+                return false;
+            continue;
+        }
+        model_eval(s, &v, &o);
+        ++*evals;
+        if (!inv_not_slower(what, base, &o, msg, len))
+            return false;
+    }
+    return true;
+}
+
+/* Overlaps on against off: the setup's switch and the stack's shares. */
+static bool check_overlaps(const struct setup *s, const struct resolved *r,
+                           const struct model_report *base, char *msg, size_t len, long *evals)
+{
+    struct model_report o;
+    struct setup t = *s;
+    t.training.overlap_grad_sync = !s->training.overlap_grad_sync;
+    model_eval(&t, r, &o);
+    ++*evals;
+    bool on = s->training.overlap_grad_sync;
+    if (!inv_not_slower("overlap_grad_sync on", on ? &o : base, on ? base : &o, msg, len))
+        return false;
+    struct resolved v;
+    struct entries e;
+    copy_entries(r, &v, &e);
+    e.sw.tp_comm_overlap = e.sw.param_gather_overlap = 0.0;
+    e.sw.pp_p2p_overlap = e.sw.dp_overlap_window = 0.0;
+    e.sw.ep_comm_overlap = false;
+    t = *s;
+    t.training.ep_comm_overlap = false;
+    model_eval(&t, &v, &o);
+    ++*evals;
+    if (!inv_not_slower("the stack's overlaps on", &o, base, msg, len))
+        return false;
+    if (s->training.tensor_parallel > setup_scaleup_domain(s)) {
+        copy_entries(r, &v, &e);
+        e.sw.tp_comm_overlap = 0.0;
+        model_eval(s, &v, &o);
+        ++*evals;
+        if (!inv_tp_overlap_domain(base, &o, msg, len))
+            return false;
+    }
+    return true;
+}
+
+bool inv_check_setup(const struct setup *s, const struct resolved *r, char *msg, size_t len,
+                     long *evals)
+{
+    struct model_report base, o;
+    model_eval(s, r, &base);
+    ++*evals;
+    if (!inv_rates(&base, msg, len) || !check_resources(s, r, &base, msg, len, evals) ||
+        !check_overlaps(s, r, &base, msg, len, evals))
+        return false;
+    if (s->model.kind == MODEL_TRANSFORMER) {
+        struct setup none = *s, full = *s;
+        none.training.recompute = RECOMPUTE_NONE;
+        full.training.recompute = RECOMPUTE_FULL;
+        struct model_report a;
+        model_eval(&none, r, &a);
+        model_eval(&full, r, &o);
+        *evals += 2;
+        if (!inv_recompute(&a, &o, msg, len))
+            return false;
+    }
+    return true;
+}
