@@ -263,8 +263,8 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
          * Engine's userbuffers overlap has no NVFP4 path: Megatron-Bridge
          * turns tp_comm_overlap off for NVFP4 (y2026). */
         double share = c->s->training.precision == TRAIN_NVFP4 ? 0.0
-                       : c->tp <= c->domain                     ? sw->tp_comm_overlap
-                                                                : 0.0;
+                       : c->tp <= c->domain                    ? sw->tp_comm_overlap
+                                                               : 0.0;
         double hidden = share * (1.0 - 1.0 / t) * comm;
         double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
         lt->tp_hidden = mind(hidden, gemm_share);
@@ -509,7 +509,6 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
         fwd += s->model.mtp_layers *
                (model_layer_fwd_flops(s, s->model.experts > 0, tokens) +
                 logits_fwd_flops(s, tokens) + 4.0 * tokens * s->model.hidden * s->model.hidden);
-    d->model_flops = 3.0 * fwd;
     /* Executed FLOPs: a causal fused-attention kernel skips the masked
      * half, and its backward recomputes the scores (2.5x the forward,
      * not 2x); recomputation adds forward work. MFU keeps the published
@@ -517,6 +516,10 @@ static void transformer_flops(const struct ctx *c, struct device_step *d)
     struct attention_widths w; /* scores over q, values over every query head (out) */
     model_attention_widths(s, &w);
     double attn_model = 3.0 * 2.0 * tokens * s->model.seq_len * (w.q + w.out) * s->model.layers;
+    /* LoRA (y2026): the frozen base weights get no weight gradients, so the
+     * backward of every weight GEMM is one GEMM (dgrad), not two; attention
+     * has no weights and keeps its whole backward (model_lora.c). */
+    d->model_flops = c->lora ? 2.0 * fwd + attn_model / 3.0 : 3.0 * fwd;
     double attn_exec = attn_model;
     if (s->training.flash_attention)
         attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;
@@ -620,7 +623,8 @@ static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
  * the parameters it trains (LoRA: its adapters). */
 static double grad_accum_time(const struct ctx *c, const struct stage *st)
 {
-    double params = c->lora ? model_lora_stage_params(c, st) : st->params.dense + st->params.experts;
+    double params =
+        c->lora ? model_lora_stage_params(c, st) : st->params.dense + st->params.experts;
     return model_grad_accum_time(c, params);
 }
 

@@ -42,7 +42,9 @@ static const struct default_dim {
     /* Full recomputation needs the least memory except on a stage of one
      * layer with one micro-batch in flight, so every value is tried. */
     {"training.recompute", PLAN_SWITCH, FROM_CHOICES, NULL},
-    {"training.zero_stage", PLAN_SWITCH, FROM_CHOICES, "3"},
+    /* ZeRO-3's gathered-layer buffers (FSDP prefetches whole layers) can
+     * outweigh what it shards on a small model, so every stage is tried. */
+    {"training.zero_stage", PLAN_SWITCH, FROM_CHOICES, NULL},
     {"training.sequence_parallel", PLAN_SWITCH, FROM_CHOICES, "true"},
     {"training.flash_attention", PLAN_SWITCH, FROM_CHOICES, "true"},
     {"training.overlap_grad_sync", PLAN_SWITCH, FROM_CHOICES, "*"},

@@ -285,10 +285,16 @@ static void test_closed_form_agrees(void **state)
      * a heavy first or last chunk (embedding, output layer) stall the
      * others, which the closed form follows only roughly: 88% within 2%,
      * none beyond 20% (docs/MODEL.md, "The step schedule"). */
-    assert_true(a.over[0] * 1000 <= a.layouts[0]);
-    assert_true(a.worst_step[0] <= 0.05 && a.worst_bubble[0] <= 0.05);
-    assert_true(a.over[1] * 100 <= a.layouts[1] * 12);
-    assert_true(a.worst_step[1] <= 0.20 && a.worst_bubble[1] <= 0.20);
+    /* The bubble is held to what the simulator gives. The step is not yet:
+     * issue 20's compute slowdown beside overlapped communication
+     * (model_grads.c) and the gradient sync's smaller hiding window are in
+     * the closed form only, so the closed form's step runs longer on 9% of
+     * 1F1B layouts (as much as 75% on ZeRO-2 MoE layouts whose sync the
+     * window leaves exposed). Until the simulator models both, the step
+     * is checked to stay within these measured bounds. */
+    assert_true(a.worst_bubble[0] <= 0.05 && a.worst_bubble[1] <= 0.20);
+    assert_true(a.over[0] * 100 <= a.layouts[0] * 12 && a.worst_step[0] <= 0.80);
+    assert_true(a.over[1] * 100 <= a.layouts[1] * 20 && a.worst_step[1] <= 0.80);
 }
 
 int main(void)
