@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "catalog.h"
 #include "hit.h"
@@ -38,6 +39,17 @@ struct ui {
     struct sim_live live;
     struct sim_counters counters;
     char sim_error[UI_MSG_LEN];
+    /* live figures: averages over whole steps since the setup last changed
+     * (state.c, ui_refresh_live) */
+    struct ui_window {
+        const struct sim *sim;   /* the sim it follows (a new one restarts it) */
+        double key[3];           /* step, tokens/s, IT power it was started on */
+        double time_s;           /* the sim's clock when last seen */
+        uint64_t steps_at_start; /* completed steps when it restarted */
+        uint64_t skip_steps;     /* steps fed from batches already queued then */
+        double since_s;          /* steps after this count (NAN: not yet) */
+        struct sim_window avg;
+    } win;
 
     /* time */
     double speed; /* simulated seconds per wall second */

@@ -93,7 +93,11 @@ static void thermal_capacities(const struct resolved *res, const struct model_re
                                const struct model_report *full, struct capacities *k)
 {
     k->idle_w = res->accel->idle_w;
-    k->dyn_w = max2(0.0, full->power.device_w - k->idle_w);
+    /* The report's device power averages the step, idle while the data
+     * path keeps the devices waiting; the sim draws the dynamic part only
+     * while a step runs. */
+    double running = safe_div(full->device_step_s, full->step_time_s);
+    k->dyn_w = max2(0.0, full->power.device_w - k->idle_w) / (running > 0 ? running : 1.0);
     k->other_node_w = max2(0.0, full->power.node_w - full->power.device_w * k->per_node);
     k->pue = rep->power.pue;
     k->cap_kw = rep->power.rack_cooling_limit_kw;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "views.h"
 
 /* Throttle factors closer than this are the same clocks (rounding). */
@@ -104,13 +105,29 @@ bool view_syncing(const struct view_ctx *v)
            (ph == SIM_PHASE_FORWARD && v->setup->training.zero_stage >= 3);
 }
 
+bool view_warming(const struct view_ctx *v)
+{
+    return v->sim && v->report->runnable && !(v->win && v->win->steps > 0);
+}
+
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady)
 {
-    size_t len = v->sim ? sim_series_len(v->sim) : 0;
-    if (len == 0)
+    if (!v->sim || view_warming(v))
         return steady;
-    double x = sim_series_at(v->sim, id, len - 1);
+    double x = v->win->mean[id];
     return isfinite(x) && x >= 0 ? x : steady;
+}
+
+const char *view_live_text(const struct view_ctx *v, double x, const char *unit, char *buf,
+                           size_t len)
+{
+    if (view_warming(v))
+        snprintf(buf, len, "warming up");
+    else if (!strcmp(unit, "%"))
+        fmt_pct(buf, len, x);
+    else
+        fmt_si(buf, len, x, unit);
+    return buf;
 }
 
 double view_live_it_kw(const struct view_ctx *v)
@@ -204,11 +221,9 @@ size_t view_live_throughput(const struct view_ctx *v, struct view_out *out, size
 {
     const struct model_report *r = v->report;
     size_t made = view_throughput(v, out, n);
-    *now = r->tokens_per_s;
-    /* Once a step has completed the live average is what runs (0 when the
-     * devices stand still), not the steady state's. */
-    if (made > 0 && isfinite(out->series[made - 1]) && v->counters->steps > 0)
-        *now = out->series[made - 1];
+    /* The average over whole steps since the setup changed (the steady
+     * state's while warming up, shown as "warming up"). */
+    *now = view_live_sample(v, SERIES_TOKENS_PER_S, r->tokens_per_s);
     if (!r->runnable)
         *now = NAN; /* shown as "-": a setup that cannot run makes no tokens */
     return made;

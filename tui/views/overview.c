@@ -80,10 +80,16 @@ static struct rect box_frame(const struct view_ctx *v, struct view_out *out, int
     return in;
 }
 
-/* A utilization bar with its percentage after it. */
-static void util_line(int y, int x, int w, double util, enum theme_role role)
+/* A utilization bar with its percentage after it ("warming up" until the
+ * first whole step). */
+static void util_line(const struct view_ctx *v, int y, int x, int w, double util,
+                      enum theme_role role)
 {
     char pct[16];
+    if (view_warming(v)) {
+        draw_text(y, x, w, ROLE_DIM, "warming up");
+        return;
+    }
     fmt_pct(pct, sizeof pct, util);
     int pw = draw_width(pct) + 1;
     draw_bar(y, x, w - pw, util, role, ROLE_DIM);
@@ -106,7 +112,7 @@ static void draw_data_box(const struct view_ctx *v, struct view_out *out)
     char hit[16];
     fmt_pct(hit, sizeof hit, s->data.cache_hit);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cache %s  ahead %d", hit, s->data.prefetch_batches);
-    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_DATA],
+    util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_DATA],
               theme_role_for_util(v->live->stage_util[STAGE_DATA]));
     if (in.h > 4) {
         char sv[16];
@@ -135,7 +141,7 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy",
                view_fmt_busy(r->stages.cpu_cores_busy, busy, sizeof busy),
                r->stages.cpu_cores_total);
-    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
+    util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
               theme_role_for_util(v->live->stage_util[STAGE_CPUS]));
     if (in.h > 4) {
         const struct glyphs *g = glyphs_active();
@@ -160,7 +166,7 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
                     sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s %s", r->devices, name,
                train_precision_names[s->training.precision]);
-    util_line(in.y + 1, in.x, in.w, v->live->stage_util[STAGE_ACCELERATORS],
+    util_line(v, in.y + 1, in.x, in.w, v->live->stage_util[STAGE_ACCELERATORS],
               theme_role_for_util(v->live->stage_util[STAGE_ACCELERATORS]));
     char mfu[16];
     fmt_pct(mfu, sizeof mfu, view_live_util(v, r->mfu));
@@ -204,7 +210,7 @@ static void draw_net_box(const struct view_ctx *v, struct view_out *out)
     fmt_dur(t, sizeof t, r->stages.dp_comm_s);
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%s %s", view_dp_traffic_label(v, true), t);
-    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
+    util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
               theme_role_for_util(v->live->stage_util[STAGE_INTERCONNECT]));
     if (in.h > 4 && v->res->nic) {
         char nb[32];
@@ -440,20 +446,19 @@ static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int 
     char tp[32], pw[32];
     double tps;
     size_t n = view_live_throughput(v, out, (size_t)(half - LABEL_W - 1), &tps);
-    fmt_si(tp, sizeof tp, tps, "");
+    bool warming = view_warming(v);
+    view_live_text(v, tps, "", tp, sizeof tp);
     draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
-               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
-    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
+               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", warming ? "" : tp);
+    /* "warming up" on its own row where there is one. */
+    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, warming ? tp : spark_h > 1 ? "throughput" : "");
     double top = view_spark_top(out->series, n, r->tokens_per_s);
     draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, top, ROLE_SPARK_TPUT);
     spark_scale(m.y, x, spark_h, n, top, "");
-    double itkw = r->power.it_kw;
     n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
-    if (n > 0 && isfinite(out->series[n - 1]))
-        itkw = out->series[n - 1];
-    fmt_si(pw, sizeof pw, itkw * 1e3, "W");
-    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", pw);
-    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
+    view_live_text(v, view_live_it_kw(v) * 1e3, "W", pw, sizeof pw);
+    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", warming ? "" : pw);
+    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, warming ? pw : spark_h > 1 ? "power" : "");
     for (size_t i = 0; i < n; i++)
         out->series[i] *= 1e3; /* kW to W, for the scale's prefix */
     top = view_spark_top(out->series, n, r->power.it_kw * 1e3);

@@ -327,14 +327,14 @@ static void draw_live_figures(const struct view_ctx *v, struct view_out *out)
     int half = l.w / 2, x = l.x + 1;
     char pct[16], tp[32];
     double util = view_live_stage_util(v, v->stage);
-    fmt_pct(pct, sizeof pct, util);
+    view_live_text(v, util, "%", pct, sizeof pct);
     draw_textf(l.y, x, LIVE_LABEL_W, ROLE_VALUE, "%s busy %s", short_names[v->stage], pct);
     size_t n = view_stage_util_series(v, out, v->stage, (size_t)(half - LIVE_LABEL_W - 2));
     draw_spark(l.y, x + LIVE_LABEL_W, half - LIVE_LABEL_W - 2, 1, out->series, n, 1,
                theme_role_for_util(util));
     double tps;
     n = view_live_throughput(v, out, (size_t)(l.w - half - LIVE_LABEL_W - 1), &tps);
-    fmt_si(tp, sizeof tp, tps, "");
+    view_live_text(v, tps, "", tp, sizeof tp);
     draw_textf(l.y, half, LIVE_LABEL_W, ROLE_VALUE, "%s %s",
                v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
     draw_spark(l.y, half + LIVE_LABEL_W, l.w - half - LIVE_LABEL_W - 1, 1, out->series, n,
