@@ -366,7 +366,9 @@ static void text_header(FILE *out, const struct setup *s, const struct resolved 
             text);
     if (!o->runnable) {
         format_printable(text, sizeof text, o->why_not);
-        fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
+        fprintf(out,
+                "\n  CANNOT RUN: %s\n  (no throughput, MFU, energy or cost: below are the times "
+                "one step would take, memory and power)\n",
                 text);
     }
 }
@@ -382,8 +384,11 @@ static void text_step(FILE *out, const struct setup *s, const struct model_repor
     format_fixed(c, sizeof c, o->tflops_per_device, 0);
     format_percent(d, sizeof d, o->mfu);
     format_percent(e, sizeof e, o->hfu);
-    fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,
-            generic ? "samples/s" : "tokens/s", c, d, e);
+    if (o->runnable)
+        fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,
+                generic ? "samples/s" : "tokens/s", c, d, e);
+    else
+        fprintf(out, "\nstep %s if it could run\n", a);
     fputs("  ", out);
     breakdown_bar(out, o, 60);
     const struct report_field *rows[BREAKDOWN_ROWS_MAX];
@@ -471,9 +476,13 @@ static void text_cost(FILE *out, const struct setup *s, const struct model_repor
     format_si(c, sizeof c, s->training.tokens, "");
     format_fixed(d, sizeof d, k->energy_mwh, 1);
     format_usd(e, sizeof e, k->usd_total);
-    /* training.tokens counts samples for a generic model (setup.h). */
-    fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
-            generic ? "samples" : "tokens", d, e);
+    /* training.tokens counts samples for a generic model (setup.h). A
+     * setup that cannot run has no cost of a run. */
+    if (o->runnable)
+        fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
+                generic ? "samples" : "tokens", d, e);
+    else
+        fputs("\n", out);
     const struct reliability_report *y = &o->reliability;
     format_fixed(a, sizeof a, y->interruptions_per_day, 2);
     format_fixed(b, sizeof b, y->checkpoint_gb, 0);

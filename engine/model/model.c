@@ -132,26 +132,28 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
     busy *= device_step_share(d, dpth);
     double cpu_util = mind(1.0, ratio(dpth->cores_busy, maxd(dpth->cores_total, 1.0)));
     model_power(c, mind(1.0, busy), cpu_util, &o->power);
+    o->power.full_rack_kw = o->power.per_rack_kw;
     double f = model_throttle_for_cooling(c, &o->power);
-    bool cooled = true;
     if (f < 1.0) {
         o->power.throttled = true;
         o->power.throttle_factor = f;
         if (f <= 0.0) {
-            cooled = false;
+            /* No clock balances the heat: the power stays what the racks
+             * would draw (no balance point, so no negative device power). */
             model_cannot_run(o,
                              "racks make %.1f kW of heat but %s removes %.1f kW per rack: even "
                              "idle devices overheat (fewer nodes per rack or better cooling)",
                              o->power.per_rack_kw, c->r->cooling->head.name,
                              o->power.rack_cooling_limit_kw);
-            f = 1.0; /* times below are what it would do if it could be cooled */
+            return false;
         }
         c->throttle = f;
         model_device_step(c, d);
         model_data_path(c, d->total, dpth);
         model_power_at_balance(c, mind(1.0, busy), cpu_util, &o->power);
+        o->power.full_rack_kw = o->power.per_rack_kw > 0 ? o->power.full_rack_kw : 0;
     }
-    return cooled;
+    return true;
 }
 
 /* Combines the device step and the data path into the step time. */

@@ -129,6 +129,8 @@ const struct report_field report_fields[] = {
     BOOL("power.throttled", power.throttled, "whether devices throttle"),
     NUM("power.throttle_factor", power.throttle_factor, "", "clock share kept"),
     NUM("power.rack_temp_c", power.rack_temp_c, "C", "steady-state device temperature"),
+    NUM("power.full_rack_kw", power.full_rack_kw, "kW",
+        "heat of the fullest rack at full clocks (what throttling cuts)"),
     NUM("power.energy_per_step_j", power.energy_per_step_j, "J", "facility energy per step"),
     NUM("power.energy_per_token_j", power.energy_per_token_j, "J", "facility energy per token"),
 

@@ -59,7 +59,10 @@ static void span_means(const struct sim *sim, size_t first, size_t last, double 
  * down, storage slowed) is a change of pace, not noise: then the figures
  * are that step's, the newest whole one or the one still running, so they
  * follow the change within a step instead of a window of the old pace. */
-#define PACE_CHANGE 1.5
+/* Twice the average: storage jitter (a lognormal draw with a CV of 0.2)
+ * makes a step 1.5 times the average now and then, twice it about once in
+ * 5,000 steps; a throttled or broken run's steps are many times longer. */
+#define PACE_CHANGE 2.0
 
 void sim_window_at(const struct sim *sim, size_t end, double since_s, int max_steps,
                    size_t max_samples, struct sim_window *out)
@@ -82,19 +85,20 @@ void sim_window_at(const struct sim *sim, size_t end, double since_s, int max_st
         find_span(sim, end, since_s, 1, max_samples, &prev, &p2);
     double newest = t1 - sim_series_at(sim, SERIES_TIME_S, prev);
     double running = sim_series_at(sim, SERIES_TIME_S, end) - t1;
-    if (running > PACE_CHANGE * gap && end > last) {
-        span_means(sim, last, end, out->mean);
-        out->mean[SERIES_TOKENS_PER_S] = fmin(tok / (t1 - t0), per_step / running);
-    } else if (steps > 1 && newest > PACE_CHANGE * gap) {
+    span_means(sim, first, last, out->mean);
+    /* Tokens are counted, not sampled: the rate is what the steps made. */
+    double rate = tok > 0 ? tok / (t1 - t0) : 0;
+    if (steps > 1 && newest > PACE_CHANGE * gap) {
+        double made = sim_series_at(sim, SERIES_TOKENS_TOTAL, last) -
+                      sim_series_at(sim, SERIES_TOKENS_TOTAL, prev);
         span_means(sim, prev, last, out->mean);
-        tok = sim_series_at(sim, SERIES_TOKENS_TOTAL, last) -
-              sim_series_at(sim, SERIES_TOKENS_TOTAL, prev);
-        out->mean[SERIES_TOKENS_PER_S] = tok > 0 ? tok / newest : 0;
-    } else {
-        span_means(sim, first, last, out->mean);
-        /* Tokens are counted, not sampled: the rate is what the steps made. */
-        out->mean[SERIES_TOKENS_PER_S] = tok > 0 ? tok / (t1 - t0) : 0;
+        rate = fmin(rate, made > 0 ? made / newest : 0);
     }
+    if (running > PACE_CHANGE * gap && end > last && per_step / running < rate) {
+        span_means(sim, last, end, out->mean);
+        rate = per_step / running;
+    }
+    out->mean[SERIES_TOKENS_PER_S] = rate;
     out->steps = steps;
     out->from_s = t0;
     out->to_s = t1;

@@ -70,7 +70,9 @@ fi
 # A setup change (the Data stage's storage knob) warms up again, without a 0.
 keys st 1
 wait_title st "DATA"
-for k in 1 2 3 4 5 6 7; do keys st -; done
+# Paused, so no step completes while the screen is read.
+keys st Space
+wait_title st "PAUSED"
 keys st Right
 if wait_for st "warming up" 30 && ! screen st | grep -q "busy 0%\|tokens/s 0 "; then
     pass "after a setup change the live figures warm up again instead of reading 0"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "glyphs.h"
 #include "views.h"
 
 /* Throttle factors closer than this are the same clocks (rounding). */
@@ -23,7 +24,13 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
     const struct model_report *r = v->report;
     *live = false;
     if (!r->runnable) {
-        snprintf(why, why_len, "%s", r->why_not);
+        /* Why, and the first change that makes it fit (the report's
+         * suggestions; a cooling or failure limit says its own remedy). */
+        const char *fix = NULL;
+        for (int i = 0; i < r->n_suggestions && i < SUGGESTION_MAX && !fix; i++)
+            if (r->suggestions[i].fits)
+                fix = r->suggestions[i].text;
+        snprintf(why, why_len, "%s%s%s", r->why_not, fix ? "; runs with " : "", fix ? fix : "");
         return -1;
     }
     int steady = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
@@ -116,6 +123,18 @@ double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double 
         return steady;
     double x = v->win->mean[id];
     return isfinite(x) && x >= 0 ? x : steady;
+}
+
+const char *view_cost_per_hour(const struct view_ctx *v, char *buf, size_t len)
+{
+    char usd[32];
+    if (!v->report->runnable) {
+        snprintf(buf, len, "no cost");
+        return buf;
+    }
+    fmt_usd(usd, sizeof usd, v->report->cost.usd_per_hour);
+    snprintf(buf, len, "%s/h", usd);
+    return buf;
 }
 
 const char *view_live_text(const struct view_ctx *v, double x, const char *unit, char *buf,
@@ -269,4 +288,62 @@ const char *view_short_name(const char *name, char *buf, size_t len)
             p += strlen(vendors[i]);
     snprintf(buf, len, "%s", p);
     return buf;
+}
+
+/* Text that does not fit in w columns is cut at its last space that
+ * leaves a head of at most w columns; returns the head's length in bytes
+ * (the whole text when it fits or has no such space). */
+static size_t fitting_head(const char *text, int w)
+{
+    if (draw_width(text) <= w)
+        return strlen(text);
+    char buf[UI_MSG_LEN * 2];
+    size_t best = 0;
+    for (size_t i = 0; text[i] && i < sizeof buf - 1; i++)
+        if (text[i] == ' ') {
+            memcpy(buf, text, i);
+            buf[i] = '\0';
+            if (draw_width(buf) > w)
+                break;
+            best = i;
+        }
+    return best ? best : strlen(text);
+}
+
+int view_draw_verdict(const struct view_ctx *v, int y, int x, int w, int rows, bool caps)
+{
+    const struct glyphs *g = glyphs_active();
+    char why[UI_MSG_LEN], head[UI_MSG_LEN];
+    bool live;
+    int b = view_bottleneck(v, why, sizeof why, &live);
+    int used;
+    enum theme_role role = b < 0 ? ROLE_FAILED : caps ? ROLE_TEXT : ROLE_DIM;
+    if (b < 0)
+        used = draw_textf(y, x, w, ROLE_FAILED, "%s%s CANNOT RUN: ", caps ? " " : "", g->fail);
+    else
+        used = draw_textf(y, x, w, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s - ", g->bottleneck,
+                          g->arrow_right, caps ? stage_table[b].caps : stage_table[b].title);
+    size_t n = rows > 1 ? fitting_head(why, w - used) : strlen(why);
+    snprintf(head, sizeof head, "%.*s", (int)n, why);
+    draw_text(y, x + used, w - used, role, head);
+    if (!why[n])
+        return 1;
+    draw_textf(y + 1, x, w, role, "   %s", why + n + 1);
+    return 2;
+}
+
+bool view_verdict_fits(const struct view_ctx *v, int w)
+{
+    char why[UI_MSG_LEN], line[UI_MSG_LEN * 2];
+    bool live;
+    int b = view_bottleneck(v, why, sizeof why, &live);
+    snprintf(line, sizeof line, "* BOTTLENECK > %s - %s",
+             b < 0 ? "CANNOT RUN:" : stage_table[b].title, why);
+    return draw_width(line) <= w;
+}
+
+double view_bubble_share(const struct model_report *r)
+{
+    double x = r->step_time_s > 0 ? r->breakdown.pp_bubble / r->step_time_s : 0;
+    return isfinite(x) && x > 0 ? x : 0;
 }

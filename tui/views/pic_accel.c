@@ -95,6 +95,10 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
      * (below it, when a row is left). */
     if (in.y + in.h - y > 2)
         y++;
+    if (!r->runnable) {
+        draw_text(y, in.x, in.w, ROLE_FAILED, "cannot run: no compute rate");
+        return;
+    }
     int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ",
                           view_live_util(v, r->tflops_per_device), r->peak_tflops);
     draw_bar(y, in.x + used, in.w - used,

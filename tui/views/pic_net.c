@@ -310,7 +310,7 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
         draw_text(y, in.x, in.w, ROLE_DIM, "pipeline: PP=1, so no pipeline bubble");
         return;
     }
-    double bubble = (double)(p - 1) / (m + p - 1);
+    double bubble = view_bubble_share(r); /* the step bar's and eval's */
     char bp[16];
     fmt_pct(bp, sizeof bp, bubble);
     draw_textf(y++, in.x, in.w, ROLE_HEADING, "pipeline PP=%d, %d micro-batches: bubble %s", p, m,

@@ -328,7 +328,10 @@ static void draw_live_figures(const struct view_ctx *v, struct view_out *out)
     char pct[16], tp[32];
     double util = view_live_stage_util(v, v->stage);
     view_live_text(v, util, "%", pct, sizeof pct);
-    draw_textf(l.y, x, LIVE_LABEL_W, ROLE_VALUE, "%s busy %s", short_names[v->stage], pct);
+    if (view_warming(v))
+        draw_textf(l.y, x, LIVE_LABEL_W, ROLE_DIM, "%s warming", short_names[v->stage]);
+    else
+        draw_textf(l.y, x, LIVE_LABEL_W, ROLE_VALUE, "%s busy %s", short_names[v->stage], pct);
     size_t n = view_stage_util_series(v, out, v->stage, (size_t)(half - LIVE_LABEL_W - 2));
     draw_spark(l.y, x + LIVE_LABEL_W, half - LIVE_LABEL_W - 2, 1, out->series, n, 1,
                theme_role_for_util(util));
@@ -341,25 +344,6 @@ static void draw_live_figures(const struct view_ctx *v, struct view_out *out)
                view_spark_top(out->series, n, v->report->tokens_per_s), ROLE_SPARK_TPUT);
 }
 
-/* The verdict row: the bottleneck always shows (the reason is what gives
- * way on a narrow screen). */
-static void draw_live_verdict(const struct view_ctx *v, int y)
-{
-    const struct glyphs *g = glyphs_active();
-    struct rect l = v->lay->live;
-    int x = l.x + 1, w = l.w - 2;
-    char why[UI_MSG_LEN];
-    bool live;
-    int b = view_bottleneck(v, why, sizeof why, &live);
-    if (b < 0) {
-        draw_textf(y, x, w, ROLE_FAILED, "%s CANNOT RUN: %s", g->fail, why);
-        return;
-    }
-    int used = draw_textf(y, x, w, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s", g->bottleneck,
-                          g->arrow_right, stage_table[b].title);
-    draw_textf(y, x + used, w - used, ROLE_DIM, " - %s", why);
-}
-
 static void draw_live(const struct view_ctx *v, struct view_out *out)
 {
     const struct glyphs *g = glyphs_active();
@@ -367,7 +351,13 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
     struct rect l = v->lay->live;
     int x = l.x + 1;
     draw_live_figures(v, out);
-    draw_live_verdict(v, l.y + 2);
+    /* The verdict always shows; a long one takes the summary's row too
+     * (above it) rather than being cut. */
+    if (!v->status[0] && !view_verdict_fits(v, l.w - 2)) {
+        view_draw_verdict(v, l.y + 1, x, l.w - 2, 2, false);
+        return;
+    }
+    view_draw_verdict(v, l.y + 2, x, l.w - 2, 1, false);
     /* A status message takes the summary's row, never the verdict's. */
     if (v->status[0]) {
         draw_textf(l.y + 1, x, l.w - 2, ROLE_WARN, "%s %s", g->bullet, v->status);
@@ -392,6 +382,10 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         fmt_pct(a, sizeof a, view_live_util(v, r->achieved_fraction));
         fmt_dur(b, sizeof b, r->breakdown.compute);
         fmt_pct(c, sizeof c, view_live_util(v, r->mfu));
+        if (!r->runnable) {
+            draw_textf(l.y + 1, x, l.w - 2, ROLE_FAILED, "cannot run: %s", r->why_not);
+            break;
+        }
         draw_textf(
             l.y + 1, x, l.w - 2, ROLE_TEXT,
             "achieved %.0f TFLOP/s per device (%s of %.0f peak)   MFU %s   compute %s per step",
@@ -409,9 +403,9 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
         fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
                "W");
-        fmt_usd(a, sizeof a, r->cost.usd_per_hour);
+        view_cost_per_hour(v, a, sizeof a);
         fmt_pct(b, sizeof b, r->reliability.goodput);
-        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  %s/h  goodput %s",
+        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  %s  goodput %s",
                    it, fac, isfinite(r->power.pue) ? r->power.pue : 0, a, b);
         break;
     }
@@ -430,7 +424,7 @@ void view_stage_draw(const struct view_ctx *v, struct view_out *out)
         int bottom = v->lay->caption.h > 0 ? v->lay->caption.y : v->lay->footer.y;
         draw_text_panel(v, out, (struct rect){1, 0, bottom - 2, v->lay->cols});
         draw_repeat(bottom - 1, 0, v->lay->cols, ROLE_TEXT, " ");
-        draw_live_verdict(v, bottom - 1);
+        view_draw_verdict(v, bottom - 1, 1, v->lay->cols - 2, 1, false);
         view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_STAGE);
         return;
     }

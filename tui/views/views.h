@@ -142,6 +142,18 @@ double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double 
  * share (unit "%") or a value with an SI prefix and unit. */
 const char *view_live_text(const struct view_ctx *v, double x, const char *unit, char *buf,
                            size_t len);
+/* Draw the verdict (the bottleneck and why, or why it cannot run) at
+ * row y: on one row, or where rows allows and the reason needs it, on two
+ * (cut at a word). caps: the stage in capitals (the overview). Returns the
+ * rows used. */
+int view_draw_verdict(const struct view_ctx *v, int y, int x, int w, int rows, bool caps);
+/* Whether the verdict fits on one row of w columns (stage names as titles). */
+bool view_verdict_fits(const struct view_ctx *v, int w);
+/* The pipeline bubble's share of the step: the report's pp_bubble (eval
+ * shows the same), read by the step bar and the Interconnect picture. */
+double view_bubble_share(const struct model_report *r);
+/* The cost per hour ("$24.9/h"), or "no cost" for a setup that cannot run. */
+const char *view_cost_per_hour(const struct view_ctx *v, char *buf, size_t len);
 /* IT power over whole steps, else the report's. */
 double view_live_it_kw(const struct view_ctx *v);
 /* Heat per rack now: the steady state's scaled by the live IT power. */
