@@ -163,6 +163,8 @@ void knobs_write(struct ui *u);
 /* ---- tour.c ---- */
 void tour_start(struct ui *u);
 void tour_end(struct ui *u);
+/* A key of the stop's own view (a knob turned): the stop stays until n. */
+void tour_hands_on(struct ui *u);
 void tour_move(struct ui *u, int dir);
 
 /* ---- input.c ---- */

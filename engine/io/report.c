@@ -357,10 +357,10 @@ static void text_header(FILE *out, const struct setup *s, const struct resolved 
     fprintf(out, "%s%s\n", o->runnable ? "" : "CANNOT RUN: ", text);
     format_printable(text, sizeof text, r->accel->head.name);
     fprintf(out,
-            "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
+            "  %d x %s (%d node%s, %d rack%s)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
             "micro-batches %d\n",
-            o->devices, text, o->nodes, o->racks, o->tp, o->cp, o->pp, o->vp, o->ep, o->dp,
-            o->micro_batches);
+            o->devices, text, o->nodes, o->nodes == 1 ? "" : "s", o->racks,
+            o->racks == 1 ? "" : "s", o->tp, o->cp, o->pp, o->vp, o->ep, o->dp, o->micro_batches);
     format_printable(text, sizeof text, o->software);
     fprintf(out, "  ZeRO %d  recompute %s  %s  %s\n", o->zero_stage, o->recompute, o->precision,
             text);

@@ -5,7 +5,7 @@
 # views (keys 1-5, every page of each explanation), the help overlay and the
 # tour's stops, and the verdict of a throttled setup and of one that cannot
 # run (overview and Infrastructure view), captures each screen with tmux and
-# looks for cut words.
+# looks for cut words and for numbers in scientific notation ("2e-05").
 #
 # The rule (what counts as a cut word):
 #   1. A "run" is a maximal sequence of ASCII letters on one screen row.
@@ -233,6 +233,12 @@ for path in sorted(glob.glob(os.path.join(caps, "*-*.txt"))):
             w = longer_with_suffix(run) if start_edge else None
             if w:
                 cuts.append((row + 1, s + 1, m.group(0), w, "start"))
+    # No number in scientific notation on any screen (issue 22).
+    for row, line in enumerate(lines):
+        for m in re.finditer(r"\d(?:\.\d+)?e[+-]\d+", line):
+            print("FAIL wordcut %s %s: row %d col %d '%s' is in scientific notation"
+                  % (size, screen, row + 1, m.start() + 1, m.group(0)))
+            fails += 1
     if cuts:
         for row, col, run, w, where in cuts:
             print("FAIL wordcut %s %s: row %d col %d '%s' is cut at its %s (not a word; "

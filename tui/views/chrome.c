@@ -82,6 +82,9 @@ void view_draw_footer(const struct view_ctx *v, struct view_out *out, unsigned c
     for (size_t i = n > KEEP_LAST ? n - KEEP_LAST : 0; i < n; i++)
         reserve += draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
     for (size_t i = 0; i < n; i++) {
+        /* Scenario parameters belong to a played story, not the tour. */
+        if (items[i]->cmd->action == ACT_PARAMS && !v->playing)
+            continue;
         int need = draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
         bool kept = i + KEEP_LAST >= n;
         if (x + need + (kept ? 0 : reserve) > r.w) {

@@ -262,8 +262,10 @@ const char *view_fmt_busy(double x, char *buf, size_t len)
 {
     if (!isfinite(x) || x <= 0)
         snprintf(buf, len, "0");
+    else if (x < 0.01)
+        snprintf(buf, len, "<0.01"); /* no scientific notation on screen */
     else if (x < 0.1)
-        snprintf(buf, len, "%.2g", x);
+        snprintf(buf, len, "%.3f", x);
     else if (x < 10)
         snprintf(buf, len, "%.1f", x);
     else

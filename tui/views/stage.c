@@ -3,6 +3,7 @@
  * catalog table and a strip of live metrics. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
@@ -75,6 +76,11 @@ static void knob_value(const struct field *f, const struct setup *s, char *shown
 {
     char val[64];
     fields_format(f, s, val, sizeof val);
+    /* Large or tiny numbers with SI prefixes, never "1.3e+08". */
+    char *end;
+    double x = strtod(val, &end);
+    if (strpbrk(val, "eE") && end != val && *end == '\0' && isfinite(x))
+        fmt_si(val, sizeof val, x, "");
     if (f->unit && f->unit[0] && strcmp(val, "auto") != 0 && f->type != FIELD_ENUM &&
         f->type != FIELD_REF && f->type != FIELD_BOOL)
         snprintf(shown, len, "%s %s", val, f->unit);
