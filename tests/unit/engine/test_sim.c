@@ -586,6 +586,13 @@ static void test_whole_step_window(void **state)
         for (size_t i = 0; i < sizeof util / sizeof util[0]; i++)
             assert_true(fabs(w.mean[util[i].id] - r->utilization[util[i].stage]) < 0.03);
     }
+    /* The series' own tokens/s is a whole-step rate too: no comb of 0
+     * and bursts (sim --series, Lua's sim:series, the stories' plots). */
+    double tps[300];
+    size_t got = sim_series_tail(sim, SERIES_TOKENS_PER_S, tps, 300);
+    assert_int_equal(got, 300);
+    for (size_t i = 0; i < got; i++)
+        assert_true(fabs(tps[i] / r->tokens_per_s - 1) < 0.05);
     sim_free(sim);
 }
 
