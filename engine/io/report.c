@@ -337,7 +337,7 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
             rack_ok ? "within" : "over", cool, b, rack_ok ? "" : ": devices throttle");
     warnings += !rack_ok;
     format_fixed(a, sizeof a, o->memory.per_device_gb, 1);
-    format_fixed(b, sizeof b, o->memory.capacity_gb, 0);
+    format_fixed(b, sizeof b, o->memory.capacity_gb, o->memory.capacity_gb < 100 ? 1 : 0);
     fprintf(out, "  %-5s memory %s GB per device of %s GB\n", o->memory.fits ? "ok" : "WARN", a, b);
     warnings += !o->memory.fits;
     return warnings;
@@ -417,7 +417,8 @@ static void text_memory(FILE *out, const struct model_report *o)
     char a[48], b[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
     const struct memory_report *m = &o->memory;
     format_fixed(a, sizeof a, m->per_device_gb, 1);
-    format_fixed(b, sizeof b, m->capacity_gb, 0);
+    /* GB (1e9 bytes) with three digits, as on screen: "85.5", not "86". */
+    format_fixed(b, sizeof b, m->capacity_gb, m->capacity_gb < 100 ? 1 : 0);
     fprintf(out, "\nmemory per device: %s GB of %s GB %s\n", a, b,
             m->fits ? "(fits)" : "(DOES NOT FIT)");
     const double parts[] = {m->params_gb,      m->grads_gb,  m->optimizer_gb,

@@ -212,6 +212,8 @@ static void help_symbols(char *buf, size_t len)
              "\tMFU: useful model FLOPs (6 x params x tokens) per second / peak\n"
              "\tHFU: all executed FLOPs (recomputation too) per second / peak\n"
              "\tPUE: facility power over IT power\n"
+             "\tGB: 10^9 bytes, for every memory figure (an \"80GB\" H100 holds 80 GiB,\n"
+             "\t  85.5 GB usable: datasheets' GB are GiB)\n"
              "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n",
              g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track,
              g->arrow_right, g->arrow_right, g->arrow_down, g->arrow_left, g->bullet, g->pass,

@@ -349,3 +349,10 @@ double view_bubble_share(const struct model_report *r)
     double x = r->step_time_s > 0 ? r->breakdown.pp_bubble / r->step_time_s : 0;
     return isfinite(x) && x > 0 ? x : 0;
 }
+
+const char *view_fmt_gb(char *buf, size_t len, double gb)
+{
+    int decimals = !(gb < 100) ? 0 : gb < 10 ? 2 : 1;
+    snprintf(buf, len, "%.*f", decimals, isfinite(gb) && gb > 0 ? gb : 0);
+    return buf;
+}

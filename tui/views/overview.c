@@ -180,7 +180,10 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
     draw_text(in.y + 2, in.x + used, in.w - used,
               ph == SIM_PHASE_WAITING_FOR_DATA && v->sim ? ROLE_WARN : ROLE_DIM, pw);
     char mem[48];
-    snprintf(mem, sizeof mem, "mem %.0f/%.0f GB", r->memory.per_device_gb, r->memory.capacity_gb);
+    char use_gb[16], cap_gb[16];
+    snprintf(mem, sizeof mem, "mem %s/%s GB",
+             view_fmt_gb(use_gb, sizeof use_gb, r->memory.per_device_gb),
+             view_fmt_gb(cap_gb, sizeof cap_gb, r->memory.capacity_gb));
     used = draw_text(in.y + 3, in.x, in.w, r->memory.fits ? ROLE_TEXT : ROLE_FAILED, mem);
     if (!r->memory.fits)
         draw_textf(in.y + 3, in.x + used, in.w - used, ROLE_FAILED, " %s too big", g->fail);
@@ -502,8 +505,10 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     } else {
         used = draw_text(y + 2, x, w, ROLE_FAILED, "cannot run: no MFU or TFLOP/s  ");
     }
-    used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %.0f/%.0f GB ",
-                       r->memory.per_device_gb, r->memory.capacity_gb);
+    char use_gb[16], cap_gb[16];
+    used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %s/%s GB ",
+                       view_fmt_gb(use_gb, sizeof use_gb, r->memory.per_device_gb),
+                       view_fmt_gb(cap_gb, sizeof cap_gb, r->memory.capacity_gb));
     int bw = w - used - 12;
     if (bw > 4) {
         double f = r->memory.capacity_gb > 0 ? r->memory.per_device_gb / r->memory.capacity_gb : 0;

@@ -223,7 +223,7 @@ static void compare_cells(enum catalog_kind kind, const void *e, char c[6][FIELD
     }
     case CATALOG_ACCELERATOR: {
         const struct accelerator *a = e;
-        num_cell(c[1], sizeof c[1], a->mem_gb, 0);
+        view_fmt_gb(c[1], sizeof c[1], a->mem_gb); /* GB, as every memory figure */
         num_cell(c[2], sizeof c[2], a->mem_bw_gbs, 0);
         num_cell(c[3], sizeof c[3], a->peak_tflops[PREC_BF16], 0);
         num_cell(c[4], sizeof c[4], a->peak_tflops[PREC_FP8], 0);
