@@ -268,6 +268,17 @@ void ui_single_step(struct ui *u)
  * flows read as a steady stream rather than flicker. */
 #define LANE_BATCHES    3.0
 #define MAX_PHASE_PER_S 1.2
+/* A data lane's flow (batches/s) over what the devices would consume at
+ * their own pace, 0..1 (1 when fed or unknown). */
+static double lane_share(const struct model_report *r, double rate)
+{
+    double demand = r->device_step_s > 0 ? 1.0 / r->device_step_s : 0;
+    if (!(demand > 0) || !isfinite(demand) || !isfinite(rate))
+        return 1;
+    double x = rate / demand;
+    return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
 void ui_animate(struct ui *u, double wall_dt)
 {
     if (u->paused || !u->sim)
@@ -290,8 +301,14 @@ void ui_animate(struct ui *u, double wall_dt)
         double *avg = &u->anim_rate[i];
         *avg = *avg > 0 && isfinite(*avg) ? keep * *avg + (1 - keep) * rate : rate;
         double dphase = *avg * u->speed * wall_dt / LANE_BATCHES;
-        if (dphase > MAX_PHASE_PER_S * wall_dt)
-            dphase = MAX_PHASE_PER_S * wall_dt;
+        /* The cap keeps fast flows readable; it is scaled by the flow
+         * against what the devices would consume, so a starved lane moves
+         * slower than a fed one at any speed instead of both at the cap. */
+        double top = MAX_PHASE_PER_S * wall_dt;
+        if (i == ARROW_BATCH_LOADING || i == ARROW_TASK_DISTRIBUTION)
+            top *= lane_share(ui_report(u), *avg);
+        if (dphase > top)
+            dphase = top;
         u->anim_phase[i] = fmod(u->anim_phase[i] + dphase, 1.0);
     }
 }

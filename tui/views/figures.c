@@ -262,10 +262,8 @@ const char *view_fmt_busy(double x, char *buf, size_t len)
 {
     if (!isfinite(x) || x <= 0)
         snprintf(buf, len, "0");
-    else if (x < 0.01)
-        snprintf(buf, len, "<0.01"); /* no scientific notation on screen */
-    else if (x < 0.1)
-        snprintf(buf, len, "%.3f", x);
+    else if (x < 0.1) /* two significant digits, never "2e-05" */
+        snprintf(buf, len, "%.*f", x < 1e-8 ? 8 : (int)ceil(-log10(x)) + 1, x);
     else if (x < 10)
         snprintf(buf, len, "%.1f", x);
     else
