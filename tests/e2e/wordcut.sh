@@ -125,10 +125,14 @@ visit() {
             capture "$h" "$1-verdict-$name"
             keys "$h" 5
             wait_title "$h" "│ 5 " && capture "$h" "$1-verdict-$name-stage5"
+            keys "$h" e
+            wait_for "$h" "PgDn 1/" 20 # (no position when the text fits one page)
+            capture "$h" "$1-verdict-$name-explain"
             # At 100 columns and more the whole reason shows (a second row
             # where it needs one), not only whole words up to an ellipsis.
             want=$("$BIN" eval $setup 2>/dev/null | sed -n 's/^bottleneck: [^-]* - //p;s/^  CANNOT RUN: //p' | head -1)
-            for f in "$T/$1-verdict-$name.txt" "$T/$1-verdict-$name-stage5.txt"; do
+            for f in "$T/$1-verdict-$name.txt" "$T/$1-verdict-$name-stage5.txt" \
+                "$T/$1-verdict-$name-explain.txt"; do
                 [ "$cols" -ge 100 ] || continue
                 got=$(grep -A1 "BOTTLENECK ▶\|CANNOT RUN:" "$f" | tail -2 | sed 's/^ *//' | tr '\n' ' ' | tr -s ' ')
                 case "$got" in
