@@ -178,6 +178,68 @@ void json_visitor(struct json_writer *w, struct report_visitor *v)
     v->boolean = jv_bool;
 }
 
+/* ---- a setup that cannot run ---------------------------------------------------- */
+
+/* What only a run makes or costs: for a setup that cannot run these are no
+ * numbers at all (JSON null, an empty CSV cell), not 0 tokens/s or $0. */
+static const char *const run_only_keys[] = {
+    "tokens_per_s",      "samples_per_s",     "tflops_per_device",  "mfu",          "hfu",
+    "achieved_fraction", "energy_per_step_j", "energy_per_token_j", "usd_per_hour", "days_to_train",
+    "energy_mwh",        "usd_total",         "usd_energy",         "usd_devices"};
+
+struct cannot_run {
+    const struct report_visitor *inner;
+};
+
+static void cr_begin(void *c, const char *key)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->begin(v->ctx, key);
+}
+static void cr_end(void *c)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->end(v->ctx);
+}
+static void cr_begin_list(void *c, const char *key)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->begin_list(v->ctx, key);
+}
+static void cr_end_list(void *c)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->end_list(v->ctx);
+}
+static void cr_num(void *c, const char *key, double x)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    for (size_t i = 0; key && i < sizeof run_only_keys / sizeof run_only_keys[0]; i++)
+        if (strcmp(key, run_only_keys[i]) == 0)
+            x = NAN;
+    v->num(v->ctx, key, x);
+}
+static void cr_str(void *c, const char *key, const char *x)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->str(v->ctx, key, x);
+}
+static void cr_bool(void *c, const char *key, bool x)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->boolean(v->ctx, key, x);
+}
+
+/* report_visit, with the run-only figures blanked when the setup cannot run. */
+static void visit_output(const struct setup *s, const struct resolved *r,
+                         const struct model_report *o, const struct report_visitor *v)
+{
+    struct cannot_run c = {v};
+    struct report_visitor blank = {&c,          cr_begin, cr_end, cr_begin_list,
+                                   cr_end_list, cr_num,   cr_str, cr_bool};
+    report_visit(s, r, o, o->runnable ? v : &blank);
+}
+
 void report_write_json(FILE *out, const struct setup *s, const struct resolved *r,
                        const struct model_report *o)
 {
@@ -185,7 +247,7 @@ void report_write_json(FILE *out, const struct setup *s, const struct resolved *
     struct report_visitor v;
     json_begin(&w, out, true);
     json_visitor(&w, &v);
-    report_visit(s, r, o, &v);
+    visit_output(s, r, o, &v);
     json_finish(&w);
 }
 
@@ -241,8 +303,9 @@ static void cv_end_list(void *c)
 }
 static void cv_num(void *c, const char *key, double v)
 {
-    char buf[48];
-    output_format_number(buf, sizeof buf, v, 10);
+    char buf[48] = "";
+    if (!isnan(v)) /* no figure: an empty cell */
+        output_format_number(buf, sizeof buf, v, 10);
     csv_field(c, key, buf);
 }
 static void cv_str(void *c, const char *key, const char *s)
@@ -262,12 +325,12 @@ void report_write_csv(FILE *out, const struct setup *s, const struct resolved *r
                                cv_end_list, cv_num,   cv_str, cv_bool};
     if (header) {
         csv_row_begin(&x.row, out);
-        report_visit(s, r, o, &v);
+        visit_output(s, r, o, &v);
         csv_row_end(&x.row);
         x.header = false;
     }
     csv_row_begin(&x.row, out);
-    report_visit(s, r, o, &v);
+    visit_output(s, r, o, &v);
     csv_row_end(&x.row);
 }
 

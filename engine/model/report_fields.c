@@ -27,7 +27,9 @@
 
 const struct report_field report_fields[] = {
     {"name", 0, 0, REPORT_SETUP_NAME, "", "the setup's name"},
-    BOOL("runnable", runnable, "false when the setup cannot run (see why_not)"),
+    BOOL("runnable", runnable,
+         "false when the setup cannot run (see why_not): JSON and CSV then hold no throughput, "
+         "MFU, energy or cost (null, empty)"),
     TEXT("why_not", why_not, "why it cannot run, empty when it can"),
     NUM("step_time_s", step_time_s, "s", "one optimizer step, data stalls included"),
     NUM("device_step_s", device_step_s, "s", "one step if data were free"),

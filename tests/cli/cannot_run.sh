@@ -30,3 +30,17 @@ if echo "$v" | grep -q "clocks cut to [0-9.]*%: racks would make 29.[0-9] kW, co
 else
     fail "a throttled rack's verdict leads with the clocks and states the heat at full clocks" "$v"
 fi
+# JSON and CSV: the run-only figures are no numbers (null, an empty cell).
+fit="default --set training.micro_batch=16"
+j=$("$MLVIZ_BIN" eval $fit --format json 2>/dev/null)
+c=$("$MLVIZ_BIN" eval $fit --format csv 2>/dev/null)
+bad=$(echo "$j" | grep -E '"(tokens_per_s|mfu|tflops_per_device|usd_total|usd_per_hour|energy_mwh)": [0-9]')
+cells=$(printf '%s\n' "$c" | python3 -c "
+import csv, sys
+rows = list(csv.reader(sys.stdin)); d = dict(zip(rows[0], rows[1]))
+print(' '.join(k + '=' + d[k] for k in ('tokens_per_s', 'mfu', 'cost.usd_total') if d.get(k, 'x') != ''))")
+if echo "$j" | grep -q '"tokens_per_s": null' && [ -z "$bad" ] && [ -z "$cells" ]; then
+    pass "JSON and CSV of a setup that cannot run hold no throughput, MFU, energy or cost"
+else
+    fail "JSON and CSV of a setup that cannot run hold no throughput, MFU, energy or cost" "$bad $cells"
+fi
