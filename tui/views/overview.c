@@ -425,6 +425,10 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
         if (!(parts[i] > 0) && i != PART_COMPUTE)
             continue; /* no bubble without a pipeline, no data wait when fed */
         fmt_pct(pct, sizeof pct, r->step_time_s > 0 ? parts[i] / r->step_time_s : 0);
+        char item[48];
+        snprintf(item, sizeof item, " %s %s", part_names[i], pct);
+        if (lx + 1 + draw_width(item) > x + w)
+            break; /* whole items only, never a swatch without its name */
         lx += draw_text(ly, lx, x + w - lx, part_roles[i], draw_part_fill((size_t)i, true));
         lx += draw_textf(ly, lx, x + w - lx, ROLE_DIM, " %s %s  ", part_names[i], pct);
     }
