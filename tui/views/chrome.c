@@ -199,12 +199,6 @@ static void help_symbols(char *buf, size_t len)
              "\tReading order: 1 %s 2 %s 3, %s 4 (gradient sync), %s 5 (heat to cooling)\n"
              "\ttop 114 k: a sparkline's scale, fixed for the run\n"
              "\tsteady state: the model's figures; \"now:\" the live run's\n"
-             "\twarming up: live figures wait for a whole step since the setup changed\n"
-             "\tstep bar: compute, comm, bubble (pipeline fill and drain), stragglers\n"
-             "\t  (waiting for the slowest device), data (waiting for batches), other\n"
-             "\texposed: communication time not hidden behind computation\n"
-             "\tahead 2: batches the loaders prepare ahead of the devices (prefetch)\n"
-             "\tscale-up domain: devices joined by the fast fabric (NVLink, ICI)\n"
              "\t%s on the roofline: the largest GEMM's FLOP/byte and speed\n"
              "\tTP PP DP: tensor, pipeline, data parallel sizes (CP context, EP experts)\n"
              "\tZeRO-3 w+g: weights gathered and gradients scattered (FSDP)\n"
@@ -214,7 +208,13 @@ static void help_symbols(char *buf, size_t len)
              "\tPUE: facility power over IT power\n"
              "\tGB: 10^9 bytes, for every memory figure (an \"80GB\" H100 holds 80 GiB,\n"
              "\t  85.5 GB usable: datasheets' GB are GiB)\n"
-             "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n",
+             "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n"
+             "\twarming up: live figures wait for a whole step since the setup changed\n"
+             "\tstep bar: compute, comm, bubble (pipeline fill and drain), stragglers\n"
+             "\t  (waiting for the slowest device), data (waiting for batches), other\n"
+             "\texposed: communication time not hidden behind computation\n"
+             "\tahead 2: batches the loaders prepare ahead of the devices (prefetch)\n"
+             "\tscale-up domain: devices joined by the fast fabric (NVLink, ICI)\n",
              g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track,
              g->arrow_right, g->arrow_right, g->arrow_down, g->arrow_left, g->bullet, g->pass,
              g->fail, g->warn);
