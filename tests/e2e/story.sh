@@ -92,7 +92,15 @@ while IFS='|' read -r scen rest; do
             break
         fi
         shift 2
+        # On to the next pause: wait until the narration has grown (the
+        # titles of two cases can share a prefix).
+        n0=$(screen "$sess" | grep -o "narration [0-9]*/[0-9]*" | tail -1)
         keys "$sess" Space
+        i=0
+        while [ $i -lt 30 ] && [ "$(screen "$sess" | grep -o "narration [0-9]*/[0-9]*" | tail -1)" = "$n0" ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
     done
     [ $ok = 1 ] && pass "$scen: each pause shows the setup and bottleneck it narrates" ||
         fail "$scen: each pause shows the setup and bottleneck it narrates" "$why"
