@@ -20,7 +20,7 @@ local res = story.evaluate(cases)
 story.table(res, { { "tokens_per_s", "tokens/s" }, { "mfu" }, { "peak_tflops", "peak TFLOPS" },
                    { "memory.per_device_gb", "GB/device" }, { "cost.days_to_train", "days" },
                    { "cost.usd_total", "USD" } }, "Same job, four generations")
-story.show(res[1].label, res[1].setup, res[1].r)
+story.show(res[#res].label, res[#res].setup, res[#res].r)
 pause()
 local first, last = res[1].r, res[#res].r
 story.conclude("%s trains %s faster than %s (%.1f vs %.1f days for the token budget); peak dense TFLOPS grew %s",

@@ -45,7 +45,7 @@ function plot.series(values, opts)
     cells[c] = BLOCKS[k]
   end
   local line = table.concat(cells)
-  print(string.format("  %s [%s] %.4g..%.4g", opts.title or "", line, lo, hi))
+  print(string.format("  %s [%s] %s..%s", opts.title or "", line, mlviz.format_si(lo), mlviz.format_si(hi)))
   return line
 end
 

@@ -2,15 +2,31 @@
 -- Usage: local story = require("story")
 local story = {}
 
+-- The longest setup name (the field table's limit for names).
+local NAME_MAX = 63
+
 --- Evaluate each {label, setup} case and keep the label with its result table.
---- Played, each case goes on screen as it is evaluated.
+--- Played, every case of several gets its moment: it goes on screen, the
+--- narration says what it shows, and the story pauses there.
 ---@param cases table[] array of {label, setup}
 ---@return table[] results array of {label=, setup=, r=<eval table>}
 function story.evaluate(cases)
   local out = {}
   for i, c in ipairs(cases) do
-    show(c[2])
     out[i] = { label = c[1], setup = c[2], r = c[2]:eval() }
+    -- The title names the case when the setup's own name does not.
+    local name, label = tostring(c[2]:get("name")), tostring(c[1])
+    if #cases > 1 and not name:find(label, 1, true) then
+      local room = NAME_MAX - #label - 3 -- " - "
+      local shown = room >= 8 and (name:sub(1, room) .. " - " .. label) or label:sub(1, NAME_MAX)
+      show(c[2]:copy{ name = shown })
+    else
+      show(c[2])
+    end
+    if #cases > 1 then
+      say(string.format("Case %d of %d, %s: %s.", i, #cases, c[1], story.verdict(out[i].r)))
+      pause()
+    end
   end
   return out
 end
@@ -46,6 +62,24 @@ function story.pick(r, key)
   return v
 end
 
+-- Keys whose values are shares of 1 (printed as percentages).
+local SHARE_KEYS = { mfu = true, hfu = true, starvation = true, goodput = true,
+  achieved_fraction = true, cooling_headroom = true, throttle_factor = true, lost_fraction = true }
+
+--- A table cell formatted by what its key holds: shares as percentages,
+--- dollars with a "$" and an SI prefix, other numbers with an SI prefix
+--- (never "1.2e+06"), text as it is.
+---@param key string dotted report key ("cost.usd_total")
+---@param v any
+function story.cell(key, v)
+  if type(v) ~= "number" then return v end
+  local last = key:match("([^.]+)$") or key
+  if SHARE_KEYS[last] then return string.format("%.1f%%", 100 * v) end
+  if last:match("^usd") then return "$" .. mlviz.format_si(v) end
+  if math.abs(v) >= 1e4 or (v ~= 0 and math.abs(v) < 1e-2) then return mlviz.format_si(v) end
+  return string.format("%.3g", v)
+end
+
 --- Print the results as a table with the given columns ({key, heading}).
 ---@param results table[] from story.evaluate
 ---@param columns table[] array of {dotted key, heading}
@@ -55,7 +89,7 @@ function story.table(results, columns, title)
   for _, c in ipairs(columns) do cols[#cols + 1] = c[2] or c[1] end
   for i, res in ipairs(results) do
     local row = { case = res.label }
-    for _, c in ipairs(columns) do row[c[2] or c[1]] = story.pick(res.r, c[1]) end
+    for _, c in ipairs(columns) do row[c[2] or c[1]] = story.cell(c[1], story.pick(res.r, c[1])) end
     rows[i] = row
   end
   mlviz.print_table(rows, { columns = cols, title = title })

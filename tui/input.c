@@ -467,9 +467,17 @@ bool input_key(struct ui *u, int ch)
         u->help = false; /* any other key closes the help */
         return true;
     }
+    /* In a stage view of the tour, Left and Right turn the knob its caption
+     * names (n and b move between stops). */
+    bool knob_key = ch == KEY_RIGHT || ch == KEY_LEFT;
+    if (u->tour && !u->playing && u->view == VIEW_STAGE && knob_key)
+        act = ACT_NONE;
     if (act == ACT_NONE && (u->tour || u->playing)) {
-        /* Keys of the underlying view still work during the tour. */
+        /* Keys of the underlying view still work during the tour; using
+         * them holds the stop (no automatic advance mid-experiment). */
         act = keys_lookup(ch, u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW, &arg);
+        if (act != ACT_NONE && !u->playing)
+            tour_hands_on(u);
     }
     return input_action(u, act, arg);
 }

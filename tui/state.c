@@ -101,12 +101,66 @@ void ui_pick_speed(struct ui *u)
     u->speed = ui_speeds[best];
 }
 
+/* Live figures average whole steps (sim_window), at most this many: the
+ * sim draws each step's storage and compute time at random (tens of
+ * percent for shared storage), so a few steps would still swing. */
+enum { WINDOW_STEPS = 64, WINDOW_SAMPLES = 4096 };
+
+/* A new sim or a setup that runs at another pace restarts the window. On a
+ * starved pipeline the batches already queued feed a few fast steps first:
+ * those are the old setup's, not this one's, so the window skips them. */
+static void window_restart_if_changed(struct ui *u)
+{
+    struct ui_window *w = &u->win;
+    const struct model_report *r = sim_report(u->sim);
+    double key[3] = {r->step_time_s, r->tokens_per_s, r->power.it_kw};
+    bool same =
+        w->sim == u->sim && memcmp(key, w->key, sizeof key) == 0 && u->counters.time_s >= w->time_s;
+    w->time_s = u->counters.time_s;
+    if (same)
+        return;
+    w->sim = u->sim;
+    memcpy(w->key, key, sizeof key);
+    w->steps_at_start = u->counters.steps;
+    double queued = 0;
+    for (int q = 0; q < SIM_QUEUE_COUNT; q++)
+        queued += isfinite(u->live.queue_fill[q]) ? u->live.queue_fill[q] : 0;
+    w->skip_steps = r->starvation > 0 ? (uint64_t)ceil(queued) : 0;
+    w->since_s = NAN;
+}
+
+static void window_update(struct ui *u)
+{
+    struct ui_window *w = &u->win;
+    window_restart_if_changed(u);
+    if (isnan(w->since_s) && u->counters.steps >= w->steps_at_start + w->skip_steps)
+        w->since_s = u->counters.time_s;
+    if (isnan(w->since_s)) {
+        w->avg = (struct sim_window){0};
+        return;
+    }
+    sim_window(u->sim, w->since_s, WINDOW_STEPS, WINDOW_SAMPLES, &w->avg);
+    if (w->avg.steps < 1)
+        return;
+    static const enum sim_series_id util[STAGE_COUNT] = {
+        SERIES_UTIL_DATA, SERIES_UTIL_CPUS, SERIES_UTIL_ACCEL, SERIES_UTIL_NET, SERIES_UTIL_INFRA};
+    for (int i = 0; i < STAGE_COUNT; i++)
+        u->live.stage_util[i] = w->avg.mean[util[i]];
+}
+
 void ui_refresh_live(struct ui *u)
 {
     if (u->sim) {
         sim_live(u->sim, &u->live);
         sim_counters(u->sim, &u->counters);
+        window_update(u);
+        /* Until a whole step passed, the gauges show the steady state
+         * (marked "warming up"), not a sample of part of a step. */
+        if (u->win.avg.steps < 1)
+            for (int i = 0; i < STAGE_COUNT; i++)
+                u->live.stage_util[i] = ui_report(u)->utilization[i];
     } else {
+        u->win = (struct ui_window){.since_s = NAN};
         memset(&u->live, 0, sizeof u->live);
         memset(&u->counters, 0, sizeof u->counters);
         /* A setup that cannot run keeps nothing busy. */
@@ -238,6 +292,17 @@ void ui_single_step(struct ui *u)
  * flows read as a steady stream rather than flicker. */
 #define LANE_BATCHES    3.0
 #define MAX_PHASE_PER_S 1.2
+/* A data lane's flow (batches/s) over what the devices would consume at
+ * their own pace, 0..1 (1 when fed or unknown). */
+static double lane_share(const struct model_report *r, double rate)
+{
+    double demand = r->device_step_s > 0 ? 1.0 / r->device_step_s : 0;
+    if (!(demand > 0) || !isfinite(demand) || !isfinite(rate))
+        return 1;
+    double x = rate / demand;
+    return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
 void ui_animate(struct ui *u, double wall_dt)
 {
     if (u->paused || !u->sim)
@@ -260,8 +325,14 @@ void ui_animate(struct ui *u, double wall_dt)
         double *avg = &u->anim_rate[i];
         *avg = *avg > 0 && isfinite(*avg) ? keep * *avg + (1 - keep) * rate : rate;
         double dphase = *avg * u->speed * wall_dt / LANE_BATCHES;
-        if (dphase > MAX_PHASE_PER_S * wall_dt)
-            dphase = MAX_PHASE_PER_S * wall_dt;
+        /* The cap keeps fast flows readable; it is scaled by the flow
+         * against what the devices would consume, so a starved lane moves
+         * slower than a fed one at any speed instead of both at the cap. */
+        double top = MAX_PHASE_PER_S * wall_dt;
+        if (i == ARROW_BATCH_LOADING || i == ARROW_TASK_DISTRIBUTION)
+            top *= lane_share(ui_report(u), *avg);
+        if (dphase > top)
+            dphase = top;
         u->anim_phase[i] = fmod(u->anim_phase[i] + dphase, 1.0);
     }
 }
@@ -302,6 +373,7 @@ void ui_view_ctx(const struct ui *u, struct view_ctx *v)
         .sim = u->sim,
         .live = &u->live,
         .counters = &u->counters,
+        .win = &u->win.avg,
         .texts = u->texts,
         .lay = &u->lay,
         .speed = u->speed,

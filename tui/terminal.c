@@ -7,9 +7,12 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "glyphs.h"
@@ -110,6 +113,102 @@ static bool light_background(void)
     return n == 7 || (n >= 9 && n <= 15);
 }
 
+/* How long to wait for the terminal's answer about its background. */
+#define BACKGROUND_QUERY_MS 150
+
+static double monotonic_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The answer "ESC ] 11 ; rgb:RRRR/GGGG/BBBB" (1 to 4 hex digits a channel):
+ * light when its luminance (Rec. 709 weights) is above the middle. Returns
+ * 1 light, 0 dark, -1 no answer. */
+static int parse_background(const char *reply)
+{
+    const char *p = strstr(reply, "]11;rgb:");
+    if (!p)
+        return -1;
+    p += strlen("]11;rgb:");
+    double c[3];
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 16);
+        int digits = (int)(end - p);
+        if (digits < 1 || digits > 4 || (i < 2 && *end != '/'))
+            return -1;
+        c[i] = (double)v / (double)((1UL << (4 * digits)) - 1);
+        p = end + 1;
+    }
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] > 0.5 ? 1 : 0;
+}
+
+/* Cut the first run from `start` up to and including `end` out of s. */
+static void cut_reply(char *s, const char *start, char end)
+{
+    char *a = strstr(s, start);
+    char *b = a ? strchr(a + strlen(start), end) : NULL;
+    if (b)
+        memmove(a, b + 1, strlen(b + 1) + 1);
+}
+
+/* Keys typed before the terminal answered were read with the answers:
+ * they go back to the key reader, in order (the answers cut out). */
+static void give_back_typeahead(char *buf)
+{
+    cut_reply(buf, "\033]11;", '\\'); /* ends in ESC \ (or BEL, below) */
+    cut_reply(buf, "\033]11;", '\a');
+    cut_reply(buf, "\033[?", 'c');
+    for (size_t i = strlen(buf); i-- > 0;)
+        ungetch((unsigned char)buf[i]);
+}
+
+/* Ask the terminal for its background colour (OSC 11), then for its
+ * attributes (DA1), which every terminal answers: once that answer is in,
+ * an OSC 11 answer would have come before it, so the wait is short and no
+ * late reply reaches the key reader. A terminal that answers neither is
+ * waited for BACKGROUND_QUERY_MS and its input flushed. */
+static int query_background(int out_fd)
+{
+    int in = STDIN_FILENO;
+    struct termios old, raw;
+    if (!isatty(in) || !isatty(out_fd) || tcgetattr(in, &old) != 0)
+        return -1;
+    raw = old;
+    raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    raw.c_cc[VMIN] = 0;
+    raw.c_cc[VTIME] = 0;
+    if (tcsetattr(in, TCSANOW, &raw) != 0)
+        return -1;
+    static const char ask[] = "\033]11;?\033\\\033[c";
+    char reply[256];
+    size_t n = 0;
+    bool done = write(out_fd, ask, sizeof ask - 1) != (ssize_t)(sizeof ask - 1);
+    double until = monotonic_ms() + BACKGROUND_QUERY_MS;
+    while (!done && n < sizeof reply - 1) {
+        int left = (int)(until - monotonic_ms());
+        struct pollfd pf = {.fd = in, .events = POLLIN};
+        if (left <= 0 || poll(&pf, 1, left) <= 0)
+            break;
+        ssize_t got = read(in, reply + n, sizeof reply - 1 - n);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+        reply[n] = '\0';
+        const char *da = strstr(reply, "\033[?");
+        done = da && strchr(da, 'c');
+    }
+    reply[n] = '\0';
+    if (!done)
+        tcflush(in, TCIFLUSH);
+    tcsetattr(in, TCSANOW, &old);
+    int light = parse_background(reply);
+    give_back_typeahead(reply);
+    return light;
+}
+
 int terminal_start(const struct terminal_options *o, bool *mouse)
 {
     /* ncurses reads ESCDELAY before initscr: a short delay keeps Esc snappy. */
@@ -144,6 +243,8 @@ int terminal_start(const struct terminal_options *o, bool *mouse)
         theme_parse(o->theme, &wanted);
     else if (light_background())
         wanted = THEME_LIGHT;
+    else if (!(getenv("COLORFGBG") && *getenv("COLORFGBG")) && query_background(fileno(out)) == 1)
+        wanted = THEME_LIGHT; /* no COLORFGBG: the terminal says its paper is light */
     /* Colour is never switched on under NO_COLOR / --mono: not even the
      * white-on-black of the default pair reaches the terminal. COLORS is
      * only known after start_color. */

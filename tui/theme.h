@@ -36,6 +36,7 @@ enum theme_role {
     ROLE_PART_BUBBLE,
     ROLE_PART_DATA,
     ROLE_PART_OTHER,
+    ROLE_PART_WAIT, /* waiting for the slowest device (stragglers) */
     ROLE_MEM_WEIGHTS,
     ROLE_MEM_GRADS,
     ROLE_MEM_OPTIM,

@@ -1,6 +1,7 @@
 /* tour: the guided tour (t). An intro stop, one stop per stage that loads a
  * setup whose bottleneck is that stage (assets/tour/STAGE.yaml), an outro;
  * then it starts over, so a kiosk can leave it running. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,27 @@ static void tour_load(struct ui *u, int stage)
         ui_pick_speed(u);
 }
 
+/* The knob each stage's caption asks the user to turn ("press Right for
+ * ..."): selected when the stop opens, so the key acts on it at once. */
+static const char *const tour_knob[STAGE_COUNT] = {"cluster.storage",
+                                                   "data.loader_workers_per_device", NULL,
+                                                   "cluster.node.intra_link", "facility.cooling"};
+
+static void tour_select_knob(struct ui *u, int stage)
+{
+    const struct ui_knobs *k = &u->knobs[stage];
+    for (int i = 0; tour_knob[stage] && i < k->count; i++)
+        if (strcmp(k->field[i]->path, tour_knob[stage]) == 0)
+            u->knob_sel[stage] = i;
+}
+
+void tour_hands_on(struct ui *u)
+{
+    /* Someone is trying what the caption says: the stop stays (n goes on). */
+    if (u->tour)
+        u->tour_next_s = INFINITY;
+}
+
 static void tour_show(struct ui *u)
 {
     int s = u->tour_stop;
@@ -70,6 +92,7 @@ static void tour_show(struct ui *u)
         u->view = VIEW_STAGE;
         u->stage = s - 1;
         u->selected_box = s - 1;
+        tour_select_knob(u, s - 1);
     } else {
         u->view = VIEW_OVERVIEW;
     }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "catalog.h"
 #include "hit.h"
@@ -38,6 +39,17 @@ struct ui {
     struct sim_live live;
     struct sim_counters counters;
     char sim_error[UI_MSG_LEN];
+    /* live figures: averages over whole steps since the setup last changed
+     * (state.c, ui_refresh_live) */
+    struct ui_window {
+        const struct sim *sim;   /* the sim it follows (a new one restarts it) */
+        double key[3];           /* step, tokens/s, IT power it was started on */
+        double time_s;           /* the sim's clock when last seen */
+        uint64_t steps_at_start; /* completed steps when it restarted */
+        uint64_t skip_steps;     /* steps fed from batches already queued then */
+        double since_s;          /* steps after this count (NAN: not yet) */
+        struct sim_window avg;
+    } win;
 
     /* time */
     double speed; /* simulated seconds per wall second */
@@ -151,6 +163,8 @@ void knobs_write(struct ui *u);
 /* ---- tour.c ---- */
 void tour_start(struct ui *u);
 void tour_end(struct ui *u);
+/* A key of the stop's own view (a knob turned): the stop stays until n. */
+void tour_hands_on(struct ui *u);
 void tour_move(struct ui *u, int dir);
 
 /* ---- input.c ---- */

@@ -185,6 +185,71 @@ void json_visitor(struct json_writer *w, struct report_visitor *v)
     v->boolean = jv_bool;
 }
 
+/* ---- a setup that cannot run ---------------------------------------------------- */
+
+/* What only a run makes or costs: for a setup that cannot run these are no
+ * numbers at all (JSON null, an empty CSV cell), not 0 tokens/s or $0. */
+static const char *const run_only_keys[] = {
+    "tokens_per_s",      "samples_per_s",     "tflops_per_device",  "mfu",          "hfu",
+    "achieved_fraction", "energy_per_step_j", "energy_per_token_j", "usd_per_hour", "days_to_train",
+    "energy_mwh",        "usd_total",         "usd_energy",         "usd_devices"};
+
+struct cannot_run {
+    const struct report_visitor *inner;
+};
+
+static void cr_begin(void *c, const char *key)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->begin(v->ctx, key);
+}
+static void cr_end(void *c)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->end(v->ctx);
+}
+static void cr_begin_list(void *c, const char *key)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->begin_list(v->ctx, key);
+}
+static void cr_end_list(void *c)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->end_list(v->ctx);
+}
+static void cr_num(void *c, const char *key, double x)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    for (size_t i = 0; key && i < sizeof run_only_keys / sizeof run_only_keys[0]; i++)
+        if (strcmp(key, run_only_keys[i]) == 0)
+            x = NAN;
+    v->num(v->ctx, key, x);
+}
+static void cr_str(void *c, const char *key, const char *x)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->str(v->ctx, key, x);
+}
+static void cr_bool(void *c, const char *key, bool x)
+{
+    const struct report_visitor *v = ((struct cannot_run *)c)->inner;
+    v->boolean(v->ctx, key, x);
+}
+
+/* report_visit_table, with the run-only figures of a model report blanked
+ * when the setup cannot run. */
+static void visit_output(const struct report_field *rows, size_t n, const void *base,
+                         const struct setup *s, const struct resolved *r,
+                         const struct report_visitor *v)
+{
+    struct cannot_run c = {v};
+    struct report_visitor blank = {&c,          cr_begin, cr_end, cr_begin_list,
+                                   cr_end_list, cr_num,   cr_str, cr_bool};
+    bool blanked = rows == report_fields && !((const struct model_report *)base)->runnable;
+    report_visit_table(rows, n, base, s, r, blanked ? &blank : v);
+}
+
 void report_write_json_table(FILE *out, const struct report_field *rows, size_t n, const void *base,
                              const struct setup *s, const struct resolved *r)
 {
@@ -192,7 +257,7 @@ void report_write_json_table(FILE *out, const struct report_field *rows, size_t 
     struct report_visitor v;
     json_begin(&w, out, true);
     json_visitor(&w, &v);
-    report_visit_table(rows, n, base, s, r, &v);
+    visit_output(rows, n, base, s, r, &v);
     json_finish(&w);
 }
 
@@ -254,8 +319,9 @@ static void cv_end_list(void *c)
 }
 static void cv_num(void *c, const char *key, double v)
 {
-    char buf[48];
-    output_format_number(buf, sizeof buf, v, 10);
+    char buf[48] = "";
+    if (!isnan(v)) /* no figure: an empty cell */
+        output_format_number(buf, sizeof buf, v, 10);
     csv_field(c, key, buf);
 }
 static void cv_str(void *c, const char *key, const char *s)
@@ -275,12 +341,12 @@ void report_write_csv_table(FILE *out, const struct report_field *rows, size_t n
                                cv_end_list, cv_num,   cv_str, cv_bool};
     if (header) {
         csv_row_begin(&x.row, out);
-        report_visit_table(rows, n, base, s, r, &v);
+        visit_output(rows, n, base, s, r, &v);
         csv_row_end(&x.row);
         x.header = false;
     }
     csv_row_begin(&x.row, out);
-    report_visit_table(rows, n, base, s, r, &v);
+    visit_output(rows, n, base, s, r, &v);
     csv_row_end(&x.row);
 }
 
@@ -359,7 +425,7 @@ int report_write_checks(FILE *out, const struct setup *s, const struct resolved 
             rack_ok ? "within" : "over", cool, b, rack_ok ? "" : ": devices throttle");
     warnings += !rack_ok;
     format_fixed(a, sizeof a, o->memory.per_device_gb, 1);
-    format_fixed(b, sizeof b, o->memory.capacity_gb, 0);
+    format_fixed(b, sizeof b, o->memory.capacity_gb, o->memory.capacity_gb < 100 ? 1 : 0);
     fprintf(out, "  %-5s memory %s GB per device of %s GB\n", o->memory.fits ? "ok" : "WARN", a, b);
     warnings += !o->memory.fits;
     return warnings;
@@ -397,10 +463,10 @@ static void text_header(FILE *out, const struct setup *s, const struct resolved 
     fprintf(out, "%s%s\n", o->runnable ? "" : "CANNOT RUN: ", text);
     format_printable(text, sizeof text, r->accel->head.name);
     fprintf(out,
-            "  %d x %s (%d nodes, %d racks)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
+            "  %d x %s (%d node%s, %d rack%s)  TP %d  CP %d  PP %d  VP %d  EP %d  DP %d  "
             "micro-batches %d\n",
-            o->devices, text, o->nodes, o->racks, o->tp, o->cp, o->pp, o->vp, o->ep, o->dp,
-            o->micro_batches);
+            o->devices, text, o->nodes, o->nodes == 1 ? "" : "s", o->racks,
+            o->racks == 1 ? "" : "s", o->tp, o->cp, o->pp, o->vp, o->ep, o->dp, o->micro_batches);
     format_printable(text, sizeof text, o->software);
     fprintf(out, "  ZeRO %d  recompute %s  %s  %s\n", o->zero_stage, o->recompute, o->precision,
             text);
@@ -414,7 +480,9 @@ static void text_header(FILE *out, const struct setup *s, const struct resolved 
         fprintf(out, "  params %s\n", all);
     if (!o->runnable) {
         format_printable(text, sizeof text, o->why_not);
-        fprintf(out, "\n  CANNOT RUN: %s\n  (the figures below are what it would do if it could)\n",
+        fprintf(out,
+                "\n  CANNOT RUN: %s\n  (no throughput, MFU, energy or cost: below are the times "
+                "one step would take, memory and power)\n",
                 text);
     }
 }
@@ -431,8 +499,11 @@ static void text_step(FILE *out, const struct setup *s, const struct model_repor
     format_fixed(c, sizeof c, o->tflops_per_device, o->tflops_per_device >= 1 ? 0 : 2);
     format_percent(d, sizeof d, o->mfu);
     format_percent(e, sizeof e, o->hfu);
-    fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,
-            generic ? "samples/s" : "tokens/s", c, d, e);
+    if (o->runnable)
+        fprintf(out, "\nstep %s   %s %s   %s TFLOP/s per device   MFU %s   HFU %s\n", a, b,
+                generic ? "samples/s" : "tokens/s", c, d, e);
+    else
+        fprintf(out, "\nstep %s if it could run\n", a);
     fputs("  ", out);
     breakdown_bar(out, o, 60);
     const struct report_field *rows[BREAKDOWN_ROWS_MAX];
@@ -461,7 +532,8 @@ static void text_memory(FILE *out, const struct model_report *o)
     char a[48], b[48], text[PRINTABLE_LEN], text2[PRINTABLE_LEN];
     const struct memory_report *m = &o->memory;
     format_fixed(a, sizeof a, m->per_device_gb, 1);
-    format_fixed(b, sizeof b, m->capacity_gb, 0);
+    /* GB (1e9 bytes) with three digits, as on screen: "85.5", not "86". */
+    format_fixed(b, sizeof b, m->capacity_gb, m->capacity_gb < 100 ? 1 : 0);
     fprintf(out, "\nmemory per device: %s GB of %s GB %s\n", a, b,
             m->fits ? "(fits)" : "(DOES NOT FIT)");
     const double parts[] = {m->params_gb,      m->grads_gb,  m->optimizer_gb,
@@ -520,9 +592,13 @@ static void text_cost(FILE *out, const struct setup *s, const struct model_repor
     format_si(c, sizeof c, s->training.tokens, "");
     format_fixed(d, sizeof d, k->energy_mwh, 1);
     format_usd(e, sizeof e, k->usd_total);
-    /* training.tokens counts samples for a generic model (setup.h). */
-    fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
-            generic ? "samples" : "tokens", d, e);
+    /* training.tokens counts samples for a generic model (setup.h). A
+     * setup that cannot run has no cost of a run. */
+    if (o->runnable)
+        fprintf(out, "\ncost: %s/h  %s days for %s %s  %s MWh  %s in all\n", a, b, c,
+                generic ? "samples" : "tokens", d, e);
+    else
+        fputs("\n", out);
     const struct reliability_report *y = &o->reliability;
     format_fixed(a, sizeof a, y->interruptions_per_day, 2);
     format_fixed(b, sizeof b, y->checkpoint_gb, 0);

@@ -114,6 +114,16 @@ static void eval_layout(const struct ctx *c, struct model_report *o)
     o->runnable = true;
 }
 
+/* The share of the step the devices run: the rest they wait, at idle, for
+ * a data path slower than the step (all of it on a serial path). */
+static double device_step_share(const struct device_step *d, const struct data_path *p)
+{
+    double wait = p->serial
+                      ? p->read_s + p->preprocess_s + p->h2d_s
+                      : maxd(0.0, maxd(p->read_s, maxd(p->preprocess_s, p->h2d_s)) - d->total);
+    return d->total > 0 ? ratio(d->total, d->total + wait) : 1.0;
+}
+
 /* The device step and the data path, and the power they draw. Pass 1 at
  * full clocks gives utilization, hence power; if the racks overheat, pass 2
  * reruns the step at the throttled clocks. Returns false when the racks
@@ -128,28 +138,32 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
      * clocks up and runs NCCL kernels: it draws DEVICE_WAIT_DYNAMIC_SHARE of
      * its dynamic power, not idle. */
     busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
+    /* Waiting for data the devices idle: power is the step's average. */
+    busy *= device_step_share(d, dpth);
     double cpu_util = mind(1.0, ratio(dpth->cores_busy, maxd(dpth->cores_total, 1.0)));
     model_power(c, mind(1.0, busy), cpu_util, &o->power);
+    o->power.full_rack_kw = o->power.per_rack_kw;
     double f = model_throttle_balanced(c, &o->power, DEVICE_WAIT_DYNAMIC_SHARE); /* i20 */
-    bool cooled = true;
     if (f < 1.0) {
         o->power.throttled = true;
         o->power.throttle_factor = f;
         if (f <= 0.0) {
-            cooled = false;
+            /* No clock balances the heat: the power stays what the racks
+             * would draw (no balance point, so no negative device power). */
             model_cannot_run(o,
                              "racks make %.1f kW of heat but %s removes %.1f kW per rack: even "
                              "idle devices overheat (fewer nodes per rack or better cooling)",
                              o->power.per_rack_kw, c->r->cooling->head.name,
                              o->power.rack_cooling_limit_kw);
-            f = 1.0; /* times below are what it would do if it could be cooled */
+            return false;
         }
         c->throttle = f * c->clock_share;
         model_device_step(c, d);
         model_data_path(c, d->total, dpth);
         model_power_at_balance(c, mind(1.0, busy), cpu_util, &o->power);
+        o->power.full_rack_kw = o->power.per_rack_kw > 0 ? o->power.full_rack_kw : 0;
     }
-    return cooled;
+    return true;
 }
 
 /* Combines the device step and the data path into the step time. */

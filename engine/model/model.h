@@ -71,6 +71,7 @@ struct power_report {
     bool throttled;
     double throttle_factor; /* compute speed kept under throttling (1 = none) */
     double rack_temp_c;     /* steady-state device temperature */
+    double full_rack_kw;    /* heat per rack the devices would make at full clocks */
     double energy_per_step_j;
     double energy_per_token_j;
     double limit_w;     /* y2026: the device's power cap (the TDP when not set) */

@@ -108,8 +108,9 @@ void model_reliability(const struct ctx *c, double storage_write_scale, double p
 void model_power_at_balance(const struct ctx *c, double busy, double cpu_util,
                             struct power_report *pw)
 {
-    double keep = pw->throttle_factor;
+    double keep = pw->throttle_factor, full_kw = pw->full_rack_kw;
     model_power(c, busy, cpu_util, pw);
+    pw->full_rack_kw = full_kw;
     pw->throttled = true;
     pw->throttle_factor = keep;
     double rack_nodes = model_nodes_in_rack(c);

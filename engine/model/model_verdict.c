@@ -95,6 +95,32 @@ static void put_num(struct text *t, double v)
     put_len(t, q, (size_t)(end - q));
 }
 
+/* The infrastructure: throttled, the consequence first, then why (the
+ * heat the racks would make at full clocks against what the cooling
+ * removes); otherwise the racks' draw against the cooling. */
+static void infra_reason(struct text *t, const struct power_report *p)
+{
+    if (!p->throttled) {
+        put(t, "racks draw ");
+        put_num(t, p->per_rack_kw);
+        put(t, " kW of ");
+        put_num(t, p->rack_cooling_limit_kw);
+        put(t, " kW cooling capacity");
+        return;
+    }
+    if (p->throttle_factor > 0) {
+        put(t, "clocks cut to ");
+        put_num(t, 100.0 * p->throttle_factor);
+        put(t, "%: racks would make ");
+    } else {
+        put(t, "cannot run: racks would make ");
+    }
+    put_num(t, p->full_rack_kw);
+    put(t, " kW, cooling removes ");
+    put_num(t, p->rack_cooling_limit_kw);
+    put(t, " kW");
+}
+
 static void stage_reason(const struct ctx *c, const struct model_report *o, int stage, char *buf,
                          size_t len)
 {
@@ -158,21 +184,7 @@ static void stage_reason(const struct ctx *c, const struct model_report *o, int 
         break;
     }
     default:
-        if (o->power.throttled) {
-            put(&t, "racks make ");
-            put_num(&t, o->power.per_rack_kw);
-            put(&t, " kW of heat; cooling removes ");
-            put_num(&t, o->power.rack_cooling_limit_kw);
-            put(&t, " kW: clocks at ");
-            put_num(&t, 100.0 * o->power.throttle_factor);
-            put(&t, "%");
-        } else {
-            put(&t, "racks draw ");
-            put_num(&t, o->power.per_rack_kw);
-            put(&t, " kW of ");
-            put_num(&t, o->power.rack_cooling_limit_kw);
-            put(&t, " kW cooling capacity");
-        }
+        infra_reason(&t, &o->power);
         break;
     }
 }

@@ -27,7 +27,9 @@
 
 const struct report_field report_fields[] = {
     {"name", 0, 0, REPORT_SETUP_NAME, "", "the setup's name"},
-    BOOL("runnable", runnable, "false when the setup cannot run (see why_not)"),
+    BOOL("runnable", runnable,
+         "false when the setup cannot run (see why_not): JSON and CSV then hold no throughput, "
+         "MFU, energy or cost (null, empty)"),
     TEXT("why_not", why_not, "why it cannot run, empty when it can"),
     NUM("step_time_s", step_time_s, "s", "one optimizer step, data stalls included"),
     NUM("device_step_s", device_step_s, "s", "one step if data were free"),
@@ -140,6 +142,8 @@ const struct report_field report_fields[] = {
     NUM("power.limit_w", power.limit_w, "W", "device power cap (the TDP when not set)"),
     NUM("power.clock_share", power.clock_share, "", "GEMM clock kept under the power cap"),
     NUM("power.clock_mhz", power.clock_mhz, "MHz", "that clock (0: boost clock unknown)"),
+    NUM("power.full_rack_kw", power.full_rack_kw, "kW",
+        "heat of the fullest rack at full clocks (what throttling cuts)"),
     NUM("power.energy_per_step_j", power.energy_per_step_j, "J", "facility energy per step"),
     NUM("power.energy_per_token_j", power.energy_per_token_j, "J", "facility energy per token"),
 

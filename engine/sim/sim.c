@@ -93,7 +93,11 @@ static void thermal_capacities(const struct resolved *res, const struct model_re
                                const struct model_report *full, struct capacities *k)
 {
     k->idle_w = res->accel->idle_w;
-    k->dyn_w = max2(0.0, full->power.device_w - k->idle_w);
+    /* The report's device power averages the step, idle while the data
+     * path keeps the devices waiting; the sim draws the dynamic part only
+     * while a step runs. */
+    double running = safe_div(full->device_step_s, full->step_time_s);
+    k->dyn_w = max2(0.0, full->power.device_w - k->idle_w) / (running > 0 ? running : 1.0);
     k->other_node_w = max2(0.0, full->power.node_w - full->power.device_w * k->per_node);
     k->pue = rep->power.pue;
     k->cap_kw = rep->power.rack_cooling_limit_kw;
@@ -231,6 +235,23 @@ static double *series_slot(struct sim *S, size_t pos, int id)
     return &S->series[(size_t)id * S->series_cap + pos];
 }
 
+/* Tokens arrive when a step completes: per sample that is a comb of 0 and
+ * bursts. The rate over the last whole step (between its two completions)
+ * is what runs; a step running longer than that one sets a slower pace
+ * (racks throttling, devices down). With no two completions apart in time
+ * yet (several steps in one tick), the sample's own average. */
+static double whole_step_rate(const struct sim *S, double sampled)
+{
+    double span = S->done_t[1] - S->done_t[0];
+    if (S->done_count < 2 || !(span > 0))
+        return sampled;
+    double rate = (S->done_tokens[1] - S->done_tokens[0]) / span;
+    double running = now_s(S) - S->done_t[1];
+    if (running > span && S->cap.tokens_per_step > 0)
+        rate = fmin(rate, S->cap.tokens_per_step / running);
+    return rate;
+}
+
 static void take_sample(struct sim *S)
 {
     const struct capacities *k = &S->cap;
@@ -266,7 +287,7 @@ static void take_sample(struct sim *S)
 
     double v[SERIES_COUNT];
     v[SERIES_TIME_S] = now_s(S);
-    v[SERIES_TOKENS_PER_S] = safe_div(d_tokens, interval);
+    v[SERIES_TOKENS_PER_S] = whole_step_rate(S, safe_div(d_tokens, interval));
     v[SERIES_UTIL_DATA] = u[STAGE_DATA];
     v[SERIES_UTIL_CPUS] = u[STAGE_CPUS];
     v[SERIES_UTIL_ACCEL] = u[STAGE_ACCELERATORS];

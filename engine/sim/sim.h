@@ -152,6 +152,24 @@ double sim_series_at(const struct sim *sim, enum sim_series_id id, size_t i);
 size_t sim_series_tail(const struct sim *sim, enum sim_series_id id, double *out, size_t n);
 int sim_series_find(const char *name); /* -1 when unknown */
 
+/* Rates averaged over whole steps: the time-weighted mean of every series
+ * between two step completions (cumulative series: their mean, of little
+ * use; tokens_per_s: the tokens those steps made over the span). steps is
+ * 0 ("warming up") until a whole step lies after since_s. */
+struct sim_window {
+    int steps;           /* whole steps averaged; 0: none yet */
+    double from_s, to_s; /* the span */
+    double mean[SERIES_COUNT];
+};
+/* The newest whole steps that ended by sample `end` (an index as for
+ * sim_series_at) and began after since_s: at most max_steps of them within
+ * max_samples samples. */
+void sim_window_at(const struct sim *sim, size_t end, double since_s, int max_steps,
+                   size_t max_samples, struct sim_window *out);
+/* sim_window_at ending at the newest sample. */
+void sim_window(const struct sim *sim, double since_s, int max_steps, size_t max_samples,
+                struct sim_window *out);
+
 /* What the devices are doing. A step runs forward, backward, gradient sync
  * and optimizer in turn; between steps the devices wait for data, write a
  * checkpoint or restart after a failure. */

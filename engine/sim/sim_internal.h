@@ -152,6 +152,10 @@ struct sim {
     double s_flow_read, s_flow_pre, s_flow_h2d, s_step_s, s_tokens_done, s_energy_it_j;
     double energy_it_j;
     double tokens_done; /* tokens of completed steps, rolled back or not */
+    /* the last two step completions (time, tokens_done then): the series'
+     * tokens/s is the rate over whole steps, not a comb of 0 and bursts */
+    double done_t[2], done_tokens[2];
+    uint64_t done_count;
     double last_util[STAGE_COUNT], last_flow[SIM_FLOW_COUNT];
 
     /* randomness: separate streams so that switching jitter on or off does

@@ -128,6 +128,13 @@ static void end_step(struct sim *S, double t)
     S->since_valid++;
     S->c.tokens += S->cap.tokens_per_step;
     S->tokens_done += S->cap.tokens_per_step;
+    if (S->done_count == 0 || t > S->done_t[1]) {
+        S->done_t[0] = S->done_t[1];
+        S->done_tokens[0] = S->done_tokens[1];
+        S->done_count++;
+    }
+    S->done_t[1] = t;
+    S->done_tokens[1] = S->tokens_done;
     S->phase = PH_WAIT;
     S->rem_s = 0;
     bool due = t - S->t_valid_s >= S->cap.ckpt_interval_s;

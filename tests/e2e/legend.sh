@@ -22,6 +22,16 @@ for want in "◆ BOTTLENECK: the stage that sets the pace" "q 1/2: a queue gauge
         fail "the legend explains '$want'" "$(printf '%s\n' "$s" | sed -n 10,29p)"
     fi
 done
+# The words of the live figures and the step bar (issue 22).
+for want in "warming up: live figures wait" "stragglers" "exposed: communication time" \
+    "ahead 2: batches the loaders" "scale-up domain: devices joined"; do
+    press_until lg Down "$want"
+    if screen lg | grep -qF -- "$want"; then
+        pass "the legend explains '$want'"
+    else
+        fail "the legend explains '$want'" "$(screen lg | sed -n 10,29p)"
+    fi
+done
 keys lg Escape
 keys lg q
 

@@ -11,7 +11,8 @@ sim_clock() {
         head -n 1 | awk '{ print $1 * 3600 + $2 * 60 + $3 }'
 }
 
-start pl 100 30 -- play data-starvation --speed 60
+# 120 columns: the title keeps its clock beside a case's long name.
+start pl 120 30 -- play data-starvation --speed 60
 if wait_for pl "space: continue" 60; then
     a=$(sim_clock pl)
     b=$a

@@ -52,7 +52,7 @@ fi
 if wait_for starve "space: continue" 60; then
     sleep 1
     # pause() holds the story until the presenter presses a key.
-    if screen starve | grep -qF "sit idle" && screen starve | grep -qF "space: continue"; then
+    if screen starve | grep -qF "Case 1 of 4" && screen starve | grep -qF "space: continue"; then
         pass "pause waits for the presenter"
     else
         fail "pause waits for the presenter" "moved on by itself"
@@ -105,12 +105,12 @@ wait_rc knobs && [ "$(cat "$T/knobs.rc")" = 0 ] && pass "quit after a restart ex
 # --- print() lands in the view's output pane, not over the screen -------------
 start gens 140 45 -- play gpu-generations --speed 3600
 n=0
-while [ $n -lt 100 ] && ! screen gens | grep -Eq "h200-sxm +[0-9]{5,} +0\.[0-9]+"; do
+while [ $n -lt 100 ] && ! screen gens | grep -Eq "h200-sxm +[0-9.]+ k +[0-9.]+%"; do
     screen gens | grep -qF "space: continue" && keys gens n
     sleep 0.2
     n=$((n + 1))
 done
-if screen gens | grep -Eq "h200-sxm +[0-9]{5,} +0\.[0-9]+"; then
+if screen gens | grep -Eq "h200-sxm +[0-9.]+ k +[0-9.]+%"; then
     pass "printed tables appear in the output pane"
 else
     fail "printed tables appear in the output pane" "$(screen gens | tail -8)"

@@ -57,10 +57,10 @@ keys ex q
 # --- the tour shows what it explains; its captions fit at 80x24 ---------------------
 start tour 80 24 -- -c default --tour
 ok=1 why=""
-for stop in "1 DATA|Data|to move the bottleneck." "2 CPUs|CPUs|to move the bottleneck." \
+for stop in "1 DATA|Data|watch the bottleneck move." "2 CPUs|CPUs|watch the bottleneck move." \
             "3 ACCELERATORS|Accelerators|the share of peak used." \
-            "4 INTERCONNECT|Interconnects|to move the bottleneck." \
-            "5 INFRASTRUCTURE|Supporting infrastructure|cooling for full speed."; do
+            "4 INTERCONNECT|Interconnects|time per step halves." \
+            "5 INFRASTRUCTURE|Supporting infrastructure|return to full speed."; do
     title=${stop%%|*} rest=${stop#*|}
     stage=${rest%%|*} ending=${rest#*|}
     keys tour n

@@ -7,28 +7,29 @@
 # Prints "PASS name" or "FAIL name: why" per check.
 . "$(dirname "$0")/tmux-lib"
 
-# What each pause must show, written from the scripts' narration:
+# What each pause must show, written from the scripts' narration (a story
+# that compares cases pauses at each of them, the case named in the title):
 #   scenario|title at pause 1|marked at pause 1|title at pause 2|...
 # "marked" is a stage name as the narration says it, or "cannot-run".
 # A scenario without pauses lists the title its end shows.
 EXPECT='allreduce-scaling|Llama-8B, data parallel on 16384 GPUs|accelerators
-cooling|4 DGX H100 per rack, air-cooled|infrastructure
+cooling|4 DGX H100 per rack - air|infrastructure|4 DGX H100 per rack - rear-door|accelerators|4 DGX H100 per rack - direct-liquid|accelerators|4 DGX H100 per rack - immersion|accelerators|4 DGX H100 per rack, air-cooled|infrastructure
 cooling-failure|4 DGX H100 in a rear-door rack|infrastructure
-cpu-vs-gpu|GPT-2 small on one H100|accelerators
-data-starvation|ResNet-152 on 8 x H100 |cpus|ResNet-152 on 8 x H100, fed|accelerators
+cpu-vs-gpu|GPT-2 small on a laptop CPU - laptop CPU (laptop-cpu-8c)|cannot-run|GPT-2 small on one H100|accelerators|GPT-2 small on one H100|accelerators
+data-starvation|ResNet-152 on 8 x H100 - 1 worker, no prefetch|cpus|ResNet-152 on 8 x H100 - more workers|data|ResNet-152 on 8 x H100 - + RAM cache|data|ResNet-152 on 8 x H100 - + prefetch|accelerators|ResNet-152 on 8 x H100|cpus|ResNet-152 on 8 x H100, fed|accelerators
 failures-16k|Llama-8B on 2048 DGX H100|accelerators
 fit-70b|Llama-2-70B on 8 DGX H100|cannot-run
 gpt3-energy|GPT-3 175B on 1024 A100|accelerators
-gpu-generations|Llama-8B on 4 x 8 v100-sxm2-32gb|accelerators
-host-ram|Llama-8B on one 8 x h200-sxm server|accelerators
-links|34B-class model on 16 DGX H100|interconnect
-long-context|Llama-8B at long context on 1x DGX H100|accelerators
-moe-experts|Mixtral-8x7B-style MoE on 64 H100|interconnect
-parallelism|30B model on 8 DGX H100|accelerators
+gpu-generations|Llama-8B on 4 x 8 v100-sxm2-32gb|accelerators|Llama-8B on 4 x 8 a100-sxm-80gb|accelerators|Llama-8B on 4 x 8 h100-sxm|accelerators|Llama-8B on 4 x 8 h200-sxm|accelerators|Llama-8B on 4 x 8 h200-sxm|accelerators
+host-ram|Llama-8B on one 8 x h200-sxm server - 2048 GB host RAM|accelerators|Llama-8B on one 8 x h200-sxm server - 256 GB host RAM|accelerators|Llama-8B on one 8 x h200-sxm server|accelerators
+links|34B-class model on 16 DGX H100 - NVLink 4 (450.0 GB/s)|accelerators|34B-class model on 16 DGX H100 - PCIe 5 x16 (63.0 GB/s)|interconnect|34B-class model on 16 DGX H100|interconnect|34B-class model on 16 DGX H100 - InfiniBand NDR|accelerators|34B-class model on 16 DGX H100 - Ethernet 400G (RoCE)|accelerators|34B-class model on 16 DGX H100 - Ethernet 100G|interconnect|34B-class model on 16 DGX H100|interconnect
+long-context|Llama-8B at long context on 1x DGX H100 - CP 1|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 2|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 4|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 8|accelerators|Llama-8B at long context on 1x DGX H100|accelerators
+moe-experts|Mixtral-8x7B-style MoE on 64 H100 - EP 8 inside a node|accelerators|Mixtral-8x7B-style MoE on 64 H100 - EP 8 across nodes|accelerators|Mixtral-8x7B-style MoE on|interconnect|Mixtral-8x7B-style MoE on 64 H100|interconnect
+parallelism|30B model on 8 DGX H100 - data parallel (ZeRO-3)|accelerators|30B model on 8 DGX H100 - tensor 8 x data|accelerators|30B model on 8 DGX H100 - pipeline 8 x data|accelerators|30B model on 8 DGX H100 - tensor 4 x pipeline 2|accelerators|30B model on 8 DGX H100|accelerators
 power|Llama-8B FP8 on 8 GB200|accelerators
 plan-a-run|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators
-precision|Llama-8B on 1x DGX H100|cannot-run
-rack-scale|72 B200 in 9 HGX servers|interconnect
+precision|Llama-8B on 1x DGX H100 - fp32|cannot-run|Llama-8B on 1x DGX H100 - tf32|cannot-run|Llama-8B on 1x DGX H100 - bf16|accelerators|Llama-8B on 1x DGX H100 - fp8|accelerators|Llama-8B on 1x DGX H100|cannot-run
+rack-scale|72 B200 in 9 HGX servers - 9 x HGX B200 (8 per domain)|interconnect|72 GB200 in one NVL72 rack - GB200 NVL72 (72 per domain)|accelerators|72 B200 in 9 HGX servers|interconnect
 spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators
 why-answers-stream|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving
 batch-latency|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving
@@ -100,7 +101,15 @@ while IFS='|' read -r scen rest; do
             break
         fi
         shift 2
+        # On to the next pause: wait until the narration has grown (the
+        # titles of two cases can share a prefix).
+        n0=$(screen "$sess" | grep -o "narration [0-9]*/[0-9]*" | tail -1)
         keys "$sess" Space
+        i=0
+        while [ $i -lt 30 ] && [ "$(screen "$sess" | grep -o "narration [0-9]*/[0-9]*" | tail -1)" = "$n0" ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
     done
     [ $ok = 1 ] && pass "$scen: each pause shows the setup and bottleneck it narrates" ||
         fail "$scen: each pause shows the setup and bottleneck it narrates" "$why"
@@ -111,7 +120,14 @@ EOF
 
 # --- b goes back a pause; the end offers restart; stdout after quitting -------------
 start back 100 30 -- play data-starvation --speed 86400
-at_pause back "ResNet-152 on 8 x H100" && keys back Space
+# Space through the cases to the last pause.
+k=0
+while [ $k -lt 8 ] && at_pause back "ResNet-152 on 8 x H100" &&
+    ! screen back | head -1 | grep -qF "8 x H100, fed"; do
+    keys back Space
+    sleep 0.3
+    k=$((k + 1))
+done
 if at_pause back "8 x H100, fed"; then
     keys back b
     if at_pause back "ResNet-152 on 8 x H100 " && marked_ok back cpus; then

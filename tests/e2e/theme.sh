@@ -28,8 +28,8 @@ start mono 100 30 -- -c "$SHORT" --mono
 if wait_for mono "compute" 60; then
     row=$(screen mono | grep "^ step ")
     legend=$(screen mono | grep "compute .*comm .*other")
-    if echo "$row" | grep -qF "█" && echo "$row" | grep -qF "≡" &&
-        echo "$legend" | grep -qF "█ compute" && echo "$legend" | grep -qF "≡ other"; then
+    if echo "$row" | grep -qF "█" && echo "$row" | grep -qF "▪" &&
+        echo "$legend" | grep -qF "█ compute" && echo "$legend" | grep -qF "▪ other"; then
         pass "mono: the step-time bar parts have their own patterns and a legend"
     else
         fail "mono: the step-time bar parts have their own patterns and a legend" "$row / $legend"

@@ -3,7 +3,9 @@
 # border or by the screen's right edge (issue 12, "readable at projector
 # sizes"). At 80x24, 100x30 and 140x40 it visits the overview, the five stage
 # views (keys 1-5, every page of each explanation), the help overlay and the
-# tour's stops, captures each screen with tmux and looks for cut words.
+# tour's stops, and the verdict of a throttled setup and of one that cannot
+# run (overview and Infrastructure view), captures each screen with tmux and
+# looks for cut words and for numbers in scientific notation ("2e-05").
 #
 # The rule (what counts as a cut word):
 #   1. A "run" is a maximal sequence of ASCII letters on one screen row.
@@ -111,6 +113,39 @@ visit() {
     fi
     keys "$t" Escape
     keys "$t" q
+    # The verdict where it is longest: a throttled rack (its consequence
+    # and the heat at full clocks), on the overview and in a stage view;
+    # and a setup that cannot run (why, and what would make it run).
+    for setup in tests/setups/good/air-throttled.yaml "default --set training.micro_batch=16"; do
+        h=wv$cols
+        start "$h" "$cols" "$rows" -- -c $setup
+        if wait_for "$h" "BOTTLENECK" 60 || wait_for "$h" "CANNOT RUN" 20; then
+            keys "$h" Space
+            name=$(echo "$setup" | sed 's/[^a-z0-9]//g' | cut -c1-24)
+            capture "$h" "$1-verdict-$name"
+            keys "$h" 5
+            wait_title "$h" "│ 5 " && capture "$h" "$1-verdict-$name-stage5"
+            keys "$h" e
+            wait_for "$h" "PgDn 1/" 20 # (no position when the text fits one page)
+            capture "$h" "$1-verdict-$name-explain"
+            # At 100 columns and more the whole reason shows (a second row
+            # where it needs one), not only whole words up to an ellipsis.
+            want=$("$BIN" eval $setup 2>/dev/null | sed -n 's/^bottleneck: [^-]* - //p;s/^  CANNOT RUN: //p' | head -1)
+            for f in "$T/$1-verdict-$name.txt" "$T/$1-verdict-$name-stage5.txt" \
+                "$T/$1-verdict-$name-explain.txt"; do
+                [ "$cols" -ge 100 ] || continue
+                got=$(grep -A1 "BOTTLENECK ▶\|CANNOT RUN:" "$f" | tail -2 | sed 's/^ *//' | tr '\n' ' ' | tr -s ' ')
+                case "$got" in
+                *"$want"*) pass "wordcut $1 the whole verdict shows: $(basename "$f" .txt)" ;;
+                *) fail "wordcut $1 the whole verdict shows: $(basename "$f" .txt)" "'$want' not in '$got'" ;;
+                esac
+            done
+        else
+            fail "wordcut $1 verdict" "no overview of $setup: $(screen "$h" | head -2)"
+        fi
+        keys "$h" q
+        $TM kill-session -t "$h" 2>/dev/null
+    done
 }
 
 # The three sizes side by side, each in sessions of its own; each writes its
@@ -202,6 +237,12 @@ for path in sorted(glob.glob(os.path.join(caps, "*-*.txt"))):
             w = longer_with_suffix(run) if start_edge else None
             if w:
                 cuts.append((row + 1, s + 1, m.group(0), w, "start"))
+    # No number in scientific notation on any screen (issue 22).
+    for row, line in enumerate(lines):
+        for m in re.finditer(r"\d(?:\.\d+)?e[+-]\d+", line):
+            print("FAIL wordcut %s %s: row %d col %d '%s' is in scientific notation"
+                  % (size, screen, row + 1, m.start() + 1, m.group(0)))
+            fails += 1
     if cuts:
         for row, col, run, w, where in cuts:
             print("FAIL wordcut %s %s: row %d col %d '%s' is cut at its %s (not a word; "

@@ -492,8 +492,13 @@ static void write_json(FILE *out, const struct plan_space *sp, const struct plan
     json_key_bool(&w, "runnable", r->base_runnable);
     if (r->base_runnable)
         json_key_uint(&w, "rank", base_rank);
-    for (int i = 0; i < SHOWN; i++)
-        json_key_num(&w, plan_figure_names[shown_figures[i]], r->base.fig[shown_figures[i]]);
+    for (int i = 0; i < SHOWN; i++) {
+        /* A base that cannot run makes and costs nothing: null, as in eval. */
+        int f = shown_figures[i];
+        bool run_only = f <= PLAN_USD_PER_HOUR;
+        json_key_num(&w, plan_figure_names[f],
+                     r->base_runnable || !run_only ? r->base.fig[f] : NAN);
+    }
     if (r->base_runnable)
         json_key_bool(&w, "rank_exact", base_rank_exact(r));
     json_close(&w, false);

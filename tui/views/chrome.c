@@ -82,6 +82,9 @@ void view_draw_footer(const struct view_ctx *v, struct view_out *out, unsigned c
     for (size_t i = n > KEEP_LAST ? n - KEEP_LAST : 0; i < n; i++)
         reserve += draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
     for (size_t i = 0; i < n; i++) {
+        /* Scenario parameters belong to a played story, not the tour. */
+        if (items[i]->cmd->action == ACT_PARAMS && !v->playing)
+            continue;
         int need = draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
         bool kept = i + KEEP_LAST >= n;
         if (x + need + (kept ? 0 : reserve) > r.w) {
@@ -203,7 +206,15 @@ static void help_symbols(char *buf, size_t len)
              "\tMFU: useful model FLOPs (6 x params x tokens) per second / peak\n"
              "\tHFU: all executed FLOPs (recomputation too) per second / peak\n"
              "\tPUE: facility power over IT power\n"
-             "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n",
+             "\tGB: 10^9 bytes, for every memory figure (an \"80GB\" H100 holds 80 GiB,\n"
+             "\t  85.5 GB usable: datasheets' GB are GiB)\n"
+             "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n"
+             "\twarming up: live figures wait for a whole step since the setup changed\n"
+             "\tstep bar: compute, comm, bubble (pipeline fill and drain), stragglers\n"
+             "\t  (waiting for the slowest device), data (waiting for batches), other\n"
+             "\texposed: communication time not hidden behind computation\n"
+             "\tahead 2: batches the loaders prepare ahead of the devices (prefetch)\n"
+             "\tscale-up domain: devices joined by the fast fabric (NVLink, ICI)\n",
              g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track,
              g->arrow_right, g->arrow_right, g->arrow_down, g->arrow_left, g->bullet, g->pass,
              g->fail, g->warn);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
+#include "glyphs.h"
 #include "views.h"
 
 /* Throttle factors closer than this are the same clocks (rounding). */
@@ -22,7 +24,13 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
     const struct model_report *r = v->report;
     *live = false;
     if (!r->runnable) {
-        snprintf(why, why_len, "%s", r->why_not);
+        /* Why, and the first change that makes it fit (the report's
+         * suggestions; a cooling or failure limit says its own remedy). */
+        const char *fix = NULL;
+        for (int i = 0; i < r->n_suggestions && i < SUGGESTION_MAX && !fix; i++)
+            if (r->suggestions[i].fits)
+                fix = r->suggestions[i].text;
+        snprintf(why, why_len, "%s%s%s", r->why_not, fix ? "; runs with " : "", fix ? fix : "");
         return -1;
     }
     int steady = r->bottleneck >= 0 && r->bottleneck < STAGE_COUNT ? r->bottleneck : 0;
@@ -104,13 +112,41 @@ bool view_syncing(const struct view_ctx *v)
            (ph == SIM_PHASE_FORWARD && v->setup->training.zero_stage >= 3);
 }
 
+bool view_warming(const struct view_ctx *v)
+{
+    return v->sim && v->report->runnable && !(v->win && v->win->steps > 0);
+}
+
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady)
 {
-    size_t len = v->sim ? sim_series_len(v->sim) : 0;
-    if (len == 0)
+    if (!v->sim || view_warming(v))
         return steady;
-    double x = sim_series_at(v->sim, id, len - 1);
+    double x = v->win->mean[id];
     return isfinite(x) && x >= 0 ? x : steady;
+}
+
+const char *view_cost_per_hour(const struct view_ctx *v, char *buf, size_t len)
+{
+    char usd[32];
+    if (!v->report->runnable) {
+        snprintf(buf, len, "no cost");
+        return buf;
+    }
+    fmt_usd(usd, sizeof usd, v->report->cost.usd_per_hour);
+    snprintf(buf, len, "%s/h", usd);
+    return buf;
+}
+
+const char *view_live_text(const struct view_ctx *v, double x, const char *unit, char *buf,
+                           size_t len)
+{
+    if (view_warming(v))
+        snprintf(buf, len, "warming up");
+    else if (!strcmp(unit, "%"))
+        fmt_pct(buf, len, x);
+    else
+        fmt_si(buf, len, x, unit);
+    return buf;
 }
 
 double view_live_it_kw(const struct view_ctx *v)
@@ -204,11 +240,9 @@ size_t view_live_throughput(const struct view_ctx *v, struct view_out *out, size
 {
     const struct model_report *r = v->report;
     size_t made = view_throughput(v, out, n);
-    *now = r->tokens_per_s;
-    /* Once a step has completed the live average is what runs (0 when the
-     * devices stand still), not the steady state's. */
-    if (made > 0 && isfinite(out->series[made - 1]) && v->counters->steps > 0)
-        *now = out->series[made - 1];
+    /* The average over whole steps since the setup changed (the steady
+     * state's while warming up, shown as "warming up"). */
+    *now = view_live_sample(v, SERIES_TOKENS_PER_S, r->tokens_per_s);
     if (!r->runnable)
         *now = NAN; /* shown as "-": a setup that cannot run makes no tokens */
     return made;
@@ -228,8 +262,8 @@ const char *view_fmt_busy(double x, char *buf, size_t len)
 {
     if (!isfinite(x) || x <= 0)
         snprintf(buf, len, "0");
-    else if (x < 0.1)
-        snprintf(buf, len, "%.2g", x);
+    else if (x < 0.1) /* two significant digits, never "2e-05" */
+        snprintf(buf, len, "%.*f", x < 1e-8 ? 8 : (int)ceil(-log10(x)) + 1, x);
     else if (x < 10)
         snprintf(buf, len, "%.1f", x);
     else
@@ -253,5 +287,70 @@ const char *view_short_name(const char *name, char *buf, size_t len)
         if (strncmp(p, vendors[i], strlen(vendors[i])) == 0)
             p += strlen(vendors[i]);
     snprintf(buf, len, "%s", p);
+    return buf;
+}
+
+/* Text that does not fit in w columns is cut at its last space that
+ * leaves a head of at most w columns; returns the head's length in bytes
+ * (the whole text when it fits or has no such space). */
+static size_t fitting_head(const char *text, int w)
+{
+    if (draw_width(text) <= w)
+        return strlen(text);
+    char buf[UI_MSG_LEN * 2];
+    size_t best = 0;
+    for (size_t i = 0; text[i] && i < sizeof buf - 1; i++)
+        if (text[i] == ' ') {
+            memcpy(buf, text, i);
+            buf[i] = '\0';
+            if (draw_width(buf) > w)
+                break;
+            best = i;
+        }
+    return best ? best : strlen(text);
+}
+
+int view_draw_verdict(const struct view_ctx *v, int y, int x, int w, int rows, bool caps)
+{
+    const struct glyphs *g = glyphs_active();
+    char why[UI_MSG_LEN], head[UI_MSG_LEN];
+    bool live;
+    int b = view_bottleneck(v, why, sizeof why, &live);
+    int used;
+    enum theme_role role = b < 0 ? ROLE_FAILED : caps ? ROLE_TEXT : ROLE_DIM;
+    if (b < 0)
+        used = draw_textf(y, x, w, ROLE_FAILED, "%s%s CANNOT RUN: ", caps ? " " : "", g->fail);
+    else
+        used = draw_textf(y, x, w, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s - ", g->bottleneck,
+                          g->arrow_right, caps ? stage_table[b].caps : stage_table[b].title);
+    size_t n = rows > 1 ? fitting_head(why, w - used) : strlen(why);
+    snprintf(head, sizeof head, "%.*s", (int)n, why);
+    draw_text(y, x + used, w - used, role, head);
+    if (!why[n])
+        return 1;
+    draw_textf(y + 1, x, w, role, "   %s", why + n + 1);
+    return 2;
+}
+
+bool view_verdict_fits(const struct view_ctx *v, int w)
+{
+    char why[UI_MSG_LEN], line[UI_MSG_LEN * 2];
+    bool live;
+    int b = view_bottleneck(v, why, sizeof why, &live);
+    snprintf(line, sizeof line, "* BOTTLENECK > %s - %s",
+             b < 0 ? "CANNOT RUN:" : stage_table[b].title, why);
+    return draw_width(line) <= w;
+}
+
+double view_bubble_share(const struct model_report *r)
+{
+    double x = r->step_time_s > 0 ? r->breakdown.pp_bubble / r->step_time_s : 0;
+    return isfinite(x) && x > 0 ? x : 0;
+}
+
+const char *view_fmt_gb(char *buf, size_t len, double gb)
+{
+    int decimals = !(gb < 100) ? 0 : gb < 10 ? 2 : 1;
+    snprintf(buf, len, "%.*f", decimals, isfinite(gb) && gb > 0 ? gb : 0);
     return buf;
 }

@@ -81,10 +81,16 @@ static struct rect box_frame(const struct view_ctx *v, struct view_out *out, int
     return in;
 }
 
-/* A utilization bar with its percentage after it. */
-static void util_line(int y, int x, int w, double util, enum theme_role role)
+/* A utilization bar with its percentage after it ("warming up" until the
+ * first whole step). */
+static void util_line(const struct view_ctx *v, int y, int x, int w, double util,
+                      enum theme_role role)
 {
     char pct[16];
+    if (view_warming(v)) {
+        draw_text(y, x, w, ROLE_DIM, "warming up");
+        return;
+    }
     fmt_pct(pct, sizeof pct, util);
     int pw = draw_width(pct) + 1;
     draw_bar(y, x, w - pw, util, role, ROLE_DIM);
@@ -107,7 +113,7 @@ static void draw_data_box(const struct view_ctx *v, struct view_out *out)
     char hit[16];
     fmt_pct(hit, sizeof hit, s->data.cache_hit);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cache %s  ahead %d", hit, s->data.prefetch_batches);
-    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_DATA],
+    util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_DATA],
               theme_role_for_util(v->live->stage_util[STAGE_DATA]));
     if (in.h > 4) {
         char sv[16];
@@ -136,7 +142,7 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy",
                view_fmt_busy(r->stages.cpu_cores_busy, busy, sizeof busy),
                r->stages.cpu_cores_total);
-    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
+    util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
               theme_role_for_util(v->live->stage_util[STAGE_CPUS]));
     if (in.h > 4) {
         const struct glyphs *g = glyphs_active();
@@ -161,7 +167,7 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
                     sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s %s", r->devices, name,
                train_precision_names[s->training.precision]);
-    util_line(in.y + 1, in.x, in.w, v->live->stage_util[STAGE_ACCELERATORS],
+    util_line(v, in.y + 1, in.x, in.w, v->live->stage_util[STAGE_ACCELERATORS],
               theme_role_for_util(v->live->stage_util[STAGE_ACCELERATORS]));
     char mfu[16];
     fmt_pct(mfu, sizeof mfu, view_live_util(v, r->mfu));
@@ -169,11 +175,16 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
     const char *pw = v->sim && ph >= 0 && ph < (int)(sizeof phase_words / sizeof phase_words[0])
                          ? phase_words[ph]
                          : "";
-    int used = draw_textf(in.y + 2, in.x, in.w, ROLE_VALUE, "MFU %s  ", mfu);
+    /* A setup that cannot run does no useful work: no MFU to show. */
+    int used = r->runnable ? draw_textf(in.y + 2, in.x, in.w, ROLE_VALUE, "MFU %s  ", mfu)
+                           : draw_text(in.y + 2, in.x, in.w, ROLE_FAILED, "cannot run");
     draw_text(in.y + 2, in.x + used, in.w - used,
               ph == SIM_PHASE_WAITING_FOR_DATA && v->sim ? ROLE_WARN : ROLE_DIM, pw);
     char mem[48];
-    snprintf(mem, sizeof mem, "mem %.0f/%.0f GB", r->memory.per_device_gb, r->memory.capacity_gb);
+    char use_gb[16], cap_gb[16];
+    snprintf(mem, sizeof mem, "mem %s/%s GB",
+             view_fmt_gb(use_gb, sizeof use_gb, r->memory.per_device_gb),
+             view_fmt_gb(cap_gb, sizeof cap_gb, r->memory.capacity_gb));
     used = draw_text(in.y + 3, in.x, in.w, r->memory.fits ? ROLE_TEXT : ROLE_FAILED, mem);
     if (!r->memory.fits)
         draw_textf(in.y + 3, in.x + used, in.w - used, ROLE_FAILED, " %s too big", g->fail);
@@ -205,7 +216,7 @@ static void draw_net_box(const struct view_ctx *v, struct view_out *out)
     fmt_dur(t, sizeof t, r->stages.dp_comm_s);
     fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%s %s", view_dp_traffic_label(v, true), t);
-    util_line(in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
+    util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
               theme_role_for_util(v->live->stage_util[STAGE_INTERCONNECT]));
     if (in.h > 4 && v->res->nic) {
         char nb[32];
@@ -244,11 +255,11 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
     fmt_pct(gp, sizeof gp, r->reliability.goodput);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%.2f stops/day  ckpt %s  goodput %s",
                r->reliability.interruptions_per_day, ck, gp);
-    fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
+    view_cost_per_hour(v, cost, sizeof cost);
     double heat = r->power.rack_cooling_limit_kw > 0
                       ? view_live_rack_kw(v) / r->power.rack_cooling_limit_kw
                       : 0;
-    used = draw_textf(in.y + 3, in.x, in.w, ROLE_VALUE, "%s/h  ", cost);
+    used = draw_textf(in.y + 3, in.x, in.w, ROLE_VALUE, "%s  ", cost);
     used += draw_text(in.y + 3, in.x + used, in.w - used, ROLE_DIM, "heat ");
     int bw = in.w - used - 6;
     if (bw > 0) {
@@ -258,7 +269,7 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
         fmt_pct(hp, sizeof hp, heat);
         draw_text(in.y + 3, in.x + used + bw + 1, 5, ROLE_VALUE, hp);
     }
-    if (in.h > 4) {
+    if (in.h > 4 && r->runnable) {
         char energy[32];
         fmt_si(energy, sizeof energy, v->counters->energy_j / 3600.0, "Wh");
         draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "failures %llu  restarts %llu  energy %s",
@@ -366,27 +377,20 @@ static void draw_support_lane(const struct view_ctx *v, struct view_out *out)
 
 /* ---- verdict and metrics ---- */
 
-static void draw_verdict(const struct view_ctx *v, struct view_out *out)
+/* The verdict: its row, or two where the reason needs them and the
+ * sparklines can give one. Returns the rows used. */
+static int draw_verdict(const struct view_ctx *v, int rows)
 {
-    (void)out;
-    const struct glyphs *g = glyphs_active();
     struct rect vr = v->lay->verdict;
-    char why[UI_MSG_LEN];
-    bool live;
-    int b = view_bottleneck(v, why, sizeof why, &live);
-    if (b < 0) {
-        draw_textf(vr.y, vr.x + 1, vr.w - 2, ROLE_FAILED, " %s CANNOT RUN: %s ", g->fail, why);
-        return;
-    }
-    int used = draw_textf(vr.y, vr.x + 1, vr.w - 2, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s",
-                          g->bottleneck, g->arrow_right, stage_table[b].caps);
-    draw_textf(vr.y, vr.x + 1 + used, vr.w - 2 - used, ROLE_TEXT, " - %s", why);
+    return view_draw_verdict(v, vr.y, vr.x + 1, vr.w - 2, rows, true);
 }
 
-enum { PART_COMPUTE, PART_COMM, PART_BUBBLE, PART_DATA, PART_OTHER, PART_COUNT };
-static const char *const part_names[PART_COUNT] = {"compute", "comm", "bubble", "data", "other"};
-static const enum theme_role part_roles[PART_COUNT] = {
-    ROLE_PART_COMPUTE, ROLE_PART_COMM, ROLE_PART_BUBBLE, ROLE_PART_DATA, ROLE_PART_OTHER};
+enum { PART_COMPUTE, PART_COMM, PART_BUBBLE, PART_WAIT, PART_DATA, PART_OTHER, PART_COUNT };
+static const char *const part_names[PART_COUNT] = {"compute",    "comm", "bubble",
+                                                   "stragglers", "data", "other"};
+static const enum theme_role part_roles[PART_COUNT] = {ROLE_PART_COMPUTE, ROLE_PART_COMM,
+                                                       ROLE_PART_BUBBLE,  ROLE_PART_WAIT,
+                                                       ROLE_PART_DATA,    ROLE_PART_OTHER};
 
 static void group_breakdown(const struct model_report *r, double *parts)
 {
@@ -394,10 +398,11 @@ static void group_breakdown(const struct model_report *r, double *parts)
     parts[PART_COMPUTE] = b->compute + b->recompute;
     parts[PART_COMM] = b->tp_comm + b->cp_comm + b->ep_comm + b->dp_comm_exposed + b->pp_p2p;
     /* The pipeline bubble alone (sched_bubble_s, as eval and the pipeline
-     * picture); the straggler wait is not a bubble. */
+     * picture); waiting for the slowest device is its own part. */
     parts[PART_BUBBLE] = sched_bubble_s(r);
+    parts[PART_WAIT] = b->straggler;
     parts[PART_DATA] = b->data_read + b->preprocess + b->host_to_device;
-    parts[PART_OTHER] = b->optimizer + b->overhead + b->straggler;
+    parts[PART_OTHER] = b->optimizer + b->overhead;
 }
 
 static void draw_breakdown(int y, int x, int w, const struct model_report *r, bool legend_row,
@@ -418,7 +423,13 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     int lx = x + LABEL_W;
     for (int i = 0; i < PART_COUNT; i++) {
         char pct[16];
+        if (!(parts[i] > 0) && i != PART_COMPUTE)
+            continue; /* no bubble without a pipeline, no data wait when fed */
         fmt_pct(pct, sizeof pct, r->step_time_s > 0 ? parts[i] / r->step_time_s : 0);
+        char item[48];
+        snprintf(item, sizeof item, " %s %s", part_names[i], pct);
+        if (lx + 1 + draw_width(item) > x + w)
+            break; /* whole items only, never a swatch without its name */
         lx += draw_text(ly, lx, x + w - lx, part_roles[i], draw_part_fill((size_t)i, true));
         lx += draw_textf(ly, lx, x + w - lx, ROLE_DIM, " %s %s  ", part_names[i], pct);
     }
@@ -444,20 +455,24 @@ static void draw_sparklines(const struct view_ctx *v, struct view_out *out, int 
     char tp[32], pw[32];
     double tps;
     size_t n = view_live_throughput(v, out, (size_t)(half - LABEL_W - 1), &tps);
-    fmt_si(tp, sizeof tp, tps, "");
+    bool warming = view_warming(v);
+    view_live_text(v, tps, "", tp, sizeof tp);
     draw_textf(m.y, x, LABEL_W, ROLE_VALUE, "%s %s",
-               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
-    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, spark_h > 1 ? "throughput" : "");
+               v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", warming ? "" : tp);
+    /* "warming up" on its own row where there is one. */
+    if (warming && spark_h < 2) /* one row: "tokens/s warming" */
+        draw_textf(m.y, x, LABEL_W, ROLE_DIM, "%s warming",
+                   v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s");
+    draw_text(m.y + 1, x, LABEL_W, ROLE_DIM, warming ? tp : spark_h > 1 ? "throughput" : "");
     double top = view_spark_top(out->series, n, r->tokens_per_s);
     draw_spark(m.y, x + LABEL_W, half - LABEL_W - 1, spark_h, out->series, n, top, ROLE_SPARK_TPUT);
     spark_scale(m.y, x, spark_h, n, top, "");
-    double itkw = r->power.it_kw;
     n = view_series(v, out, SERIES_IT_KW, (size_t)(m.w - half - LABEL_W - 1));
-    if (n > 0 && isfinite(out->series[n - 1]))
-        itkw = out->series[n - 1];
-    fmt_si(pw, sizeof pw, itkw * 1e3, "W");
-    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", pw);
-    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, spark_h > 1 ? "power" : "");
+    view_live_text(v, view_live_it_kw(v) * 1e3, "W", pw, sizeof pw);
+    draw_textf(m.y, half, LABEL_W, ROLE_VALUE, "IT power %s", warming ? "" : pw);
+    if (warming && spark_h < 2)
+        draw_text(m.y, half, LABEL_W, ROLE_DIM, "IT power warming");
+    draw_text(m.y + 1, half, LABEL_W, ROLE_DIM, warming ? pw : spark_h > 1 ? "power" : "");
     for (size_t i = 0; i < n; i++)
         out->series[i] *= 1e3; /* kW to W, for the scale's prefix */
     top = view_spark_top(out->series, n, r->power.it_kw * 1e3);
@@ -487,11 +502,18 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     char mfu[16], hfu[16];
     fmt_pct(mfu, sizeof mfu, view_live_util(v, r->mfu));
     fmt_pct(hfu, sizeof hfu, view_live_util(v, r->hfu));
-    int used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
-    used += draw_textf(y + 2, x + used, w - used, ROLE_DIM, "  HFU %s  %.0f TFLOP/s/device  ", hfu,
-                       view_live_util(v, r->tflops_per_device));
-    used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %.0f/%.0f GB ",
-                       r->memory.per_device_gb, r->memory.capacity_gb);
+    int used;
+    if (r->runnable) {
+        used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
+        used += draw_textf(y + 2, x + used, w - used, ROLE_DIM, "  HFU %s  %.0f TFLOP/s/device  ",
+                           hfu, view_live_util(v, r->tflops_per_device));
+    } else {
+        used = draw_text(y + 2, x, w, ROLE_FAILED, "cannot run: no MFU or TFLOP/s  ");
+    }
+    char use_gb[16], cap_gb[16];
+    used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %s/%s GB ",
+                       view_fmt_gb(use_gb, sizeof use_gb, r->memory.per_device_gb),
+                       view_fmt_gb(cap_gb, sizeof cap_gb, r->memory.capacity_gb));
     int bw = w - used - 12;
     if (bw > 4) {
         double f = r->memory.capacity_gb > 0 ? r->memory.per_device_gb / r->memory.capacity_gb : 0;
@@ -505,7 +527,7 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
     fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
     fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
            "W");
-    fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
+    view_cost_per_hour(v, cost, sizeof cost);
     used = draw_textf(y + 3, x, w, ROLE_TEXT,
                       "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ", it, fac,
                       isfinite(r->power.pue) ? r->power.pue : 0, view_live_rack_kw(v),
@@ -521,7 +543,7 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
                  ROLE_DIM);
         used += bw;
     }
-    draw_textf(y + 3, x + used, w - used, ROLE_VALUE, "  %s/h", cost);
+    draw_textf(y + 3, x + used, w - used, ROLE_VALUE, "  %s", cost);
 }
 
 /* Tall boxes (big screens, projectors) also show the stage's picture
@@ -553,7 +575,14 @@ void view_overview_draw(const struct view_ctx *v, struct view_out *out)
     draw_lane(v, out, ARROW_TASK_DISTRIBUTION, SIM_QUEUE_PREFETCH);
     draw_sync_lane(v, out);
     draw_support_lane(v, out);
-    draw_verdict(v, out);
-    draw_metrics(v, out);
+    /* A verdict on two rows takes the sparklines' first row. */
+    struct layout lay = *v->lay;
+    struct view_ctx below = *v;
+    below.lay = &lay;
+    int spare = lay.metrics.h - METRIC_FIXED_ROWS - 1;
+    int extra = draw_verdict(v, spare > 0 ? 2 : 1) - 1;
+    lay.metrics.y += extra;
+    lay.metrics.h -= extra;
+    draw_metrics(&below, out);
     view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_OVERVIEW);
 }

@@ -63,8 +63,10 @@ static int memory_rows(struct rect in, int y, const struct memory_report *m)
     double total = m->capacity_gb > m->per_device_gb ? m->capacity_gb : m->per_device_gb;
     if (y >= in.y + in.h)
         return -1;
-    int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %.0f/%.0f GB ", m->per_device_gb,
-                          m->capacity_gb);
+    char use_gb[16], cap_gb[16];
+    int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %s/%s GB ",
+                          view_fmt_gb(use_gb, sizeof use_gb, m->per_device_gb),
+                          view_fmt_gb(cap_gb, sizeof cap_gb, m->capacity_gb));
     draw_stacked(y, in.x + used, in.w - used, parts, roles, 5, total);
     y++;
     char items[5][32];
@@ -141,6 +143,10 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
      * (below it, when a row is left). */
     if (in.y + in.h - y > 2)
         y++;
+    if (!r->runnable) {
+        draw_text(y, in.x, in.w, ROLE_FAILED, "cannot run: no compute rate");
+        return;
+    }
     int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "compute %.0f of %.0f TFLOP/s ",
                           view_live_util(v, r->tflops_per_device), r->peak_tflops);
     draw_bar(y, in.x + used, in.w - used,

@@ -63,7 +63,9 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
     fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
     fmt_usd(tot, sizeof tot, r->cost.usd_total);
     fmt_si(energy, sizeof energy, v->counters->energy_j / 3600.0, "Wh");
-    if (y < in.y + in.h)
+    if (y < in.y + in.h && !r->runnable)
+        draw_text(y, in.x, in.w, ROLE_FAILED, "cannot run: no energy or cost");
+    else if (y < in.y + in.h)
         draw_textf(y, in.x, in.w, ROLE_VALUE, "%s/h  energy %s so far  whole run %s", cost, energy,
                    tot);
 }

@@ -3,6 +3,7 @@
  * catalog table and a strip of live metrics. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
@@ -75,6 +76,11 @@ static void knob_value(const struct field *f, const struct setup *s, char *shown
 {
     char val[64];
     fields_format(f, s, val, sizeof val);
+    /* Large or tiny numbers with SI prefixes, never "1.3e+08". */
+    char *end;
+    double x = strtod(val, &end);
+    if (strpbrk(val, "eE") && end != val && *end == '\0' && isfinite(x))
+        fmt_si(val, sizeof val, x, "");
     if (f->unit && f->unit[0] && strcmp(val, "auto") != 0 && f->type != FIELD_ENUM &&
         f->type != FIELD_REF && f->type != FIELD_BOOL)
         snprintf(shown, len, "%s %s", val, f->unit);
@@ -217,7 +223,7 @@ static void compare_cells(enum catalog_kind kind, const void *e, char c[6][FIELD
     }
     case CATALOG_ACCELERATOR: {
         const struct accelerator *a = e;
-        num_cell(c[1], sizeof c[1], a->mem_gb, 0);
+        view_fmt_gb(c[1], sizeof c[1], a->mem_gb); /* GB, as every memory figure */
         num_cell(c[2], sizeof c[2], a->mem_bw_gbs, 0);
         num_cell(c[3], sizeof c[3], a->peak_tflops[PREC_BF16], 0);
         num_cell(c[4], sizeof c[4], a->peak_tflops[PREC_FP8], 0);
@@ -327,37 +333,21 @@ static void draw_live_figures(const struct view_ctx *v, struct view_out *out)
     int half = l.w / 2, x = l.x + 1;
     char pct[16], tp[32];
     double util = view_live_stage_util(v, v->stage);
-    fmt_pct(pct, sizeof pct, util);
-    draw_textf(l.y, x, LIVE_LABEL_W, ROLE_VALUE, "%s busy %s", short_names[v->stage], pct);
+    view_live_text(v, util, "%", pct, sizeof pct);
+    if (view_warming(v))
+        draw_textf(l.y, x, LIVE_LABEL_W, ROLE_DIM, "%s warming", short_names[v->stage]);
+    else
+        draw_textf(l.y, x, LIVE_LABEL_W, ROLE_VALUE, "%s busy %s", short_names[v->stage], pct);
     size_t n = view_stage_util_series(v, out, v->stage, (size_t)(half - LIVE_LABEL_W - 2));
     draw_spark(l.y, x + LIVE_LABEL_W, half - LIVE_LABEL_W - 2, 1, out->series, n, 1,
                theme_role_for_util(util));
     double tps;
     n = view_live_throughput(v, out, (size_t)(l.w - half - LIVE_LABEL_W - 1), &tps);
-    fmt_si(tp, sizeof tp, tps, "");
+    view_live_text(v, tps, "", tp, sizeof tp);
     draw_textf(l.y, half, LIVE_LABEL_W, ROLE_VALUE, "%s %s",
                v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
     draw_spark(l.y, half + LIVE_LABEL_W, l.w - half - LIVE_LABEL_W - 1, 1, out->series, n,
                view_spark_top(out->series, n, v->report->tokens_per_s), ROLE_SPARK_TPUT);
-}
-
-/* The verdict row: the bottleneck always shows (the reason is what gives
- * way on a narrow screen). */
-static void draw_live_verdict(const struct view_ctx *v, int y)
-{
-    const struct glyphs *g = glyphs_active();
-    struct rect l = v->lay->live;
-    int x = l.x + 1, w = l.w - 2;
-    char why[UI_MSG_LEN];
-    bool live;
-    int b = view_bottleneck(v, why, sizeof why, &live);
-    if (b < 0) {
-        draw_textf(y, x, w, ROLE_FAILED, "%s CANNOT RUN: %s", g->fail, why);
-        return;
-    }
-    int used = draw_textf(y, x, w, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s", g->bottleneck,
-                          g->arrow_right, stage_table[b].title);
-    draw_textf(y, x + used, w - used, ROLE_DIM, " - %s", why);
 }
 
 static void draw_live(const struct view_ctx *v, struct view_out *out)
@@ -367,7 +357,13 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
     struct rect l = v->lay->live;
     int x = l.x + 1;
     draw_live_figures(v, out);
-    draw_live_verdict(v, l.y + 2);
+    /* The verdict always shows; a long one takes the summary's row too
+     * (above it) rather than being cut. */
+    if (!v->status[0] && !view_verdict_fits(v, l.w - 2)) {
+        view_draw_verdict(v, l.y + 1, x, l.w - 2, 2, false);
+        return;
+    }
+    view_draw_verdict(v, l.y + 2, x, l.w - 2, 1, false);
     /* A status message takes the summary's row, never the verdict's. */
     if (v->status[0]) {
         draw_textf(l.y + 1, x, l.w - 2, ROLE_WARN, "%s %s", g->bullet, v->status);
@@ -392,6 +388,10 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         fmt_pct(a, sizeof a, view_live_util(v, r->achieved_fraction));
         fmt_dur(b, sizeof b, r->breakdown.compute);
         fmt_pct(c, sizeof c, view_live_util(v, r->mfu));
+        if (!r->runnable) {
+            draw_textf(l.y + 1, x, l.w - 2, ROLE_FAILED, "cannot run: %s", r->why_not);
+            break;
+        }
         draw_textf(
             l.y + 1, x, l.w - 2, ROLE_TEXT,
             "achieved %.0f TFLOP/s per device (%s of %.0f peak)   MFU %s   compute %s per step",
@@ -409,9 +409,9 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
         fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
                "W");
-        fmt_usd(a, sizeof a, r->cost.usd_per_hour);
+        view_cost_per_hour(v, a, sizeof a);
         fmt_pct(b, sizeof b, r->reliability.goodput);
-        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  %s/h  goodput %s",
+        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  %s  goodput %s",
                    it, fac, isfinite(r->power.pue) ? r->power.pue : 0, a, b);
         break;
     }
@@ -428,9 +428,11 @@ void view_stage_draw(const struct view_ctx *v, struct view_out *out)
         /* Everything between the title and the caption or footer, but
          * the bottleneck line under it. */
         int bottom = v->lay->caption.h > 0 ? v->lay->caption.y : v->lay->footer.y;
-        draw_text_panel(v, out, (struct rect){1, 0, bottom - 2, v->lay->cols});
-        draw_repeat(bottom - 1, 0, v->lay->cols, ROLE_TEXT, " ");
-        draw_live_verdict(v, bottom - 1);
+        int vrows = view_verdict_fits(v, v->lay->cols - 2) ? 1 : 2;
+        draw_text_panel(v, out, (struct rect){1, 0, bottom - 1 - vrows, v->lay->cols});
+        for (int k = 1; k <= vrows; k++)
+            draw_repeat(bottom - k, 0, v->lay->cols, ROLE_TEXT, " ");
+        view_draw_verdict(v, bottom - vrows, 1, v->lay->cols - 2, vrows, false);
         view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_STAGE);
         return;
     }

@@ -70,6 +70,7 @@ struct view_ctx {
     const struct sim *sim;             /* series and state; NULL when none runs */
     const struct sim_live *live;
     const struct sim_counters *counters;
+    const struct sim_window *win; /* live figures over whole steps; steps 0: warming up */
     const struct stage_texts *texts;
     const struct layout *lay;
     /* time */
@@ -120,7 +121,7 @@ int view_bottleneck(const struct view_ctx *v, char *why, size_t why_len, bool *l
 /* A utilization scaled by the clocks the racks allow now against the
  * steady state's (the steady figure when no sim runs). */
 double view_live_util(const struct view_ctx *v, double steady);
-/* A stage's busy share now (0..1): the sim's newest, except that the
+/* A stage's busy share now (0..1): over whole steps (state.c), except that the
  * infrastructure reads 100% while the racks throttle (it sets the pace:
  * more heat than the cooling can remove). */
 double view_live_stage_util(const struct view_ctx *v, int stage);
@@ -131,9 +132,33 @@ size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, in
  * sync phase, or in the forward/backward the sync overlaps, or always when
  * a whole step passes within a frame. False when paused or nothing runs. */
 bool view_syncing(const struct view_ctx *v);
-/* The newest sample of a series, else `steady` (no sim, no sample yet). */
+/* Whether the live figures wait for their first whole step since the
+ * setup changed (they show "warming up" then). */
+bool view_warming(const struct view_ctx *v);
+/* A series averaged over the whole steps since the setup changed (one
+ * window for every live figure), else `steady` (no sim, warming up). */
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady);
-/* IT power from the newest sample, else the report's. */
+/* A live figure as text: "warming up" while the window is empty, else a
+ * share (unit "%") or a value with an SI prefix and unit. */
+const char *view_live_text(const struct view_ctx *v, double x, const char *unit, char *buf,
+                           size_t len);
+/* Draw the verdict (the bottleneck and why, or why it cannot run) at
+ * row y: on one row, or where rows allows and the reason needs it, on two
+ * (cut at a word). caps: the stage in capitals (the overview). Returns the
+ * rows used. */
+int view_draw_verdict(const struct view_ctx *v, int y, int x, int w, int rows, bool caps);
+/* Whether the verdict fits on one row of w columns (stage names as titles). */
+bool view_verdict_fits(const struct view_ctx *v, int w);
+/* The pipeline bubble's share of the step: the report's pp_bubble (eval
+ * shows the same), read by the step bar and the Interconnect picture. */
+double view_bubble_share(const struct model_report *r);
+/* Device memory in GB (1e9 bytes, the unit of every memory figure on
+ * screen and in eval) with three significant digits: an H100's "80GB" is
+ * 80 GiB, 85.5 GB usable, and shows as 85.5 everywhere. */
+const char *view_fmt_gb(char *buf, size_t len, double gb);
+/* The cost per hour ("$24.9/h"), or "no cost" for a setup that cannot run. */
+const char *view_cost_per_hour(const struct view_ctx *v, char *buf, size_t len);
+/* IT power over whole steps, else the report's. */
 double view_live_it_kw(const struct view_ctx *v);
 /* Heat per rack now: the steady state's scaled by the live IT power. */
 double view_live_rack_kw(const struct view_ctx *v);
@@ -143,8 +168,8 @@ size_t view_series(const struct view_ctx *v, struct view_out *out, enum sim_seri
  * samples into out->series (raw samples are bursty: steps end in jumps). */
 size_t view_throughput(const struct view_ctx *v, struct view_out *out, size_t n);
 /* view_throughput, and in *now the tokens/s to show: the newest reading
- * once a step completed, the steady state's before, NAN ("-") when the
- * setup cannot run. Every view shows this figure. */
+ * over whole steps, the steady state's while warming up, NAN ("-") when
+ * the setup cannot run. Every view shows this figure. */
 size_t view_live_throughput(const struct view_ctx *v, struct view_out *out, size_t n, double *now);
 /* Sparkline scale, fixed for a run: the steady state's value (or the
  * series' peak when higher) with headroom, so a steady value reads as a

@@ -550,6 +550,52 @@ static void test_straggler_order_statistics(void **state)
     }
 }
 /* Series access helpers and the live view. */
+/* The whole-step window (sim_window): on a storage-starved setup whose
+ * single samples swing between idle and busy, the averages over whole steps
+ * read the analytic model's figures at every sample; before a whole step
+ * has passed since a change, the window is empty (warming up). */
+static void test_whole_step_window(void **state)
+{
+    (void)state;
+    struct setup s;
+    load_preset("default", &s);
+    set_field(&s, "cluster.storage", "hdd");
+    set_field(&s, "data.sample_bytes", "64e6");
+    struct sim_options o;
+    steady_options(&o);
+    struct sim *sim = make_sim(&s, &o);
+    const struct model_report *r = sim_report(sim);
+    assert_true(r->starvation > 0.4); /* really starved */
+    run(sim, 1200);
+    struct sim_window w;
+    sim_window(sim, 1200, 16, 4096, &w);
+    assert_int_equal(w.steps, 0); /* nothing since "now" */
+    static const struct {
+        enum sim_series_id id;
+        int stage;
+    } util[] = {{SERIES_UTIL_DATA, STAGE_DATA},
+                {SERIES_UTIL_ACCEL, STAGE_ACCELERATORS},
+                {SERIES_UTIL_NET, STAGE_INTERCONNECT},
+                {SERIES_UTIL_INFRA, STAGE_INFRASTRUCTURE}};
+    size_t len = sim_series_len(sim);
+    for (size_t end = len - 10; end < len; end++) {
+        sim_window_at(sim, end, 600, 16, 4096, &w);
+        assert_true(w.steps >= 10);
+        assert_true(fabs(w.mean[SERIES_TOKENS_PER_S] / r->tokens_per_s - 1) < 0.03);
+        assert_true(fabs(w.mean[SERIES_IT_KW] / r->power.it_kw - 1) < 0.03);
+        for (size_t i = 0; i < sizeof util / sizeof util[0]; i++)
+            assert_true(fabs(w.mean[util[i].id] - r->utilization[util[i].stage]) < 0.03);
+    }
+    /* The series' own tokens/s is a whole-step rate too: no comb of 0
+     * and bursts (sim --series, Lua's sim:series, the stories' plots). */
+    double tps[300];
+    size_t got = sim_series_tail(sim, SERIES_TOKENS_PER_S, tps, 300);
+    assert_int_equal(got, 300);
+    for (size_t i = 0; i < got; i++)
+        assert_true(fabs(tps[i] / r->tokens_per_s - 1) < 0.05);
+    sim_free(sim);
+}
+
 static void test_series_api(void **state)
 {
     (void)state;
@@ -610,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_straggler_order_statistics),
         cmocka_unit_test(test_series_api),
+        cmocka_unit_test(test_whole_step_window),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
