@@ -9,7 +9,9 @@
 
 # What each pause must show, written from the scripts' narration:
 #   scenario|title at pause 1|marked at pause 1|title at pause 2|...
-# "marked" is a stage name as the narration says it, or "cannot-run".
+# "marked" is a stage name as the narration says it, or "cannot-run";
+# "serving STAGE": the view is in the inference mode (the serving figures
+# show) and STAGE is decode's bottleneck, as story.serve narrates it.
 # A scenario without pauses lists the title its end shows.
 EXPECT='allreduce-scaling|Llama-8B, data parallel on 16384 GPUs|accelerators
 cooling|4 DGX H100 per rack, air-cooled|infrastructure
@@ -28,7 +30,10 @@ parallelism|30B model on 8 DGX H100|accelerators
 plan-a-run|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators
 precision|Llama-8B on 1x DGX H100|cannot-run
 rack-scale|72 B200 in 9 HGX servers|interconnect
-spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators'
+spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators
+why-answers-stream|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators
+batch-latency|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators
+kv-cache-users|Llama 3 70B shape on 8 H100|serving accelerators|Llama 3 70B shape on 8 H100|serving accelerators|Llama 3 70B shape on 8 H100|serving accelerators|Llama 3 70B shape on 8 H100|serving accelerators'
 
 # Every shipped scenario has a line (a new one must say what it shows).
 for f in "$MLVIZ_DATA"/scenarios/*.lua; do
@@ -59,12 +64,19 @@ at_pause() {
 marked_ok() {
     s=$(screen "$1")
     j=$(joined "$1")
+    case $2 in
+    serving\ *)
+        echo "$s" | grep -qF "TTFT" && echo "$s" | grep -qF "serving" || return 1
+        echo "$j" | grep -qF "the decode bottleneck is ${2#serving }" || return 1
+        set -- "$1" "${2#serving }" decode
+        ;;
+    esac
     if [ "$2" = cannot-run ]; then
         echo "$s" | grep -qF "CANNOT RUN" && echo "$j" | grep -qF "it cannot run"
         return
     fi
     echo "$s" | grep -i "BOTTLENECK" | head -1 | grep -qi "BOTTLENECK [^ ]* [^-]*$2" &&
-        echo "$j" | grep -qF "the bottleneck is $2"
+        { [ "$3" = decode ] || echo "$j" | grep -qF "the bottleneck is $2"; }
 }
 
 while IFS='|' read -r scen rest; do
