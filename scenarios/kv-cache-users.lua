@@ -5,7 +5,7 @@ focus("accelerators")
 -- Llama 3 70B's shape (Meta's released config): 80 layers, 8 KV heads of 128.
 local s = mlviz.load("default"):set{ model = { layers = 80, hidden = 8192, heads = 64, kv_heads = 8,
   ffn_hidden = 28672, vocab = 128256, mlp = "swiglu", tied_embeddings = false } }
-s:set("name", "Llama 3 70B shape on 8 H100, serving")
+s:set("name", "Llama 3 70B on 8 H100")
 s:set("inference.tensor_parallel", 8)
 s:set("inference.weight_precision", "fp8")
 s:set("inference.kv_precision", "fp8")

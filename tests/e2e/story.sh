@@ -33,7 +33,7 @@ rack-scale|72 B200 in 9 HGX servers|interconnect
 spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators
 why-answers-stream|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators
 batch-latency|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators
-kv-cache-users|Llama 3 70B shape on 8 H100|serving accelerators|Llama 3 70B shape on 8 H100|serving accelerators|Llama 3 70B shape on 8 H100|serving accelerators|Llama 3 70B shape on 8 H100|serving accelerators'
+kv-cache-users|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators'
 
 # Every shipped scenario has a line (a new one must say what it shows).
 for f in "$MLVIZ_DATA"/scenarios/*.lua; do
@@ -79,9 +79,19 @@ marked_ok() {
         { [ "$3" = decode ] || echo "$j" | grep -qF "the bottleneck is $2"; }
 }
 
-while IFS='|' read -r scen rest; do
-    sess=$(echo "$scen" | tr -c 'a-z0-9\n' '_')
-    start "$sess" 100 30 -- play "$scen" --speed 86400
+# Every scenario at 100x30; the serving stories (in the inference mode) also
+# at 80x24 and 200x60.
+{
+    echo "$EXPECT" | sed 's/^/100x30|/'
+    for size in 80x24 200x60; do
+        echo "$EXPECT" | grep '|serving ' | sed "s/^/$size|/"
+    done
+} >"$T/expect"
+while IFS='|' read -r size scen rest; do
+    sess=$(echo "$scen$size" | tr -c 'a-z0-9\n' '_')
+    start "$sess" "${size%x*}" "${size#*x}" -- play "$scen" --speed 86400
+    at=""
+    [ "$size" = 100x30 ] || at=" at $size"
     ok=1 why="" k=0
     set -f
     IFS='|'
@@ -105,12 +115,10 @@ while IFS='|' read -r scen rest; do
         shift 2
         keys "$sess" Space
     done
-    [ $ok = 1 ] && pass "$scen: each pause shows the setup and bottleneck it narrates" ||
-        fail "$scen: each pause shows the setup and bottleneck it narrates" "$why"
+    [ $ok = 1 ] && pass "$scen$at: each pause shows the setup and bottleneck it narrates" ||
+        fail "$scen$at: each pause shows the setup and bottleneck it narrates" "$why"
     keys "$sess" q
-done <<EOF
-$EXPECT
-EOF
+done <"$T/expect"
 
 # --- b goes back a pause; the end offers restart; stdout after quitting -------------
 start back 100 30 -- play data-starvation --speed 86400

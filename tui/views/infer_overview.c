@@ -120,7 +120,9 @@ static void cpu_box(const struct view_ctx *v, struct view_out *out)
     snprintf(a, sizeof a, "batch %d of %d", r->batch, r->max_batch);
     snprintf(b, sizeof b, "batch %d/%d", r->batch, r->max_batch);
     row(in, 1, ROLE_TEXT, a, b, NULL);
-    bar_row(in, 2, r->max_batch > 0 ? (double)r->batch / r->max_batch : 0, ROLE_QUEUE);
+    /* The batch against what the KV cache holds; over it, full and failed. */
+    double fill = r->max_batch > 0 ? (double)r->batch / r->max_batch : 1;
+    bar_row(in, 2, fill > 1 ? 1 : fill, fill > 1 ? ROLE_FAILED : ROLE_QUEUE);
     if (!r->runnable)
         return;
     fmt_dur(t, sizeof t, r->decode.host);
@@ -184,7 +186,8 @@ static void net_box(const struct view_ctx *v, struct view_out *out)
     fmt_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
     snprintf(a, sizeof a, "%s %s/dir", l ? l->head.id : "-", bw);
     row(in, 0, ROLE_TEXT, a, l ? l->head.id : "-", NULL);
-    snprintf(a, sizeof a, "TP%d PP%d, %d replicas", r->tp, r->pp, r->replicas);
+    snprintf(a, sizeof a, "TP%d PP%d, %d replica%s", r->tp, r->pp, r->replicas,
+             r->replicas == 1 ? "" : "s");
     snprintf(b, sizeof b, "TP%d PP%d", r->tp, r->pp);
     row(in, 1, ROLE_DIM, a, b, NULL);
     if (!r->runnable)
@@ -417,7 +420,7 @@ void view_infer_overview_draw(const struct view_ctx *v, struct view_out *out)
     net_box(v, out);
     infra_box(v, out);
     box_pictures(v, out);
-    lane(v, ARROW_BATCH_LOADING, "requests", "arrive", false);
+    lane(v, ARROW_BATCH_LOADING, "prompts", "arrive", false);
     lane(v, ARROW_TASK_DISTRIBUTION, "batch", "steps", true);
     sync_lane(v);
     struct rect vr = v->lay->verdict;

@@ -323,8 +323,8 @@ static void pic_allreduce(const struct view_ctx *v, struct rect in)
     const struct infer_report *r = v->infer;
     const struct link *l = v->res->intra_link;
     char a[200], b[120], bw[32], t1[32], t2[32], t3[32], sz[32];
-    snprintf(a, sizeof a, "TP %d x PP %d: %d replicas of %d devices", r->tp, r->pp, r->replicas,
-             r->tp * r->pp);
+    snprintf(a, sizeof a, "TP %d x PP %d: %d replica%s of %d device%s", r->tp, r->pp, r->replicas,
+             r->replicas == 1 ? "" : "s", r->tp * r->pp, r->tp * r->pp == 1 ? "" : "s");
     snprintf(b, sizeof b, "TP %d x PP %d", r->tp, r->pp);
     int y = line(in.y, in, ROLE_HEADING, (const char *const[]){a, b}, 2);
     if (l) {
