@@ -201,6 +201,7 @@ static bool on_infer(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
     u->infer_mode = !u->infer_mode;
+    knobs_build(u); /* the mode's own knobs */
     return true;
 }
 

@@ -122,8 +122,10 @@ static void hook_mark(void *ctx, const char *label)
 static void hook_mode(void *ctx, bool infer)
 {
     (void)ctx;
-    if (play_ui)
+    if (play_ui && play_ui->infer_mode != infer) {
         play_ui->infer_mode = infer;
+        knobs_build(play_ui);
+    }
 }
 
 void tui_play_hooks(struct luahost_hooks *hooks)
@@ -206,8 +208,11 @@ static void restart_play(struct ui *u, struct play_state *p, const char *why)
     p->remaining_s = 0;
     u->play_done = u->play_waiting = false;
     u->pauses_reached = 0;
-    u->view = VIEW_OVERVIEW;        /* the script's focus() calls open views again */
-    u->infer_mode = u->infer_start; /* and its mode() calls set the mode */
+    u->view = VIEW_OVERVIEW; /* the script's focus() calls open views again */
+    if (u->infer_mode != u->infer_start) {
+        u->infer_mode = u->infer_start; /* and its mode() calls set the mode */
+        knobs_build(u);
+    }
     terminal_restart_capture();
     snprintf(u->caption, sizeof u->caption, "%s", why);
     transcript_clear(u, why);

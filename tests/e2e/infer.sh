@@ -106,6 +106,27 @@ else
 fi
 keys nos q
 
+# --- the inference mode's knobs: serving fields, and they change the figures ---------
+"$BIN" infer default --set inference.tensor_parallel=2 --format json >"$T/infer.json"
+start knob 100 30 -- -c default --infer
+if wait_for knob "TTFT" 60 && keys knob 4 && wait_title knob "│ 4 " &&
+    ! screen knob | grep -q "virtual stages"; then
+    press_until knob Tab "▸ tensor parallel"
+    keys knob Right
+    if wait_for knob "TP 2 x PP 1" 20; then
+        screen knob >"$T/knob.txt"
+        why=$(figures_match "tensor parallel knob" "$T/knob.txt") &&
+            pass "the tensor parallel knob of the inference mode serves on 2 devices a replica ($why)" ||
+            fail "the tensor parallel knob of the inference mode serves on 2 devices a replica" "$why"
+    else
+        fail "the tensor parallel knob of the inference mode serves on 2 devices a replica" \
+            "$(screen knob | grep -m1 -E 'tensor|TP')"
+    fi
+else
+    fail "the inference mode's interconnect view has serving knobs" "$(screen knob | grep -m3 '◂')"
+fi
+keys knob q
+
 # --- i switches the mode on and off --------------------------------------------------
 start tog 100 30 -- -c default
 if wait_title tog "│ overview │" && keys tog i && wait_title tog "│ serving │" &&
