@@ -322,18 +322,13 @@ static const struct field *knob(struct ui *u, int stage, const char *path, int *
     return NULL;
 }
 
-static void test_knobs(void **state)
+/* Every knob of the field table is in exactly one stage view of each mode
+ * it belongs to: serving's (inference.*) in the inference mode, training's
+ * and the data path's in training, the others in both; in the inference
+ * mode a batch of "auto" steps from the batch served. Returns the knobs of
+ * the training mode; u is left in it. */
+static int knobs_per_mode(struct ui *u)
 {
-    (void)state;
-    struct ui *u = calloc(1, sizeof *u);
-    assert_non_null(u);
-    u->cat = cli_load_catalog(NULL);
-    assert_non_null(u->cat);
-    assert_true(cli_load_setup("default", u->cat, &u->setup, &u->res));
-    ui_eval(u);
-    /* Every knob of the field table is in exactly one stage view of each
-     * mode it belongs to: serving's (inference.*) in the inference mode,
-     * training's and the data path's in training, the others in both. */
     const struct field_table *t = setup_fields();
     int seen = 0;
     for (int infer = 1; infer >= 0; infer--) {
@@ -368,6 +363,20 @@ static void test_knobs(void **state)
     assert_true(knobs_step(u, STAGE_CPUS, i, 0));
     u->infer_mode = false;
     knobs_build(u);
+    return seen;
+}
+
+static void test_knobs(void **state)
+{
+    (void)state;
+    struct ui *u = calloc(1, sizeof *u);
+    assert_non_null(u);
+    u->cat = cli_load_catalog(NULL);
+    assert_non_null(u->cat);
+    assert_true(cli_load_setup("default", u->cat, &u->setup, &u->res));
+    ui_eval(u);
+    int seen = knobs_per_mode(u);
+    const struct field_table *t = setup_fields();
     int total = 0;
     for (int s = 0; s < STAGE_COUNT; s++) {
         assert_true(u->knobs[s].count >= 4);
@@ -375,6 +384,7 @@ static void test_knobs(void **state)
     }
     assert_int_equal(total, seen);
 
+    int i;
     /* Counts double and halve. */
     knob(u, STAGE_ACCELERATORS, "training.global_batch", &i);
     int gb = u->setup.training.global_batch;
