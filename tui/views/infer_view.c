@@ -19,45 +19,12 @@ const char *const infer_mem_names[INFER_MEM_PARTS] = {"weights", "KV", "workspac
 const enum theme_role infer_mem_roles[INFER_MEM_PARTS] = {
     ROLE_MEM_WEIGHTS, ROLE_MEM_ACT, ROLE_MEM_OPTIM, ROLE_PART_OTHER, ROLE_MEM_FREE};
 
-int infer_words(int y, int x, int w, enum theme_role role, const char *text)
-{
-    if (w <= 0)
-        return 0;
-    if (draw_width(text) <= w)
-        return draw_text(y, x, w, role, text);
-    const char *ell = glyphs_active()->ellipsis;
-    int room = w - draw_width(ell);
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", text);
-    /* Cut at the last space whose prefix fits (a word never breaks). */
-    size_t cut = 0;
-    for (size_t i = 1; buf[i]; i++) {
-        if (buf[i] != ' ' || buf[i - 1] == ' ')
-            continue;
-        char keep = buf[i];
-        buf[i] = '\0';
-        bool fits = draw_width(buf) <= room;
-        buf[i] = keep;
-        if (!fits)
-            break;
-        cut = i;
-    }
-    if (cut == 0)
-        return 0;
-    buf[cut] = '\0';
-    /* No dangling punctuation before the ellipsis. */
-    while (cut > 0 && strchr(",;:-(", buf[cut - 1]))
-        buf[--cut] = '\0';
-    int used = draw_text(y, x, w, role, buf);
-    return used + draw_text(y, x + used, w - used, role, ell);
-}
-
 int infer_fit(int y, int x, int w, enum theme_role role, const char *const *variants, int n)
 {
     for (int i = 0; i < n; i++)
         if (variants[i] && draw_width(variants[i]) <= w)
             return draw_text(y, x, w, role, variants[i]);
-    return n > 0 ? infer_words(y, x, w, role, variants[n - 1]) : 0;
+    return n > 0 ? draw_text(y, x, w, role, variants[n - 1]) : 0;
 }
 
 void infer_verdict_row(const struct view_ctx *v, int y, int x, int w, bool caps)
@@ -67,7 +34,7 @@ void infer_verdict_row(const struct view_ctx *v, int y, int x, int w, bool caps)
     char text[1200];
     if (!r->runnable) {
         int used = draw_textf(y, x, w, ROLE_FAILED, "%s CANNOT SERVE: ", g->fail);
-        infer_words(y, x + used, w - used, ROLE_FAILED, r->why_not);
+        draw_text(y, x + used, w - used, ROLE_FAILED, r->why_not);
         return;
     }
     int d = r->decode_bottleneck, p = r->prefill_bottleneck;
@@ -83,7 +50,7 @@ void infer_verdict_row(const struct view_ctx *v, int y, int x, int w, bool caps)
     else
         snprintf(text, sizeof text, " - decode %s; prefill: %s, %s", r->decode_reason,
                  stage_table[p].title, r->prefill_reason);
-    infer_words(y, x + used, w - used, ROLE_TEXT, text);
+    draw_text(y, x + used, w - used, ROLE_TEXT, text);
 }
 
 void infer_parts(const struct infer_breakdown *b, double parts[INFER_PARTS])
@@ -140,7 +107,7 @@ static void live_headline(const struct view_ctx *v, int y, int x, int w)
 {
     const struct infer_report *r = v->infer;
     if (!r->runnable) {
-        infer_words(y, x, w, ROLE_FAILED, "cannot serve: no latency, throughput or cost");
+        draw_text(y, x, w, ROLE_FAILED, "cannot serve: no latency, throughput or cost");
         return;
     }
     char ttft[32], tpot[32], tps[32], usd[32], lat[32];
@@ -164,7 +131,7 @@ static void live_stage_line(const struct view_ctx *v, int y, int x, int w)
     const struct infer_report *r = v->infer;
     char a[48], b[48], c[48], line[3][256];
     if (!r->runnable) {
-        infer_words(y, x, w, ROLE_FAILED, r->why_not);
+        draw_text(y, x, w, ROLE_FAILED, r->why_not);
         return;
     }
     switch (v->stage) {

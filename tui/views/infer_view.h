@@ -1,5 +1,5 @@
 /* infer_view: the parts the inference mode's views share (infer_overview.c,
- * infer_stage.c): text that gives way by whole words, the serving verdict,
+ * infer_pics.c): text that gives way to shorter variants, the serving verdict,
  * the breakdown of a pass and the memory of a device as bars. Every figure
  * comes from the view_ctx's infer_report; nothing here evaluates a model. */
 #ifndef MLVIZ_INFER_VIEW_H
@@ -10,13 +10,10 @@
 #include "draw.h"
 #include "views.h"
 
-enum { INFER_VARIANTS_MAX = 4, INFER_PARTS = 5, INFER_MEM_PARTS = 5 };
+enum { INFER_PARTS = 5, INFER_MEM_PARTS = 5 };
 
-/* Text in w columns: whole, or cut after its last whole word that fits
- * with an ellipsis. Returns the columns used. */
-int infer_words(int y, int x, int w, enum theme_role role, const char *text);
-/* The first of n variants (longest first) that fits in w columns; the last
- * one by infer_words when none does. Returns the columns used. */
+/* The first of n variants (longest first) that fits in w columns, else the
+ * last one as draw_text clips it (at a whole word). Returns the columns used. */
 int infer_fit(int y, int x, int w, enum theme_role role, const char *const *variants, int n);
 /* The serving verdict on one row: the decode bottleneck's stage and reason,
  * then prefill's; or "CANNOT SERVE" and why. caps: the stage in capitals
