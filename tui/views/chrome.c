@@ -203,10 +203,12 @@ static void help_symbols(char *buf, size_t len)
              "\tMFU: useful model FLOPs (6 x params x tokens) per second / peak\n"
              "\tHFU: all executed FLOPs (recomputation too) per second / peak\n"
              "\tPUE: facility power over IT power\n"
+             "\tTTFT, TPOT: time to first token, time per output token (key i)\n"
+             "\t%s %s on the serving roofline: prefill, decode at the batch\n"
              "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n",
              g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track,
              g->arrow_right, g->arrow_right, g->arrow_down, g->arrow_left, g->bullet, g->pass,
-             g->fail, g->warn);
+             g->fail, g->warn, g->bullet, g->batch);
 }
 
 void view_draw_help(const struct view_ctx *v, struct view_out *out)
