@@ -244,14 +244,14 @@ static void infra_box(const struct view_ctx *v, struct view_out *out)
 /* ---- the lanes: requests arrive, batches step, all-reduces ---- */
 
 /* The track of a lane: dim line, arrow head, and glyphs at the cells set. */
-static void track(int y, int x, int n, const bool *cells)
+static void track(int y, int x, int n, const bool *cells, int ncells)
 {
     const struct glyphs *g = glyphs_active();
     if (n < 2)
         return;
     draw_repeat(y, x, n - 1, ROLE_DIM, g->track);
     draw_text(y, x + n - 1, 1, ROLE_FLOW, g->arrow_right);
-    for (int k = 0; k < n - 1; k++)
+    for (int k = 0; k < n - 1 && k < ncells; k++)
         if (cells[k])
             draw_text(y, x + k, 1, ROLE_FLOW, g->batch);
 }
@@ -274,8 +274,9 @@ static void lane(const struct view_ctx *v, int a, const char *w1, const char *w2
     int w = r.w - 2, x = r.x + 1, y = r.y + 1;
     draw_center(y, x, w, ROLE_DIM, w1);
     draw_center(y + 1, x, w, ROLE_DIM, w2);
-    bool cells[64] = {false};
-    int len = w - 1 < 64 ? w - 1 : 64;
+    enum { CELLS_MAX = 64 };
+    bool cells[CELLS_MAX] = {false};
+    int len = w - 1 < CELLS_MAX ? w - 1 : CELLS_MAX;
     double share, p = life(v, &share);
     if (p >= 0 && len > 0) {
         if (!burst) {
@@ -296,7 +297,7 @@ static void lane(const struct view_ctx *v, int a, const char *w1, const char *w2
                 cells[(k + (int)(q * 4 * len)) % len] = true;
         }
     }
-    track(y + 2, x, w, cells);
+    track(y + 2, x, w, cells, len);
     if (burst && r.h > 4 && v->infer->runnable)
         draw_center(y + 3, x, w, ROLE_DIM, p < 0 ? "" : p < share ? "prefill" : "decode");
 }
