@@ -73,6 +73,14 @@ static void pic_requests(const struct view_ctx *v, struct rect in)
         bool full = draw_width(names[0]) + draw_width(names[1]) + 8 <= in.w;
         infer_legend(y++, in.x, in.w, full ? names : brief, roles, NULL, NULL, 2);
     }
+    if (s->model.vocab > 0) {
+        /* The tokenizer cuts text into pieces of this vocabulary; each
+         * decode step picks the next one. */
+        fmt_si(c, sizeof c, s->model.vocab, "");
+        snprintf(a, sizeof a, "tokenizer: a %s-token vocabulary", c);
+        snprintf(b, sizeof b, "vocabulary %s tokens", c);
+        y = line(y, in, ROLE_DIM, (const char *const[]){a, b}, 2);
+    }
     if (!r->runnable) {
         cannot_serve(v, in, y + 1);
         return;
