@@ -142,12 +142,11 @@ visit_infer() {
 }
 
 # The three sizes side by side, each in sessions of its own; each writes its
-# findings to $T/visit-SIZE.log and exits with their count. Then the
+# findings to $T/visit-SIZE.log and exits with their count; beside them the
 # inference mode's screens at the sizes issue 25 names, the same way.
 for size in 80x24 100x30 140x40; do
     (visit "$size"; exit $FAILS) > "$T/visit-$size.log" 2>&1 &
 done
-wait
 for size in 80x24 100x30 200x60; do
     (visit_infer "$size"; exit $FAILS) > "$T/infer-$size.log" 2>&1 &
 done
