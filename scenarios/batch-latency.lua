@@ -8,7 +8,6 @@ s:set("inference.output_tokens", 256)
 local rows, results = {}, {}
 for _, b in ipairs{ 1, 8, 64, 256 } do
   local c = s:copy():set("inference.batch", b)
-  show(c)
   local r = c:infer()
   results[b] = r
   rows[#rows + 1] = { batch = b, ["ms/token"] = string.format("%.1f", r.tpot_s * 1e3),
@@ -16,6 +15,7 @@ for _, b in ipairs{ 1, 8, 64, 256 } do
                       ["$/Mtok"] = string.format("%.2f", r.cost.usd_per_mtok) }
   say(string.format("Batch %d: %.1f ms per token for each user, %.0f tokens/s for the whole server, $%.2f per million tokens.",
     b, r.tpot_s * 1e3, r.output_tokens_per_s, r.cost.usd_per_mtok))
+  story.serve(string.format("%d users at once", b), c, r)
   pause()
 end
 mlviz.print_table(rows, { "batch", "ms/token", "tokens/s", "$/Mtok" })

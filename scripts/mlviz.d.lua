@@ -198,6 +198,9 @@ function focus(stage) end
 ---@param what userdata a setup or a sim
 ---@param options table|nil { focus = stage } also opens that stage view
 function show(what, options) end
+---How the view reads the five stages: "infer" (serving the setup on screen, as key i does) or "train" (the default); headless: checks the name.
+---@param name string "infer" | "train"
+function mode(name) end
 ---A labelled moment on the timeline.
 ---@param label string
 function mark(label) end

@@ -50,6 +50,28 @@ function story.show(label, setup, r)
   return r
 end
 
+--- The sentence that names what the inference mode marks for a serving report.
+---@param r table infer result (setup:infer())
+function story.serve_verdict(r)
+  if not r.runnable then return "it cannot serve: " .. tostring(r.why_not) end
+  return string.format("the decode bottleneck is %s (%s)", r.decode_bottleneck,
+    (r.decode_reason:gsub(":.*", "")))
+end
+
+--- Put a setup on screen in the inference mode and say what it shows;
+--- returns its infer table. Played, the title names the setup and the
+--- marked bottleneck is decode's, the one said.
+---@param label string what the class is looking at
+---@param setup userdata
+---@param r table|nil its infer result, when already known
+function story.serve(label, setup, r)
+  r = r or setup:infer()
+  mode("infer")
+  show(setup)
+  say(string.format("On screen: %s; %s.", label, story.serve_verdict(r)))
+  return r
+end
+
 --- Pick dotted keys ("memory.per_device_gb") out of an eval table.
 ---@param r table eval result
 ---@param key string

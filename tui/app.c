@@ -58,6 +58,8 @@ static void draw_frame(struct ui *u)
         view_stage_draw(&v, out);
     else if (u->view == VIEW_PLAN)
         view_plan_draw(&v, out, u->plan);
+    else if (u->infer_mode)
+        view_infer_overview_draw(&v, out);
     else
         view_overview_draw(&v, out);
     if (caption)

@@ -197,6 +197,14 @@ static bool on_tour(struct ui *u, enum key_action act, int arg)
     return true;
 }
 
+static bool on_infer(struct ui *u, enum key_action act, int arg)
+{
+    (void)act, (void)arg;
+    u->infer_mode = !u->infer_mode;
+    knobs_build(u); /* the mode's own knobs */
+    return true;
+}
+
 static bool on_theme(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
@@ -424,6 +432,7 @@ static const action_fn handlers[ACT_COUNT] = {
     [ACT_PLAN] = on_plan,
     [ACT_PLAN_ROW] = on_plan,
     [ACT_PLAN_LOAD] = on_plan,
+    [ACT_INFER] = on_infer,
 };
 
 bool input_action(struct ui *u, enum key_action act, int arg)

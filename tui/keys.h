@@ -46,6 +46,7 @@ enum key_action {
     ACT_PLAN,         /* open the plan screen */
     ACT_PLAN_ROW,     /* arg: -1 / +1 */
     ACT_PLAN_LOAD,    /* load the selected row into the live view */
+    ACT_INFER,        /* the inference mode on or off */
     ACT_COUNT
 };
 

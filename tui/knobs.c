@@ -12,14 +12,31 @@
 #include "safewrite.h"
 #include "ui.h"
 
+/* Whether a knob belongs to the mode on screen: serving knobs (inference.*)
+ * in the inference mode, training's and its data path's in training; the
+ * cluster, model and facility in both. */
+static bool knob_in_mode(const struct field *f, bool infer)
+{
+    static const char *const training_only[] = {"training.", "data.", "model.seq_len"};
+    if (strncmp(f->path, "inference.", 10) == 0)
+        return infer;
+    for (size_t i = 0; i < sizeof training_only / sizeof training_only[0]; i++)
+        if (strncmp(f->path, training_only[i], strlen(training_only[i])) == 0)
+            return !infer;
+    return true;
+}
+
 void knobs_build(struct ui *u)
 {
     const struct field_table *t = setup_fields();
-    for (int s = 0; s < STAGE_COUNT; s++)
+    for (int s = 0; s < STAGE_COUNT; s++) {
         u->knobs[s].count = 0;
+        u->knob_sel[s] = 0;
+    }
     for (size_t i = 0; i < t->count; i++) {
         const struct field *f = &t->fields[i];
-        if (!(f->flags & FIELD_KNOB) || f->stage < 1 || f->stage > STAGE_COUNT)
+        if (!(f->flags & FIELD_KNOB) || f->stage < 1 || f->stage > STAGE_COUNT ||
+            !knob_in_mode(f, u->infer_mode))
             continue;
         struct ui_knobs *k = &u->knobs[f->stage - 1];
         if (k->count < UI_MAX_KNOBS)
@@ -36,8 +53,14 @@ void knobs_label(const struct field *f, char *buf, size_t len)
  * or the accelerator's catalog field the field table names. */
 static double auto_value(const struct ui *u, const struct field *f)
 {
-    static const char accel_prefix[] = "accelerator.";
+    static const char accel_prefix[] = "accelerator.", infer_prefix[] = "infer.";
     const char *from = f->auto_from;
+    if (from && strncmp(from, infer_prefix, sizeof infer_prefix - 1) == 0) {
+        for (size_t i = 0; i < infer_report_field_count; i++)
+            if (strcmp(infer_report_fields[i].key, from + sizeof infer_prefix - 1) == 0)
+                return report_field_number(&infer_report_fields[i], &u->infer);
+        return 1;
+    }
     if (from && strncmp(from, accel_prefix, sizeof accel_prefix - 1) == 0) {
         const struct field *c =
             fields_find(catalog_fields(CATALOG_ACCELERATOR), from + sizeof accel_prefix - 1);

@@ -122,6 +122,15 @@ static void hook_mark(void *ctx, const char *label)
         ui_set_status(play_ui, "%s", label); /* the views draw the bullet */
 }
 
+static void hook_mode(void *ctx, bool infer)
+{
+    (void)ctx;
+    if (play_ui && play_ui->infer_mode != infer) {
+        play_ui->infer_mode = infer;
+        knobs_build(play_ui);
+    }
+}
+
 void tui_play_hooks(struct luahost_hooks *hooks)
 {
     hooks->ctx = NULL;
@@ -130,6 +139,7 @@ void tui_play_hooks(struct luahost_hooks *hooks)
     hooks->focus = hook_focus;
     hooks->mark = hook_mark;
     hooks->show = hook_show;
+    hooks->mode = hook_mode;
 }
 
 struct play_state {
@@ -150,7 +160,7 @@ static void adopt_sim(struct ui *u, struct sim *sim)
     u->undo_count = 0;
     char err[UI_MSG_LEN];
     if (setup_resolve(&u->setup, u->cat, &u->res, err, sizeof err))
-        model_eval(&u->setup, &u->res, &u->report);
+        ui_eval(u);
     if (!u->speed_chosen)
         ui_pick_speed(u);
 }
@@ -202,6 +212,10 @@ static void restart_play(struct ui *u, struct play_state *p, const char *why)
     u->play_done = u->play_waiting = false;
     u->pauses_reached = 0;
     u->view = VIEW_OVERVIEW; /* the script's focus() calls open views again */
+    if (u->infer_mode != u->infer_start) {
+        u->infer_mode = u->infer_start; /* and its mode() calls set the mode */
+        knobs_build(u);
+    }
     terminal_restart_capture();
     snprintf(u->caption, sizeof u->caption, "%s", why);
     transcript_clear(u, why);

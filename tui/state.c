@@ -192,6 +192,12 @@ bool ui_new_sim(struct ui *u)
     return u->sim != NULL;
 }
 
+void ui_eval(struct ui *u)
+{
+    model_eval(&u->setup, &u->res, &u->report);
+    infer_eval(&u->setup, &u->res, &u->infer);
+}
+
 bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len)
 {
     struct resolved r;
@@ -199,7 +205,7 @@ bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_l
         return false;
     u->setup = *s;
     u->res = r;
-    model_eval(&u->setup, &u->res, &u->report);
+    ui_eval(u);
     if (u->sim && u->report.runnable) {
         if (!sim_replace_setup(u->sim, &u->setup, err, err_len)) {
             /* The sim refused: start a fresh one on the new setup. */
@@ -344,7 +350,8 @@ void ui_open(struct ui *u, struct tui_options *o)
     u->setup = o->setup;
     u->res = o->res;
     u->setup0 = u->setup;
-    model_eval(&u->setup, &u->res, &u->report);
+    u->infer_mode = u->infer_start = o->infer;
+    ui_eval(u);
     ui_new_sim(u);
     ui_refresh_live(u);
     ui_pick_speed(u);
@@ -370,6 +377,8 @@ void ui_view_ctx(const struct ui *u, struct view_ctx *v)
         .setup0 = &u->setup0,
         .res = &u->res,
         .report = ui_report(u),
+        .infer = &u->infer,
+        .infer_mode = u->infer_mode,
         .sim = u->sim,
         .live = &u->live,
         .counters = &u->counters,

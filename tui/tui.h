@@ -25,6 +25,7 @@ struct tui_options {
     long frames;       /* --frames N: quit after N frames (0: never) */
     double speed;      /* --speed X (0: chosen from the step time) */
     bool tour, mono, ascii, no_mouse;
+    bool infer; /* --infer: start in the inference mode */
 };
 
 /* Before the catalog and setup are loaded: checks that stdin and stdout are

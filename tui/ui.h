@@ -12,6 +12,7 @@
 
 #include "catalog.h"
 #include "hit.h"
+#include "infer.h"
 #include "keys.h"
 #include "layout.h"
 #include "model.h"
@@ -34,6 +35,9 @@ struct ui {
     int undo_count;
     struct resolved res;
     struct model_report report; /* model_eval of `setup` */
+    struct infer_report infer;  /* infer_eval of `setup`: serving it */
+    bool infer_mode;            /* the views read the setup for serving (key i, --infer) */
+    bool infer_start;           /* --infer: the mode a restarted story begins in */
     struct sim *sim;            /* NULL when the setup cannot run */
     bool sim_owned;             /* false while playing a script's sim */
     struct sim_live live;
@@ -126,6 +130,8 @@ void ui_open(struct ui *u, struct tui_options *o);
 const struct model_report *ui_report(const struct ui *u);
 const struct setup *ui_setup(const struct ui *u);
 void ui_set_status(struct ui *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Evaluate u->setup for training (u->report) and serving (u->infer). */
+void ui_eval(struct ui *u);
 /* Re-evaluate the model and carry the sim over to a new setup. */
 bool ui_apply_setup(struct ui *u, const struct setup *s, char *err, size_t err_len);
 /* A fresh sim of u->setup (false, with u->sim_error, when it cannot run). */

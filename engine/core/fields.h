@@ -53,7 +53,8 @@ struct field {
     /* Knobs (FIELD_KNOB) only: */
     const char *label;     /* the knob's name in the stage view ("loader workers/device") */
     const char *auto_from; /* FIELD_NUM_AUTO: where the value the model used for "auto" is:
-                            * a report key ("power.pue") or "accelerator.FIELD" */
+                            * a report key ("power.pue"), "accelerator.FIELD" or
+                            * "infer.KEY" (a key of the serving report) */
     double step;           /* a step of the knob; 0: numbers double and halve */
 };
 

@@ -216,6 +216,18 @@ int lh_mark(lua_State *L)
     return 0;
 }
 
+/* mode("infer" | "train"): the view reads the five stages for serving the
+ * setup on screen or for training it; headless it only checks the name. */
+int lh_mode(lua_State *L)
+{
+    struct luahost *h = lh_host_of(L);
+    static const char *const modes[] = {"train", "infer", NULL};
+    int m = luaL_checkoption(L, 1, NULL, modes);
+    if (h->opt.played && h->opt.hooks.mode)
+        h->opt.hooks.mode(h->opt.hooks.ctx, m == 1);
+    return 0;
+}
+
 bool lh_opt_bool(lua_State *L, int t, const char *k, bool dflt)
 {
     bool v = dflt;

@@ -173,6 +173,7 @@ int lh_focus(lua_State *L);
 void lh_hold_for_view(lua_State *L, struct luahost *h, int idx);
 int lh_show(lua_State *L);
 int lh_mark(lua_State *L);
+int lh_mode(lua_State *L);
 bool lh_opt_bool(lua_State *L, int t, const char *k, bool dflt);
 double lh_opt_num(lua_State *L, int t, const char *k, double dflt, double lo, double hi);
 void lh_check_known_keys(lua_State *L, int t, const char *const *names, const char *fn);

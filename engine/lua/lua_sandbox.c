@@ -574,7 +574,7 @@ static void open_lib(lua_State *L, const char *name, lua_CFunction f)
 /* The globals every script has, sandboxed or trusted. */
 static const luaL_Reg narration_funcs[] = {
     {"print", lh_print}, {"say", lh_say},   {"pause", lh_pause}, {"focus", lh_focus},
-    {"mark", lh_mark},   {"show", lh_show}, {NULL, NULL},
+    {"mark", lh_mark},   {"show", lh_show}, {"mode", lh_mode},   {NULL, NULL},
 };
 
 /* The standard libraries: all of them trusted, the safe ones sandboxed. */

@@ -39,6 +39,9 @@ struct luahost_hooks {
      * the script made or evaluated last when it showed nothing since). A
      * shown sim arrives as a LUAHOST_RUN request of zero duration. */
     void (*show)(void *ctx, const struct setup *setup);
+    /* mode("infer") or mode("train"): how the view reads the stages (for
+     * serving the setup, or for training it). */
+    void (*mode)(void *ctx, bool infer);
 };
 
 struct luahost_options {

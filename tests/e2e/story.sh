@@ -10,7 +10,9 @@
 # What each pause must show, written from the scripts' narration (a story
 # that compares cases pauses at each of them, the case named in the title):
 #   scenario|title at pause 1|marked at pause 1|title at pause 2|...
-# "marked" is a stage name as the narration says it, or "cannot-run".
+# "marked" is a stage name as the narration says it, or "cannot-run";
+# "serving STAGE": the view is in the inference mode (the serving figures
+# show) and STAGE is decode's bottleneck, as story.serve narrates it.
 # A scenario without pauses lists the title its end shows.
 EXPECT='allreduce-scaling|Llama-8B, data parallel on 16384 GPUs|accelerators
 cooling|4 DGX H100 per rack - air|infrastructure|4 DGX H100 per rack - rear-door|accelerators|4 DGX H100 per rack - direct-liquid|accelerators|4 DGX H100 per rack - immersion|accelerators|4 DGX H100 per rack, air-cooled|infrastructure
@@ -31,9 +33,9 @@ plan-a-run|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators|70B on 
 precision|Llama-8B on 1x DGX H100 - fp32|cannot-run|Llama-8B on 1x DGX H100 - tf32|cannot-run|Llama-8B on 1x DGX H100 - bf16|accelerators|Llama-8B on 1x DGX H100 - fp8|accelerators|Llama-8B on 1x DGX H100|cannot-run
 rack-scale|72 B200 in 9 HGX servers - 9 x HGX B200 (8 per domain)|interconnect|72 GB200 in one NVL72 rack - GB200 NVL72 (72 per domain)|accelerators|72 B200 in 9 HGX servers|interconnect
 spot-checkpoints|Llama-8B on 16 spot DGX H100|accelerators
-why-answers-stream|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving
-batch-latency|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving|Llama-8B on 1x DGX H100|serving
-kv-cache-users|Llama 3 70B served on 1x DGX H100|serving|Llama 3 70B served on 1x DGX H100|serving|Llama 3 70B served on 1x DGX H100|serving|Llama 3 70B served on 1x DGX H100|serving'
+why-answers-stream|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators
+batch-latency|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H100|serving accelerators
+kv-cache-users|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators'
 
 # Every shipped scenario has a line (a new one must say what it shows).
 for f in "$MLVIZ_DATA"/scenarios/*.lua; do
@@ -64,22 +66,34 @@ at_pause() {
 marked_ok() {
     s=$(screen "$1")
     j=$(joined "$1")
-    if [ "$2" = serving ]; then
-        # a serving story: its narration states the serving figure of the pause
-        echo "$j" | grep -qE "(memory|compute)-bound|tokens/s|fit in"
-        return
-    fi
+    case $2 in
+    serving\ *)
+        echo "$s" | grep -qF "TTFT" && echo "$s" | grep -qF "serving" || return 1
+        echo "$j" | grep -qF "the decode bottleneck is ${2#serving }" || return 1
+        set -- "$1" "${2#serving }" decode
+        ;;
+    esac
     if [ "$2" = cannot-run ]; then
         echo "$s" | grep -qF "CANNOT RUN" && echo "$j" | grep -qF "it cannot run"
         return
     fi
     echo "$s" | grep -i "BOTTLENECK" | head -1 | grep -qi "BOTTLENECK [^ ]* [^-]*$2" &&
-        echo "$j" | grep -qF "the bottleneck is $2"
+        { [ "$3" = decode ] || echo "$j" | grep -qF "the bottleneck is $2"; }
 }
 
-while IFS='|' read -r scen rest; do
-    sess=$(echo "$scen" | tr -c 'a-z0-9\n' '_')
-    start "$sess" 100 30 -- play "$scen" --speed 86400
+# Every scenario at 100x30; the serving stories (in the inference mode) also
+# at 80x24 and 200x60.
+{
+    echo "$EXPECT" | sed 's/^/100x30|/'
+    for size in 80x24 200x60; do
+        echo "$EXPECT" | grep '|serving ' | sed "s/^/$size|/"
+    done
+} >"$T/expect"
+while IFS='|' read -r size scen rest; do
+    sess=$(echo "$scen$size" | tr -c 'a-z0-9\n' '_')
+    start "$sess" "${size%x*}" "${size#*x}" -- play "$scen" --speed 86400
+    at=""
+    [ "$size" = 100x30 ] || at=" at $size"
     ok=1 why="" k=0
     set -f
     IFS='|'
@@ -111,12 +125,10 @@ while IFS='|' read -r scen rest; do
             i=$((i + 1))
         done
     done
-    [ $ok = 1 ] && pass "$scen: each pause shows the setup and bottleneck it narrates" ||
-        fail "$scen: each pause shows the setup and bottleneck it narrates" "$why"
+    [ $ok = 1 ] && pass "$scen$at: each pause shows the setup and bottleneck it narrates" ||
+        fail "$scen$at: each pause shows the setup and bottleneck it narrates" "$why"
     keys "$sess" q
-done <<EOF
-$EXPECT
-EOF
+done <"$T/expect"
 
 # --- b goes back a pause; the end offers restart; stdout after quitting -------------
 start back 100 30 -- play data-starvation --speed 86400

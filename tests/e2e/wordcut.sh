@@ -3,9 +3,11 @@
 # border or by the screen's right edge (issue 12, "readable at projector
 # sizes"). At 80x24, 100x30 and 140x40 it visits the overview, the five stage
 # views (keys 1-5, every page of each explanation), the help overlay and the
-# tour's stops, and the verdict of a throttled setup and of one that cannot
-# run (overview and Infrastructure view), captures each screen with tmux and
-# looks for cut words and for numbers in scientific notation ("2e-05").
+# tour's stops, the verdict of a throttled setup and of one that cannot
+# run (overview and Infrastructure view), and at 80x24, 100x30 and 200x60
+# the inference mode's overview and stage views (issue 25) of three serving
+# setups; it captures each screen with tmux and looks for cut words and for
+# numbers in scientific notation ("2e-05").
 #
 # The rule (what counts as a cut word):
 #   1. A "run" is a maximal sequence of ASCII letters on one screen row.
@@ -148,15 +150,45 @@ visit() {
     done
 }
 
+# visit_infer SIZE: the inference mode (--infer) at COLSxROWS: the overview
+# and the five stage views of a setup served by one device a replica, of one
+# with tensor and pipeline parallelism, and of one that cannot serve.
+visit_infer() {
+    cols=${1%x*} rows=${1#*x}
+    n=0
+    for args in "" "--set inference.tensor_parallel=4 --set inference.pipeline_parallel=2" \
+        "--set inference.batch=100000"; do
+        n=$((n + 1))
+        s=wi$cols$n
+        start "$s" "$cols" "$rows" -- -c default $args --infer
+        if ! wait_title "$s" "│ serving │"; then
+            fail "wordcut $1 infer$n start" "no serving overview: $(screen "$s" | head -2)"
+            continue
+        fi
+        keys "$s" Space
+        capture "$s" "$1-infer$n-overview"
+        for d in 1 2 3 4 5; do
+            keys "$s" "$d"
+            wait_title "$s" "│ $d " || { fail "wordcut $1 infer$n stage $d" "not opened"; continue; }
+            capture "$s" "$1-infer$n-stage$d"
+        done
+        keys "$s" q
+    done
+}
+
 # The three sizes side by side, each in sessions of its own; each writes its
-# findings to $T/visit-SIZE.log and exits with their count.
+# findings to $T/visit-SIZE.log and exits with their count; beside them the
+# inference mode's screens at the sizes issue 25 names, the same way.
 for size in 80x24 100x30 140x40; do
     (visit "$size"; exit $FAILS) > "$T/visit-$size.log" 2>&1 &
 done
+for size in 80x24 100x30 200x60; do
+    (visit_infer "$size"; exit $FAILS) > "$T/infer-$size.log" 2>&1 &
+done
 wait
-for size in 80x24 100x30 140x40; do
-    cat "$T/visit-$size.log"
-    FAILS=$((FAILS + $(grep -c '^FAIL ' "$T/visit-$size.log")))
+for log in "$T"/visit-*.log "$T"/infer-*.log; do
+    cat "$log"
+    FAILS=$((FAILS + $(grep -c '^FAIL ' "$log")))
 done
 
 python3 - "$SRC" "$T" <<'EOF'

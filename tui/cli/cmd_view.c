@@ -73,6 +73,9 @@ static int take_option(const struct options_entry *opt, const char *v, unsigned 
     case OPT_TOUR:
         o->tour = true;
         break;
+    case OPT_INFER:
+        o->infer = true;
+        break;
     case OPT_MONO:
         o->mono = true;
         break;

@@ -12,6 +12,8 @@ static const struct options_entry options[] = {
      "change a setup field, as in the file (repeatable; see mlviz fields)"},
     {OPT_CATALOG, "--catalog", NULL, "DIR", OPT_VIEW | OPT_PLAY, "an extra catalog directory"},
     {OPT_TOUR, "--tour", NULL, NULL, OPT_VIEW, "start in tour mode"},
+    {OPT_INFER, "--infer", NULL, NULL, OPT_VIEW | OPT_PLAY,
+     "start in the inference mode (serving: prefill, decode, KV cache; key i)"},
     {OPT_FRAMES, "--frames", NULL, "N", OPT_VIEW | OPT_PLAY,
      "quit after N frames (captures, tests)"},
     {OPT_SPEED, "--speed", NULL, "X", OPT_VIEW | OPT_PLAY,

@@ -12,6 +12,7 @@ enum options_id {
     OPT_SET,
     OPT_CATALOG,
     OPT_TOUR,
+    OPT_INFER,
     OPT_FRAMES,
     OPT_SPEED,
     OPT_THEME,

@@ -214,10 +214,12 @@ static void help_symbols(char *buf, size_t len)
              "\t  (waiting for the slowest device), data (waiting for batches), other\n"
              "\texposed: communication time not hidden behind computation\n"
              "\tahead 2: batches the loaders prepare ahead of the devices (prefetch)\n"
-             "\tscale-up domain: devices joined by the fast fabric (NVLink, ICI)\n",
+             "\tscale-up domain: devices joined by the fast fabric (NVLink, ICI)\n"
+             "\tTTFT, TPOT: time to first token, time per output token (key i)\n"
+             "\t%s %s on the serving roofline: prefill, decode at the batch\n",
              g->bottleneck, g->device, g->device_failed, g->device_hot, g->batch, g->track,
              g->arrow_right, g->arrow_right, g->arrow_down, g->arrow_left, g->bullet, g->pass,
-             g->fail, g->warn);
+             g->fail, g->warn, g->bullet, g->batch);
 }
 
 void view_draw_help(const struct view_ctx *v, struct view_out *out)

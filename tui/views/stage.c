@@ -159,11 +159,17 @@ static void draw_picture(const struct view_ctx *v, struct view_out *out)
     static const char *const titles[STAGE_COUNT] = {
         "storage and prefetch", "host CPUs", "devices and memory", "collectives and pipeline",
         "racks, heat and failures"};
-    draw_box(&r, ROLE_BORDER, false, titles[v->stage], ROLE_HEADING);
+    static const char *const serving[STAGE_COUNT] = {
+        "serving: requests", "serving: the batcher", "serving: memory and roofline",
+        "serving: all-reduces", "serving: power and cost"};
+    draw_box(&r, ROLE_BORDER, false, (v->infer_mode ? serving : titles)[v->stage], ROLE_HEADING);
     struct rect in = inner(&r);
     if (in.h <= 0 || in.w <= 0)
         return;
-    view_stage_picture(v, out, v->stage, in);
+    if (v->infer_mode)
+        view_infer_picture(v, out, v->stage, in);
+    else
+        view_stage_picture(v, out, v->stage, in);
 }
 
 /* ---- catalog table ---- */
@@ -356,6 +362,10 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
     const struct model_report *r = v->report;
     struct rect l = v->lay->live;
     int x = l.x + 1;
+    if (v->infer_mode) {
+        view_infer_live(v, out);
+        return;
+    }
     draw_live_figures(v, out);
     /* The verdict always shows; a long one takes the summary's row too
      * (above it) rather than being cut. */
@@ -428,11 +438,14 @@ void view_stage_draw(const struct view_ctx *v, struct view_out *out)
         /* Everything between the title and the caption or footer, but
          * the bottleneck line under it. */
         int bottom = v->lay->caption.h > 0 ? v->lay->caption.y : v->lay->footer.y;
-        int vrows = view_verdict_fits(v, v->lay->cols - 2) ? 1 : 2;
+        int vrows = v->infer_mode || view_verdict_fits(v, v->lay->cols - 2) ? 1 : 2;
         draw_text_panel(v, out, (struct rect){1, 0, bottom - 1 - vrows, v->lay->cols});
         for (int k = 1; k <= vrows; k++)
             draw_repeat(bottom - k, 0, v->lay->cols, ROLE_TEXT, " ");
-        view_draw_verdict(v, bottom - vrows, 1, v->lay->cols - 2, vrows, false);
+        if (v->infer_mode)
+            view_infer_verdict(v, bottom - 1, 1, v->lay->cols - 2);
+        else
+            view_draw_verdict(v, bottom - vrows, 1, v->lay->cols - 2, vrows, false);
         view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_STAGE);
         return;
     }

@@ -14,6 +14,7 @@
 #include "catalog.h"
 #include "fields.h"
 #include "hit.h"
+#include "infer.h"
 #include "layout.h"
 #include "luahost.h"
 #include "model.h"
@@ -67,6 +68,8 @@ struct view_ctx {
     const struct setup *setup0; /* as loaded (the title notices changes) */
     const struct resolved *res;
     const struct model_report *report; /* the sim's when one runs */
+    const struct infer_report *infer;  /* the setup served (infer_eval, once per change) */
+    bool infer_mode;                   /* read the stages for serving (key i, --infer) */
     const struct sim *sim;             /* series and state; NULL when none runs */
     const struct sim_live *live;
     const struct sim_counters *counters;
@@ -194,6 +197,13 @@ void knobs_label(const struct field *f, char *buf, size_t len);
 
 void view_overview_draw(const struct view_ctx *v, struct view_out *out);
 void view_stage_draw(const struct view_ctx *v, struct view_out *out);
+/* The inference mode (infer_overview.c, infer_pics.c, infer_view.c): the
+ * overview, a stage's picture, the stage view's live strip and its verdict
+ * row, read for serving from v->infer. */
+void view_infer_overview_draw(const struct view_ctx *v, struct view_out *out);
+void view_infer_picture(const struct view_ctx *v, struct view_out *out, int stage, struct rect in);
+void view_infer_live(const struct view_ctx *v, struct view_out *out);
+void view_infer_verdict(const struct view_ctx *v, int y, int x, int w);
 
 /* chrome.c: the furniture around the views and the overlays. */
 void view_draw_title(const struct view_ctx *v, struct view_out *out, const char *where);

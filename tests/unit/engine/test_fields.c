@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "fields.h"
+#include "infer.h"
 #include "report_fields.h"
 #include "setup.h"
 #include "yamldoc.h"
@@ -647,9 +648,14 @@ static void test_knob_columns(void **state)
         if (f->type == FIELD_NUM_AUTO && f->auto_from) {
             autos++;
             const char *from = f->auto_from;
+            int in_infer = 0;
             if (strncmp(from, "accelerator.", 12) == 0)
                 assert_non_null(fields_find(catalog_fields(CATALOG_ACCELERATOR), from + 12));
-            else
+            else if (strncmp(from, "infer.", 6) == 0) {
+                for (size_t k = 0; k < infer_report_field_count; k++)
+                    in_infer += strcmp(infer_report_fields[k].key, from + 6) == 0;
+                assert_int_equal(in_infer, 1);
+            } else
                 assert_non_null(report_field_find(from));
         } else {
             assert_null(f->auto_from);

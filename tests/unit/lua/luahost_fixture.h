@@ -47,6 +47,7 @@ struct captured {
     char text[4096];
     int says, focus, marks;
     int shows;
+    int modes, infer;          /* mode() calls, and the last one's: 1 infer, 0 train */
     char shown[FIELD_STR_LEN]; /* name of the setup shown last */
 };
 
@@ -81,6 +82,13 @@ static inline void cap_show(void *ctx, const struct setup *s)
     snprintf(c->shown, sizeof c->shown, "%s", s->name);
 }
 
+static inline void cap_mode(void *ctx, bool infer)
+{
+    struct captured *c = ctx;
+    c->modes++;
+    c->infer = infer;
+}
+
 /* A host whose hooks fill c, on the test catalog, with a 64 MiB cap;
  * o (may be NULL) gives the other options. */
 static inline struct luahost *host_with(struct captured *c, const struct luahost_options *o)
@@ -92,7 +100,8 @@ static inline struct luahost *host_with(struct captured *c, const struct luahost
         opt = *o;
     opt.cat = cat;
     opt.memory_cap_bytes = (size_t)64 << 20;
-    opt.hooks = (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark, cap_show};
+    opt.hooks =
+        (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark, cap_show, cap_mode};
     struct luahost *h = luahost_new(&opt, err, sizeof err);
     assert_non_null(h);
     return h;

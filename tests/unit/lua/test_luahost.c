@@ -159,6 +159,33 @@ static void test_played_yields(void **state)
     remove(p);
 }
 
+/* mode("infer") and mode("train") reach the front end when played; a
+ * name it does not know is an error; headless, nothing is called. */
+static void test_mode(void **state)
+{
+    (void)state;
+    char err[4096];
+    const char *p = script("mode('infer')\n"
+                           "mode('train')\n"
+                           "mode('infer')\n"
+                           "print(pcall(mode, 'serving'))\n");
+    for (int played = 0; played < 2; played++) {
+        struct captured c = {0};
+        struct luahost *h = host(&c, played, 0);
+        assert_true(luahost_load(h, p, 0, NULL, err, sizeof err));
+        struct luahost_request req;
+        if (played)
+            assert_int_equal(luahost_resume(h, &req, err, sizeof err), LUAHOST_DONE);
+        else
+            assert_true(luahost_run(h, err, sizeof err));
+        assert_int_equal(c.modes, played ? 3 : 0);
+        assert_int_equal(c.infer, played ? 1 : 0);
+        assert_non_null(strstr(c.text, "false"));
+        assert_non_null(strstr(c.text, "serving"));
+        luahost_free(h);
+    }
+}
+
 /* show(setup) reaches the front end at once; show(sim) hands the sim over
  * like a run of no time; without show, each pause shows the setup made or
  * evaluated last; headless, show only checks its argument. */
@@ -320,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_params_cap),
         cmocka_unit_test(test_played_yields),
         cmocka_unit_test(test_played_show_and_follow),
+        cmocka_unit_test(test_mode),
         cmocka_unit_test(test_played_callback_error),
         cmocka_unit_test(test_played_error_has_traceback),
         cmocka_unit_test(test_syntax_error),

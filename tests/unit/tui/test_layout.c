@@ -322,6 +322,50 @@ static const struct field *knob(struct ui *u, int stage, const char *path, int *
     return NULL;
 }
 
+/* Every knob of the field table is in exactly one stage view of each mode
+ * it belongs to: serving's (inference.*) in the inference mode, training's
+ * and the data path's in training, the others in both; in the inference
+ * mode a batch of "auto" steps from the batch served. Returns the knobs of
+ * the training mode; u is left in it. */
+static int knobs_per_mode(struct ui *u)
+{
+    const struct field_table *t = setup_fields();
+    int seen = 0;
+    for (int infer = 1; infer >= 0; infer--) {
+        u->infer_mode = infer;
+        knobs_build(u);
+        for (size_t i = 0; i < t->count; i++) {
+            const struct field *f = &t->fields[i];
+            if (!(f->flags & FIELD_KNOB))
+                continue;
+            bool serving = strncmp(f->path, "inference.", 10) == 0;
+            bool training = strncmp(f->path, "training.", 9) == 0 ||
+                            strncmp(f->path, "data.", 5) == 0 ||
+                            strcmp(f->path, "model.seq_len") == 0;
+            int found = 0;
+            for (int s = 0; s < STAGE_COUNT; s++)
+                for (int k = 0; k < u->knobs[s].count; k++)
+                    found += u->knobs[s].field[k] == f;
+            assert_int_equal(found, infer ? !training : !serving);
+            seen += found && !infer;
+        }
+    }
+    /* In the inference mode a batch of "auto" steps from the batch served. */
+    int i;
+    u->infer_mode = true;
+    knobs_build(u);
+    knob(u, STAGE_CPUS, "inference.batch", &i);
+    double served = u->infer.batch;
+    assert_true(served > 1);
+    assert_true(knobs_step(u, STAGE_CPUS, i, -1));
+    assert_true(fabs(u->setup.inference.batch - served / 2) <= served * 0.05);
+    assert_int_equal(u->infer.batch, (int)u->setup.inference.batch); /* evaluated again */
+    assert_true(knobs_step(u, STAGE_CPUS, i, 0));
+    u->infer_mode = false;
+    knobs_build(u);
+    return seen;
+}
+
 static void test_knobs(void **state)
 {
     (void)state;
@@ -330,22 +374,9 @@ static void test_knobs(void **state)
     u->cat = cli_load_catalog(NULL);
     assert_non_null(u->cat);
     assert_true(cli_load_setup("default", u->cat, &u->setup, &u->res));
-    model_eval(&u->setup, &u->res, &u->report);
-    knobs_build(u);
-    /* Every knob of the field table is in exactly one stage view. */
+    ui_eval(u);
+    int seen = knobs_per_mode(u);
     const struct field_table *t = setup_fields();
-    int seen = 0;
-    for (size_t i = 0; i < t->count; i++) {
-        const struct field *f = &t->fields[i];
-        if (!(f->flags & FIELD_KNOB))
-            continue;
-        int found = 0;
-        for (int s = 0; s < STAGE_COUNT; s++)
-            for (int k = 0; k < u->knobs[s].count; k++)
-                found += u->knobs[s].field[k] == f;
-        assert_int_equal(found, 1);
-        seen++;
-    }
     int total = 0;
     for (int s = 0; s < STAGE_COUNT; s++) {
         assert_true(u->knobs[s].count >= 4);

@@ -1,0 +1,201 @@
+/* infer_view: what the inference mode's views share (infer_view.h), and the
+ * stage views' live strip read for serving: the headline figures of `mlviz
+ * infer`, a line about the open stage and the serving verdict. */
+#include "infer_view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "glyphs.h"
+#include "theme.h"
+
+const char *const infer_part_names[INFER_PARTS] = {"GEMMs", "attention", "memory", "overhead",
+                                                   "comm"};
+const enum theme_role infer_part_roles[INFER_PARTS] = {
+    ROLE_PART_COMPUTE, ROLE_PART_DATA, ROLE_PART_OTHER, ROLE_PART_BUBBLE, ROLE_PART_COMM};
+const char *const infer_mem_names[INFER_MEM_PARTS] = {"weights", "KV", "workspace", "reserve",
+                                                      "free"};
+const enum theme_role infer_mem_roles[INFER_MEM_PARTS] = {
+    ROLE_MEM_WEIGHTS, ROLE_MEM_ACT, ROLE_MEM_OPTIM, ROLE_PART_OTHER, ROLE_MEM_FREE};
+
+int infer_fit(int y, int x, int w, enum theme_role role, const char *const *variants, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (variants[i] && draw_width(variants[i]) <= w)
+            return draw_text(y, x, w, role, variants[i]);
+    return n > 0 ? draw_text(y, x, w, role, variants[n - 1]) : 0;
+}
+
+void infer_verdict_row(const struct view_ctx *v, int y, int x, int w, bool caps)
+{
+    const struct glyphs *g = glyphs_active();
+    const struct infer_report *r = v->infer;
+    char text[1200];
+    if (!r->runnable) {
+        int used = draw_textf(y, x, w, ROLE_FAILED, "%s CANNOT SERVE: ", g->fail);
+        draw_text(y, x + used, w - used, ROLE_FAILED, r->why_not);
+        return;
+    }
+    int d = r->decode_bottleneck, p = r->prefill_bottleneck;
+    if (d < 0 || d >= STAGE_COUNT)
+        d = STAGE_ACCELERATORS;
+    if (p < 0 || p >= STAGE_COUNT)
+        p = d;
+    int used = draw_textf(y, x, w, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s", g->bottleneck,
+                          g->arrow_right, caps ? stage_table[d].caps : stage_table[d].title);
+    if (p == d)
+        snprintf(text, sizeof text, " - decode %s; prefill %s", r->decode_reason,
+                 r->prefill_reason);
+    else
+        snprintf(text, sizeof text, " - decode %s; prefill: %s, %s", r->decode_reason,
+                 stage_table[p].title, r->prefill_reason);
+    draw_text(y, x + used, w - used, ROLE_TEXT, text);
+}
+
+void infer_parts(const struct infer_breakdown *b, double parts[INFER_PARTS])
+{
+    parts[0] = b->gemm;
+    parts[1] = b->attention;
+    parts[2] = b->other;
+    parts[3] = b->kernels + b->host;
+    parts[4] = b->tp_comm + b->pp_p2p;
+    for (int i = 0; i < INFER_PARTS; i++)
+        if (!isfinite(parts[i]) || parts[i] < 0)
+            parts[i] = 0;
+}
+
+double infer_memory_parts(const struct infer_report *r, double parts[INFER_MEM_PARTS])
+{
+    parts[0] = r->weights_gb_per_device;
+    parts[1] = r->kv_cache_gb_per_device;
+    parts[2] = r->activations_gb_per_device;
+    parts[3] = r->reserved_gb_per_device;
+    double used = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!isfinite(parts[i]) || parts[i] < 0)
+            parts[i] = 0;
+        used += parts[i];
+    }
+    double cap = isfinite(r->capacity_gb) && r->capacity_gb > used ? r->capacity_gb : used;
+    parts[4] = cap - used;
+    return cap;
+}
+
+void infer_legend(int y, int x, int w, const char *const *names, const enum theme_role *roles,
+                  const double *values, const char *unit, int n)
+{
+    int lx = x;
+    for (int i = 0; i < n; i++) {
+        char item[64], num[32] = "";
+        if (values)
+            fmt_num(num, sizeof num, values[i], values[i] < 10 ? 1 : 0);
+        snprintf(item, sizeof item, " %s%s%s%s  ", names[i], values ? " " : "", num,
+                 values && i == n - 1 && unit ? unit : "");
+        int need = 1 + draw_width(item) - 2; /* the trailing gap may fall off */
+        if (lx + need > x + w)
+            continue;
+        lx += draw_text(y, lx, x + w - lx, roles[i], draw_part_fill((size_t)i, true));
+        lx += draw_text(y, lx, x + w - lx, ROLE_DIM, item);
+    }
+}
+
+/* ---- the stage views' live strip ---- */
+
+/* The headline figures, longest form that fits. */
+static void live_headline(const struct view_ctx *v, int y, int x, int w)
+{
+    const struct infer_report *r = v->infer;
+    if (!r->runnable) {
+        draw_text(y, x, w, ROLE_FAILED, "cannot serve: no latency, throughput or cost");
+        return;
+    }
+    char ttft[32], tpot[32], tps[32], usd[32], lat[32];
+    fmt_dur(ttft, sizeof ttft, r->ttft_s);
+    fmt_dur(tpot, sizeof tpot, r->tpot_s);
+    fmt_dur(lat, sizeof lat, r->latency_s);
+    fmt_si(tps, sizeof tps, r->output_tokens_per_s, "");
+    fmt_usd(usd, sizeof usd, r->usd_per_mtok);
+    char a[256], b[256], c[256];
+    snprintf(a, sizeof a, "TTFT %s   TPOT %s   latency %s   tokens/s %s   %s/Mtok", ttft, tpot, lat,
+             tps, usd);
+    snprintf(b, sizeof b, "TTFT %s  TPOT %s  tokens/s %s  %s/Mtok", ttft, tpot, tps, usd);
+    snprintf(c, sizeof c, "TTFT %s TPOT %s tokens/s %s", ttft, tpot, tps);
+    const char *const variants[] = {a, b, c};
+    infer_fit(y, x, w, ROLE_VALUE, variants, 3);
+}
+
+/* One line about the open stage, read for serving. */
+static void live_stage_line(const struct view_ctx *v, int y, int x, int w)
+{
+    const struct infer_report *r = v->infer;
+    char a[48], b[48], c[48], line[3][256];
+    if (!r->runnable) {
+        draw_text(y, x, w, ROLE_FAILED, r->why_not);
+        return;
+    }
+    switch (v->stage) {
+    case STAGE_DATA:
+        fmt_si(a, sizeof a, r->requests_per_s, "");
+        snprintf(line[0], sizeof line[0],
+                 "%d prompt and %d output tokens a request   %s requests/s",
+                 v->setup->inference.prompt_tokens, v->setup->inference.output_tokens, a);
+        snprintf(line[1], sizeof line[1], "%d in, %d out a request, %s req/s",
+                 v->setup->inference.prompt_tokens, v->setup->inference.output_tokens, a);
+        break;
+    case STAGE_CPUS:
+        fmt_dur(a, sizeof a, r->decode.host);
+        snprintf(line[0], sizeof line[0],
+                 "engine host time %s a step   batch %d of %d that fit   %s", a, r->batch,
+                 r->max_batch, r->software);
+        snprintf(line[1], sizeof line[1], "host %s/step  batch %d of %d", a, r->batch,
+                 r->max_batch);
+        break;
+    case STAGE_ACCELERATORS:
+        fmt_si(a, sizeof a, r->kv_bytes_per_token, "B");
+        snprintf(line[0], sizeof line[0],
+                 "KV cache %.1f GB a device (%s a token)   weights %.1f GB   %d sequences fit",
+                 r->kv_cache_gb_per_device, a, r->weights_gb_per_device, r->max_batch);
+        snprintf(line[1], sizeof line[1], "KV %.1f GB  weights %.1f GB  fit %d",
+                 r->kv_cache_gb_per_device, r->weights_gb_per_device, r->max_batch);
+        break;
+    case STAGE_INTERCONNECT:
+        fmt_dur(a, sizeof a, r->decode.tp_comm);
+        fmt_dur(b, sizeof b, r->prefill.tp_comm);
+        fmt_dur(c, sizeof c, r->decode.pp_p2p + r->prefill.pp_p2p);
+        snprintf(line[0], sizeof line[0],
+                 "TP %d x PP %d   all-reduces %s a decode step, %s a prefill   hand-offs %s", r->tp,
+                 r->pp, a, b, c);
+        snprintf(line[1], sizeof line[1], "TP%d PP%d  all-reduce %s/step", r->tp, r->pp, a);
+        break;
+    default:
+        fmt_si(a, sizeof a, r->it_kw * 1e3, "W");
+        fmt_usd(b, sizeof b, r->usd_per_hour);
+        fmt_si(c, sizeof c, r->joules_per_token, "J");
+        snprintf(line[0], sizeof line[0], "IT %s   %s/h   %s a token   device %.0f W", a, b, c,
+                 r->device_w);
+        snprintf(line[1], sizeof line[1], "IT %s  %s/h", a, b);
+        break;
+    }
+    const char *const variants[] = {line[0], line[1]};
+    infer_fit(y, x, w, ROLE_TEXT, variants, 2);
+}
+
+void view_infer_live(const struct view_ctx *v, struct view_out *out)
+{
+    (void)out;
+    const struct glyphs *g = glyphs_active();
+    struct rect l = v->lay->live;
+    int x = l.x + 1, w = l.w - 2;
+    live_headline(v, l.y, x, w);
+    if (v->status[0])
+        draw_textf(l.y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, v->status);
+    else
+        live_stage_line(v, l.y + 1, x, w);
+    infer_verdict_row(v, l.y + 2, x, w, false);
+}
+
+void view_infer_verdict(const struct view_ctx *v, int y, int x, int w)
+{
+    infer_verdict_row(v, y, x, w, false);
+}
