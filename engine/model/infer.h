@@ -104,5 +104,4 @@ extern const size_t infer_report_field_count;
 /* Zeroes non-finite numbers (turns -0 into 0); the first bad key or NULL. */
 const char *infer_sanitize(struct infer_report *o);
 
-
 #endif

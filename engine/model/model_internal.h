@@ -206,6 +206,10 @@ struct data_path {
 /* model.c: the context of one evaluation. */
 void model_make_ctx(const struct setup *s, const struct resolved *r, struct ctx *c);
 
+/* model_flops.c: FLOPs of a transformer step, whole cluster: the model's
+ * (MFU), the executed ones and the hardware's (HFU). */
+void model_transformer_flops(const struct ctx *c, struct device_step *d);
+
 /* model_compute.c */
 void model_make_stage(const struct ctx *c, int index, int first_layer, struct stage *st);
 int model_candidate_stages(const struct ctx *c, struct stage out[4]);

@@ -28,7 +28,7 @@ links|34B-class model on 16 DGX H100 - NVLink 4 (450.0 GB/s)|accelerators|34B-cl
 long-context|Llama-8B at long context on 1x DGX H100 - CP 1|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 2|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 4|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 8|accelerators|Llama-8B at long context on 1x DGX H100|accelerators
 moe-experts|Mixtral-8x7B-style MoE on 64 H100 - EP 8 inside a node|accelerators|Mixtral-8x7B-style MoE on 64 H100 - EP 8 across nodes|accelerators|Mixtral-8x7B-style MoE on|interconnect|Mixtral-8x7B-style MoE on 64 H100|interconnect
 parallelism|30B model on 8 DGX H100 - data parallel (ZeRO-3)|accelerators|30B model on 8 DGX H100 - tensor 8 x data|accelerators|30B model on 8 DGX H100 - pipeline 8 x data|accelerators|30B model on 8 DGX H100 - tensor 4 x pipeline 2|accelerators|30B model on 8 DGX H100|accelerators
-power|Llama-8B FP8 on 8 GB200|accelerators
+power|Llama-8B FP8 on 8 GB300 - gb300 1400 W|accelerators|Llama-8B FP8 on 8 GB200 - gb200 1200 W|accelerators|Llama-8B on 1x DGX H100 at 700 W - h100 700 W|accelerators|Llama-8B on 1x DGX H100 at 500 W - h100 500 W|accelerators|Llama-8B FP8 on 8 GB200|accelerators
 plan-a-run|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators
 precision|Llama-8B on 1x DGX H100 - fp32|cannot-run|Llama-8B on 1x DGX H100 - tf32|cannot-run|Llama-8B on 1x DGX H100 - bf16|accelerators|Llama-8B on 1x DGX H100 - fp8|accelerators|Llama-8B on 1x DGX H100|cannot-run
 rack-scale|72 B200 in 9 HGX servers - 9 x HGX B200 (8 per domain)|interconnect|72 GB200 in one NVL72 rack - GB200 NVL72 (72 per domain)|accelerators|72 B200 in 9 HGX servers|interconnect

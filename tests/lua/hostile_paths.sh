@@ -35,7 +35,7 @@ done
 ln -s ../secret sdir
 ln -s ../secret ../scen/sdir
 # Inside files load: a config beside the setup, a setup in the script's directory.
-printf '{"num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 4,\n "vocab_size": 1000, "hidden_act": "silu"}\n' >cfg.json
+printf '{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 4,\n "vocab_size": 1000, "hidden_act": "silu"}\n' >cfg.json
 printf 'name: inside\nmodel: {hf_config: cfg.json, seq_len: 128}\ntraining: {global_batch: 8}\n' >inside.yaml
 cp cfg.json sub/cfg.json
 printf 'name: inside-sub\nmodel: {hf_config: cfg.json, seq_len: 128}\ntraining: {global_batch: 8}\n' >sub/inside.yaml

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "catalog.h"
 #include "setup.h"
@@ -148,6 +149,14 @@ int cmd_check(int argc, char **argv);      /* tui/cli/cmd_eval.c */
 int cmd_eval(int argc, char **argv);       /* tui/cli/cmd_eval.c */
 int cmd_infer(int argc, char **argv);      /* tui/cli/cmd_infer.c */
 int cmd_plan_infer(int argc, char **argv); /* tui/cli/cmd_plan_infer.c (plan --infer) */
+/* The result of `mlviz plan` in a format (tui/cli/plan_output.c). */
+struct plan_space;
+struct plan_spec;
+struct plan_result;
+struct plan_why;
+void plan_write_result(FILE *out, int format, const struct plan_space *sp,
+                       const struct plan_spec *spec, struct plan_result *r, bool pareto,
+                       const struct plan_why *why);
 /* `mlviz eval --schedule`: the simulated step schedule (tui/cli/cmd_schedule.c);
  * `kind` an enum sched_kind, `format` an enum output_format. */
 struct resolved;

@@ -80,6 +80,23 @@ static bool parse_time(const char *opt, const char *v, double *out, double min_s
     return true;
 }
 
+/* What the options must say together: a setup, and no more ticks than a
+ * run may take. */
+static int check_args(const struct sim_args *a)
+{
+    if (!a->setup) {
+        cli_error("missing setup file or preset (usage: %s)", sim_usage());
+        return EXIT_USAGE;
+    }
+    if (a->tick_s > 0 && a->duration_s / a->tick_s > MAX_TICKS) {
+        cli_error("--tick %g s makes --duration %g s %.3g ticks, more than the %.0e a run may "
+                  "take; choose a coarser --tick, or leave it out for the automatic one",
+                  a->tick_s, a->duration_s, a->duration_s / a->tick_s, MAX_TICKS);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 static int parse(int argc, char **argv, struct sim_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -152,17 +169,7 @@ static int parse(int argc, char **argv, struct sim_args *a)
             a->setup = argv[i];
         }
     }
-    if (!a->setup) {
-        cli_error("missing setup file or preset (usage: %s)", sim_usage());
-        return EXIT_USAGE;
-    }
-    if (a->tick_s > 0 && a->duration_s / a->tick_s > MAX_TICKS) {
-        cli_error("--tick %g s makes --duration %g s %.3g ticks, more than the %.0e a run may "
-                  "take; choose a coarser --tick, or leave it out for the automatic one",
-                  a->tick_s, a->duration_s, a->duration_s / a->tick_s, MAX_TICKS);
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
+    return check_args(a);
 }
 
 /* The automatic tick: the step loop's default, or for a long run the

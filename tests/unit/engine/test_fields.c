@@ -662,7 +662,7 @@ static void test_knob_columns(void **state)
         }
     }
     assert_true(knobs >= 40);
-    assert_int_equal(autos, 5);
+    assert_int_equal(autos, 6);
     const struct field *w = fields_find(t, "data.loader_workers_per_device");
     assert_string_equal(w->label, "loader workers/device");
     assert_true(fields_find(t, "data.cache_hit")->step == 0.05);
