@@ -280,7 +280,8 @@ static void test_hf_mtp(void **state)
     const char *path = "/tmp/mlviz-test-runs2026-mtp.json";
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
-    fputs("{\"num_hidden_layers\": 4, \"hidden_size\": 256, \"num_attention_heads\": 4, "
+    fputs("{\"architectures\": [\"DeepseekV3ForCausalLM\"], \"num_hidden_layers\": 4, "
+          "\"hidden_size\": 256, \"num_attention_heads\": 4, "
           "\"vocab_size\": 1000, \"intermediate_size\": 512, \"hidden_act\": \"silu\", "
           "\"num_nextn_predict_layers\": 1}",
           f);
