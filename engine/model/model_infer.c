@@ -83,10 +83,21 @@ static void serve_init(const struct setup *s, const struct resolved *r, struct s
     /* Fewer KV heads than tensor ranks: each rank keeps a copy of one. */
     v->kv_heads_local = mind(setup_kv_heads(s), maxd(1.0, ceil(setup_kv_heads(s) / v->tp)));
     v->kvpt_device = 2.0 * v->layers_stage * v->kv_heads_local * v->head_dim * v->kv_bytes;
+    if (s->model.kv_lora_rank > 0) {
+        /* Multi-head latent attention caches one compressed latent and the
+         * shared rotary key per token and layer (DeepSeek-V2, section
+         * 2.1.3: (d_c + d_h^R) x l elements), whole on every tensor rank
+         * (the latent is not split over heads). */
+        v->kvpt_device =
+            v->layers_stage * (s->model.kv_lora_rank + s->model.qk_rope_head_dim) * v->kv_bytes;
+        v->kv_heads_local = 1.0;
+    }
     /* A decode kernel that does not share a KV head's loads among the query
      * heads of its group reads the cache once per query head (TensorRT-LLM
      * before its XQA kernel, v0.8). */
-    v->kv_read_factor = v->sw->gqa_kv_shared ? 1.0 : maxd(1.0, v->heads_local / v->kv_heads_local);
+    v->kv_read_factor = v->sw->gqa_kv_shared || s->model.kv_lora_rank > 0
+                            ? 1.0
+                            : maxd(1.0, v->heads_local / v->kv_heads_local);
 }
 
 /* One all-reduce of `bytes` over the tensor ranks. Inside one scale-up
@@ -401,7 +412,11 @@ static void echo_layout(const struct serve *v, const struct setup *s, struct inf
     copy_text(o->kv_precision, sizeof o->kv_precision, k ? k : "");
     copy_text(o->software, sizeof o->software, v->sw->head.id);
     o->capacity_gb = a->mem_gb;
-    o->kv_bytes_per_token = 2.0 * s->model.layers * setup_kv_heads(s) * v->head_dim * v->kv_bytes;
+    o->kv_bytes_per_token =
+        s->model.kv_lora_rank > 0
+            ? (double)s->model.layers * (s->model.kv_lora_rank + s->model.qk_rope_head_dim) *
+                  v->kv_bytes
+            : 2.0 * s->model.layers * setup_kv_heads(s) * v->head_dim * v->kv_bytes;
     o->decode_mem_bw_gbs = v->c.mem_bw / 1e9;
 }
 

@@ -81,6 +81,28 @@ static void test_kv_bytes_per_token(void **state)
     assert_true(o.kv_bytes_per_token == 524288.0);
 }
 
+/* Multi-head latent attention caches the 512-wide latent and the 64-wide
+ * rotary key per layer (DeepSeek-V3's config: kv_lora_rank 512,
+ * qk_rope_head_dim 64, 61 layers): 61 x 576 x 2 bytes, far below 2 x
+ * layers x 128 heads x 128 that ordinary attention would keep. */
+static void test_kv_bytes_mla(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct infer_report o;
+    char err[1024];
+    setup_defaults(&s);
+    if (!setup_load_string(&s, "mla.yaml", "model: {hf_config: assets/models/deepseek-v3.json}\n",
+                           cat, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(s.model.kv_lora_rank, 512);
+    s.cluster.nodes = 4;
+    s.inference.tensor_parallel = 32;
+    s.inference.weight_precision = INFER_FP8;
+    serve(&s, &o);
+    assert_true(o.kv_bytes_per_token == 61.0 * 576.0 * 2.0);
+}
+
 /* vLLM's KV pool: 0.9 of device memory less weights, the profiled
  * workspace and the runtime reserve, cut into 16-token blocks; a sequence
  * of 1024 + 256 tokens takes 80 blocks. */
@@ -319,6 +341,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kv_bytes_per_token),
+        cmocka_unit_test(test_kv_bytes_mla),
         cmocka_unit_test(test_max_batch_llama2_7b),
         cmocka_unit_test(test_decode_memory_floor),
         cmocka_unit_test(test_cannot_serve),
