@@ -388,9 +388,13 @@ static void add_statement(char *out, size_t len, struct input *in)
 /* ---- running ------------------------------------------------------------------------ */
 
 /* Nothing of the file outside may reach a script. */
+/* Set when the program's own text holds the word (a raw input may): then
+ * its messages may quote it without reading anything outside. */
+static bool program_says_secret;
+
 static void check_secret(const char *text)
 {
-    if (strstr(text, "SECRET")) {
+    if (!program_says_secret && strstr(text, "SECRET")) {
         fprintf(stderr, "fuzz_lua: a file outside the sandbox was read: %.300s\n", text);
         abort();
     }
@@ -598,6 +602,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             add_statement(program, PROGRAM_MAX, &in);
         add(program, PROGRAM_MAX, "print('end')\n");
     }
+    program_says_secret = strstr(program, "SECRET") != NULL;
     if (getenv("FUZZ_LUA_SHOW")) /* to read what an input runs */
         fprintf(stderr, "-- mode %u\n%s", mode, program);
     run_program(program, mode == 0, mode == 3);
