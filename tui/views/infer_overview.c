@@ -397,21 +397,6 @@ static void metrics(const struct view_ctx *v)
                      INFER_MEM_PARTS);
 }
 
-/* Tall boxes (big screens) also show the stage's serving picture. */
-static void box_pictures(const struct view_ctx *v, struct view_out *out)
-{
-    const struct glyphs *g = glyphs_active();
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        struct rect b = v->lay->box[s];
-        struct rect in = {b.y + 1 + BOX_SUMMARY_ROWS + 1, b.x + BOX_PAD, 0, b.w - 2 * BOX_PAD};
-        in.h = b.y + b.h - 1 - in.y;
-        if (in.h < BOX_PICTURE_MIN)
-            continue;
-        draw_repeat(in.y - 1, b.x + 1, b.w - 2, ROLE_BORDER, g->h);
-        view_infer_picture(v, out, s, in);
-    }
-}
-
 void view_infer_overview_draw(const struct view_ctx *v, struct view_out *out)
 {
     view_draw_title(v, out, "serving");
@@ -420,7 +405,7 @@ void view_infer_overview_draw(const struct view_ctx *v, struct view_out *out)
     accel_box(v, out);
     net_box(v, out);
     infra_box(v, out);
-    box_pictures(v, out);
+    view_draw_box_pictures(v, out, view_infer_picture);
     lane(v, ARROW_BATCH_LOADING, "prompts", "arrive", false);
     lane(v, ARROW_TASK_DISTRIBUTION, "batch", "steps", true);
     sync_lane(v);

@@ -547,8 +547,9 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
 }
 
 /* Tall boxes (big screens, projectors) also show the stage's picture
- * under their figures. */
-static void box_pictures(const struct view_ctx *v, struct view_out *out)
+ * under their figures, drawn by `picture` (the training or the serving
+ * one). */
+void view_draw_box_pictures(const struct view_ctx *v, struct view_out *out, view_picture_fn picture)
 {
     const struct glyphs *g = glyphs_active();
     for (int s = 0; s < STAGE_COUNT; s++) {
@@ -558,7 +559,7 @@ static void box_pictures(const struct view_ctx *v, struct view_out *out)
         if (in.h < BOX_PICTURE_MIN)
             continue;
         draw_repeat(in.y - 1, b.x + 1, b.w - 2, ROLE_BORDER, g->h);
-        view_stage_picture(v, out, s, in);
+        picture(v, out, s, in);
     }
 }
 
@@ -570,7 +571,7 @@ void view_overview_draw(const struct view_ctx *v, struct view_out *out)
     draw_accel_box(v, out);
     draw_net_box(v, out);
     draw_infra_box(v, out);
-    box_pictures(v, out);
+    view_draw_box_pictures(v, out, view_stage_picture);
     draw_lane(v, out, ARROW_BATCH_LOADING, SIM_QUEUE_LOADER);
     draw_lane(v, out, ARROW_TASK_DISTRIBUTION, SIM_QUEUE_PREFETCH);
     draw_sync_lane(v, out);

@@ -202,6 +202,12 @@ void view_stage_draw(const struct view_ctx *v, struct view_out *out);
  * row, read for serving from v->infer. */
 void view_infer_overview_draw(const struct view_ctx *v, struct view_out *out);
 void view_infer_picture(const struct view_ctx *v, struct view_out *out, int stage, struct rect in);
+/* A stage's picture in its box (view_stage_picture, view_infer_picture). */
+typedef void (*view_picture_fn)(const struct view_ctx *v, struct view_out *out, int stage,
+                                struct rect in);
+/* Under the figures of every box tall enough (overview.c). */
+void view_draw_box_pictures(const struct view_ctx *v, struct view_out *out,
+                            view_picture_fn picture);
 void view_infer_live(const struct view_ctx *v, struct view_out *out);
 void view_infer_verdict(const struct view_ctx *v, int y, int x, int w);
 
