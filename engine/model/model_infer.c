@@ -366,7 +366,7 @@ static double crossover_batch(const struct serve *v, double weights_read, double
     return ratio(ratio(weights_read * v->pp, c->mem_bw), per_seq);
 }
 
-static void decode_verdict(const struct serve *v, struct infer_report *o)
+static void decode_verdict(struct infer_report *o)
 {
     char says[256];
     if (o->decode_crossover_batch > 0 && o->batch >= o->decode_crossover_batch)
@@ -388,7 +388,6 @@ static void decode_verdict(const struct serve *v, struct infer_report *o)
                  o->decode_weight_gb, o->decode_kv_gb, o->decode_mem_bw_gbs);
     o->decode_bottleneck =
         pass_verdict(&o->decode, o->tpot_s, says, o->decode_reason, sizeof o->decode_reason);
-    (void)v;
 }
 
 /* ---- the whole report ---------------------------------------------------------- */
@@ -561,7 +560,7 @@ void infer_eval(const struct setup *s, const struct resolved *r, struct infer_re
                  ratio(flops, o->ttft_s) / 1e12, v.c.peak_flops / 1e12);
         o->prefill_bottleneck =
             pass_verdict(&o->prefill, o->ttft_s, says, o->prefill_reason, sizeof o->prefill_reason);
-        decode_verdict(&v, o);
+        decode_verdict(o);
     }
     power_and_cost(&v, s, o);
     if (!o->runnable) {
