@@ -180,6 +180,27 @@ static bool describe_script(const char *path, char *title, size_t title_len,
                             struct luahost_param *params, size_t max_params, size_t *n_params,
                             struct describe_limits *lim, char *err, size_t err_len);
 
+/* The loaded chunk on top of the stack becomes the script: its _ENV is the
+ * sandbox's (or the trusted) environment; played, it is the body of a
+ * coroutine, unprotected, so that an error leaves the coroutine's stack in
+ * place for the traceback. */
+static void adopt_chunk(struct luahost *h)
+{
+    lua_State *L = h->L;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lh_key_env);
+    lua_setupvalue(L, -2, 1);
+    if (h->opt.played) {
+        h->co = lua_newthread(L);
+        lua_pushvalue(L, -2);
+        lua_xmove(L, h->co, 1);
+        h->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        lua_pop(L, 1);
+    } else {
+        h->chunk_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    h->loaded = true;
+}
+
 bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, char *err,
                   size_t err_len)
 {
@@ -236,20 +257,7 @@ bool luahost_load(struct luahost *h, const char *path, int argc, char **argv, ch
         lua_settop(L, 0);
         return false;
     }
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &lh_key_env);
-    lua_setupvalue(L, -2, 1);
-    if (h->opt.played) {
-        /* The chunk is the coroutine's body, unprotected: an error leaves
-         * the coroutine's stack in place for the traceback. */
-        h->co = lua_newthread(L);
-        lua_pushvalue(L, -2);
-        lua_xmove(L, h->co, 1);
-        h->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-        lua_pop(L, 1);
-    } else {
-        h->chunk_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    }
-    h->loaded = true;
+    adopt_chunk(h);
     return true;
 }
 
@@ -315,18 +323,7 @@ bool luahost_load_text(struct luahost *h, const char *name, const char *text, si
         lua_settop(L, 0);
         return false;
     }
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &lh_key_env);
-    lua_setupvalue(L, -2, 1);
-    if (h->opt.played) {
-        h->co = lua_newthread(L);
-        lua_pushvalue(L, -2);
-        lua_xmove(L, h->co, 1);
-        h->co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-        lua_pop(L, 1);
-    } else {
-        h->chunk_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    }
-    h->loaded = true;
+    adopt_chunk(h);
     return true;
 }
 

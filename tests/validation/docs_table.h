@@ -8,10 +8,24 @@
 #ifndef MLVIZ_TESTS_DOCS_TABLE_H
 #define MLVIZ_TESTS_DOCS_TABLE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Appends printf-style text to a table of `len` bytes, `*used` of them
+ * taken; text that does not fit is cut. */
+static __attribute__((unused, format(printf, 4, 5))) void
+docs_table_append(char *out, size_t len, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out + *used, *used < len ? len - *used : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used += (size_t)n;
+}
 
 static __attribute__((unused)) void docs_table_check(const char *generator, const char *table)
 {

@@ -103,12 +103,7 @@ static void label(const struct row *w, char *buf, size_t len)
 static void build_table(char *out, size_t len)
 {
     size_t used = 0;
-#define OUT(...)                                                                                   \
-    do {                                                                                           \
-        int n_ = snprintf(out + used, used < len ? len - used : 0, __VA_ARGS__);                   \
-        if (n_ > 0)                                                                                \
-            used += (size_t)n_;                                                                    \
-    } while (0)
+#define OUT(...) docs_table_append(out, len, &used, __VA_ARGS__)
     OUT("| run | metric | published | mlviz | error | |\n");
     OUT("|---|---|---|---|---|---|\n");
     for (int i = 0; i < ROW_COUNT; i++) {

@@ -339,24 +339,6 @@ static void breakdown_row(int y, int x, int w, const char *label, double total,
     draw_stacked(y, x + LABEL_W, w - LABEL_W, parts, infer_part_roles, INFER_PARTS, total);
 }
 
-static void headline(const struct view_ctx *v, int y, int x, int w)
-{
-    const struct infer_report *r = v->infer;
-    char ttft[32], tpot[32], lat[32], tps[32], mt[32];
-    fmt_dur(ttft, sizeof ttft, r->ttft_s);
-    fmt_dur(tpot, sizeof tpot, r->tpot_s);
-    fmt_dur(lat, sizeof lat, r->latency_s);
-    fmt_si(tps, sizeof tps, r->output_tokens_per_s, "");
-    fmt_usd(mt, sizeof mt, r->usd_per_mtok);
-    char a[200], b[200], c[200];
-    snprintf(a, sizeof a, "TTFT %s   TPOT %s   latency %s   tokens/s %s   %s/Mtok", ttft, tpot, lat,
-             tps, mt);
-    snprintf(b, sizeof b, "TTFT %s  TPOT %s  tokens/s %s  %s/Mtok", ttft, tpot, tps, mt);
-    snprintf(c, sizeof c, "TTFT %s TPOT %s tokens/s %s", ttft, tpot, tps);
-    const char *const variants[] = {a, b, c};
-    infer_fit(y, x, w, ROLE_VALUE, variants, 3);
-}
-
 static void metrics(const struct view_ctx *v)
 {
     const struct infer_report *r = v->infer;
@@ -372,7 +354,7 @@ static void metrics(const struct view_ctx *v)
         draw_wrap(&t, ROLE_FAILED, text, 0);
         return;
     }
-    headline(v, y++, x, w);
+    view_infer_headline(v, y++, x, w);
     if (y < end) {
         char lbl[48];
         snprintf(lbl, sizeof lbl, "prefill");

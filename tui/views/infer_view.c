@@ -102,8 +102,7 @@ void infer_legend(int y, int x, int w, const char *const *names, const enum them
 
 /* ---- the stage views' live strip ---- */
 
-/* The headline figures, longest form that fits. */
-static void live_headline(const struct view_ctx *v, int y, int x, int w)
+void view_infer_headline(const struct view_ctx *v, int y, int x, int w)
 {
     const struct infer_report *r = v->infer;
     if (!r->runnable) {
@@ -187,7 +186,7 @@ void view_infer_live(const struct view_ctx *v, struct view_out *out)
     const struct glyphs *g = glyphs_active();
     struct rect l = v->lay->live;
     int x = l.x + 1, w = l.w - 2;
-    live_headline(v, l.y, x, w);
+    view_infer_headline(v, l.y, x, w);
     if (v->status[0])
         draw_textf(l.y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, v->status);
     else

@@ -15,6 +15,10 @@ enum { INFER_PARTS = 5, INFER_MEM_PARTS = 5 };
 /* The first of n variants (longest first) that fits in w columns, else the
  * last one as draw_text clips it (at a whole word). Returns the columns used. */
 int infer_fit(int y, int x, int w, enum theme_role role, const char *const *variants, int n);
+/* TTFT, TPOT, latency, tokens/s and $/Mtok in the longest form that fits
+ * (the overview and the stage views' strip); "cannot serve" without them. */
+struct view_ctx;
+void view_infer_headline(const struct view_ctx *v, int y, int x, int w);
 /* The serving verdict on one row: the decode bottleneck's stage and reason,
  * then prefill's; or "CANNOT SERVE" and why. caps: the stage in capitals
  * (overview) or as its title (stage views). */
