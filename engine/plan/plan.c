@@ -212,11 +212,20 @@ bool plan_front_add(struct plan_result *r, const struct plan_entry *e)
     return true;
 }
 
+int plan_rescore_rows(const struct plan_spec *spec)
+{
+    int k = spec->top > PLAN_TOP_MAX / PLAN_RESCORE_FACTOR ? PLAN_TOP_MAX
+                                                           : PLAN_RESCORE_FACTOR * spec->top;
+    return k < PLAN_RESCORE_MIN ? PLAN_RESCORE_MIN : k;
+}
+
+/* The search keeps the K rows that plan_rescore re-ranks. */
 void plan_top_add(struct plan_result *r, const struct plan_spec *spec, const struct plan_entry *e)
 {
-    if (r->n_top == spec->top && plan_compare(spec, e, &r->top[r->n_top - 1]) >= 0)
+    int keep = plan_rescore_rows(spec);
+    if (r->n_top == keep && plan_compare(spec, e, &r->top[r->n_top - 1]) >= 0)
         return;
-    int i = r->n_top < spec->top ? r->n_top++ : r->n_top - 1;
+    int i = r->n_top < keep ? r->n_top++ : r->n_top - 1;
     while (i > 0 && plan_compare(spec, e, &r->top[i - 1]) < 0) {
         r->top[i] = r->top[i - 1];
         i--;
@@ -261,7 +270,7 @@ bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct pl
     struct model_report o;
     char err[512];
     memset(e->fig, 0, sizeof e->fig);
-    e->sim_step_s = 0.0;
+    e->sim_step_s = e->closed_step_s = 0.0;
     if (!setup_resolve(s, cat, &r, err, sizeof err))
         return false;
     model_eval(s, &r, &o);

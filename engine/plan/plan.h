@@ -127,7 +127,10 @@ void plan_space_changes(const struct plan_space *space, uint64_t index, char *bu
 struct plan_entry {
     uint64_t index;
     double fig[PLAN_FIGURE_COUNT];
-    double sim_step_s; /* the simulated step (plan_simulate_rows), 0 when not simulated */
+    /* After plan_rescore: the step-schedule simulator's step (data stalls
+     * included; 0 when the schedule could not be simulated) and the closed
+     * form's, which the search ranked by. */
+    double sim_step_s, closed_step_s;
 };
 
 struct plan_counts {
@@ -150,6 +153,9 @@ struct plan_result {
     bool base_runnable;
     struct plan_entry base; /* the base setup's figures (index unused) */
     bool cancelled;
+    bool rescored;    /* plan_rescore ran: top and base follow the simulator */
+    int rescore_rows; /* rows it simulated (the K of docs/PLAN.md, "Re-scoring") */
+    double rescore_s; /* wall time it took (for make bench; never printed on stdout) */
 };
 
 /* Progress shared with other threads while plan_run works: the workers,
@@ -226,12 +232,26 @@ bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct pl
  * runnable. */
 bool plan_eval_candidate(const struct plan_space *space, const struct catalog *cat, uint64_t index,
                          struct plan_entry *e);
-/* The top rows and the base timed by the step-schedule simulator
- * (plan_sched.c): each entry's sim_step_s. The figures and the order stay
- * the closed form's, which `mlviz eval` reproduces; `mlviz plan` shows the
- * simulated step beside them and flags where the two differ. */
-void plan_simulate_rows(const struct plan_space *sp, const struct catalog *cat,
-                        struct plan_result *r);
+/* Re-scoring (docs/PLAN.md): the closed form prunes the space and keeps
+ * its best K candidates; the step-schedule simulator (engine/sched) times
+ * those K and the base setup, and the top rows are ranked by the simulated
+ * figures. K = max(PLAN_RESCORE_MIN, PLAN_RESCORE_FACTOR x top), at most
+ * PLAN_TOP_MAX. */
+enum { PLAN_RESCORE_MIN = 64, PLAN_RESCORE_FACTOR = 4 };
+int plan_rescore_rows(const struct plan_spec *spec);
+/* Simulates every kept row and the base, scales the figures that follow
+ * the step (tokens/s, MFU, days, USD, MWh; power and memory stay the
+ * closed form's), drops rows that now break a --max, re-ranks and keeps
+ * spec->top rows; the base's rank counts the re-scored rows by their
+ * simulated figures. plan_run calls it for a whole search (not a shard);
+ * a merge calls it once the shards are combined. Deterministic. */
+void plan_rescore(const struct plan_space *sp, const struct catalog *cat,
+                  const struct plan_spec *spec, struct plan_result *r);
+/* The figures of a report, in enum plan_figure order (the closed form's). */
+void plan_figures_of(const struct model_report *o, double fig[PLAN_FIGURE_COUNT]);
+/* The figures of entry `closed` (the closed form's) with its step replaced
+ * by `step_s`: what plan_rescore prints for a simulated step. */
+void plan_entry_at_step(const struct plan_entry *closed, double step_s, struct plan_entry *out);
 
 /* Why a candidate beats the base setup: both steps part by part (seconds,
  * the busiest stage, from the simulated schedule where it runs), then the

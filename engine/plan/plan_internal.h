@@ -6,8 +6,6 @@
 
 #include "plan.h"
 
-/* The figures of a report, in enum plan_figure order. */
-void plan_figures_of(const struct model_report *o, double fig[PLAN_FIGURE_COUNT]);
 /* The objective as a key where lower is better. */
 double plan_key(const struct plan_spec *spec, const struct plan_entry *e);
 /* Adds to the Pareto front (false when out of memory). */

@@ -417,7 +417,7 @@ static double bound_cut_key(struct shared *sh)
         atomic_store_explicit(&sh->progress->prep_done, 0, memory_order_relaxed);
         atomic_store_explicit(&sh->progress->preparing, 2, memory_order_release);
         for (size_t k = 0; k < n && k < budget; k++) {
-            if (first->n_top == spec->top &&
+            if (first->n_top == plan_rescore_rows(spec) &&
                 keys[k].key > plan_key(spec, &first->top[first->n_top - 1]))
                 break;
             uint64_t evaluated = first->counts.evaluated;
@@ -427,7 +427,7 @@ static double bound_cut_key(struct shared *sh)
             if (!prep_step(sh, 1))
                 break;
         }
-        if (first->n_top == spec->top) {
+        if (first->n_top == plan_rescore_rows(spec)) {
             cut = plan_key(spec, &first->top[first->n_top - 1]);
             /* Rounding: the bound and the figures come by different sums. */
             cut += 1e-9 * fabs(cut);
@@ -575,5 +575,9 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat, const stru
         snprintf(err, err_len, "plan: out of memory");
         return false;
     }
+    /* A whole search re-scores its best rows; a shard's are re-scored by
+     * the merge, once every shard's are combined. */
+    if (spec->shard_count == 1 && !out->cancelled)
+        plan_rescore(sp, cat, spec, out);
     return true;
 }

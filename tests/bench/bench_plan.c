@@ -72,6 +72,9 @@ int main(void)
     printf("plan_gpt3_1536_s: %.2f\n", t);
     printf("plan_candidates_per_s: %.0f\n", (double)result.counts.candidates / t);
     printf("plan_evals_per_s: %.0f\n", (double)result.counts.evaluated / t);
+    /* Inside the search's time: the step-schedule simulator re-scoring the
+     * closed form's best K rows (docs/PLAN.md, "Re-scoring"). */
+    printf("plan_rescore_ms: %.1f (%d rows)\n", 1e3 * result.rescore_s, result.rescore_rows);
     fprintf(stderr,
             "(%llu candidates, %llu evaluated, %llu runnable, %d threads; best %.0f tokens/s)\n",
             (unsigned long long)result.counts.candidates,

@@ -91,7 +91,9 @@ usage bad-merge-twice "given twice" --merge "$tmp/part0" "$tmp/part0" "$tmp/part
 "$MLVIZ_BIN" plan default --top 3 --shard 0/3 >"$tmp/other0" 2>/dev/null
 usage bad-merge-mixed "not from the same search" --merge "$tmp/part0" "$tmp/other0" "$tmp/part2"
 
-# --write-best and --write-top: mlviz eval gives the same figures.
+# --write-best and --write-top: mlviz eval gives the same figures (the
+# re-scored ones, at the simulated step, through `mlviz eval --schedule`;
+# the closed form's step through plain `mlviz eval`).
 if "$MLVIZ_BIN" plan $S $CP1 --top 3 --format json --write-best "$tmp/best.yaml" \
     --write-top "$tmp/top" >"$tmp/plan.json" 2>"$tmp/err"; then
     ok=1
@@ -101,16 +103,19 @@ if "$MLVIZ_BIN" plan $S $CP1 --top 3 --format json --write-best "$tmp/best.yaml"
         *rank-02*) rank=2 ;; *rank-03*) rank=3 ;; *) rank=1 ;;
         esac
         "$MLVIZ_BIN" eval "$f" --format json >"$tmp/eval.json" 2>"$tmp/err" || ok=0
-        python3 - "$tmp/plan.json" "$tmp/eval.json" "$rank" <<'EOF' || ok=0
+        "$MLVIZ_BIN" eval "$f" --schedule --format json >"$tmp/sched.json" 2>"$tmp/err" || ok=0
+        python3 - "$tmp/plan.json" "$tmp/eval.json" "$rank" "$tmp/sched.json" <<'EOF' || ok=0
 import json, sys
 plan = json.load(open(sys.argv[1]))
 ev = json.load(open(sys.argv[2]))
+ev["at"] = json.load(open(sys.argv[4]))["at_simulated_step"]
 row = plan["top"][int(sys.argv[3]) - 1]
-keys = {"tokens_per_s": "tokens_per_s", "days": "cost.days_to_train",
-        "usd_total": "cost.usd_total", "energy_mwh": "cost.energy_mwh", "mfu": "mfu",
+keys = {"tokens_per_s": "at.tokens_per_s", "days": "at.days",
+        "usd_total": "at.usd_total", "energy_mwh": "at.energy_mwh", "mfu": "at.mfu",
         "usd_per_hour": "cost.usd_per_hour", "facility_kw": "power.facility_kw",
         "memory_gb": "memory.per_device_gb", "devices": "layout.devices",
-        "step_time_s": "step_time_s"}
+        "step_time_s": "at.step_time_s", "simulated_step_s": "at.step_time_s",
+        "closed_form_step_s": "step_time_s"}
 for k, path in keys.items():
     v = ev
     for part in path.split("."):
@@ -178,8 +183,8 @@ else
     fail max-impossible "$(head -c 300 "$tmp/none.txt")"
 fi
 
-# Validation rows: the published layout is in the ranked list with eval's
-# figures, and the best is at least as fast.
+# Validation rows: the published layout is in the ranked list with the
+# figures of eval --schedule, and the best is at least as fast.
 # NeMo's published layouts (NeMo 24.07 performance summary) join the
 # Megatron-LM rows; the context-parallel size is pinned to the published one
 # (2 for Llama 3 8B) so that the published layout is one of the candidates.
@@ -190,15 +195,16 @@ for f in tests/validation/setups/megatron-*.yaml tests/validation/setups/nemo-*.
     [ -n "$CP1" ] && cp="--vary training.context_parallel=$(python3 -c '
 import json, sys
 print(json.load(open(sys.argv[1]))["layout"]["context_parallel"])' "$tmp/v-eval.json")"
+    "$MLVIZ_BIN" eval "$f" --schedule --format json >"$tmp/v-sched.json" 2>/dev/null
     "$MLVIZ_BIN" plan "$f" $cp --top 1000 --format json >"$tmp/v-plan.json" 2>"$tmp/err"
-    if python3 - "$tmp/v-plan.json" "$tmp/v-eval.json" "$name" <<'EOF' 2>"$tmp/err"; then
+    if python3 - "$tmp/v-plan.json" "$tmp/v-sched.json" "$name" <<'EOF' 2>"$tmp/err"; then
 import json, sys
 plan = json.load(open(sys.argv[1]))
-ev = json.load(open(sys.argv[2]))
+ev = json.load(open(sys.argv[2]))["at_simulated_step"]
 base = plan["base"]
 assert base["runnable"], "published layout does not run"
-assert base["tokens_per_s"] == ev["tokens_per_s"], "base figures differ from eval"
-assert base["days"] == ev["cost"]["days_to_train"], "days differ from eval"
+assert base["tokens_per_s"] == ev["tokens_per_s"], "base figures differ from eval --schedule"
+assert base["days"] == ev["days"], "days differ from eval --schedule"
 assert plan["top"][0]["tokens_per_s"] >= ev["tokens_per_s"], "best is slower than published"
 rank = base["rank"]
 # NeMo's layouts are tuned: they rank within the top 1000, so the published
@@ -206,9 +212,9 @@ rank = base["rank"]
 assert "nemo" not in sys.argv[3] or rank <= len(plan["top"]), "published layout not in the top list"
 if rank <= len(plan["top"]):
     row = plan["top"][rank - 1]
-    assert row["tokens_per_s"] == ev["tokens_per_s"], "ranked row differs from eval"
+    assert row["tokens_per_s"] == ev["tokens_per_s"], "ranked row differs from eval --schedule"
     same = [r for r in plan["top"] if not r["changes"]]
-    assert same and same[0]["days"] == ev["cost"]["days_to_train"], "published row missing"
+    assert same and same[0]["days"] == ev["days"], "published row missing"
 else:
     assert plan["top"][-1]["tokens_per_s"] >= ev["tokens_per_s"], "rank inconsistent"
 EOF
@@ -219,17 +225,27 @@ EOF
 done
 
 # --set changes the setup before the search, as for eval (and the base row
-# then has eval's figures for the changed setup).
+# then has eval's figures for the changed setup, at its simulated step).
 "$MLVIZ_BIN" eval default --set cluster.nodes=2 --set training.micro_batch=2 --format json \
     >"$tmp/set-eval.json" 2>"$tmp/err"
+"$MLVIZ_BIN" eval default --set cluster.nodes=2 --set training.micro_batch=2 --schedule \
+    --format json >"$tmp/set-sched.json" 2>>"$tmp/err"
 if "$MLVIZ_BIN" plan default --set cluster.nodes=2 --set training.micro_batch=2 --top 1 \
     --format json >"$tmp/set-plan.json" 2>>"$tmp/err" &&
-    python3 - "$tmp/set-plan.json" "$tmp/set-eval.json" <<'PY' 2>>"$tmp/err"; then
+    python3 - "$tmp/set-plan.json" "$tmp/set-eval.json" "$tmp/set-sched.json" <<'PY' 2>>"$tmp/err"; then
 import json, sys
 plan = json.load(open(sys.argv[1]))
 ev = json.load(open(sys.argv[2]))
+at = json.load(open(sys.argv[3]))["at_simulated_step"]
 assert plan["base"]["devices"] == ev["layout"]["devices"] == 16, "devices"
-assert plan["base"]["tokens_per_s"] == ev["tokens_per_s"], "figures differ from eval"
+# A base that cannot run (this one does not fit) is not re-scored: its
+# figures are eval's; one that runs is, to those of eval --schedule.
+if plan["base"]["runnable"]:
+    assert plan["base"]["tokens_per_s"] == at["tokens_per_s"], "figures differ from eval --schedule"
+else:
+    assert plan["base"]["tokens_per_s"] == ev["tokens_per_s"], "figures differ from eval"
+    assert plan["base"]["step_time_s"] == ev["step_time_s"], "step differs from eval"
+assert plan["base"]["memory_gb"] == ev["memory"]["per_device_gb"], "memory differs from eval"
 PY
     pass set-changes-base
 else

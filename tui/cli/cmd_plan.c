@@ -480,7 +480,7 @@ static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan
     }
     if (rc == EXIT_OK) {
         r->base_runnable = plan_eval_setup(&base, cat, &r->base);
-        plan_simulate_rows(sp, cat, r);
+        plan_rescore(sp, cat, &pc->spec, r);
         struct plan_why why = {0};
         if (r->n_top > 0 && r->base_runnable)
             plan_why(sp, cat, r->top[0].index, &why);
@@ -551,8 +551,11 @@ int cmd_plan(int argc, char **argv)
     if (prog.shown)
         fprintf(stderr, "\r%*s\r", prog.width, "");
     if (!pc->quiet && isatty(STDERR_FILENO))
-        fprintf(stderr, "mlviz: searched %llu candidates in %.2f s\n",
-                (unsigned long long)r->counts.candidates, now_s() - prog.start);
+        fprintf(stderr,
+                "mlviz: searched %llu candidates in %.2f s (the step-schedule simulator "
+                "re-scored %d rows in %.0f ms)\n",
+                (unsigned long long)r->counts.candidates, now_s() - prog.start, r->rescore_rows,
+                1e3 * r->rescore_s);
     rc = EXIT_OK;
     if (pc->sharded) {
         if (!plan_write_partial(stdout, sp, &pc->spec, r)) {
@@ -562,7 +565,6 @@ int cmd_plan(int argc, char **argv)
         goto out;
     }
     struct plan_why why = {0};
-    plan_simulate_rows(sp, cat, r);
     if (r->n_top > 0 && r->base_runnable)
         plan_why(sp, cat, r->top[0].index, &why);
     plan_write_result(stdout, pc->common.format, sp, &pc->spec, r, pc->pareto, &why);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "plan.h"
 #include "report.h"
 #include "schedule.h"
 #include "units.h"
@@ -68,6 +69,12 @@ static void write_text(const struct model_report *o, const struct sched_result *
     printf("schedule: %s, %d stage%s x %d chunk%s, %d micro-batch%s\n", kind_titles[q->kind], q->pp,
            q->pp == 1 ? "" : "s", q->vp, q->vp == 1 ? "" : "s", q->m, q->m == 1 ? "" : "es");
     printf("step %s simulated (closed form %s), busiest stage s%d:\n", a, b, q->critical + 1);
+    double data = o->step_time_s - o->device_step_s;
+    if (data > 0) {
+        format_duration(a, sizeof a, q->step_s + data);
+        format_duration(b, sizeof b, data);
+        printf("  with the data path's stall (%s): %s a step\n", b, a);
+    }
     struct part parts[11];
     size_t n = parts_of(q, parts);
     for (size_t i = 0; i < n; i++) {
@@ -101,6 +108,24 @@ static void write_text(const struct model_report *o, const struct sched_result *
     }
 }
 
+/* The step with data stalls (the closed form's wait for data, which the
+ * simulator does not see) and the figures `mlviz plan` prints at it
+ * (plan_entry_at_step), so that a printed row is reproduced exactly. */
+static void json_figures(struct json_writer *w, const struct model_report *o,
+                         const struct sched_result *q)
+{
+    struct plan_entry closed = {0}, at;
+    plan_figures_of(o, closed.fig);
+    double data = o->step_time_s - o->device_step_s;
+    plan_entry_at_step(&closed, q->step_s + data, &at);
+    static const int shown[] = {PLAN_STEP_TIME_S, PLAN_TOKENS_PER_S, PLAN_MFU,
+                                PLAN_DAYS,        PLAN_USD_TOTAL,    PLAN_ENERGY_MWH};
+    json_open(w, "at_simulated_step", false);
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
+        json_key_num(w, plan_figure_names[shown[i]], at.fig[shown[i]]);
+    json_close(w, false);
+}
+
 static void write_json(const struct model_report *o, const struct sched_result *q)
 {
     struct json_writer w;
@@ -114,6 +139,7 @@ static void write_json(const struct model_report *o, const struct sched_result *
     json_key_num(&w, "closed_form_step_s", o->device_step_s);
     json_key_num(&w, "closed_form_bubble_s", o->breakdown.pp_bubble);
     json_key_num(&w, "critical_stage", q->critical);
+    json_figures(&w, o, q);
     struct part parts[11];
     size_t n = parts_of(q, parts);
     json_open(&w, "exposed", false);

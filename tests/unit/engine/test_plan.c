@@ -105,6 +105,7 @@ static void assert_same_answer(const struct plan_result *a, const struct plan_re
         assert_int_equal(a->top[i].index, b->top[i].index);
         for (int f = 0; f < PLAN_FIGURE_COUNT; f++)
             assert_true(a->top[i].fig[f] == b->top[i].fig[f]);
+        assert_true(a->top[i].sim_step_s == b->top[i].sim_step_s);
     }
     assert_int_equal(a->n_front, b->n_front);
     /* Fronts as sets: every member of one is in the other. */
@@ -242,6 +243,11 @@ static void test_shards_merge(void **state)
         plan_result_free(r);
         free(r);
     }
+    /* The merge re-scores the combined rows, as a whole search does. */
+    res_b.base_runnable = plan_eval_setup(&space.base, cat, &res_b.base);
+    plan_rescore(&space, cat, &spec, &res_b);
+    assert_true(res_a.rescored && res_b.rescored);
+    assert_true(res_a.base.fig[PLAN_STEP_TIME_S] == res_b.base.fig[PLAN_STEP_TIME_S]);
     assert_same_answer(&res_a, &res_b);
     plan_result_free(&res_a);
     plan_result_free(&res_b);
