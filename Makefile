@@ -200,6 +200,7 @@ $(BUILD)/fuzz_lesson: FUZZ_CLI_LIB = $(CLI_LIB)
 PROPERTY_SRC := tests/unit/engine/gen_setup.c tests/unit/engine/gen_setup.h \
                 tests/unit/engine/invariants.c tests/unit/engine/invariants.h
 $(BUILD)/tests/unit/engine/test_invariants $(BUILD)/fuzz_invariants: $(PROPERTY_SRC)
+$(BUILD)/tests/validation/test_plan_table: $(PROPERTY_SRC) tests/validation/docs_table.h
 
 -include $(ALL_OBJ:.o=.d)
 

@@ -186,6 +186,11 @@ static const struct field software_fields[] = {
         "highest ZeRO stage the stack implements", 0),
     NUM(struct software, "tp_comm_overlap", tp_comm_overlap, 0, 1, 0, "",
         "share of tensor-parallel communication hidden behind GEMMs", 0),
+    {"tp_overlap_needs_sp", FIELD_BOOL, offsetof(struct software, tp_overlap_needs_sp), 0, 1, 0,
+     NULL, NULL, 0, "",
+     "tp_comm_overlap needs sequence parallelism (it chunks all-gathers and "
+     "reduce-scatters, not all-reduces)",
+     0, 0, NULL, NULL, 0},
     NUM(struct software, "param_gather_overlap", param_gather_overlap, 0, 1, 0, "",
         "share of the updated-weight all-gather hidden behind the next forward", 0),
     {"context_parallel", FIELD_BOOL, offsetof(struct software, context_parallel), 0, 1, 0, NULL,

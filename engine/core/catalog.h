@@ -145,10 +145,14 @@ struct software {
     double weight_bytes;
     double grad_bytes;
     double master_bytes;
-    double fp8_weight_bytes;     /* extra low-precision weight copies (FP8 and transpose) */
-    bool reduce_per_microbatch;  /* ZeRO 2-3: gradients reduce-scattered every micro-batch */
-    int max_zero_stage;          /* highest ZeRO stage the stack implements */
-    double tp_comm_overlap;      /* share of tensor-parallel communication hidden by GEMMs */
+    double fp8_weight_bytes;    /* extra low-precision weight copies (FP8 and transpose) */
+    bool reduce_per_microbatch; /* ZeRO 2-3: gradients reduce-scattered every micro-batch */
+    int max_zero_stage;         /* highest ZeRO stage the stack implements */
+    double tp_comm_overlap;     /* share of tensor-parallel communication hidden by GEMMs */
+    /* i20: the overlap chunks the all-gathers and reduce-scatters of
+     * sequence parallelism only (Megatron --tp-comm-overlap asserts
+     * --sequence-parallel): no credit without it. */
+    bool tp_overlap_needs_sp;
     double param_gather_overlap; /* share of the ZeRO weight all-gather hidden by compute */
     bool context_parallel;       /* ring-attention context parallelism */
     bool expert_parallel;        /* mixture-of-experts expert parallelism */

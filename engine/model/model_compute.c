@@ -195,10 +195,15 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
          * group wider than the scale-up domain crosses the network, where
          * its traffic is exposed (the stack's tp_overlap_source). Transformer
          * Engine's userbuffers overlap has no NVFP4 path: Megatron-Bridge
-         * turns tp_comm_overlap off for NVFP4 (y2026). */
-        double share = c->s->training.precision == TRAIN_NVFP4 ? 0.0
-                       : c->tp <= c->domain                    ? sw->tp_comm_overlap
-                                                               : 0.0;
+         * turns tp_comm_overlap off for NVFP4 (y2026). Userbuffers chunk
+         * all-gathers and reduce-scatters only, the collectives of sequence
+         * parallelism: Megatron-LM asserts --sequence-parallel with
+         * --tp-comm-overlap (Transformer Engine issue 746, maintainer's
+         * answer), so without it the all-reduces are exposed (i20). */
+        bool no_sp = sw->tp_overlap_needs_sp && !c->s->training.sequence_parallel;
+        double share = c->s->training.precision == TRAIN_NVFP4 || no_sp ? 0.0
+                       : c->tp <= c->domain                             ? sw->tp_comm_overlap
+                                                                        : 0.0;
         double hidden = share * (1.0 - 1.0 / t) * comm;
         double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
         lt->tp_hidden = mind(hidden, gemm_share);
