@@ -498,6 +498,23 @@ static int run_merge(struct plan_cli *pc, const struct catalog *cat, struct plan
 
 /* ---- the command ------------------------------------------------------------------- */
 
+/* On a terminal: the progress line cleared, then how long the search and
+ * its re-scoring took (stderr, so stdout does not depend on the timing). */
+static void report_time(const struct plan_cli *pc, const struct progress_ctx *prog,
+                        const struct plan_result *r)
+{
+    if (prog->shown)
+        fprintf(stderr, "\r%*s\r", prog->width, "");
+    if (pc->quiet || !isatty(STDERR_FILENO))
+        return;
+    fprintf(stderr, "mlviz: searched %llu candidates in %.2f s",
+            (unsigned long long)r->counts.candidates, now_s() - prog->start);
+    if (r->rescored)
+        fprintf(stderr, " (the step-schedule simulator re-scored %d rows in %.0f ms)",
+                r->rescore_rows, 1e3 * r->rescore_s);
+    fputc('\n', stderr);
+}
+
 int cmd_plan(int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -548,14 +565,7 @@ int cmd_plan(int argc, char **argv)
         rc = EXIT_RUNTIME;
         goto out;
     }
-    if (prog.shown)
-        fprintf(stderr, "\r%*s\r", prog.width, "");
-    if (!pc->quiet && isatty(STDERR_FILENO))
-        fprintf(stderr,
-                "mlviz: searched %llu candidates in %.2f s (the step-schedule simulator "
-                "re-scored %d rows in %.0f ms)\n",
-                (unsigned long long)r->counts.candidates, now_s() - prog.start, r->rescore_rows,
-                1e3 * r->rescore_s);
+    report_time(pc, &prog, r);
     rc = EXIT_OK;
     if (pc->sharded) {
         if (!plan_write_partial(stdout, sp, &pc->spec, r)) {
