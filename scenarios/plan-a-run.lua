@@ -60,8 +60,9 @@ if #plan.top == 0 then
   return { runnable = false }
 end
 local best = plan.top[1]
--- The best row reproduces through an ordinary evaluation.
-assert(best.setup:eval("cost.days_to_train") == best.days, "plan and eval disagree")
+-- The best row reproduces through an ordinary evaluation: its step before
+-- the step-schedule simulator re-scored it is the model's.
+assert(best.setup:eval("step_time_s") == best.closed_form_step_s, "plan and eval disagree")
 say(string.format("The best layout needs %.1f days: %s. The first guess ranks %s.", best.days,
   layout(best.setup), plan.base.rank and tostring(plan.base.rank) or "nowhere (it cannot run)"))
 if best.days <= P.days then

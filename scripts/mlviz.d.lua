@@ -137,9 +137,9 @@ function mlviz.sim(setup, opts) end
 ---@return table[] rows
 function mlviz.sweep(setup, axes, opts) end
 ---The search of `mlviz plan`: layouts of the setup's devices and the hardware in `vary`, ranked by `objective`.
----Result: candidates, evaluated, runnable, objective, top (ranked rows: rank, figures, changes, setup), front (Pareto front by days), base.
+---Result: candidates, evaluated, runnable, objective, top (ranked rows: rank, figures, simulated_step_s, closed_form_step_s, changes, setup), front (Pareto front by days), base.
 ---@param setup mlviz.Setup
----@param opts? {vary?: string[]|table<string, any[]>, max?: {days?: number, devices?: integer}, objective?: "tokens_per_s"|"days"|"usd_total"|"energy_mwh"|"mfu", top?: integer, threads?: integer}
+---@param opts? {vary?: string[]|table<string, any[]>, max?: {days?: number, devices?: integer}, objective?: "tokens_per_s"|"days"|"usd_total"|"energy_mwh"|"mfu", top?: integer, threads?: integer, rescore?: boolean}
 ---@return table result
 function mlviz.plan(setup, opts) end
 ---Print rows as an aligned table.

@@ -82,7 +82,8 @@ static void plan_limit_check(void *ctx, const struct plan_progress *p)
         plan_progress_cancel(w->progress);
 }
 
-static const char *const plan_option_names[] = {"vary", "max", "objective", "top", "threads", NULL};
+static const char *const plan_option_names[] = {"vary",    "max",     "objective", "top",
+                                                "threads", "rescore", NULL};
 
 /* opts.vary: an array of "path=values" strings, or a map path -> "values"
  * or path -> {values...}. */
@@ -190,6 +191,12 @@ static void plan_read_options(lua_State *L, int opts, struct plan_spec *spec)
         spec->threads = (int)n;
     }
     lua_pop(L, 1);
+    if (lua_getfield(L, opts, "rescore") != LUA_TNIL) {
+        if (!lua_isboolean(L, -1))
+            luaL_error(L, "plan: rescore must be true or false");
+        spec->closed_form = !lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
 }
 
 /* One ranked configuration: its figures, its changes and its setup. */
@@ -204,6 +211,15 @@ static void push_plan_entry(lua_State *L, const struct plan_space *sp, const str
     for (int f = 0; f < PLAN_FIGURE_COUNT; f++) {
         lua_pushnumber(L, e->fig[f]);
         lua_setfield(L, -2, plan_figure_names[f]);
+    }
+    /* Re-scored rows: the simulated step they carry and the closed form's. */
+    if (e->sim_step_s > 0) {
+        lua_pushnumber(L, e->sim_step_s);
+        lua_setfield(L, -2, "simulated_step_s");
+    }
+    if (e->closed_step_s > 0) {
+        lua_pushnumber(L, e->closed_step_s);
+        lua_setfield(L, -2, "closed_form_step_s");
     }
     if (!with_setup)
         return;

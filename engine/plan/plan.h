@@ -77,6 +77,9 @@ struct plan_spec {
     int threads;                  /* 1..64 */
     int shard_index, shard_count; /* this run does units u with u % count == index */
     bool exhaustive;              /* reference mode: resolve and evaluate every candidate */
+    /* Rank by the closed form alone: plan_run does not re-score (a script
+     * comparing the plan with its own sweep of model evaluations). */
+    bool closed_form;
     /* The Pareto front is wanted (the default). When false the front is not
      * kept and the step-time bound may cut units (docs/PLAN.md, Pruning). */
     bool front;

@@ -575,9 +575,12 @@ bool plan_run(const struct plan_space *sp, const struct catalog *cat, const stru
         snprintf(err, err_len, "plan: out of memory");
         return false;
     }
-    /* A whole search re-scores its best rows; a shard's are re-scored by
-     * the merge, once every shard's are combined. */
-    if (spec->shard_count == 1 && !out->cancelled)
+    /* A whole search re-scores its best rows (unless asked for the closed
+     * form's); a shard's are re-scored by the merge, once every shard's
+     * are combined. */
+    if (spec->shard_count == 1 && !out->cancelled && !spec->closed_form)
         plan_rescore(sp, cat, spec, out);
+    else if (spec->shard_count == 1 && out->n_top > spec->top)
+        out->n_top = spec->top; /* the K rows kept for re-scoring, cut to the top */
     return true;
 }

@@ -68,7 +68,9 @@ table.sort(rows, function(x, y)
   if x.tps ~= y.tps then return x.tps > y.tps end
   return x.index < y.index
 end)
-local plan = mlviz.plan(s, { vary = vary, top = 10, threads = 2 })
+-- The closed form's ranking (rescore = false) is the sweep's; the default
+-- re-scores the best rows by the step-schedule simulator.
+local plan = mlviz.plan(s, { vary = vary, top = 10, threads = 2, rescore = false })
 check("plan counts the same space", plan.candidates == index, plan.candidates .. " vs " .. index)
 check("plan counts the same runnable configurations", plan.runnable == #rows,
   plan.runnable .. " vs " .. #rows)
@@ -80,6 +82,12 @@ check("top 10 equals an exhaustive Lua sweep", same, #plan.top)
 local best = plan.top[1]
 check("a ranked setup reproduces its figures", best.setup:eval("tokens_per_s") == best.tokens_per_s
   and best.setup:eval("cost.days_to_train") == best.days)
+local rescored = mlviz.plan(s, { vary = vary, top = 3, threads = 2 })
+local r1 = rescored.top[1]
+check("re-scored rows carry the simulated step and the closed form's",
+  r1.simulated_step_s == r1.step_time_s and r1.closed_form_step_s == r1.setup:eval("step_time_s")
+  and best.simulated_step_s == nil, r1.simulated_step_s)
+raises("plan bad rescore", function() mlviz.plan(s, { rescore = 1 }) end, "rescore must be true or false")
 local changed = 0
 for path, v in pairs(best.changes) do
   changed = changed + 1
