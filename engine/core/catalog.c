@@ -83,6 +83,8 @@ static const struct field accel_fields[] = {
     INT(struct accelerator, "boost_clock_mhz", boost_clock_mhz, 0, 1e5, 0, "MHz", "peak clock", 0),
     NUM(struct accelerator, "gemm_power_w", gemm_power_w, 0, 1e5, 0, "W",
         "board power dense low-precision GEMMs draw at the boost clock (0 = the TDP)", 0),
+    NUM(struct accelerator, "exp_tera_per_s", exp_tera_per_s, 0, 1e6, 0, "T/s",
+        "special-function exponentials per second at the boost clock (0 = not published)", 0),
 };
 
 static const struct field cpu_fields[] = {

@@ -69,6 +69,10 @@ struct accelerator {
      * the catalog's figures already hold at the TDP). */
     int boost_clock_mhz;
     double gemm_power_w;
+    /* The rate of the special-function units' exponential (MUFU.EX2) at
+     * the boost clock, 10^12 per second (0: not published). Fused
+     * attention's softmax takes one per score (model_attention.c). */
+    double exp_tera_per_s;
 };
 
 struct cpu {

@@ -104,6 +104,40 @@ static void test_power_limit(void **state)
     assert_true(g2.peak_tflops == g3.peak_tflops);
 }
 
+/* Blackwell Ultra's doubled exponential rate: at the same clock (both
+ * capped at 1,200 W) GB200 and GB300 differ only in their special-function
+ * units, which fused attention's softmax uses once per score each way
+ * (model_attention.c). Long sequences make attention the larger part. */
+static void test_attention_exp_rate(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report g2, g3;
+    setup_defaults(&s);
+    set(&s, "cluster.node.host_link", "nvlink-c2c");
+    set(&s, "cluster.node.cpu", "grace");
+    set(&s, "cluster.node.power_limit_w", "1200");
+    set(&s, "training.precision", "fp8");
+    set(&s, "training.software", "nemo");
+    set(&s, "training.flash_attention", "true");
+    set(&s, "training.recompute", "full");
+    set(&s, "model.seq_len", "32768");
+    set(&s, "cluster.node.accelerator", "gb200");
+    eval(&s, &g2);
+    set(&s, "cluster.node.accelerator", "gb300");
+    eval(&s, &g3);
+    assert_true(fabs(g2.power.clock_share - g3.power.clock_share) < 0.002);
+    assert_true(g2.breakdown.compute > 1.05 * g3.breakdown.compute);
+    /* Without a fused kernel the softmax is memory traffic: no difference
+     * beyond the clocks'. */
+    set(&s, "training.flash_attention", "false");
+    set(&s, "model.seq_len", "4096");
+    eval(&s, &g3);
+    set(&s, "cluster.node.accelerator", "gb200");
+    eval(&s, &g2);
+    assert_true(g2.breakdown.compute < 1.01 * g3.breakdown.compute);
+}
+
 static void test_grad_reduce_and_lora(void **state)
 {
     (void)state;
@@ -328,15 +362,11 @@ static void test_refusals_located(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields_in_table),
-        cmocka_unit_test(test_power_limit),
-        cmocka_unit_test(test_grad_reduce_and_lora),
-        cmocka_unit_test(test_offload_and_zero3),
-        cmocka_unit_test(test_moe_folding_deepep_mtp),
-        cmocka_unit_test(test_pipeline_split),
-        cmocka_unit_test(test_precision_split),
-        cmocka_unit_test(test_op_checkpointing),
-        cmocka_unit_test(test_hf_mtp),
+        cmocka_unit_test(test_fields_in_table),    cmocka_unit_test(test_power_limit),
+        cmocka_unit_test(test_attention_exp_rate), cmocka_unit_test(test_grad_reduce_and_lora),
+        cmocka_unit_test(test_offload_and_zero3),  cmocka_unit_test(test_moe_folding_deepep_mtp),
+        cmocka_unit_test(test_pipeline_split),     cmocka_unit_test(test_precision_split),
+        cmocka_unit_test(test_op_checkpointing),   cmocka_unit_test(test_hf_mtp),
         cmocka_unit_test(test_refusals_located),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
