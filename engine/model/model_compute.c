@@ -307,6 +307,7 @@ void model_make_stage(const struct ctx *c, int index, int first_layer, struct st
         p.experts += s->model.mtp_layers * (moe ? c->lp.moe_experts : 0.0);
     }
     st->params.dense = (p.dense + emb) / c->tp;
+    st->embedding = emb / c->tp;
     /* MoE parallel folding: experts are split over expert-tensor x expert
      * ranks (Megatron-Core --expert-tensor-parallel-size). */
     st->params.experts = p.experts / ((double)c->etp * c->ep);

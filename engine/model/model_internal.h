@@ -182,6 +182,7 @@ struct stage {
     int index, first_layer, layers, moe_layers;
     bool first, last;
     struct layer_params_split params; /* per device (after TP and EP) */
+    double embedding;                 /* of params.dense: embedding and output layer */
 };
 
 struct device_step {
@@ -376,6 +377,12 @@ void model_offload_exposed(const struct ctx *c, const struct stage *st, double f
  * one layer's GEMM inputs (forward) and output gradients (backward) for `M`
  * tokens on this device. */
 double model_quant_bytes_per_element(const struct setup *s);
+/* Bytes per parameter of a linear layer's weight as the stack stores it
+ * (16-bit, or the low format with its scales). */
+double model_linear_weight_bytes(const struct ctx *c);
+/* Bytes per parameter the data-parallel weight all-gathers move: the low
+ * format where the stack keeps its weights in it (fp8_param_gather). */
+double model_param_gather_bytes(const struct ctx *c);
 void model_layer_quant_times(const struct ctx *c, bool moe, double M, double *fwd, double *bwd);
 
 /* DeepEP's dispatch and combine of `bytes` per device over `n` expert

@@ -105,10 +105,11 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
      * of tp x cp x dp after etp x ep (MoE parallel folding). */
     double nd = (double)c->dp * c->cp, ne = maxd(1.0, (double)c->tp * nd / (c->etp * c->ep));
     double pd = st->params.dense, pe = st->params.experts;
-    double w = c->w_bytes;
-    if (is_low_precision(s->training.precision))
-        w += c->r->software->fp8_weight_bytes;
-    double params_d = pd * w / (zero >= 3 ? nd : 1.0), params_e = pe * w / (zero >= 3 ? ne : 1.0);
+    /* The embedding and output layer stay 16-bit; linear weights as the
+     * stack stores them (model_precision.c). */
+    double w = model_linear_weight_bytes(c);
+    double wd = (pd - st->embedding) * w + st->embedding * c->w_bytes;
+    double params_d = wd / (zero >= 3 ? nd : 1.0), params_e = pe * w / (zero >= 3 ? ne : 1.0);
     double grads_d = pd * c->grad_bytes / (zero >= 2 ? nd : 1.0);
     double grads_e = pe * c->grad_bytes / (zero >= 2 ? ne : 1.0);
     double optim_d = pd * c->opt_bytes / (zero >= 1 ? nd : 1.0);
