@@ -357,6 +357,22 @@ static void test_refusals_located(void **state)
     refused_at("model:\n  kind: generic\n  params: 1e9\n  flops_per_sample: 1e12\n  "
                "mtp_layers: 1\n",
                5, 15, "needs a transformer");
+    refused_at("cluster:\n  node:\n    power_limit_w: 70\n", 3, 20, "above its idle 75 W");
+    refused_at("training:\n  precision: nvfp4\n", 2, 14, "h100-sxm has no nvfp4 support");
+    refused_at("cluster:\n  node: {accelerator: a100-sxm-80gb}\ntraining:\n  precision: mxfp8\n", 4,
+               14, "a100-sxm-80gb has no mxfp8 support");
+    refused_at("model:\n  experts: 8\n  top_k: 2\ncluster:\n  nodes: 2\ntraining:\n"
+               "  software: deepspeed\n  expert_parallel: 8\n  moe_dispatcher: deepep\n",
+               9, 19, "deepspeed has no DeepEP dispatcher");
+    refused_at("model:\n  layers: 4\ntraining:\n  software: nemo\n  recompute: none\n"
+               "  activation_offload_layers: 4\n",
+               6, 30, "at least one must stay on the device");
+    refused_at("training:\n  software: nemo\n  recompute: none\n  pipeline_parallel: 2\n"
+               "  activation_offload_layers: 2\n",
+               5, 30, "only without pipeline parallelism");
+    refused_at("training:\n  software: megatron-core\n  recompute: selective\n"
+               "  activation_offload_layers: 2\n",
+               4, 30, "while it recomputes them");
 }
 
 int main(void)
