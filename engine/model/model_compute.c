@@ -146,11 +146,11 @@ static void attention_times(const struct ctx *c, double local_seq, struct attent
         /* One exponential per score each way, at the device's own rate
          * (model_attention.c). */
         at->scores =
-            model_attention_with_exp(c, work, scores) * model_attention_length_factor(c, false) +
+            model_attention_with_exp(c, work, scores, d) * model_attention_length_factor(c, false) +
             time_for(merge_fwd, c->mem_bw) + steps * c->kernel_s;
         at->attn_v = 0.0;
         at->softmax_s = 0.0;
-        at->bwd = model_attention_with_exp(c, 2.5 * work, scores) *
+        at->bwd = model_attention_with_exp(c, 2.5 * work, scores, d) *
                       model_attention_length_factor(c, true) +
                   time_for(merge_bwd, c->mem_bw) + 2.0 * steps * c->kernel_s;
     } else {

@@ -345,11 +345,11 @@ double model_attention_call_share(double loop_len, bool causal, double overhead)
 /* Attention time of one layer over its time at the software's reference
  * length, forward or backward, for the calls this layout makes. */
 double model_attention_length_factor(const struct ctx *c, bool bwd);
-/* Fused attention's core time for `scores` score elements whose matrix
- * products take `mma_s` at the software's (H100-measured) efficiency: the
- * exponential part of that measurement moved to this device's
- * special-function rate. Returns mma_s where the rate is not published. */
-double model_attention_with_exp(const struct ctx *c, double mma_s, double scores);
+/* Fused attention's core time for `scores` score elements of `head_dim`
+ * wide heads that take `mma_s` at the software's (H100-measured, head size
+ * 128) efficiency: the exponential part of that measurement moved to this
+ * device's special-function rate and freed from the head size. */
+double model_attention_with_exp(const struct ctx *c, double mma_s, double scores, double head_dim);
 /* Bytes moved per layer and micro-batch by context parallelism's merges of
  * partial outputs (forward) and gradients (backward). */
 void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_bytes);
