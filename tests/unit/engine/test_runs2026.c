@@ -331,6 +331,52 @@ static void test_hf_mtp(void **state)
     assert_int_equal(s.model.mtp_layers, 1);
 }
 
+/* Dropout masks are kept only when there is dropout (PyTorch's dropout
+ * returns its input at p = 0): a layer keeps 2 s b h bytes fewer. Hugging
+ * Face configs carry the probability (attention_dropout, resid_pdrop). */
+static void test_dropout_masks(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report with, without;
+    setup_defaults(&s);
+    set(&s, "training.recompute", "none");
+    set(&s, "training.software", "megatron-core");
+    set(&s, "training.flash_attention", "true");
+    eval(&s, &with);
+    set(&s, "model.dropout", "0");
+    eval(&s, &without);
+    double sbh = (double)s.model.seq_len * s.training.micro_batch * s.model.hidden;
+    double per_layer = (with.memory.activations_gb - without.memory.activations_gb) * 1e9 /
+                       (2.0 * sbh / s.training.tensor_parallel);
+    /* Whole layers in flight on the busiest stage: a whole number. */
+    assert_true(per_layer >= 1.0 - 1e-6);
+    assert_true(fabs(per_layer - round(per_layer)) < 1e-6);
+    const char *path = "/tmp/mlviz-test-runs2026-dropout.json";
+    const char *const configs[][2] = {
+        {"{\"architectures\": [\"LlamaForCausalLM\"], \"attention_dropout\": 0.0}", "0"},
+        {"{\"architectures\": [\"GPT2LMHeadModel\"], \"resid_pdrop\": 0.1}", "0.1"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fprintf(f,
+                "%.*s, \"num_hidden_layers\": 4, \"hidden_size\": 256, "
+                "\"num_attention_heads\": 4, \"vocab_size\": 1000}",
+                (int)strlen(configs[i][0]) - 1, configs[i][0]);
+        fclose(f);
+        char text[256], err[1024], buf[32];
+        snprintf(text, sizeof text, "model: {hf_config: %s}\n", path);
+        setup_defaults(&s);
+        bool ok = setup_load_string(&s, "d.yaml", text, cat, err, sizeof err);
+        remove(path);
+        if (!ok)
+            fail_msg("%s", err);
+        assert_true(setup_get(&s, "model.dropout", buf, sizeof buf, err, sizeof err));
+        assert_string_equal(buf, configs[i][1]);
+    }
+}
+
 /* Loading `text` is refused at line:col with a message containing `what`. */
 static void refused_at(const char *text, int line, int col, const char *what)
 {
@@ -383,7 +429,7 @@ int main(void)
         cmocka_unit_test(test_offload_and_zero3),  cmocka_unit_test(test_moe_folding_deepep_mtp),
         cmocka_unit_test(test_pipeline_split),     cmocka_unit_test(test_precision_split),
         cmocka_unit_test(test_op_checkpointing),   cmocka_unit_test(test_hf_mtp),
-        cmocka_unit_test(test_refusals_located),
+        cmocka_unit_test(test_dropout_masks),      cmocka_unit_test(test_refusals_located),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
