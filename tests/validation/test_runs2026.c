@@ -43,8 +43,9 @@ static const struct row rows[] = {
      0.15, NULL},
     {3, "mb-70b-gb200-mxfp8.yaml", "Llama-3-70B MXFP8, 64 GB200", TOKENS_PER_DEVICE, 3712, 0.15,
      "+19%, not MXFP8's: block-scaled MMA runs at the FP8 rate and NVIDIA finds MXFP8 slightly "
-     "ahead of FP8 current scaling on B200; the same layout in NVFP4 (4,864 published) is 17% "
-     "fast too, GB300 at TP 1 agrees: something of GB200 at TP 2 is missing"},
+     "ahead of FP8 current scaling on B200; NVFP4 on this layout (4,864 published) is +17% too. "
+     "Every GB200 row runs fast (rows 2 and 6 +7 and +13%, the table's FP8 FSDP row +12%): the "
+     "estimated gemm_power_w 1,400 W (clock share 0.94) is the suspect, with something at TP 2"},
     {4, "mb-70b-gb300-fsdp-offload.yaml", "Llama-3-70B FP8, FSDP + 20 layers offloaded, 64 GB300",
      TOKENS_PER_DEVICE, 5248, 0.15, NULL},
     {5, "mb-8b-gb300-fp8.yaml", "Llama-3-8B FP8, 8 GB300", TOKENS_PER_DEVICE, 37556, 0.15, NULL},
