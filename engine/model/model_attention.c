@@ -102,7 +102,7 @@ double model_attention_with_exp(const struct ctx *c, double mma_s, double scores
                        (c->vector_peak_flops * 1e-12 * c->gemm_eff * c->throttle);
     double ref_exp_s = scores / (REF_EXP_TERA * 1e12) * ref_ratio;
     double rate = c->r->accel->exp_tera_per_s * 1e12 * c->throttle;
-    double exp_s = rate > 0 ? time_for(scores, rate) : ref_exp_s;
+    double exp_s = rate > 0 ? time_for(scores, rate) : mind(ref_exp_s, MODEL_TIME_CEILING_S);
     return maxd(mma_s - ref_exp_s * head_dim / REF_HEAD_DIM, 0.0) + exp_s;
 }
 
