@@ -83,6 +83,8 @@ static const struct field accel_fields[] = {
     INT(struct accelerator, "boost_clock_mhz", boost_clock_mhz, 0, 1e5, 0, "MHz", "peak clock", 0),
     NUM(struct accelerator, "gemm_power_w", gemm_power_w, 0, 1e5, 0, "W",
         "board power dense low-precision GEMMs draw at the boost clock (0 = the TDP)", 0),
+    NUM(struct accelerator, "exp_tera_per_s", exp_tera_per_s, 0, 1e6, 0, "T/s",
+        "special-function exponentials per second at the boost clock (0 = not published)", 0),
 };
 
 static const struct field cpu_fields[] = {
@@ -179,6 +181,10 @@ static const struct field software_fields[] = {
         "mixed precision: bytes per parameter of the fp32 master copy", 0),
     NUM(struct software, "fp8_weight_bytes", fp8_weight_bytes, 0, 16, 0, "bytes",
         "FP8 training: bytes per parameter of cached FP8 weight copies", 0),
+    {"low_precision_params", FIELD_BOOL, offsetof(struct software, low_precision_params), 0, 1, 0,
+     NULL, NULL, 0, "",
+     "FP8/FP4 recipes store the compute weights in the low format instead of 16-bit", 0, 0, NULL,
+     NULL, 0},
     {"reduce_per_microbatch", FIELD_BOOL, offsetof(struct software, reduce_per_microbatch), 0, 1, 1,
      NULL, NULL, 0, "", "ZeRO stage 2-3 reduce-scatters gradients every micro-batch", 0, 0, NULL,
      NULL, 0},

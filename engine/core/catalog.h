@@ -69,6 +69,10 @@ struct accelerator {
      * the catalog's figures already hold at the TDP). */
     int boost_clock_mhz;
     double gemm_power_w;
+    /* The rate of the special-function units' exponential (MUFU.EX2) at
+     * the boost clock, 10^12 per second (0: not published). Fused
+     * attention's softmax takes one per score (model_attention.c). */
+    double exp_tera_per_s;
 };
 
 struct cpu {
@@ -146,6 +150,7 @@ struct software {
     double grad_bytes;
     double master_bytes;
     double fp8_weight_bytes;    /* extra low-precision weight copies (FP8 and transpose) */
+    bool low_precision_params;  /* y2026: FP8/FP4 recipes keep the weights in the low format */
     bool reduce_per_microbatch; /* ZeRO 2-3: gradients reduce-scattered every micro-batch */
     int max_zero_stage;         /* highest ZeRO stage the stack implements */
     double tp_comm_overlap;     /* share of tensor-parallel communication hidden by GEMMs */

@@ -16,6 +16,7 @@ enum hf_conv {
     HF_ACTIVATION,   /* "silu" (gated, three matrices) -> swiglu; gelu, relu -> gelu */
     HF_FLAG,         /* true/false */
     HF_SHARED_WIDTH, /* Qwen-MoE: the shared expert's width in units of one expert */
+    HF_PROB,         /* a probability, 0 to 1 */
 };
 
 enum { HF_SPELLINGS = 4 };
@@ -74,6 +75,12 @@ static const struct hf_row hf_rows[] = {
     {{"shared_expert_intermediate_size"}, "model.shared_experts", HF_SHARED_WIDTH, false, true, 0},
     {{"first_k_dense_replace"}, "model.dense_layers", HF_COUNT, false, true, 0},
     {{"num_nextn_predict_layers"}, "model.mtp_layers", HF_COUNT, false, false, 0},
+    {{"hidden_dropout", "resid_pdrop", "attention_dropout"},
+     "model.dropout",
+     HF_PROB,
+     false,
+     false,
+     0},
 };
 enum { N_HF_ROWS = sizeof hf_rows / sizeof hf_rows[0] };
 
@@ -162,12 +169,19 @@ static bool row_typed(const struct ynode *v, const struct hf_row *row, const cha
         want = "true or false";
     else if (row->conv == HF_ACTIVATION && !v->quoted)
         want = "a string";
-    else if ((row->conv == HF_COUNT || row->conv == HF_SHARED_WIDTH) &&
+    else if ((row->conv == HF_COUNT || row->conv == HF_SHARED_WIDTH || row->conv == HF_PROB) &&
              (v->quoted || !hf_json_number(v->value)))
         want = "a JSON number";
     if (want) {
         snprintf(err, err_len, "%s:%d:%d: %s must be %s, found %s%s%s", file, v->line, v->col, key,
                  want, v->quoted ? "the string \"" : "", shown, v->quoted ? "\"" : "");
+        return false;
+    }
+    if (row->conv == HF_PROB) {
+        if (fields_parse_number(v->value, number) && *number >= 0 && *number < 1)
+            return true;
+        snprintf(err, err_len, "%s:%d:%d: %s must be a probability from 0 to below 1, found %s",
+                 file, v->line, v->col, key, shown);
         return false;
     }
     if (row->conv != HF_COUNT && row->conv != HF_SHARED_WIDTH)

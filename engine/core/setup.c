@@ -211,6 +211,10 @@ static const struct field setup_field_list[] = {
         "multi-token prediction modules after the last layer (DeepSeek-V3: 1), each a "
         "transformer layer and a projection sharing the output layer",
         0, 3),
+    NUM("model.dropout", model.dropout, 0, 0.9, 0.1, "",
+        "dropout probability after attention and the MLP (GPT and Megatron: 0.1; Llama, Qwen, "
+        "DeepSeek and gpt-oss train without, 0: no dropout masks are kept)",
+        0, 3),
     INT("training.global_batch", training.global_batch, 1, MAX_GLOBAL_BATCH, 256, "samples",
         "samples per optimizer step", FIELD_KNOB, KNOB(3, "global batch", NULL, 0)),
     INT("training.micro_batch", training.micro_batch, 1, MAX_MICRO_BATCH, 1, "samples",

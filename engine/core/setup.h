@@ -120,6 +120,7 @@ struct setup {
         int head_dim;            /* i11: size of one attention head (0: hidden / heads) */
         bool tied_embeddings;    /* i11: the output layer shares the embedding matrix */
         int mtp_layers;          /* y2026: multi-token prediction modules (DeepSeek-V3) */
+        double dropout;          /* y2026: residual and attention dropout probability */
         double params;           /* generic: parameter count */
         double flops_per_sample; /* generic: training FLOPs (fwd + bwd) per sample */
         double bytes_per_flop;   /* generic: device memory traffic per FLOP */

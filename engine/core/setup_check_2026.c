@@ -101,6 +101,18 @@ static bool check_training_2026(const struct setup *s, const struct resolved *r,
                 "training.activation_offload_layers: %s does not offload activations to host "
                 "memory; use megatron-core or nemo",
                 sw->head.id);
+    /* Megatron-Core's TransformerConfig refuses --cpu-offloading with
+     * pipeline parallelism and with any activation recomputation. */
+    if (off > 0 && pp > 1)
+        FAIL_AT("training.activation_offload_layers", "training.pipeline_parallel",
+                "training.activation_offload_layers: %s offloads activations only without "
+                "pipeline parallelism (pipeline_parallel is %d; Megatron-Core)",
+                sw->head.id, pp);
+    if (off > 0 && s->training.recompute != RECOMPUTE_NONE)
+        FAIL_AT("training.activation_offload_layers", "training.recompute",
+                "training.activation_offload_layers: %s does not offload activations while it "
+                "recomputes them (training.recompute is %s; Megatron-Core)",
+                sw->head.id, recompute_names[s->training.recompute]);
     for (int stage = 0; off > 0 && stage < pp && stage < 4096; stage++)
         if (setup_stage_layers(s, stage) <= off)
             FAIL("training.activation_offload_layers",

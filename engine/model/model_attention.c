@@ -63,6 +63,49 @@ double model_attention_length_factor(const struct ctx *c, bool bwd)
     return (first + (steps - 1.0) * later) / steps;
 }
 
+/* The device attention_efficiency was measured on (Shah et al. 2024,
+ * FlashAttention-3, section 3.1: H100 SXM5, 989 TFLOPS of 16-bit matrix
+ * math against 3.9 tera special-function operations per second), with its
+ * catalog GEMM efficiency (h100-sxm). */
+#define REF_MATRIX_TFLOPS 989.5
+#define REF_GEMM_EFF      0.70
+#define REF_EXP_TERA      3.9
+#define REF_HEAD_DIM      128.0 /* the head size those measurements used */
+#define REF_HEAD_DIM      128.0 /* the head size of those measurements */
+
+/* Fused attention takes one exponential per score, forward (the softmax)
+ * and backward (P recomputed from the scores and the saved log-sum-exp),
+ * on the SM's special-function units (MUFU.EX2), while the matrix products
+ * run on the tensor cores. NVIDIA describes the softmax of a tile as
+ * standing between its two products (BMM1, softmax, BMM2), the tensor
+ * cores idle while it runs ("Making Softmax More Efficient with NVIDIA
+ * Blackwell Ultra", NVIDIA technical blog, 2026), and Zadouri et al. 2026
+ * (FlashAttention-4, arXiv 2603.05451) find the forward pass bound by the
+ * exponential on B200, whose tensor cores doubled while its 16 exponentials
+ * per clock per SM did not. So the time is taken as the sum: the measured
+ * H100 time at head size 128 splits into its exponential part
+ * (scores / 3.9e12) and the rest; the rest scales with the device's GEMM
+ * rate and with the head size as before, the exponential part with the
+ * device's own rate and not with the head size (one per score however wide
+ * the heads: FlashAttention-3's head-64 forward runs at about 0.7 of its
+ * head-128 rate). A device without a published rate keeps the H100's
+ * proportion of exponentials to GEMM rate. `mma_s` is the time the
+ * software's attention_efficiency gives for `scores` scores of `head_dim`
+ * wide heads. */
+double model_attention_with_exp(const struct ctx *c, double mma_s, double scores, double head_dim)
+{
+    if (!(scores > 0) || !(head_dim > 0))
+        return mma_s;
+    /* The H100 measurement's exponential time, carried to this device the
+     * way the measurement itself is: at the ratio of GEMM rates. */
+    double ref_ratio = (REF_MATRIX_TFLOPS * REF_GEMM_EFF) /
+                       (c->vector_peak_flops * 1e-12 * c->gemm_eff * c->throttle);
+    double ref_exp_s = scores / (REF_EXP_TERA * 1e12) * ref_ratio;
+    double rate = c->r->accel->exp_tera_per_s * 1e12 * c->throttle;
+    double exp_s = rate > 0 ? time_for(scores, rate) : mind(ref_exp_s, MODEL_TIME_CEILING_S);
+    return maxd(mma_s - ref_exp_s * head_dim / REF_HEAD_DIM, 0.0) + exp_s;
+}
+
 /* Bytes the context-parallel merges move per layer and micro-batch beyond
  * the attention kernels (Transformer Engine, AttnFuncWithCPAndKVP2P): the
  * forward keeps each step's partial output and folds it into the running

@@ -134,7 +134,8 @@ static void attention_times(const struct ctx *c, double local_seq, struct attent
          * work (context parallelism balances that half over the ranks). Its
          * backward recomputes the scores: 5 matrix products against 2
          * forward, 2.5x (Dao 2023, FlashAttention-2, section 3.2). */
-        double flops = 4.0 * heads_local * local_seq * seq * d * (s->model.causal ? 0.5 : 1.0);
+        double scores = heads_local * local_seq * seq * (s->model.causal ? 0.5 : 1.0);
+        double flops = 4.0 * scores * d;
         double rate = c->vector_peak_flops * c->gemm_eff * sw->attention_efficiency * c->throttle;
         /* The rate depends on the length of each call (model_attention.c);
          * context parallelism adds the merges of partial results. */
@@ -142,11 +143,15 @@ static void attention_times(const struct ctx *c, double local_seq, struct attent
         model_cp_merge_bytes(c, &merge_fwd, &merge_bwd);
         double steps = (double)c->cp;
         double work = time_for(flops, rate);
-        at->scores = work * model_attention_length_factor(c, false) +
-                     time_for(merge_fwd, c->mem_bw) + steps * c->kernel_s;
+        /* One exponential per score each way, at the device's own rate
+         * (model_attention.c). */
+        at->scores =
+            model_attention_with_exp(c, work, scores, d) * model_attention_length_factor(c, false) +
+            time_for(merge_fwd, c->mem_bw) + steps * c->kernel_s;
         at->attn_v = 0.0;
         at->softmax_s = 0.0;
-        at->bwd = 2.5 * work * model_attention_length_factor(c, true) +
+        at->bwd = model_attention_with_exp(c, 2.5 * work, scores, d) *
+                      model_attention_length_factor(c, true) +
                   time_for(merge_bwd, c->mem_bw) + 2.0 * steps * c->kernel_s;
     } else {
         at->scores = model_gemm_time(c, heads_local, local_seq, seq, d);
@@ -307,6 +312,7 @@ void model_make_stage(const struct ctx *c, int index, int first_layer, struct st
         p.experts += s->model.mtp_layers * (moe ? c->lp.moe_experts : 0.0);
     }
     st->params.dense = (p.dense + emb) / c->tp;
+    st->embedding = emb / c->tp;
     /* MoE parallel folding: experts are split over expert-tensor x expert
      * ranks (Megatron-Core --expert-tensor-parallel-size). */
     st->params.experts = p.experts / ((double)c->etp * c->ep);

@@ -182,6 +182,7 @@ struct stage {
     int index, first_layer, layers, moe_layers;
     bool first, last;
     struct layer_params_split params; /* per device (after TP and EP) */
+    double embedding;                 /* of params.dense: embedding and output layer */
 };
 
 struct device_step {
@@ -344,6 +345,11 @@ double model_attention_call_share(double loop_len, bool causal, double overhead)
 /* Attention time of one layer over its time at the software's reference
  * length, forward or backward, for the calls this layout makes. */
 double model_attention_length_factor(const struct ctx *c, bool bwd);
+/* Fused attention's core time for `scores` score elements of `head_dim`
+ * wide heads that take `mma_s` at the software's (H100-measured, head size
+ * 128) efficiency: the exponential part of that measurement moved to this
+ * device's special-function rate and freed from the head size. */
+double model_attention_with_exp(const struct ctx *c, double mma_s, double scores, double head_dim);
 /* Bytes moved per layer and micro-batch by context parallelism's merges of
  * partial outputs (forward) and gradients (backward). */
 void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_bytes);
@@ -371,6 +377,12 @@ void model_offload_exposed(const struct ctx *c, const struct stage *st, double f
  * one layer's GEMM inputs (forward) and output gradients (backward) for `M`
  * tokens on this device. */
 double model_quant_bytes_per_element(const struct setup *s);
+/* Bytes per parameter of a linear layer's weight as the stack stores it
+ * (16-bit, or the low format with its scales). */
+double model_linear_weight_bytes(const struct ctx *c);
+/* Bytes per parameter the data-parallel weight all-gathers move: the low
+ * format where the stack keeps its weights in it (fp8_param_gather). */
+double model_param_gather_bytes(const struct ctx *c);
 void model_layer_quant_times(const struct ctx *c, bool moe, double M, double *fwd, double *bwd);
 
 /* DeepEP's dispatch and combine of `bytes` per device over `n` expert

@@ -30,7 +30,11 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
         return 2.0 * sbh / (sp ? t : 1.0) * scale; /* only each layer's input is kept */
     if (recompute == RECOMPUTE_OP)
         return model_op_checkpoint_bytes(c, moe);
-    double whole = 10.0 * sbh; /* layer-norm inputs, QKV and MLP inputs, dropout masks */
+    /* Layer-norm inputs, QKV and MLP inputs, and the two residual dropout
+     * masks (1 byte per element) when there is dropout: PyTorch's dropout
+     * returns its input untouched at p = 0 and keeps no mask. */
+    bool dropout = s->model.dropout > 0;
+    double whole = (dropout ? 10.0 : 8.0) * sbh;
     double inner = s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0;
     double mlp = inner * seq * b * f;
     if (moe) {
@@ -44,8 +48,9 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
     struct attention_widths w; /* latent attention stores its latents too */
     model_attention_widths(s, &w);
     double split = 2.0 * seq * b * (w.q + w.k + w.v + w.out + w.latent) +
-                   mlp;                                   /* Q, K, V, attention output, MLP inner */
-    double scores = 5.0 * a * seq * s->model.seq_len * b; /* softmax, mask, dropout output */
+                   mlp; /* Q, K, V, attention output, MLP inner */
+    /* Softmax output; with dropout its mask and output too. */
+    double scores = (dropout ? 5.0 : 2.0) * a * seq * s->model.seq_len * b;
     if (recompute == RECOMPUTE_SELECTIVE || s->training.flash_attention)
         scores = 0.0;
     if (is_low_precision(s->training.precision)) {
@@ -54,6 +59,10 @@ double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute
          * (inner) take 1 byte instead of 2. */
         whole -= 2.0 * sbh;
         split -= moe ? model_moe_fp8_saved_bytes_saving(s, seq * b) : seq * b * f;
+        /* The output projection saves its FP8 input: a fused attention
+         * kernel keeps its 16-bit output besides (its backward reads it), so
+         * that is one byte more; otherwise the 16-bit copy is not kept. */
+        split += (s->training.flash_attention ? 1.0 : -1.0) * seq * b * w.out;
     }
     return ((sp ? whole / t : whole) + (split + scores) / t) * scale;
 }
@@ -105,10 +114,11 @@ static void stage_states(const struct ctx *c, const struct stage *st, struct sta
      * of tp x cp x dp after etp x ep (MoE parallel folding). */
     double nd = (double)c->dp * c->cp, ne = maxd(1.0, (double)c->tp * nd / (c->etp * c->ep));
     double pd = st->params.dense, pe = st->params.experts;
-    double w = c->w_bytes;
-    if (is_low_precision(s->training.precision))
-        w += c->r->software->fp8_weight_bytes;
-    double params_d = pd * w / (zero >= 3 ? nd : 1.0), params_e = pe * w / (zero >= 3 ? ne : 1.0);
+    /* The embedding and output layer stay 16-bit; linear weights as the
+     * stack stores them (model_precision.c). */
+    double w = model_linear_weight_bytes(c);
+    double wd = (pd - st->embedding) * w + st->embedding * c->w_bytes;
+    double params_d = wd / (zero >= 3 ? nd : 1.0), params_e = pe * w / (zero >= 3 ? ne : 1.0);
     double grads_d = pd * c->grad_bytes / (zero >= 2 ? nd : 1.0);
     double grads_e = pe * c->grad_bytes / (zero >= 2 ? ne : 1.0);
     double optim_d = pd * c->opt_bytes / (zero >= 1 ? nd : 1.0);

@@ -70,7 +70,7 @@ void model_dp_sync(const struct ctx *c, double params, int n, int stride, double
         return;
     struct collective_net net;
     model_make_net(c, n, model_group_in_domain(c, n, stride), &net);
-    double grads = params * c->grad_bytes, weights = params * c->w_bytes;
+    double grads = params * c->grad_bytes, weights = params * model_param_gather_bytes(c);
     int algo = s->training.allreduce, m = c->m;
     double hide_b = s->training.overlap_grad_sync ? sw->dp_overlap_window * t_b : 0.0;
     double hide_fb = s->training.overlap_grad_sync ? sw->dp_overlap_window * (t_f + t_b) : 0.0;

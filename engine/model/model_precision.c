@@ -43,6 +43,45 @@ double model_quant_bytes_per_element(const struct setup *s)
     }
 }
 
+/* The compute weights of linear layers. Stacks that keep them in the low
+ * format (Megatron-Bridge's fp8_param_gather / fp4_param_gather) store
+ * Transformer Engine's quantized tensors: per-tensor FP8 one byte, plus a
+ * transposed copy for the data-gradient GEMM where the device's FP8 GEMMs
+ * take only the TN layout (Hopper; Blackwell runs every layout, TE's
+ * is_non_tn_fp8_gemm_supported, and is the generation with an FP4 path);
+ * MXFP8 a row-wise and a column-wise copy with an E8M0 scale per 32 each;
+ * NVFP4 two half-byte copies with an E4M3 scale per 16; MXFP4 two with a
+ * scale per 32. Otherwise the 16-bit weight plus any cached FP8 copies. */
+double model_linear_weight_bytes(const struct ctx *c)
+{
+    const struct setup *s = c->s;
+    const struct software *sw = c->r->software;
+    if (!is_low_precision(s->training.precision))
+        return c->w_bytes;
+    if (!sw->low_precision_params)
+        return c->w_bytes + sw->fp8_weight_bytes;
+    switch (s->training.precision) {
+    case TRAIN_FP8:
+        return c->r->accel->fp4_tflops > 0 ? 1.0 : 2.0;
+    case TRAIN_MXFP8:
+        return 2.0 * (1.0 + 1.0 / 32.0);
+    case TRAIN_NVFP4:
+        return 2.0 * (0.5 + 1.0 / 16.0);
+    default: /* MXFP4 */
+        return 2.0 * (0.5 + 1.0 / 32.0);
+    }
+}
+
+/* Megatron-Core --fp8-param-gather: "perform the param all-gather in fp8";
+ * the row-wise copy travels (1 byte, or half a byte in FP4); its scales are
+ * left out (1/32 or 1/16 of a byte). */
+double model_param_gather_bytes(const struct ctx *c)
+{
+    if (!is_low_precision(c->s->training.precision) || !c->r->software->low_precision_params)
+        return c->w_bytes;
+    return c->gemm_in_bytes;
+}
+
 void model_layer_quant_times(const struct ctx *c, bool moe, double M, double *fwd, double *bwd)
 {
     *fwd = *bwd = 0.0;

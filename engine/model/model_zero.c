@@ -30,7 +30,8 @@ void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int
 {
     const struct software *sw = c->r->software;
     double units = model_zero3_units(c);
-    double ag = collective_time(COLL_ALL_GATHER, algo, params * c->w_bytes / units, net, NULL);
+    double ag = collective_time(COLL_ALL_GATHER, algo, params * model_param_gather_bytes(c) / units,
+                                net, NULL);
     double rs =
         collective_time(COLL_REDUCE_SCATTER, algo, params * c->grad_bytes / units, net, NULL);
     /* Without overlap every collective waits for the compute before it. */
@@ -54,5 +55,5 @@ double model_zero3_buffer_bytes(const struct ctx *c, double layer_params)
     /* Two layers' weights whole at once (the one computing and the one
      * prefetched: FSDP's limit_all_gathers, DeepSpeed's prefetch bucket)
      * and one layer's unsharded gradient until its reduce-scatter ends. */
-    return layer_params * (2.0 * c->w_bytes + c->grad_bytes);
+    return layer_params * (2.0 * model_linear_weight_bytes(c) + c->grad_bytes);
 }

@@ -104,6 +104,40 @@ static void test_power_limit(void **state)
     assert_true(g2.peak_tflops == g3.peak_tflops);
 }
 
+/* Blackwell Ultra's doubled exponential rate: at the same clock (both
+ * capped at 1,200 W) GB200 and GB300 differ only in their special-function
+ * units, which fused attention's softmax uses once per score each way
+ * (model_attention.c). Long sequences make attention the larger part. */
+static void test_attention_exp_rate(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report g2, g3;
+    setup_defaults(&s);
+    set(&s, "cluster.node.host_link", "nvlink-c2c");
+    set(&s, "cluster.node.cpu", "grace");
+    set(&s, "cluster.node.power_limit_w", "1200");
+    set(&s, "training.precision", "fp8");
+    set(&s, "training.software", "nemo");
+    set(&s, "training.flash_attention", "true");
+    set(&s, "training.recompute", "full");
+    set(&s, "model.seq_len", "32768");
+    set(&s, "cluster.node.accelerator", "gb200");
+    eval(&s, &g2);
+    set(&s, "cluster.node.accelerator", "gb300");
+    eval(&s, &g3);
+    assert_true(fabs(g2.power.clock_share - g3.power.clock_share) < 0.002);
+    assert_true(g2.breakdown.compute > 1.05 * g3.breakdown.compute);
+    /* Without a fused kernel the softmax is memory traffic: no difference
+     * beyond the clocks'. */
+    set(&s, "training.flash_attention", "false");
+    set(&s, "model.seq_len", "4096");
+    eval(&s, &g3);
+    set(&s, "cluster.node.accelerator", "gb200");
+    eval(&s, &g2);
+    assert_true(g2.breakdown.compute < 1.01 * g3.breakdown.compute);
+}
+
 static void test_grad_reduce_and_lora(void **state)
 {
     (void)state;
@@ -297,6 +331,52 @@ static void test_hf_mtp(void **state)
     assert_int_equal(s.model.mtp_layers, 1);
 }
 
+/* Dropout masks are kept only when there is dropout (PyTorch's dropout
+ * returns its input at p = 0): a layer keeps 2 s b h bytes fewer. Hugging
+ * Face configs carry the probability (attention_dropout, resid_pdrop). */
+static void test_dropout_masks(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report with, without;
+    setup_defaults(&s);
+    set(&s, "training.recompute", "none");
+    set(&s, "training.software", "megatron-core");
+    set(&s, "training.flash_attention", "true");
+    eval(&s, &with);
+    set(&s, "model.dropout", "0");
+    eval(&s, &without);
+    double sbh = (double)s.model.seq_len * s.training.micro_batch * s.model.hidden;
+    double per_layer = (with.memory.activations_gb - without.memory.activations_gb) * 1e9 /
+                       (2.0 * sbh / s.training.tensor_parallel);
+    /* Whole layers in flight on the busiest stage: a whole number. */
+    assert_true(per_layer >= 1.0 - 1e-6);
+    assert_true(fabs(per_layer - round(per_layer)) < 1e-6);
+    const char *path = "/tmp/mlviz-test-runs2026-dropout.json";
+    const char *const configs[][2] = {
+        {"{\"architectures\": [\"LlamaForCausalLM\"], \"attention_dropout\": 0.0}", "0"},
+        {"{\"architectures\": [\"GPT2LMHeadModel\"], \"resid_pdrop\": 0.1}", "0.1"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fprintf(f,
+                "%.*s, \"num_hidden_layers\": 4, \"hidden_size\": 256, "
+                "\"num_attention_heads\": 4, \"vocab_size\": 1000}",
+                (int)strlen(configs[i][0]) - 1, configs[i][0]);
+        fclose(f);
+        char text[256], err[1024], buf[32];
+        snprintf(text, sizeof text, "model: {hf_config: %s}\n", path);
+        setup_defaults(&s);
+        bool ok = setup_load_string(&s, "d.yaml", text, cat, err, sizeof err);
+        remove(path);
+        if (!ok)
+            fail_msg("%s", err);
+        assert_true(setup_get(&s, "model.dropout", buf, sizeof buf, err, sizeof err));
+        assert_string_equal(buf, configs[i][1]);
+    }
+}
+
 /* Loading `text` is refused at line:col with a message containing `what`. */
 static void refused_at(const char *text, int line, int col, const char *what)
 {
@@ -323,21 +403,33 @@ static void test_refusals_located(void **state)
     refused_at("model:\n  kind: generic\n  params: 1e9\n  flops_per_sample: 1e12\n  "
                "mtp_layers: 1\n",
                5, 15, "needs a transformer");
+    refused_at("cluster:\n  node:\n    power_limit_w: 70\n", 3, 20, "above its idle 75 W");
+    refused_at("training:\n  precision: nvfp4\n", 2, 14, "h100-sxm has no nvfp4 support");
+    refused_at("cluster:\n  node: {accelerator: a100-sxm-80gb}\ntraining:\n  precision: mxfp8\n", 4,
+               14, "a100-sxm-80gb has no mxfp8 support");
+    refused_at("model:\n  experts: 8\n  top_k: 2\ncluster:\n  nodes: 2\ntraining:\n"
+               "  software: deepspeed\n  expert_parallel: 8\n  moe_dispatcher: deepep\n",
+               9, 19, "deepspeed has no DeepEP dispatcher");
+    refused_at("model:\n  layers: 4\ntraining:\n  software: nemo\n  recompute: none\n"
+               "  activation_offload_layers: 4\n",
+               6, 30, "at least one must stay on the device");
+    refused_at("training:\n  software: nemo\n  recompute: none\n  pipeline_parallel: 2\n"
+               "  activation_offload_layers: 2\n",
+               5, 30, "only without pipeline parallelism");
+    refused_at("training:\n  software: megatron-core\n  recompute: selective\n"
+               "  activation_offload_layers: 2\n",
+               4, 30, "while it recomputes them");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields_in_table),
-        cmocka_unit_test(test_power_limit),
-        cmocka_unit_test(test_grad_reduce_and_lora),
-        cmocka_unit_test(test_offload_and_zero3),
-        cmocka_unit_test(test_moe_folding_deepep_mtp),
-        cmocka_unit_test(test_pipeline_split),
-        cmocka_unit_test(test_precision_split),
-        cmocka_unit_test(test_op_checkpointing),
-        cmocka_unit_test(test_hf_mtp),
-        cmocka_unit_test(test_refusals_located),
+        cmocka_unit_test(test_fields_in_table),    cmocka_unit_test(test_power_limit),
+        cmocka_unit_test(test_attention_exp_rate), cmocka_unit_test(test_grad_reduce_and_lora),
+        cmocka_unit_test(test_offload_and_zero3),  cmocka_unit_test(test_moe_folding_deepep_mtp),
+        cmocka_unit_test(test_pipeline_split),     cmocka_unit_test(test_precision_split),
+        cmocka_unit_test(test_op_checkpointing),   cmocka_unit_test(test_hf_mtp),
+        cmocka_unit_test(test_dropout_masks),      cmocka_unit_test(test_refusals_located),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
