@@ -251,11 +251,13 @@ struct pipe_form {
     double work_total;       /* pass 1: every stage's whole micro-batch */
     double after_f, after_b; /* pass 2 (last stage first): the stages after k */
     double after_max;        /* the longest any of them takes to send its backwards */
+    double light; /* pass 1: the longest chunk pair (forward, backward) of the other stages */
+    double last;  /* pass 1: the last stage's chunk pair, without the output layer */
     double makespan;
     double tail; /* how long after the pipeline the last stage's tail ends */
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);
-void model_pipe_total(struct pipe_form *pf, const struct model_stage_cost *st);
+void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost *st);
 /* Stage k's path; called for k = p - 1 down to 0. */
 void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st);
 

@@ -86,20 +86,48 @@ static double chain_b(const struct pipe_form *pf, const struct model_stage_cost 
     return (st->bwd_s - st->edge_bwd_s) / pf->v + st->edge_bwd_s;
 }
 
-/* Pass 1 visits the last stage first, like pass 2. */
-void model_pipe_total(struct pipe_form *pf, const struct model_stage_cost *st)
-{
-    pf->chain_f += chain_f(pf, st);
-    pf->chain_b += chain_b(pf, st);
-    pf->work_total += st->fwd_s + st->bwd_s;
-}
-
 /* Sends the blocking part of which holds stage k's stream per micro-batch:
  * every chunk sends its forward on and its backward back, but for the ends
  * of the whole model. */
 static int stage_sends(const struct pipe_form *pf, int k)
 {
     return pf->p == 1 ? 0 : 2 * pf->v - (k == 0) - (k == pf->p - 1);
+}
+
+/* Pass 1 visits the last stage first, like pass 2. */
+void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost *st)
+{
+    pf->chain_f += chain_f(pf, st);
+    pf->chain_b += chain_b(pf, st);
+    pf->work_total += st->fwd_s + st->bwd_s;
+    double pair =
+        (st->fwd_s - st->edge_fwd_s + st->bwd_s - st->edge_bwd_s + stage_sends(pf, k) * pf->e) /
+        pf->v;
+    if (k < pf->p - 1)
+        pf->light = maxd(pf->light, pair + st->edge_fwd_s / pf->v);
+    else
+        pf->last = pair;
+}
+
+/* Interleaved: Megatron-Core's stages run their chunk passes in rounds of p
+ * micro-batches (a round of forwards of one chunk beside a round of
+ * backwards of another). The last stage (warm-up (v - 1) p) runs the
+ * forwards and backwards of its last chunk, with the output layer, in the
+ * same round of each cycle of v rounds; when that round is longer than the
+ * other stages' chunk pairs, they wait for its backwards. In its v - 1
+ * other rounds it runs light chunk pairs, but receives the forwards at the
+ * pace of the slowest other stage (`light`), less the one pair the stage
+ * before it ran ahead (its warm-up is two passes longer). Per micro-batch:
+ * the heavy pair, then the light rounds at the slower of the two paces;
+ * around the steady state, the chunk chain of the other stages fills and
+ * drains. */
+static double round_path(const struct pipe_form *pf, const struct model_stage_cost *last)
+{
+    double a = pf->last, b = pf->light, v = pf->v;
+    double heavy = a + (last->edge_fwd_s + last->edge_bwd_s);
+    double rest = maxd((v - 1.0) * a, (v - 1.0) * b - b / pf->p);
+    return pf->m * (heavy + rest) + pf->chain_f - chain_f(pf, last) + pf->chain_b -
+           chain_b(pf, last) + 2.0 * (pf->p - 1) * pf->link;
 }
 
 void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st)
@@ -144,6 +172,8 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
         path = fill + drain + first_back + (cb + e_b) +
                maxd((pf->m - 1.0) * (cb + e_b), pf->after_max);
     }
+    if (k == pf->p - 1 && pf->v > 1 && pf->m >= pf->p)
+        path = maxd(path, round_path(pf, st));
     pf->makespan = maxd(pf->makespan, path);
     pf->after_f += cf;
     pf->after_b += cb;

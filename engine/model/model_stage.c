@@ -325,7 +325,7 @@ static void stage_walk(const struct ctx *c, const struct layer_times *ld,
             }
             if (remember)
                 kind_of[n] = (signed char)kind;
-            model_pipe_total(pf, sc);
+            model_pipe_total(pf, i, sc);
             double work = sc->compute_fwd_s + sc->compute_bwd_s + sc->recompute_s;
             if (work >= longest) {
                 longest = work;
