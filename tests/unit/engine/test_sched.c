@@ -285,9 +285,10 @@ static void test_closed_form_agrees(void **state)
      * the slowdown beside overlapped communication, each stage's own DP
      * tail), so what differs is how the schedule puts them together.
      * 1F1B: within 2% but for about one layout in 10,000, none beyond 2.5%
-     * (100,000 layouts: 8 of 69,098 between 2.0% and 2.1%, a light
-     * second-to-last stage between the last, one layer and a large output
-     * layer, and heavier middle stages). Interleaved: Megatron-Core's
+     * (100,000 layouts: 8 of 69,098 between 2.0% and 2.1%, twelve stages
+     * with slow sends: the whole transfers that cycles through several
+     * stages carry in the steady state, where the closed form counts only
+     * the sends' blocking parts). Interleaved: Megatron-Core's
      * rounds of p micro-batches are followed only in part (the last
      * stage's output layer stalling the rounds; uneven middle stages):
      * 94% within 2%, none beyond 8% (docs/MODEL.md, "The step schedule").
