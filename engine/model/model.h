@@ -204,17 +204,21 @@ double model_params_active(const struct setup *s);
  * form, so that both see the same costs. */
 struct model_stage_cost {
     int layers;
-    double fwd_s;       /* one micro-batch's forward, exposed TP/CP/EP/ZeRO included */
-    double bwd_s;       /* its backward, recomputation and exposed comm included */
-    double wgrad_s;     /* of bwd_s, the weight-gradient GEMMs (a zero-bubble W pass) */
-    double recompute_s; /* of bwd_s, the recomputed forward */
+    double fwd_s;   /* one micro-batch's forward, exposed TP/CP/EP, DP/ZeRO and slowdown included */
+    double bwd_s;   /* its backward, recomputation and the same included */
+    double wgrad_s; /* of bwd_s, the weight-gradient GEMMs (a zero-bubble W pass) */
+    double recompute_s;                  /* of bwd_s, the recomputed forward */
     double compute_fwd_s, compute_bwd_s; /* the passes' compute alone (bwd: no recompute) */
     double edge_fwd_s, edge_bwd_s;       /* of the passes, the embedding (first stage) or the output
                                           * layer and loss (last): the first or last model chunk's */
     double tp_s, cp_s, ep_s; /* exposed per micro-batch, both passes (inside fwd_s + bwd_s) */
+    double ep_total_s;       /* the expert all-to-alls per micro-batch before overlap */
     double dp_mb_s;          /* exposed DP/ZeRO traffic per micro-batch (inside fwd_s + bwd_s) */
-    double dp_tail_s;        /* exposed DP/ZeRO traffic after the stage's last backward */
-    double dp_total_s;       /* all DP/ZeRO traffic of the step, before overlap */
+    double slow_mb_s;   /* compute slowed beside hidden communication, per micro-batch (inside) */
+    double dp_tail_s;   /* after the stage's last backward: exposed DP/ZeRO traffic and slowdown */
+    double slow_tail_s; /* of dp_tail_s, the slowdown beside the step's hidden DP traffic (less
+                         * than 0 when the last micro-batch hides less than the others) */
+    double dp_total_s;  /* all DP/ZeRO traffic of the step, before overlap */
 };
 
 struct model_pipeline {

@@ -189,6 +189,8 @@ struct device_step {
     double compute, recompute, tp_comm, cp_comm, ep_comm, bubble, p2p, dp_exposed, dp_total;
     double ep_total;      /* expert all-to-alls before overlap (ep_comm: exposed) */
     double dp_mb_exposed; /* of dp_exposed, what every micro-batch's passes carry */
+    double dp_mb_total;   /* of dp_total, what every micro-batch moves (ZeRO-2/3 per micro-batch) */
+    double dp_mb_fwd;     /* of dp_mb_exposed, what the forward carries (ZeRO-3's gathers) */
     double optimizer, straggler, overhead;
     double interference; /* i20: compute slowed beside overlapped communication (in compute) */
     double forward, backward;
@@ -211,19 +213,38 @@ void model_make_ctx(const struct setup *s, const struct resolved *r, struct ctx 
  * (MFU), the executed ones and the hardware's (HFU). */
 void model_transformer_flops(const struct ctx *c, struct device_step *d);
 
+/* Per-device times of one micro-batch through one layer. */
+struct layer_times {
+    double fwd;       /* forward: GEMMs + element-wise (+ experts) */
+    double bwd;       /* backward: two GEMMs per forward GEMM + element-wise */
+    double attn_core; /* QK^T, softmax, attention x V (selective recompute) */
+    double attn_fwd;  /* attention core forward, and its backward */
+    double attn_bwd;
+    double tp_comm;     /* one exposed all-reduce of the layer output */
+    double tp_hidden;   /* i20: the part of it hidden beside the GEMMs */
+    double cp_hidden_f; /* i20: ring traffic hidden under the attention, forward */
+    double cp_hidden_b; /* and backward */
+    double cp_fwd;      /* exposed ring-attention exchange, forward and backward */
+    double cp_bwd;
+    double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
+    double op_re;  /* y2026: recompute of torchtitan's per-op policy */
+};
+
 /* model_compute.c */
+void model_layer_times(const struct ctx *c, bool moe, struct layer_times *lt);
 void model_make_stage(const struct ctx *c, int index, int first_layer, struct stage *st);
 int model_candidate_stages(const struct ctx *c, struct stage out[4]);
+
+/* model_stage.c: one stage's costs (the closed form and the step-schedule
+ * simulator both run these; ld and lm: the dense and MoE layer times, unused
+ * for a generic model), and the device step. */
+void model_stage_cost(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                      const struct layer_times *lm, struct model_stage_cost *o);
 void model_device_step(const struct ctx *c, struct device_step *d);
-void model_stage_times(const struct ctx *c, const struct stage *st, struct model_stage_cost *o);
 
 /* model_pipeline.c: the closed form of the pipeline schedule, two passes
  * over the stages (the totals, then each stage's path), the same physics as
  * the step-schedule simulator (engine/sched). */
-struct pipe_stage {
-    double f, b;   /* one micro-batch's forward and backward, exposed comm included */
-    double ef, eb; /* of them, the embedding or output layer (one chunk's) */
-};
 struct pipe_form {
     int p, v;
     double m, e, link;       /* micro-batches, blocking and whole send */
@@ -231,14 +252,15 @@ struct pipe_form {
     double work_total;       /* pass 1: every stage's whole micro-batch */
     double after_f, after_b; /* pass 2 (last stage first): the stages after k */
     double after_max;        /* the longest any of them takes to send its backwards */
+    double light; /* pass 1: the longest chunk pair (forward, backward) of the other stages */
+    double last;  /* pass 1: the last stage's chunk pair, without the output layer */
     double makespan;
-    int busy;          /* the busiest stage, whose drain is kept */
-    double busy_drain; /* its last backward's way back to the first stage */
+    double tail; /* how long after the pipeline the last stage's tail ends */
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);
-void model_pipe_total(struct pipe_form *pf, const struct pipe_stage *st);
+void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost *st);
 /* Stage k's path; called for k = p - 1 down to 0. */
-void model_pipe_stage(struct pipe_form *pf, int k, const struct pipe_stage *st);
+void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st);
 
 /* model_network.c */
 double model_tp_allreduce_time(const struct ctx *c, double bytes);
@@ -299,8 +321,9 @@ void model_output_layer(const struct ctx *c, double tokens, double *fwd, double 
 
 /* ZeRO-3: parameters gathered one unit (layer) at a time. */
 struct zero3_cost {
-    double total;   /* all collectives of a step */
-    double exposed; /* the part compute does not hide */
+    double total;       /* all collectives of a step */
+    double exposed;     /* the part compute does not hide */
+    double exposed_fwd; /* of it, in the forward passes */
 };
 /* Gathering units (layers) of one pipeline stage. */
 double model_zero3_units(const struct ctx *c);

@@ -93,11 +93,14 @@ void model_dp_sync(const struct ctx *c, double params, int n, int stride, double
             d->dp_total += z.total;
             d->dp_exposed += z.exposed;
             d->dp_mb_exposed += z.exposed / m;
+            d->dp_mb_total += z.total / m;
+            d->dp_mb_fwd += z.exposed_fwd / m;
         } else if (zero == 2 && sw->reduce_per_microbatch) {
             d->dp_total += m * rs + ag;
             d->dp_exposed += (m - 1) * maxd(0.0, rs - hide_fb) + maxd(0.0, rs - hide_b) +
                              maxd(0.0, ag - hide_gather);
             d->dp_mb_exposed += maxd(0.0, rs - hide_fb);
+            d->dp_mb_total += rs;
         } else {
             d->dp_total += rs + ag;
             d->dp_exposed += maxd(0.0, rs - hide_b) + maxd(0.0, ag - hide_gather);

@@ -1,41 +1,10 @@
 /* model_pipeline: the costs of every pipeline stage, per micro-batch, for the
- * step-schedule simulator (engine/sched). They come from the same functions
- * as the closed form (model_compute.c, model_network.c), so the simulator
- * and the closed form see the same costs and differ only in how the
- * schedule puts them together. Nothing here allocates. */
+ * step-schedule simulator (engine/sched), and the closed form of the
+ * schedule. Both take their stages from model_stage_cost (model_stage.c),
+ * so the simulator and the closed form see the same costs and differ only
+ * in how the schedule puts them together. Nothing here allocates. */
 #include "model.h"
 #include "model_internal.h"
-
-/* The data-parallel traffic of one stage, exposed, as a part that repeats
- * every micro-batch and a part after the last backward. The closed form's
- * exposed total is linear in the micro-batch count (model_dp_sync,
- * model_zero3_sync), so two evaluations at m = 1 and m = 2 split it. */
-static void stage_dp(const struct ctx *c, const struct stage *st, const struct model_stage_cost *t,
-                     struct model_stage_cost *o)
-{
-    struct ctx one = *c;
-    double exposed[2] = {0.0, 0.0};
-    for (int k = 0; k < 2; k++) {
-        struct device_step d;
-        memset(&d, 0, sizeof d);
-        one.m = k + 1;
-        double f = t->compute_fwd_s, b = t->compute_bwd_s;
-        model_dp_sync(&one, st->params.dense, c->dp * c->cp, c->tp, f, b, &d);
-        model_dp_sync(&one, st->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, f, b,
-                      &d);
-        exposed[k] = d.dp_exposed;
-        if (k == 0) {
-            struct device_step full;
-            memset(&full, 0, sizeof full);
-            model_dp_sync(c, st->params.dense, c->dp * c->cp, c->tp, f, b, &full);
-            model_dp_sync(c, st->params.experts, c->dp * c->cp / c->ep, c->tp * c->cp * c->ep, f, b,
-                          &full);
-            o->dp_total_s = full.dp_total;
-        }
-    }
-    o->dp_mb_s = maxd(0.0, exposed[1] - exposed[0]);
-    o->dp_tail_s = maxd(0.0, exposed[0] - o->dp_mb_s);
-}
 
 int model_pipeline_costs(const struct setup *s, const struct resolved *r,
                          const struct model_report *o, struct model_pipeline *out,
@@ -61,6 +30,13 @@ int model_pipeline_costs(const struct setup *s, const struct resolved *r,
     out->closed_step_s = d.total;
     out->closed_bubble_s = d.bubble;
     out->closed_p2p_s = d.p2p;
+    struct layer_times ld, lm;
+    memset(&ld, 0, sizeof ld);
+    if (s->model.kind == MODEL_TRANSFORMER)
+        model_layer_times(&c, false, &ld);
+    lm = ld;
+    if (s->model.kind == MODEL_TRANSFORMER && s->model.experts > 0)
+        model_layer_times(&c, true, &lm);
     int first_layer = 0, prev_key[3] = {-1, -1, -1};
     for (int i = 0; i < out->pp && i < max; i++) {
         struct stage st;
@@ -73,14 +49,7 @@ int model_pipeline_costs(const struct setup *s, const struct resolved *r,
             continue;
         }
         memcpy(prev_key, key, sizeof key);
-        model_stage_times(&c, &st, &stages[i]);
-        stage_dp(&c, &st, &stages[i], &stages[i]);
-        /* The per-micro-batch part of the exposed DP traffic runs beside
-         * both passes (ZeRO-3 gathers in the forward, reduce-scatters in the
-         * backward); the simulator charges it inside them. */
-        double f = stages[i].fwd_s, b = stages[i].bwd_s, share = ratio(f, f + b);
-        stages[i].fwd_s += stages[i].dp_mb_s * share;
-        stages[i].bwd_s += stages[i].dp_mb_s * (1.0 - share);
+        model_stage_cost(&c, &st, &ld, &lm, &stages[i]);
     }
     return out->pp;
 }
@@ -108,21 +77,13 @@ void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v)
 }
 
 /* A chunk's forward and backward on the first micro-batch's path. */
-static double chain_f(const struct pipe_form *pf, const struct pipe_stage *st)
+static double chain_f(const struct pipe_form *pf, const struct model_stage_cost *st)
 {
-    return (st->f - st->ef) / pf->v + st->ef;
+    return (st->fwd_s - st->edge_fwd_s) / pf->v + st->edge_fwd_s;
 }
-static double chain_b(const struct pipe_form *pf, const struct pipe_stage *st)
+static double chain_b(const struct pipe_form *pf, const struct model_stage_cost *st)
 {
-    return (st->b - st->eb) / pf->v + st->eb;
-}
-
-/* Pass 1 visits the last stage first, like pass 2. */
-void model_pipe_total(struct pipe_form *pf, const struct pipe_stage *st)
-{
-    pf->chain_f += chain_f(pf, st);
-    pf->chain_b += chain_b(pf, st);
-    pf->work_total += st->f + st->b;
+    return (st->bwd_s - st->edge_bwd_s) / pf->v + st->edge_bwd_s;
 }
 
 /* Sends the blocking part of which holds stage k's stream per micro-batch:
@@ -133,24 +94,69 @@ static int stage_sends(const struct pipe_form *pf, int k)
     return pf->p == 1 ? 0 : 2 * pf->v - (k == 0) - (k == pf->p - 1);
 }
 
-void model_pipe_stage(struct pipe_form *pf, int k, const struct pipe_stage *st)
+/* Pass 1 visits the last stage first, like pass 2. */
+void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost *st)
+{
+    pf->chain_f += chain_f(pf, st);
+    pf->chain_b += chain_b(pf, st);
+    pf->work_total += st->fwd_s + st->bwd_s;
+    double pair =
+        (st->fwd_s - st->edge_fwd_s + st->bwd_s - st->edge_bwd_s + stage_sends(pf, k) * pf->e) /
+        pf->v;
+    if (k < pf->p - 1)
+        pf->light = maxd(pf->light, pair + st->edge_fwd_s / pf->v);
+    else
+        pf->last = pair;
+}
+
+/* Interleaved: Megatron-Core's stages run their chunk passes in rounds of p
+ * micro-batches (a round of forwards of one chunk beside a round of
+ * backwards of another). The last stage (warm-up (v - 1) p) runs the
+ * forwards and backwards of its last chunk, with the output layer, in the
+ * same round of each cycle of v rounds; when that round is longer than the
+ * other stages' chunk pairs, they wait for its backwards. In its v - 1
+ * other rounds it runs light chunk pairs, but receives the forwards at the
+ * pace of the slowest other stage (`light`), less the one pair the stage
+ * before it ran ahead (its warm-up is two passes longer). Per micro-batch:
+ * the heavy pair, then the light rounds at the slower of the two paces;
+ * around the steady state, the chunk chain of the other stages fills and
+ * drains. */
+static double round_path(const struct pipe_form *pf, const struct model_stage_cost *last)
+{
+    double a = pf->last, b = pf->light, v = pf->v;
+    double heavy = a + (last->edge_fwd_s + last->edge_bwd_s);
+    double rest = maxd((v - 1.0) * a, (v - 1.0) * b - b / pf->p);
+    return pf->m * (heavy + rest) + pf->chain_f - chain_f(pf, last) + pf->chain_b -
+           chain_b(pf, last) + 2.0 * (pf->p - 1) * pf->link;
+}
+
+void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st)
 {
     int after = pf->p - 1 - k;
     double cf = chain_f(pf, st), cb = chain_b(pf, st);
-    double per_mb = st->f + st->b + stage_sends(pf, k) * pf->e;
+    double per_mb = st->fwd_s + st->bwd_s + stage_sends(pf, k) * pf->e;
     double fill = pf->chain_f - pf->after_f - cf + k * pf->link;
     double drain = pf->chain_b - pf->after_b - cb + k * pf->link;
-    if (k == pf->busy)
-        pf->busy_drain = drain;
+    /* The stage's tail starts at its last backward, `drain` before the
+     * first stage's. */
+    pf->tail = maxd(pf->tail, st->dp_tail_s - drain);
     double round_trip = pf->after_f + pf->after_b + 2.0 * after * pf->link;
-    double phi = (st->f - st->ef) / pf->v, beta = (st->b - st->eb) / pf->v;
+    double phi = (st->fwd_s - st->edge_fwd_s) / pf->v, beta = (st->bwd_s - st->edge_bwd_s) / pf->v;
+    /* The sends that hold the stream after a forward and after a backward
+     * (none out of the ends of the whole model). */
+    double e_f = pf->p > 1 && (k < pf->p - 1 || pf->v > 1) ? pf->e : 0.0;
+    double e_b = pf->p > 1 && (k > 0 || pf->v > 1) ? pf->e : 0.0;
     double path;
     if (after < pf->m) {
-        /* The warm-up's forwards and the cool-down's backwards cover the
-         * round trip through the stages after k, as far as they last. */
-        double warm = maxd(0.0, round_trip - after * (phi + pf->e));
-        double cool = maxd(0.0, round_trip - after * (beta + pf->e));
-        path = fill + drain + pf->m * per_mb + warm + cool;
+        /* The warm-up's forwards (and the send of the one before the first
+         * backward) cover the round trip through the stages after k, as
+         * far as they last; at the end the last forward's send and the
+         * cool-down's backwards do. A path waits for both only when a
+         * steady forward lies between them (after <= m - 2). */
+        double warm = maxd(0.0, round_trip - after * (phi + e_f) - e_f);
+        double cool = maxd(0.0, round_trip - e_f - after * (beta + e_b));
+        double waits = after + 2.0 <= pf->m ? warm + cool : maxd(warm, cool);
+        path = fill + drain + pf->m * per_mb + waits;
     } else if (pf->v > 1) {
         /* Interleaved with fewer micro-batches than stages: each chunk's
          * round waits for the micro-batches to come round the ring, so the
@@ -162,16 +168,18 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct pipe_stage *st)
     } else {
         /* Every forward before the first backward returns: then the
          * backwards at the pace of this stage or of the slowest after it. */
-        double first_back = maxd(pf->m * (cf + pf->e), cf + round_trip);
-        path = fill + drain + first_back + (cb + pf->e) +
-               maxd((pf->m - 1.0) * (cb + pf->e), pf->after_max);
+        double first_back = maxd(pf->m * (cf + e_f), cf + round_trip);
+        path = fill + drain + first_back + (cb + e_b) +
+               maxd((pf->m - 1.0) * (cb + e_b), pf->after_max);
     }
+    if (k == pf->p - 1 && pf->v > 1 && pf->m >= pf->p)
+        path = maxd(path, round_path(pf, st));
     pf->makespan = maxd(pf->makespan, path);
     pf->after_f += cf;
     pf->after_b += cb;
     /* How long this stage takes to send all backwards after its first:
      * its steady 1F1B pairs, then its cool-down's backwards alone. */
-    double emit = after < pf->m ? (pf->m - after - 1.0) * per_mb + after * (cb + pf->e)
-                                : (pf->m - 1.0) * (cb + pf->e);
+    double emit = after < pf->m ? (pf->m - after - 1.0) * per_mb + after * (cb + e_b)
+                                : (pf->m - 1.0) * (cb + e_b);
     pf->after_max = maxd(pf->after_max, emit);
 }

@@ -48,6 +48,7 @@ void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int
     double m = (double)c->m;
     out->total = m * (units * (ag + rs) + (units - 1.0) * ag);
     out->exposed = m * (fwd + bwd);
+    out->exposed_fwd = m * fwd;
 }
 
 double model_zero3_buffer_bytes(const struct ctx *c, double layer_params)

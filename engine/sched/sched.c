@@ -51,11 +51,13 @@ static int resolve_kind(int kind, int p, int v)
 
 static bool finite_costs(const struct model_stage_cost *c)
 {
-    double v[] = {c->fwd_s, c->bwd_s, c->wgrad_s, c->dp_tail_s, c->edge_fwd_s, c->edge_bwd_s};
+    double v[] = {c->fwd_s,      c->bwd_s,      c->wgrad_s,  c->dp_tail_s,
+                  c->edge_fwd_s, c->edge_bwd_s, c->slow_mb_s};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i]) || v[i] < 0)
             return false;
-    return c->edge_fwd_s <= c->fwd_s && c->wgrad_s + c->edge_bwd_s <= c->bwd_s * (1 + 1e-12);
+    return isfinite(c->slow_tail_s) && c->edge_fwd_s <= c->fwd_s &&
+           c->wgrad_s + c->edge_bwd_s <= c->bwd_s * (1 + 1e-12);
 }
 
 /* The step of the busiest stage, exposed, from the simulated stages. */
@@ -70,8 +72,10 @@ static void breakdown(const struct sim *sm, const struct model_pipeline *pipe,
         st->peak_micro_batches = (double)st->peak_chunks / sm->v;
         end = fmax(end, st->end_s);
         finish = fmax(finish, st->end_s + st->dp_tail_s);
-        if (st->busy_s > busiest) {
-            busiest = st->busy_s;
+        const struct model_stage_cost *c = &sm->cost[s];
+        double work = c->compute_fwd_s + c->compute_bwd_s + c->recompute_s;
+        if (work > busiest) {
+            busiest = work;
             o->critical = s;
         }
     }
@@ -87,12 +91,17 @@ static void breakdown(const struct sim *sm, const struct model_pipeline *pipe,
     o->ep_s = m * c->ep_s;
     o->p2p_s = o->stages[o->critical].send_s;
     o->bubble_s = o->stages[o->critical].idle_s;
+    /* Compute slowed beside hidden communication counts as compute: every
+     * micro-batch's, and of the wait after the pipeline, the busiest
+     * stage's tail slowdown (as the closed form, model_stage.c). */
+    double slow_tail = fmin(c->slow_tail_s, finish - end);
+    o->compute_s += m * c->slow_mb_s + slow_tail;
     /* What the busiest stage's passes hold beyond the parts above is the
      * per-micro-batch DP/ZeRO traffic; the tail is what stages finish after
      * the pipeline. */
     o->dp_s = fmax(0.0, o->stages[o->critical].busy_s - o->compute_s - o->recompute_s - o->tp_s -
-                            o->cp_s - o->ep_s) +
-              (finish - end);
+                            o->cp_s - o->ep_s + slow_tail) +
+              (finish - end) - slow_tail;
     o->optimizer_s = pipe->optimizer_s;
     o->straggler_s = pipe->straggler_s;
     o->overhead_s = pipe->overhead_s;

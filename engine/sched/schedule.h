@@ -54,7 +54,7 @@ struct sched_result {
     int kind, pp, vp, m;
     double step_s;     /* the device step: pipeline, DP tail, optimizer, straggler, overhead */
     double pipeline_s; /* first pass to the last pass (and send) of any stage */
-    int critical;      /* the busiest stage (what the closed form calls the slowest) */
+    int critical;      /* the busiest stage: the first that computes longest */
     /* The step of the busiest stage, exposed seconds; they add up to step_s. */
     double compute_s, recompute_s, tp_s, cp_s, ep_s, p2p_s, bubble_s, dp_s;
     double optimizer_s, straggler_s, overhead_s;

@@ -1,8 +1,9 @@
 /* The step-schedule simulator (engine/sched): hand-checked schedules, and
  * the closed form tested against it over random layouts: step time and
- * bubble within 2% of the step, in-flight micro-batches exact.
+ * bubble within 2% of the step (but for the residue stated in
+ * test_closed_form_agrees), in-flight micro-batches exact.
  * MLVIZ_SCHED_LAYOUTS sets how many random layouts (default 20,000; the
- * bench runs 100,000). Tests run from the repository root. */
+ * issue 20 report quotes 100,000). Tests run from the repository root. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -280,21 +281,22 @@ static void test_closed_form_agrees(void **state)
     printf("in-flight micro-batches: %d mismatches\n", a.inflight_mismatches);
     assert_true(a.layouts[0] + a.layouts[1] >= want);
     assert_int_equal(a.inflight_mismatches, 0);
-    /* 1F1B: within 2% but for one layout in a thousand, never beyond 5%.
-     * Interleaved: Megatron-Core's rounds of p micro-batches per chunk make
-     * a heavy first or last chunk (embedding, output layer) stall the
-     * others, which the closed form follows only roughly: 88% within 2%,
-     * none beyond 20% (docs/MODEL.md, "The step schedule"). */
-    /* The bubble is held to what the simulator gives. The step is not yet:
-     * issue 20's compute slowdown beside overlapped communication
-     * (model_grads.c) and the gradient sync's smaller hiding window are in
-     * the closed form only, so the closed form's step runs longer on 9% of
-     * 1F1B layouts (as much as 75% on ZeRO-2 MoE layouts whose sync the
-     * window leaves exposed). Until the simulator models both, the step
-     * is checked to stay within these measured bounds. */
-    assert_true(a.worst_bubble[0] <= 0.05 && a.worst_bubble[1] <= 0.20);
-    assert_true(a.over[0] * 100 <= a.layouts[0] * 12 && a.worst_step[0] <= 0.80);
-    assert_true(a.over[1] * 100 <= a.layouts[1] * 20 && a.worst_step[1] <= 0.80);
+    /* Both take every stage from model_stage_cost (the DP hiding window,
+     * the slowdown beside overlapped communication, each stage's own DP
+     * tail), so what differs is how the schedule puts them together.
+     * 1F1B: within 2% but for about one layout in 10,000, none beyond 2.5%
+     * (100,000 layouts: 8 of 69,098 between 2.0% and 2.1%, twelve stages
+     * with slow sends: the whole transfers that cycles through several
+     * stages carry in the steady state, where the closed form counts only
+     * the sends' blocking parts). Interleaved: Megatron-Core's
+     * rounds of p micro-batches are followed only in part (the last
+     * stage's output layer stalling the rounds; uneven middle stages):
+     * 94% within 2%, none beyond 8% (docs/MODEL.md, "The step schedule").
+     * The bubble differs exactly as much as the step. */
+    assert_true(a.over[0] * 5000 <= a.layouts[0] && a.worst_step[0] <= 0.025);
+    assert_true(a.worst_bubble[0] <= 0.025);
+    assert_true(a.over[1] * 100 <= a.layouts[1] * 7 && a.worst_step[1] <= 0.08);
+    assert_true(a.worst_bubble[1] <= 0.08);
 }
 
 int main(void)

@@ -1,0 +1,411 @@
+/* model_stage: the costs of one pipeline stage, per micro-batch and after
+ * its last backward, and the device step built from them. The closed form
+ * of the schedule (model_pipeline.c) and the step-schedule simulator
+ * (engine/sched, through model_pipeline_costs) both take their stages from
+ * model_stage_cost: the overlap rules, the data-parallel hiding window and
+ * the slowdown beside overlapped communication are defined here once.
+ * See docs/MODEL.md, sections 2, 3 and 3a. Nothing here allocates. */
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_internal.h"
+
+/* One stage's times per micro-batch. */
+struct stage_time {
+    double fwd, bwd, re, tp, cp, ep;
+    double hidden;         /* i20: communication hidden beside this stage's compute */
+    double hidden_f;       /* of it, beside the forward */
+    double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
+    double edge_f, edge_b; /* of fwd and bwd, the embedding or output layer */
+};
+
+/* What the first and last stages run beside their layers: the output
+ * layer (logits GEMM) and the cross entropy on the last (model_output.c),
+ * with each multi-token prediction module's one more layer and shared
+ * output layer on the same tokens (DeepSeek-V3, 2.2); the embedding lookup
+ * on the first (a gather and scatter-add of s b h). */
+static void stage_edges(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                        const struct layer_times *lm, double *fwd, double *bwd)
+{
+    const struct setup *s = c->s;
+    double tokens_mb = (double)s->model.seq_len / c->cp * c->mb;
+    *fwd = *bwd = 0.0;
+    if (st->last) {
+        double out_f, out_b, mtp = s->model.mtp_layers;
+        const struct layer_times *l = s->model.experts > 0 ? lm : ld;
+        model_output_layer(c, tokens_mb, &out_f, &out_b);
+        *fwd = (1.0 + mtp) * out_f + mtp * l->fwd;
+        *bwd = (1.0 + mtp) * out_b + mtp * l->bwd;
+    }
+    if (st->first)
+        *fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
+}
+
+static void stage_time(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                       const struct layer_times *lm, struct stage_time *o)
+{
+    const struct setup *s = c->s;
+    int rc = s->training.recompute;
+    double nd = st->layers - st->moe_layers, nm = st->moe_layers;
+    stage_edges(c, st, ld, lm, &o->edge_f, &o->edge_b);
+    o->fwd = nd * ld->fwd + nm * lm->fwd + o->edge_f;
+    o->bwd = nd * ld->bwd + nm * lm->bwd + o->edge_b;
+    double off_f, off_b; /* activation offloading's copies (model_offload.c) */
+    model_offload_exposed(c, st, o->fwd, o->bwd, &off_f, &off_b);
+    o->fwd += off_f;
+    o->bwd += off_b;
+    o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
+            : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
+            : rc == RECOMPUTE_OP        ? nd * ld->op_re + nm * lm->op_re
+                                        : 0.0;
+    /* Tensor parallelism: two all-reduces per layer forward and two
+     * backward (Shoeybi et al. 2019), two more when the forward is
+     * recomputed. */
+    double per_layer = rc == RECOMPUTE_FULL ? 6.0 : 4.0;
+    o->tp = per_layer * (nd * ld->tp_comm + nm * lm->tp_comm);
+    double again = rc == RECOMPUTE_FULL ? 1.0 : 0.0;
+    o->cp = nd * ((1.0 + again) * ld->cp_fwd + ld->cp_bwd) +
+            nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
+    /* Expert parallelism: dispatch and combine forward, their transposes
+     * backward, again when the forward is recomputed. */
+    o->ep_total = nm * (2.0 + again) * lm->ep_fwd;
+    /* i20: a second of compute hides at most one second of communication:
+     * the expert all-to-alls hide under what the TP and CP traffic of the
+     * layer leaves free (else a faster device could make a slower step). */
+    double cp_f = lm->cp_hidden_f, cp_b = lm->cp_hidden_b;
+    double free = maxd(0.0, lm->fwd + lm->bwd - 4.0 * lm->tp_hidden - cp_f - cp_b);
+    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, free);
+    o->hidden = per_layer * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
+                nd * ((1.0 + again) * ld->cp_hidden_f + ld->cp_hidden_b) +
+                nm * ((1.0 + again) * cp_f + cp_b) + (o->ep_total - o->ep);
+    o->hidden_f = 2.0 * (nd * ld->tp_hidden + nm * lm->tp_hidden) + nd * ld->cp_hidden_f +
+                  nm * cp_f + (o->ep_total - o->ep) / (2.0 + again);
+}
+
+/* A generic model: FLOPs per sample from the user, two thirds in the
+ * backward pass (Kaplan et al. 2020: 6N per token = 2N + 4N), as a roofline
+ * against the stated memory traffic per FLOP; every stage alike. */
+static void generic_time(const struct ctx *c, struct stage_time *t)
+{
+    const struct setup *s = c->s;
+    double flops_mb = s->model.flops_per_sample * c->mb;
+    double t_c = time_for(flops_mb, c->peak_flops * c->gemm_eff * c->throttle);
+    double t_m = time_for(flops_mb * s->model.bytes_per_flop, c->mem_bw);
+    double one = maxd(t_c, t_m) + c->kernel_s;
+    memset(t, 0, sizeof *t);
+    t->fwd = one / 3.0;
+    t->bwd = 2.0 * one / 3.0;
+    t->re = s->training.recompute == RECOMPUTE_FULL ? t->fwd : 0.0;
+}
+
+static void generic_flops(const struct ctx *c, struct device_step *d)
+{
+    const struct setup *s = c->s;
+    d->model_flops = s->model.flops_per_sample * s->training.global_batch;
+    d->executed_flops =
+        d->model_flops * (s->training.recompute == RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
+    d->hardware_flops = d->executed_flops;
+}
+
+/* The parameters a stage trains and syncs (LoRA: its adapters). */
+static void trained_params(const struct ctx *c, const struct stage *st, double *dense,
+                           double *experts)
+{
+    *dense = c->lora ? model_lora_stage_params(c, st) : st->params.dense;
+    *experts = c->lora ? 0.0 : st->params.experts;
+}
+
+/* The expert-data-parallel group: with MoE parallel folding, what is left
+ * of tp x cp x dp after etp x ep. */
+static int64_t expert_dp(const struct ctx *c)
+{
+    return at_least_one(c->tp * c->cp * c->dp / (c->etp * c->ep));
+}
+
+/* The data-parallel gradient sync of one stage: non-expert parameters over
+ * DP x CP (ranks tp apart), expert parameters over the expert-data-parallel
+ * group (ranks etp x ep apart). i20: it hides under the compute the
+ * per-layer traffic leaves free (one second of compute hides one second of
+ * traffic), the expert gradients in what the dense ones leave of that
+ * window. */
+static void stage_sync(const struct ctx *c, const struct stage *st, const struct stage_time *t,
+                       double layer_slow, struct device_step *d)
+{
+    /* Each pass's window is its own compute less the per-layer traffic
+     * hidden beside it, longer by the slowdown that traffic brings
+     * (stage_slowdown, in proportion to the passes). */
+    double share = ratio(t->fwd, t->fwd + t->bwd);
+    double t_f = maxd(0.0, t->fwd - t->hidden_f) + layer_slow * share;
+    double t_b = maxd(0.0, t->bwd - (t->hidden - t->hidden_f)) + layer_slow * (1.0 - share);
+    double dense, experts;
+    trained_params(c, st, &dense, &experts);
+    model_dp_sync(c, dense, c->dp * c->cp, c->tp, t_f, t_b, d);
+    double hid = d->dp_total - d->dp_exposed;
+    double w = c->r->software->dp_overlap_window > 0 ? c->r->software->dp_overlap_window : 1.0;
+    double t_b2 = maxd(0.0, t_b - hid / w), t_f2 = maxd(0.0, t_f - maxd(0.0, hid / w - t_b));
+    model_dp_sync(c, experts, (int)expert_dp(c), c->etp * c->ep, t_f2, t_b2, d);
+}
+
+/* The gradient accumulation of one micro-batch on a stage (model_grads.c). */
+static double grad_accum_time(const struct ctx *c, const struct stage *st)
+{
+    double dense, experts;
+    trained_params(c, st, &dense, &experts);
+    return model_grad_accum_time(c, dense + experts);
+}
+
+/* Splits a stage's per-micro-batch time into its two passes: two of the
+ * four (six, with full recomputation) tensor-parallel all-reduces and one
+ * of the two (three) expert all-to-all rounds run in the forward, and the
+ * ring-attention exchange of the forward (`cp_fwd`). */
+static void split_passes(const struct ctx *c, const struct stage_time *t, double cp_fwd, double *f,
+                         double *b)
+{
+    bool full = c->s->training.recompute == RECOMPUTE_FULL;
+    double tp_fwd = t->tp * (full ? 2.0 / 6.0 : 0.5);
+    double ep_fwd = t->ep / (full ? 3.0 : 2.0);
+    *f = t->fwd + tp_fwd + cp_fwd + ep_fwd;
+    *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - ep_fwd);
+}
+
+/* i20: compute beside overlapped communication runs slower (model_grads.c).
+ * The slowdown was measured beside intra-node (NVLink) collectives: it is
+ * charged where the group stays inside the scale-up domain. Per micro-batch
+ * beside the per-layer traffic alone (`stage_slowdown` on a NULL `d`, the
+ * longer window the gradient sync hides in), then beside all of it: the
+ * per-layer traffic and the DP/ZeRO traffic of every micro-batch, and over
+ * the step the rest of the hidden DP traffic (the gradient reduction under
+ * the last backward, the parameter gather under the next forward), which
+ * lands after the last backward. */
+static double stage_slowdown(const struct ctx *c, const struct stage_time *t,
+                             const struct device_step *d, struct model_stage_cost *o)
+{
+    bool mp_in = (double)c->tp * c->cp * c->ep <= c->domain, dp_in = c->devices <= c->domain;
+    double m = (double)c->m, work = t->fwd + t->bwd + t->re, layers = mp_in ? t->hidden : 0.0;
+    if (!d)
+        return model_overlap_interference(c, layers, work);
+    double hid_mb = layers + (dp_in ? d->dp_mb_total - d->dp_mb_exposed : 0.0);
+    double hid_step = m * layers + (dp_in ? d->dp_total - d->dp_exposed : 0.0);
+    o->slow_mb_s = model_overlap_interference(c, hid_mb, work);
+    o->slow_tail_s = model_overlap_interference(c, hid_step, m * work) - m * o->slow_mb_s;
+    return o->slow_mb_s;
+}
+
+void model_stage_cost(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                      const struct layer_times *lm, struct model_stage_cost *o)
+{
+    struct stage_time t;
+    double cp_fwd = 0.0;
+    memset(o, 0, sizeof *o);
+    o->layers = st->layers;
+    if (c->s->model.kind == MODEL_GENERIC) {
+        generic_time(c, &t);
+        o->wgrad_s = 0.5 * t.bwd;
+    } else {
+        stage_time(c, st, ld, lm, &t);
+        o->edge_fwd_s = t.edge_f;
+        o->edge_bwd_s = t.edge_b;
+        /* Weight gradients: one of the two GEMMs of each forward GEMM's
+         * backward, about half of the backward outside the attention core
+         * (Qi et al. 2023, section 2: B and W are equal passes). */
+        double nd = st->layers - st->moe_layers, nm = st->moe_layers;
+        o->wgrad_s = 0.5 * maxd(0.0, t.bwd - t.edge_b - nd * ld->attn_bwd - nm * lm->attn_bwd);
+        cp_fwd = nd * ld->cp_fwd + nm * lm->cp_fwd;
+    }
+    t.bwd += grad_accum_time(c, st);
+    struct device_step d;
+    memset(&d, 0, sizeof d);
+    stage_sync(c, st, &t, stage_slowdown(c, &t, NULL, o), &d);
+    stage_slowdown(c, &t, &d, o);
+    double f, b;
+    split_passes(c, &t, cp_fwd, &f, &b);
+    /* The DP/ZeRO traffic of every micro-batch holds the pass it belongs
+     * to (ZeRO-3 gathers the forward's weights, the backward's weights and
+     * reduce-scatters the gradients; ZeRO-2 waits for the last
+     * micro-batch's reduce-scatter in the backward); the slowdown runs
+     * beside both passes, in proportion to them. */
+    double share = ratio(f, f + b);
+    o->fwd_s = f + d.dp_mb_fwd + o->slow_mb_s * share;
+    o->bwd_s = b + (d.dp_mb_exposed - d.dp_mb_fwd) + o->slow_mb_s * (1.0 - share);
+    o->recompute_s = t.re;
+    o->compute_fwd_s = t.fwd;
+    o->compute_bwd_s = t.bwd;
+    o->tp_s = t.tp;
+    o->cp_s = t.cp;
+    o->ep_s = t.ep;
+    o->ep_total_s = t.ep_total;
+    o->dp_mb_s = d.dp_mb_exposed;
+    o->dp_total_s = d.dp_total;
+    double tail = d.dp_exposed - (double)c->m * d.dp_mb_exposed;
+    o->dp_tail_s = maxd(0.0, tail + o->slow_tail_s);
+}
+
+/* ---- the device step ------------------------------------------------------ */
+
+/* What the walk over the stages keeps: the busiest stage (the first of those
+ * that compute longest per micro-batch, the one the simulator names: its
+ * compute is at least every device's mean, so the compute-phase rate stays
+ * below the peak) and the most parameters any stage trains (the
+ * optimizer's wait). */
+struct stage_walk {
+    struct model_stage_cost busy;
+    int busy_index;
+    double dense, experts;
+};
+
+enum { KINDS = 8, REMEMBERED = 64 };
+
+/* The kinds of stage seen so far: stages with the same layers and ends cost
+ * the same, so a few are computed and the rest reused. */
+struct kind_cache {
+    int n;
+    int key[KINDS][3];
+    struct model_stage_cost cost[KINDS];
+    struct model_stage_cost spare; /* a stage of a kind beyond KINDS */
+};
+
+/* The costs of stage i, its layers from `first_layer`; `kind`: its place in
+ * the cache, -1 if it found none. */
+static const struct model_stage_cost *stage_kind(const struct ctx *c, const struct layer_times *ld,
+                                                 const struct layer_times *lm, int i,
+                                                 int first_layer, struct kind_cache *kc,
+                                                 struct stage_walk *w, int *kind)
+{
+    const struct setup *s = c->s;
+    bool generic = s->model.kind == MODEL_GENERIC;
+    int layers = generic ? 0 : setup_stage_layers(s, i);
+    int k[3] = {layers, generic ? 0 : model_moe_layers_in(s, first_layer, layers),
+                generic ? 0 : (i == 0 ? 1 : 0) + (i == c->pp - 1 ? 2 : 0)};
+    for (int j = 0; j < kc->n; j++) {
+        if (memcmp(kc->key[j], k, sizeof k) == 0) {
+            *kind = j;
+            return &kc->cost[j];
+        }
+    }
+    struct stage st;
+    model_make_stage(c, i, first_layer, &st);
+    double dense, experts;
+    trained_params(c, &st, &dense, &experts);
+    w->dense = maxd(w->dense, dense);
+    w->experts = maxd(w->experts, experts);
+    *kind = kc->n < KINDS ? kc->n : -1;
+    struct model_stage_cost *o = kc->n < KINDS ? &kc->cost[kc->n] : &kc->spare;
+    model_stage_cost(c, &st, ld, lm, o);
+    if (kc->n < KINDS)
+        memcpy(kc->key[kc->n++], k, sizeof k);
+    return o;
+}
+
+/* Both passes of the closed form over every stage, the last stage first
+ * (model_pipeline.c); the first notes the busiest stage. */
+static void stage_walk(const struct ctx *c, const struct layer_times *ld,
+                       const struct layer_times *lm, struct pipe_form *pf, struct stage_walk *w)
+{
+    struct kind_cache kc;
+    kc.n = 0;
+    signed char kind_of[REMEMBERED]; /* pass 2 finds stage p - 1 - n's kind here */
+    bool remember = c->pp <= REMEMBERED;
+    double longest = -1.0;
+    for (int pass = 0; pass < 2; pass++) {
+        int layer_end = c->s->model.kind == MODEL_TRANSFORMER ? c->s->model.layers : 0;
+        for (int n = 0; n < c->pp; n++) {
+            int i = (int)c->pp - 1 - n, kind = -1;
+            layer_end -= c->s->model.kind == MODEL_TRANSFORMER ? setup_stage_layers(c->s, i) : 0;
+            const struct model_stage_cost *sc;
+            if (pass == 1 && remember && kind_of[n] >= 0)
+                sc = &kc.cost[kind_of[n]];
+            else
+                sc = stage_kind(c, ld, lm, i, layer_end, &kc, w, &kind);
+            if (pass == 1) {
+                model_pipe_stage(pf, i, sc);
+                continue;
+            }
+            if (remember)
+                kind_of[n] = (signed char)kind;
+            model_pipe_total(pf, i, sc);
+            double work = sc->compute_fwd_s + sc->compute_bwd_s + sc->recompute_s;
+            if (work >= longest) {
+                longest = work;
+                w->busy = *sc;
+                w->busy_index = i;
+            }
+        }
+    }
+}
+
+/* The optimizer (memory-bound: reads and writes the optimizer state, reads
+ * the gradient, writes the new weights, for this device's shard), the
+ * fixed overhead and the straggler wait. */
+static void step_update(const struct ctx *c, const struct stage_walk *w, struct device_step *d)
+{
+    const struct setup *s = c->s;
+    bool sharded = s->training.zero_stage >= 1;
+    double shard = w->dense / (sharded ? (double)c->dp * c->cp : 1.0) +
+                   w->experts / (sharded ? (double)expert_dp(c) : 1.0);
+    d->optimizer = time_for(shard * (2.0 * c->opt_bytes + c->grad_bytes + c->w_bytes), c->mem_bw);
+    d->overhead = c->r->software->step_overhead_s;
+    /* Every synchronous step waits for the slowest device: the compute of
+     * each varies by MODEL_COMPUTE_JITTER_CV, and the expected maximum of N
+     * normals grows as sqrt(2 ln N), one of the losses that grow with scale. */
+    d->straggler = (d->compute + d->recompute) * MODEL_COMPUTE_JITTER_CV *
+                   model_expected_max_normal(c->devices);
+}
+
+void model_device_step(const struct ctx *c, struct device_step *d)
+{
+    const struct setup *s = c->s;
+    memset(d, 0, sizeof *d);
+    struct layer_times ld, lm;
+    memset(&ld, 0, sizeof ld);
+    if (s->model.kind == MODEL_GENERIC) {
+        generic_flops(c, d);
+    } else {
+        model_layer_times(c, false, &ld);
+        model_transformer_flops(c, d); /* model_flops.c */
+    }
+    lm = ld;
+    if (s->model.kind == MODEL_TRANSFORMER && s->model.experts > 0)
+        model_layer_times(c, true, &lm);
+    struct pipe_form pf;
+    model_pipe_begin(&pf, c, s->model.kind == MODEL_TRANSFORMER ? s->training.virtual_stages : 1);
+    struct stage_walk w;
+    memset(&w, 0, sizeof w);
+    stage_walk(c, &ld, &lm, &pf, &w);
+    /* The step of the busiest stage, part by part. */
+    const struct model_stage_cost *b = &w.busy;
+    double m = (double)c->m;
+    d->params_device = w.dense + w.experts;
+    d->forward = m * b->compute_fwd_s;
+    d->backward = m * b->compute_bwd_s;
+    d->compute = m * (b->compute_fwd_s + b->compute_bwd_s);
+    d->recompute = m * b->recompute_s;
+    d->tp_comm = m * b->tp_s;
+    d->cp_comm = m * b->cp_s;
+    d->ep_comm = m * b->ep_s;
+    d->ep_total = m * b->ep_total_s;
+    d->dp_total = b->dp_total_s;
+    d->dp_mb_exposed = b->dp_mb_s;
+    step_update(c, &w, d);
+    /* The pipeline: its bubble and blocking sends from the closed form of
+     * the schedule (model_pipeline.c), which the step-schedule simulator
+     * checks. */
+    if (c->pp > 1) {
+        int sends = 2 * pf.v - (w.busy_index == 0) - (w.busy_index == c->pp - 1);
+        d->p2p = m * sends * pf.e;
+        d->bubble = maxd(0.0, pf.makespan - m * (b->fwd_s + b->bwd_s) - d->p2p);
+    }
+    /* After the pipeline the step waits for the stage whose tail (the DP
+     * traffic left after its last backward, and the slowdown beside what
+     * was hidden) ends last; of that wait, the busiest stage's slowdown
+     * counts as compute. */
+    double slow_tail = mind(b->slow_tail_s, pf.tail);
+    d->interference = m * b->slow_mb_s + slow_tail;
+    d->compute += d->interference;
+    d->backward += d->interference;
+    d->dp_exposed = m * b->dp_mb_s + pf.tail - slow_tail;
+    d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
+               d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;
+}
