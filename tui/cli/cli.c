@@ -254,7 +254,9 @@ bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a, const 
     for (int i = 0; a && i < a->n_sets; i++)
         if (!cli_apply_set(s, a->sets[i]))
             return false;
-    if (!setup_resolve(s, cat, r, err, sizeof err)) {
+    /* training.tensor_parallel: auto, from the file or --set, becomes a
+     * number with every other change made (engine/model/model_auto.c). */
+    if (!model_settle_auto(s, cat, err, sizeof err) || !setup_resolve(s, cat, r, err, sizeof err)) {
         char msg[2300];
         snprintf(msg, sizeof msg, "%s%s: %s", path,
                  a && (a->n_sets || a->model) ? " with the command line's changes" : "", err);

@@ -98,7 +98,8 @@ static int read_step(const struct ydoc *doc, const struct ynode *st, const struc
     char *path = les->paths[(les->n_values - 1) / 3], why[1024];
     step_setup_path(doc->file, setup->value, path, LESSON_PATH_LEN);
     struct setup s;
-    if (!setup_load_file(&s, path, cat, why, sizeof why)) {
+    if (!setup_load_file(&s, path, cat, why, sizeof why) ||
+        !model_settle_auto(&s, cat, why, sizeof why)) {
         char msg[1200];
         snprintf(msg, sizeof msg, "setup '%s': %s", setup->value, why);
         return node_error(doc, setup, msg, err, err_len);
