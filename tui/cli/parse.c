@@ -103,8 +103,8 @@ static bool check_value(const struct commands_option *o, const char *v)
         const char *eq = strchr(v, '=');
         if (eq && eq > v)
             return true;
-        cli_error("%s %s: write %s, such as %s %s", o->name, v, o->metavar, o->name,
-                  o->sample ? o->sample : "a=b");
+        cli_error("%s takes %s, such as %s %s (got '%s')", o->name, o->metavar, o->name,
+                  o->sample ? o->sample : "a=b", v);
         return false;
     }
     default:
