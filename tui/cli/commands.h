@@ -108,6 +108,9 @@ void commands_option_man(FILE *out, const char *name);
 void commands_option_markdown(FILE *out, const char *name);
 /* "mlviz eval FILE|PRESET|- [--model CONFIG.json|NAME] [--set PATH=VALUE]... ..." */
 void commands_usage(const char *name, char *buf, size_t len);
+/* "usage: mlviz NAME ..." wrapped at `width` columns, then the command's
+ * paragraph (about), for --help. */
+void commands_help_head(FILE *out, const char *name, int width);
 /* Every command's usage line, the view first, wrapped at `width` columns
  * (README's command-line block: `mlviz options --usage`). */
 void commands_usage_all(FILE *out, int width);

@@ -100,9 +100,9 @@ void commands_usage(const char *name, char *buf, size_t len)
 
 /* A usage line cut at spaces into lines of at most `width` columns, the
  * ones after the first indented under the command's first argument. */
-static void wrapped(FILE *out, const char *line, size_t indent, int width)
+static void wrapped_from(FILE *out, const char *line, size_t col, size_t indent, int width)
 {
-    size_t col = 0, w = width > 20 ? (size_t)width : 20;
+    size_t w = width > 20 ? (size_t)width : 20;
     for (const char *p = line; *p;) {
         /* "[--x V]..." stays on one line. */
         size_t n = 0;
@@ -111,7 +111,7 @@ static void wrapped(FILE *out, const char *line, size_t indent, int width)
         if (col > indent && col + 1 + n > w) {
             fprintf(out, "\n%*s", (int)indent, "");
             col = indent;
-        } else if (col > 0) {
+        } else if (col > 0 && p != line) {
             fputc(' ', out);
             col++;
         }
@@ -123,15 +123,21 @@ static void wrapped(FILE *out, const char *line, size_t indent, int width)
     fputc('\n', out);
 }
 
-void commands_usage_all(FILE *out, int width)
+static void wrapped(FILE *out, const char *line, size_t indent, int width)
 {
+    wrapped_from(out, line, 0, indent, width);
+}
+
+void commands_help_head(FILE *out, const char *name, int width)
+{
+    const struct commands_spec *c = commands_find(name);
     char usage[4096];
-    commands_usage("", usage, sizeof usage);
-    wrapped(out, usage, 6, width);
-    const struct commands_spec *c;
-    for (size_t i = 0; (c = commands_at(i)) != NULL; i++) {
-        commands_usage(c->name, usage, sizeof usage);
-        wrapped(out, usage, strlen(c->name) + 7, width);
+    commands_usage(name, usage, sizeof usage);
+    fputs("usage: ", out);
+    wrapped_from(out, usage, 7, 7 + strlen(c && c->name[0] ? c->name : "") + 7, width);
+    if (c && c->about) {
+        fputs("  ", out);
+        wrapped_from(out, c->about, 2, 2, width);
     }
 }
 
@@ -151,10 +157,24 @@ void commands_option_help(FILE *out, const char *name)
     for (size_t i = 0; (o = commands_option_at(c, i)) != NULL; i++) {
         char left[640];
         option_names(o, left, sizeof left);
+        /* The help column, wrapped at 80 under itself. */
         if (strlen(left) > COMMANDS_HELP_WIDTH)
-            fprintf(out, "  %s\n  %-*s %s\n", left, COMMANDS_HELP_WIDTH, "", o->help);
+            fprintf(out, "  %s\n  %-*s ", left, COMMANDS_HELP_WIDTH, "");
         else
-            fprintf(out, "  %-*s %s\n", COMMANDS_HELP_WIDTH, left, o->help);
+            fprintf(out, "  %-*s ", COMMANDS_HELP_WIDTH, left);
+        wrapped_from(out, o->help, COMMANDS_HELP_WIDTH + 3, COMMANDS_HELP_WIDTH + 3, 80);
+    }
+}
+
+void commands_usage_all(FILE *out, int width)
+{
+    char usage[4096];
+    commands_usage("", usage, sizeof usage);
+    wrapped(out, usage, 6, width);
+    const struct commands_spec *c;
+    for (size_t i = 0; (c = commands_at(i)) != NULL; i++) {
+        commands_usage(c->name, usage, sizeof usage);
+        wrapped(out, usage, strlen(c->name) + 7, width);
     }
 }
 

@@ -28,10 +28,10 @@ static void print_usage(void)
           stdout);
     for (size_t i = 0; i < n; i++)
         printf(" %s%s", presets[i], i + 1 < n ? "," : ".\n");
-    fputs("'-' reads the setup from stdin. check, eval, infer, sim, plan and the view take\n"
-          "--set PATH=VALUE (repeatable); eval and infer take --model CONFIG.json|NAME and\n"
-          "--strict. --force-architecture (any command)\n"
-          "reads a config.json of an architecture mlviz does not know as a decoder-only\n"
+    fputs("'-' reads the setup from stdin. check, eval, infer, sim, plan and the view\n"
+          "take --set PATH=VALUE (repeatable); eval and infer take --model\n"
+          "CONFIG.json|NAME and --strict. --force-architecture (any command) reads a\n"
+          "config.json of an architecture mlviz does not know as a decoder-only\n"
           "transformer instead of refusing it (docs/HFCONFIG.md). '--' ends the options.\n"
           "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error,\n"
           "3 eval --strict on a setup that cannot run.\n"

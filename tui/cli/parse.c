@@ -12,12 +12,7 @@
 
 void cli_print_help(const char *command)
 {
-    const struct commands_spec *c = commands_find(command);
-    char usage[4096];
-    commands_usage(command, usage, sizeof usage);
-    printf("usage: %s\n", usage);
-    if (c && c->about)
-        printf("  %s\n", c->about);
+    commands_help_head(stdout, command, 80);
     commands_option_help(stdout, command);
 }
 
