@@ -2,7 +2,6 @@
  * setups, and parsing options by the command table (commands.c). */
 #include "cli.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -271,33 +270,6 @@ bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a, const 
 bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s, struct resolved *r)
 {
     return cli_load_setup_args(arg, NULL, cat, s, r);
-}
-
-bool cli_value_given(const char *name, const char *v)
-{
-    if (!v[0]) {
-        cli_error("%s needs a value (got an empty one)", name);
-        return false;
-    }
-    return true;
-}
-
-bool cli_parse_count(const char *name, const char *v, unsigned long long min,
-                     unsigned long long max, unsigned long long *out)
-{
-    if (!cli_value_given(name, v))
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    /* strtoull skips spaces and accepts a sign (and wraps "-1"): only digits. */
-    bool digits = v[0] >= '0' && v[0] <= '9';
-    if (!digits || *end || errno == ERANGE || n < min || n > max) {
-        cli_error("%s must be a whole number from %llu to %llu (got '%s')", name, min, max, v);
-        return false;
-    }
-    *out = n;
-    return true;
 }
 
 int cli_common_apply(struct cli_common *c, const char *name, const char *v)

@@ -93,14 +93,6 @@ void cli_print_help(const char *command);
 /* Room for a catalog id or name with every byte escaped. */
 enum { PRINTABLE_MAX = 4 * FIELD_STR_LEN + 1 };
 
-/* False (with a message naming the option) when the value of `name` is
- * empty. */
-bool cli_value_given(const char *name, const char *v);
-/* A whole decimal number min..max for option `name` (digits only: no sign,
- * no spaces, no overflow); false with a message naming the option. */
-bool cli_parse_count(const char *name, const char *v, unsigned long long min,
-                     unsigned long long max, unsigned long long *out);
-
 /* tui/cli/cli_files.c: the files commands write, through safewrite.h:
  * nothing that exists is replaced unless the user gave --force (`force`),
  * and then only a regular file; never through a link at the name; each
