@@ -29,8 +29,9 @@ out=$(bash "$tmp/try.sh" "$tmp/bash" 2>&1)
 [ "$(echo "$out" | sed -n 1p)" = probe ] && [ "$(echo "$out" | sed -n 2p)" = --strict ] &&
     [ "$(echo "$out" | sed -n 3p)" = json ] && [ "$(echo "$out" | sed -n 4p)" = --theme ] && [ "$(echo "$out" | sed -n 5p)" = --ascii ] &&
     pass "bash completes commands, options and values" || fail "bash completes" "$out"
-# Every option in each command's --help is in its completions.
-for cmd in catalog check eval collective sim run play scenarios fields keys options probe; do
+# Every option in each command's --help is in its completions (every
+# command of the table).
+for cmd in $("$MLVIZ_BIN" options --table | cut -f 1 | uniq | grep -v '^-$'); do
     missing=
     for opt in $("$MLVIZ_BIN" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         case $opt in --help|--name|--no-color) continue ;; esac
