@@ -133,18 +133,20 @@ $(BUILD)/completions/mlviz.fish: $(BIN)
 # The man page's synopsis, key list and options come from the command table
 # (tui/cli/commands.c, the view's options its row "") and the key table
 # (tui/keys.c): `mlviz options --synopsis`, `mlviz keys --man`,
-# `mlviz options --man`, `mlviz plan --man`.
+# `mlviz options --man`, `mlviz plan --man`, `mlviz options --commands`.
 $(BUILD)/mlviz.1: docs/mlviz.1.in $(BIN)
 	@mkdir -p $(dir $@)
 	@$(abspath $(BIN)) options --synopsis > $@.synopsis
 	@$(abspath $(BIN)) keys --man > $@.keys
 	@$(abspath $(BIN)) options --man > $@.options
 	@$(abspath $(BIN)) plan --man > $@.plan
+	@$(abspath $(BIN)) options --commands > $@.commands
 	@sed -e 's/@VERSION@/$(VERSION)/' -e '/@SYNOPSIS@/{r $@.synopsis' -e 'd}' \
 	  -e '/@KEYS@/{r $@.keys' -e 'd}' \
 	  -e '/@OPTIONS@/{r $@.options' -e 'd}' -e '/@PLAN_OPTIONS@/{r $@.plan' -e 'd}' \
+	  -e '/@COMMANDS@/{r $@.commands' -e 'd}' \
 	  docs/mlviz.1.in > $@
-	@rm -f $@.synopsis $@.keys $@.options $@.plan
+	@rm -f $@.synopsis $@.keys $@.options $@.plan $@.commands
 
 LINK_ALL = $(CLI_LIB) $(SCREEN_LIB) $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
 $(BIN): $(MAIN_OBJ) $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)

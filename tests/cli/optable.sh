@@ -81,4 +81,19 @@ grep -ho 'strcmp([a-z_>-]*, "--[a-z-]*")' tui/cli/*.c | sed 's/.*"\(--[a-z-]*\)"
     grep -vx -e -- -e --help | comm -23 - "$tmp/names" >"$tmp/extra"
 [ ! -s "$tmp/extra" ] && pass "handlers name only options of the table" ||
     fail "handlers name only options of the table" "$(tr '\n' ' ' <"$tmp/extra")"
+# The man page (built from the table): every command has its section
+# (plan's is PLAN OPTIONS), and every option of the table is in it.
+BUILD=${BUILD:-build}
+if [ -f "$BUILD/mlviz.1" ]; then
+    missing=
+    while read -r cmd; do
+        [ "$cmd" = - ] || [ "$cmd" = plan ] && continue
+        grep -q "^\.SS \"mlviz $cmd\"" "$BUILD/mlviz.1" || missing="$missing $cmd"
+    done <"$tmp/commands"
+    for opt in $(cat "$tmp/names"); do
+        grep -qF -- "$(echo "$opt" | sed 's/-/\\-/g')" "$BUILD/mlviz.1" || missing="$missing $opt"
+    done
+    [ -z "$missing" ] && pass "the man page has every command and option of the table" ||
+        fail "the man page has every command and option of the table" "missing$missing"
+fi
 [ $fails -eq 0 ]

@@ -18,7 +18,7 @@ static int form_option(void *ctx, const char *name, const char *value)
     return 0;
 }
 
-/* `mlviz options [--man|--md|--synopsis|--usage|--table]`: the view's
+/* `mlviz options [--man|--md|--synopsis|--commands|--usage|--table]`: the view's
  * options as help, man-page roff or the markdown of docs/; every command's
  * synopsis as roff, usage lines (README) or the whole option table (tests). */
 int cmd_options(int argc, char **argv)
@@ -33,6 +33,8 @@ int cmd_options(int argc, char **argv)
         commands_option_man(stdout, "");
     else if (strcmp(form, "--synopsis") == 0)
         commands_man_synopsis(stdout);
+    else if (strcmp(form, "--commands") == 0)
+        commands_man_commands(stdout);
     else if (strcmp(form, "--usage") == 0)
         commands_usage_all(stdout, 100);
     else if (strcmp(form, "--table") == 0)

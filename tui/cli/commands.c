@@ -276,6 +276,8 @@ static const struct commands_spec specs[] = {
       SWITCH("--md", "the view's options as the markdown of docs/"),
       SWITCH("--synopsis", "every command's synopsis as man-page roff (the SYNOPSIS of mlviz.1)"),
       SWITCH("--usage", "every command's usage line (README's command-line block)"),
+      SWITCH("--commands", "every command but plan with its options as man-page roff (the "
+                           "COMMANDS section of mlviz.1)"),
       SWITCH("--table", "every option of every command, tab-separated (for tests)")}},
     {"plan",
      cmd_plan,

@@ -104,6 +104,9 @@ void commands_list(FILE *out);
 void commands_man_synopsis(FILE *out);
 /* A command's options as man-page .TP entries (the view: "", plan). */
 void commands_option_man(FILE *out, const char *name);
+/* The man page's COMMANDS section: each command (but plan, which has its
+ * own section) with its summary, paragraph and options (.SS, .TP). */
+void commands_man_commands(FILE *out);
 /* A command's options as a markdown table (docs/TUI.md: the view's). */
 void commands_option_markdown(FILE *out, const char *name);
 /* "mlviz eval FILE|PRESET|- [--model CONFIG.json|NAME] [--set PATH=VALUE]... ..." */

@@ -35,7 +35,18 @@ static void synopsis_word(const struct commands_option *o, char *buf, size_t len
 static void roff_words(FILE *out, const char *font, const char *text)
 {
     fprintf(out, "\\f%s", font);
-    roff_escape(out, text);
+    /* A line may break after each '|' of a long list of choices (\:). */
+    char part[512];
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "|");
+        snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1), p);
+        roff_escape(out, part);
+        p += n;
+        if (*p == '|') {
+            fputs("|\\:", out);
+            p++;
+        }
+    }
     fputs("\\fR", out);
 }
 
@@ -178,12 +189,14 @@ void commands_usage_all(FILE *out, int width)
     }
 }
 
-void commands_option_man(FILE *out, const char *name)
+/* The options of c as .TP entries; own_only: not the view's that a
+ * VIEW_OPTIONS command takes too. */
+static void man_options(FILE *out, const struct commands_spec *c, bool own_only)
 {
-    const struct commands_spec *c = commands_find(name);
     const struct commands_option *o;
     for (size_t i = 0; (o = commands_option_at(c, i)) != NULL; i++) {
-        if (strcmp(o->name, "--man") == 0)
+        bool own = o >= c->options && o < c->options + COMMANDS_MAX_OPTIONS;
+        if (strcmp(o->name, "--man") == 0 || (own_only && !own))
             continue;
         char mv[512];
         commands_metavar(o, mv, sizeof mv);
@@ -200,6 +213,33 @@ void commands_option_man(FILE *out, const char *name)
         fputc('\n', out);
         roff_escape(out, o->help);
         fputs(o->flags & COMMANDS_VIEW_ONLY ? " (not with \\fBplay\\fR).\n" : ".\n", out);
+    }
+}
+
+void commands_option_man(FILE *out, const char *name)
+{
+    const struct commands_spec *c = commands_find(name);
+    if (c)
+        man_options(out, c, false);
+}
+
+void commands_man_commands(FILE *out)
+{
+    const struct commands_spec *c;
+    for (size_t i = 0; (c = commands_at(i)) != NULL; i++) {
+        if (strcmp(c->name, "plan") == 0)
+            continue;
+        fprintf(out, ".SS \"mlviz %s\"\n", c->name);
+        roff_escape(out, c->summary);
+        fputs(".\n", out);
+        if (c->about) {
+            fputs(".br\n", out);
+            roff_escape(out, c->about);
+            fputc('\n', out);
+        }
+        if (c->flags & COMMANDS_VIEW_OPTIONS)
+            fputs(".br\nIt takes the view's options (OPTIONS) but \\fB\\-\\-tour\\fR.\n", out);
+        man_options(out, c, true);
     }
 }
 
