@@ -2,6 +2,7 @@
 #
 #   make            build ./mlviz
 #   make run        install missing packages (when root on Debian), build, start mlviz
+#   make docs       rewrite README's and docs/' generated blocks (tests/docsync.py)
 #   make test       the whole test suite with -Werror (what CI runs); the suites
 #                   run side by side (MLVIZ_TEST_JOBS=6; MLVIZ_TEST_TIMES=1 shows
 #                   each one's time); see tests/run.sh
@@ -109,7 +110,7 @@ FUZZ_SECONDS ?= 30
 
 BIN        := mlviz
 
-.PHONY: deb check-deb all run test test-build asan valgrind bench install uninstall clean deps \
+.PHONY: deb check-deb docs all run test test-build asan valgrind bench install uninstall clean deps \
         deps-test check-tools tsan fuzz fuzz-build fuzz-targets format check-layers check-sizes \
         check-format
 
@@ -130,20 +131,22 @@ $(BUILD)/completions/mlviz.fish: $(BIN)
 	@$(abspath $(BIN)) completion fish > $@
 
 # The man page's synopsis, key list and options come from the command table
-# (tui/cli/commands.c), the key table (tui/keys.c) and the option table
-# (tui/cli/options.c): `mlviz options --synopsis`, `mlviz keys --man`,
-# `mlviz options --man`, `mlviz plan --man`.
+# (tui/cli/commands.c, the view's options its row "") and the key table
+# (tui/keys.c): `mlviz options --synopsis`, `mlviz keys --man`,
+# `mlviz options --man`, `mlviz plan --man`, `mlviz options --commands`.
 $(BUILD)/mlviz.1: docs/mlviz.1.in $(BIN)
 	@mkdir -p $(dir $@)
 	@$(abspath $(BIN)) options --synopsis > $@.synopsis
 	@$(abspath $(BIN)) keys --man > $@.keys
 	@$(abspath $(BIN)) options --man > $@.options
 	@$(abspath $(BIN)) plan --man > $@.plan
+	@$(abspath $(BIN)) options --commands > $@.commands
 	@sed -e 's/@VERSION@/$(VERSION)/' -e '/@SYNOPSIS@/{r $@.synopsis' -e 'd}' \
 	  -e '/@KEYS@/{r $@.keys' -e 'd}' \
 	  -e '/@OPTIONS@/{r $@.options' -e 'd}' -e '/@PLAN_OPTIONS@/{r $@.plan' -e 'd}' \
+	  -e '/@COMMANDS@/{r $@.commands' -e 'd}' \
 	  docs/mlviz.1.in > $@
-	@rm -f $@.synopsis $@.keys $@.options $@.plan
+	@rm -f $@.synopsis $@.keys $@.options $@.plan $@.commands
 
 LINK_ALL = $(CLI_LIB) $(SCREEN_LIB) $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
 $(BIN): $(MAIN_OBJ) $(CLI_LIB) $(SCREEN_LIB) $(LUA_LIB) $(ENGINE_LIB)
@@ -230,6 +233,12 @@ test: deps-test
 	@BUILD=$(TEST_BUILD) MLVIZ_BIN=$(TEST_BUILD)/mlviz sh tests/run.sh
 
 test-build: $(BIN) $(BUILD)/mlviz.1 $(TEST_BIN)
+
+# Every generated block of README.md and docs/ rewritten from its source
+# (tests/docsync.py: command output, validation tables, screen captures).
+docs:
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=$(TEST_BUILD) BIN=$(TEST_BUILD)/mlviz test-build
+	@BUILD=$(TEST_BUILD) MLVIZ_BIN=$(TEST_BUILD)/mlviz sh tests/cli/docs.sh --write
 
 asan: deps-test
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build-asan SANITIZE=address,undefined \

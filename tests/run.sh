@@ -101,7 +101,7 @@ SLOW="tests/cli/plan.sh tests/cli/setups.sh tests/e2e/wordcut.sh tests/e2e/plan.
       tests/e2e/play.sh tests/lua/run.sh tests/e2e/verdict.sh tests/e2e/motion.sh
       tests/e2e/story.sh tests/e2e/stage_live.sh tests/cli/install.sh tests/e2e/netpic.sh
       tests/cli/commands.sh tests/e2e/legend.sh tests/e2e/tui.sh
-      $BUILD/tests/unit/lua/test_luahost_limits tests/e2e/captures.sh tests/e2e/controls.sh"
+      $BUILD/tests/unit/lua/test_luahost_limits tests/cli/docs.sh tests/e2e/controls.sh"
 {
     for s in $SLOW; do awk -v p="$s" '$3 == p' "$list"; done
     awk -v slow=" $(echo $SLOW) " 'index(slow, " " $3 " ") == 0' "$list"

@@ -1,6 +1,6 @@
 /* tui: the public face of the interactive screen (tui/, tui/views/). The
  * headless commands in tui/cli/ include this header and nothing else from
- * the screen: they parse the view's options (tui/cli/options.c), load the
+ * the screen: they parse the view's options (tui/cli/commands.c), load the
  * catalog and setup, and hand a plain struct to tui_run or tui_play. */
 #ifndef MLVIZ_TUI_H
 #define MLVIZ_TUI_H

@@ -257,7 +257,8 @@ void fields_describe_type(const struct field *f, char *buf, size_t len)
 {
     switch (f->type) {
     case FIELD_INT:
-        snprintf(buf, len, "a whole number");
+        snprintf(buf, len,
+                 f->flags & FIELD_INT_AUTO ? "a whole number or 'auto'" : "a whole number");
         break;
     case FIELD_NUM:
         snprintf(buf, len, "a number");
@@ -405,6 +406,10 @@ bool fields_set_auto(const struct field *f, void *obj, char *err, size_t err_len
         *(double *)at(obj, f) = FIELD_ABSENT;
         return true;
     }
+    if (f->type == FIELD_INT && (f->flags & FIELD_INT_AUTO)) {
+        *(int *)at(obj, f) = 0;
+        return true;
+    }
     snprintf(err, err_len, "%s has no automatic value", f->path);
     return false;
 }
@@ -445,6 +450,8 @@ bool fields_set_text(const struct field *f, void *obj, const char *text, char *e
     case FIELD_INT:
     case FIELD_NUM:
         if ((f->flags & FIELD_NULLABLE) && strcmp(text, "null") == 0)
+            return fields_set_auto(f, obj, err, err_len);
+        if ((f->flags & FIELD_INT_AUTO) && strcmp(text, "auto") == 0)
             return fields_set_auto(f, obj, err, err_len);
         if (!parse_number(text, &v))
             break;
@@ -530,7 +537,10 @@ void fields_format(const struct field *f, const void *obj, char *buf, size_t len
     double v;
     switch (f->type) {
     case FIELD_INT:
-        snprintf(buf, len, "%d", *(const int *)cat_(obj, f));
+        if ((f->flags & FIELD_INT_AUTO) && *(const int *)cat_(obj, f) == 0)
+            snprintf(buf, len, "auto");
+        else
+            snprintf(buf, len, "%d", *(const int *)cat_(obj, f));
         return;
     case FIELD_NUM:
     case FIELD_NUM_AUTO:

@@ -35,6 +35,8 @@ enum field_flags {
     FIELD_NULLABLE = 1u << 2, /* `null` allowed: numbers become FIELD_ABSENT */
     FIELD_OPTIONAL = 1u << 3, /* refs: empty means "none" */
     FIELD_EXCL_MIN = 1u << 4, /* the minimum itself is not allowed (x > min) */
+    FIELD_INT_AUTO = 1u << 5, /* FIELD_INT: the word "auto" is stored as 0 (below min),
+                                 settled to a number before the setup is checked */
 };
 
 struct field {

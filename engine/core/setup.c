@@ -226,7 +226,10 @@ static const struct field setup_field_list[] = {
     ENUM("training.optimizer", training.optimizer, optimizer_names, OPT_ADAM,
          "optimizer (sets the bytes of optimizer state)", 0, 3),
     INT("training.tensor_parallel", training.tensor_parallel, 1, 4096, 1, "",
-        "tensor-parallel group size", FIELD_KNOB, KNOB(4, "tensor parallel", NULL, 0)),
+        "tensor-parallel group size; auto: the smallest power of two up to the scale-up domain "
+        "at which the memory per device fits, the other fields as given (settled when the setup "
+        "is loaded; docs/MODEL.md section 4)",
+        FIELD_KNOB | FIELD_INT_AUTO, KNOB(4, "tensor parallel", NULL, 0)),
     INT("training.pipeline_parallel", training.pipeline_parallel, 1, 4096, 1, "", "pipeline stages",
         FIELD_KNOB, KNOB(4, "pipeline parallel", NULL, 0)),
     INT("training.virtual_stages", training.virtual_stages, 1, 64, 1, "",
@@ -605,7 +608,7 @@ static bool load_doc(struct setup *s, struct ydoc *doc, const struct catalog *ca
     struct resolved r;
     const char *bad[2] = {NULL, NULL};
     char msg[512];
-    if (!setup_check(&tmp, cat, &r, msg, sizeof msg, bad)) {
+    if (!setup_check_loaded(&tmp, cat, &r, msg, sizeof msg, bad)) {
         const struct ynode *n = locate(doc->root, bad[0] ? bad[0] : "", bad[1]);
         snprintf(err, err_len, "%s:%d:%d: %s", doc->file, n ? n->line : 1, n ? n->col : 1, msg);
         return false;

@@ -110,6 +110,9 @@ static bool check_layout(const struct setup *s, const struct resolved *r, struct
     long long devices = setup_devices(s);
     int tp = s->training.tensor_parallel, pp = s->training.pipeline_parallel;
     int cp = s->training.context_parallel, ep = s->training.expert_parallel;
+    if (tp == 0) /* "auto": model_settle_auto makes it a number before the checks */
+        FAIL("training.tensor_parallel",
+             "training.tensor_parallel is auto here, where it cannot be settled; give a number");
     if (tp > devices)
         FAIL("training.tensor_parallel", "training.tensor_parallel %d exceeds the %lld devices", tp,
              devices);
@@ -400,4 +403,24 @@ bool setup_resolve_memo(const struct setup *s, const struct catalog *cat,
     for (size_t i = 0; i < ref_count; i++)
         snprintf(m->ids[i], sizeof m->ids[i], "%s", fields_get_string(ref_fields[i], s));
     return check_resolved(s, r, err, err_len, bad);
+}
+
+/* The checks of a loaded setup. training.tensor_parallel: auto stays auto
+ * (0) for the caller to settle with the model once every change is made
+ * (model_settle_auto); the file passes when a power of two up to the
+ * scale-up domain passes (the first one's message otherwise). */
+bool setup_check_loaded(const struct setup *s, const struct catalog *cat, struct resolved *r,
+                        char *msg, size_t msg_len, const char *bad[2])
+{
+    if (s->training.tensor_parallel != 0)
+        return setup_check(s, cat, r, msg, msg_len, bad);
+    struct setup t = *s;
+    int domain = setup_scaleup_domain(s);
+    for (int tp = domain > 1 ? 2 : 1; tp <= domain && tp <= 4096; tp *= 2) {
+        t.training.tensor_parallel = tp;
+        if (setup_check(&t, cat, r, msg, msg_len, bad))
+            return true;
+    }
+    t.training.tensor_parallel = 1;
+    return setup_check(&t, cat, r, msg, msg_len, bad);
 }

@@ -12,6 +12,10 @@
  * the one to point at when the first is not written in the file. */
 bool setup_check(const struct setup *s, const struct catalog *cat, struct resolved *r, char *err,
                  size_t err_len, const char *bad_path[2]);
+/* setup_check for a setup just loaded, whose training.tensor_parallel may
+ * still be auto (0): it passes when some power of two would. */
+bool setup_check_loaded(const struct setup *s, const struct catalog *cat, struct resolved *r,
+                        char *msg, size_t msg_len, const char *bad[2]);
 
 /* The inference section's cross-checks (setup_infer.c): replica size,
  * heads over tensor ranks, number formats the device has. */

@@ -311,7 +311,8 @@ int lh_plan(lua_State *L)
     }
     char err[LUAHOST_MSG_LEN];
     struct resolved r;
-    if (!setup_resolve(&base->s, cat, &r, err, sizeof err))
+    if (!model_settle_auto(&base->s, cat, err, sizeof err) ||
+        !setup_resolve(&base->s, cat, &r, err, sizeof err))
         return lh_api_error(L, "plan", err);
     if (!plan_space_build(&w->space, &base->s, &w->spec, cat, err, sizeof err))
         return lh_api_error(L, "plan", err);

@@ -204,7 +204,10 @@ void lh_push_field_value(lua_State *L, const struct field *f, const void *obj)
     double v;
     switch (f->type) {
     case FIELD_INT:
-        lua_pushinteger(L, (lua_Integer)fields_get_number(f, obj));
+        if ((f->flags & FIELD_INT_AUTO) && fields_get_number(f, obj) == 0)
+            lua_pushliteral(L, "auto");
+        else
+            lua_pushinteger(L, (lua_Integer)fields_get_number(f, obj));
         return;
     case FIELD_NUM:
     case FIELD_NUM_AUTO:
@@ -432,7 +435,10 @@ static int setup_eval_m(lua_State *L)
     struct resolved r;
     struct model_report o;
     char err[LUAHOST_MSG_LEN];
-    if (!setup_resolve_memo(&u->s, lh_need_catalog(L, h, "eval"), &u->memo, &r, err, sizeof err))
+    const struct catalog *cat = lh_need_catalog(L, h, "eval");
+    /* "auto" values the checks need as numbers are settled first, in place. */
+    if (!model_settle_auto(&u->s, cat, err, sizeof err) ||
+        !setup_resolve_memo(&u->s, cat, &u->memo, &r, err, sizeof err))
         return lh_api_error(L, "eval", err);
     model_eval(&u->s, &r, &o);
     if (lua_gettop(L) > 1)
@@ -467,7 +473,8 @@ static int setup_infer_m(lua_State *L)
     }
     struct resolved r;
     char err[LUAHOST_MSG_LEN];
-    if (!setup_resolve(s, lh_need_catalog(L, h, "infer"), &r, err, sizeof err))
+    const struct catalog *cat = lh_need_catalog(L, h, "infer");
+    if (!model_settle_auto(s, cat, err, sizeof err) || !setup_resolve(s, cat, &r, err, sizeof err))
         return lh_api_error(L, "infer", err);
     struct infer_report o;
     infer_eval(s, &r, &o);
@@ -486,7 +493,9 @@ static int setup_check_m(lua_State *L)
     struct lsetup *u = lh_check_setup(L, 1);
     struct resolved r;
     char err[LUAHOST_MSG_LEN];
-    if (setup_resolve(&u->s, lh_need_catalog(L, h, "check"), &r, err, sizeof err)) {
+    const struct catalog *cat = lh_need_catalog(L, h, "check");
+    if (model_settle_auto(&u->s, cat, err, sizeof err) &&
+        setup_resolve(&u->s, cat, &r, err, sizeof err)) {
         lua_pushboolean(L, 1);
         return 1;
     }

@@ -144,6 +144,9 @@ int lh_sim(lua_State *L)
             lh_opt_num(L, 2, "storage_jitter_cv", o.storage_jitter_cv, 0, SIM_MAX_CV);
     }
     char err[LUAHOST_MSG_LEN];
+    /* "auto" values become numbers first, in place (as eval does). */
+    if (!model_settle_auto(&s->s, cat, err, sizeof err))
+        return lh_api_error(L, "sim", err);
     struct lsim *u = lua_newuserdatauv(L, sizeof *u, 1);
     memset(u, 0, sizeof *u);
     u->h = h;

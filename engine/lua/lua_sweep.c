@@ -315,7 +315,8 @@ static void sweep_push_row(lua_State *L, struct sweep_ctx *x, const struct sweep
         lh_set_field(L, &s, sp->axes[a].f, -1, "sweep");
         lua_setfield(L, -2, sp->axes[a].f->path);
     }
-    if (!setup_resolve(&s, cat, &r, err, sizeof err)) {
+    if (!model_settle_auto(&s, cat, err, sizeof err) ||
+        !setup_resolve(&s, cat, &r, err, sizeof err)) {
         lua_pushboolean(L, 0);
         lua_setfield(L, -2, "runnable");
         lua_pushstring(L, err);

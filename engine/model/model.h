@@ -188,6 +188,15 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
 double model_expected_max_normal(double n);
 double model_normal_upper_quantile(double q);
 
+/* Settles the setup's automatic values that its checks need as numbers:
+ * training.tensor_parallel "auto" (stored as 0) becomes the smallest power
+ * of two up to the scale-up domain at which the memory per device fits
+ * (engine/model/model_auto.c). False, with the reason, when none does (the
+ * field stays auto). Callers run it after the last change and before
+ * setup_resolve: the CLI after --set, the Lua host before it evaluates. */
+struct catalog;
+bool model_settle_auto(struct setup *s, const struct catalog *cat, char *err, size_t err_len);
+
 /* Memory per device alone (the same figures as model_eval's `memory`), for
  * callers that reject setups that do not fit before a full evaluation. */
 void model_memory(const struct setup *s, const struct resolved *r, struct memory_report *out);

@@ -29,8 +29,9 @@ out=$(bash "$tmp/try.sh" "$tmp/bash" 2>&1)
 [ "$(echo "$out" | sed -n 1p)" = probe ] && [ "$(echo "$out" | sed -n 2p)" = --strict ] &&
     [ "$(echo "$out" | sed -n 3p)" = json ] && [ "$(echo "$out" | sed -n 4p)" = --theme ] && [ "$(echo "$out" | sed -n 5p)" = --ascii ] &&
     pass "bash completes commands, options and values" || fail "bash completes" "$out"
-# Every option in each command's --help is in its completions.
-for cmd in catalog check eval collective sim run play scenarios fields keys options probe; do
+# Every option in each command's --help is in its completions (every
+# command of the table).
+for cmd in $("$MLVIZ_BIN" options --table | cut -f 1 | uniq | grep -v '^-$'); do
     missing=
     for opt in $("$MLVIZ_BIN" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         case $opt in --help|--name|--no-color) continue ;; esac
@@ -52,3 +53,35 @@ for cmd in catalog check eval collective sim run play scenarios fields keys opti
     done
     [ -z "$unknown" ] && pass "$cmd: every listed option is parsed" || fail "$cmd: listed but unknown" "$unknown"
 done
+# Names from their tables as bash completes them (the script asks `mlviz
+# completion --list`, so mlviz must be on the PATH): presets, models,
+# themes (all of them), scenarios, and the collective operations.
+mkdir -p "$tmp/bin" && ln -s "$MLVIZ_BIN" "$tmp/bin/mlviz"
+cat >"$tmp/names.sh" <<'EOS'
+. "$1"
+complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _mlviz; printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '; echo; }
+complete_words mlviz eval moe
+complete_words mlviz eval default --model llama3-7
+complete_words mlviz --theme ''
+complete_words mlviz run cooling-f
+complete_words mlviz collective --op all-t
+complete_words mlviz -c gpt3
+complete_words mlviz eval ''
+EOS
+out=$(cd "$tmp" && MLVIZ_DATA="$top" PATH="$tmp/bin:$PATH" bash "$tmp/names.sh" "$tmp/bash" 2>&1)
+themes=$(MLVIZ_DATA="$top" "$MLVIZ_BIN" completion --list themes | sort | tr '\n' ' ')
+presets=$(MLVIZ_DATA="$top" "$MLVIZ_BIN" completion --list presets | sort | tr '\n' ' ')
+line() { echo "$out" | sed -n "$1p"; }
+check() { [ "$(line "$1")" = "$2" ] && pass "bash completes $3" || fail "bash completes $3" "got '$(line "$1")', want '$2'"; }
+check 1 "moe-h100 " "a preset name (moe-h100)"
+check 2 "llama3-70b " "a model name after --model"
+check 3 "$themes" "every theme after --theme"
+echo "$themes" | grep -qw light && [ "$(echo "$themes" | wc -w)" -ge 5 ] && pass "the themes listed are all five, light too" ||
+    fail "the themes listed are all five, light too" "$themes"
+check 4 "cooling-failure " "a scenario name"
+check 5 "all-to-all " "a collective operation (all-to-all)"
+check 6 "gpt3-175b-a100 " "a preset after -c"
+missing=
+for p in $presets; do echo " $(line 7)" | grep -q " $p " || missing="$missing $p"; done
+[ -z "$missing" ] && pass "bash offers every preset as a setup" ||
+    fail "bash offers every preset as a setup" "missing$missing in '$(line 7)'"

@@ -1,30 +1,26 @@
 #!/bin/sh
-# Generated documentation against the binary. Every block of README.md and
-# docs/*.md written between
-#     <!-- begin generated: ARGS -->  ...  <!-- end generated -->
-# must be exactly what `mlviz ARGS` prints (a "sample" block,
-# <!-- begin generated sample: ARGS -->, holds it in a code fence under a
-# "$ mlviz ARGS" line). `sh tests/cli/docs.sh --write` rewrites the blocks.
-# Then the option list of the interactive view must agree everywhere: the
-# option table (mlviz options --md), mlviz --help, the man page's OPTIONS
-# (mlviz options --man, and docs/mlviz.1.in's @OPTIONS@ slot), README's
-# `mlviz [...]` synopsis and docs/TUI.md. Every command of the command table
-# (tui/cli/commands.c, as `mlviz options --synopsis` lists it) is dispatched
-# and named in mlviz --help, the man page's SYNOPSIS and README's
-# command-line section, and its `model: {hf_config: ...}` line loads. Every
-# engine/, tui/ and tests/ path the docs name exists.
+# The documentation against the binary, in one check. Every generated block of
+# README.md and docs/*.md (one marker style: <!-- begin generated[ KIND]: ARGS -->
+# ... <!-- end generated -->; tests/docsync.py lists the kinds: command output,
+# samples, code, the validation tables of docs/MODEL.md, screen captures) must
+# be what its source prints now; `sh tests/cli/docs.sh --write` (or `make
+# docs`) rewrites every block. Then the lists that must agree with their
+# tables: the view's options in mlviz --help, the man page and docs/TUI.md; the
+# commands in mlviz --help, the man page's SYNOPSIS and README; the presets
+# and collective operations in --help, README and docs/lua-api.md; the keys.
+# Every command's `model: {hf_config: ...}` line loads, and every engine/, tui/
+# and tests/ path the docs name exists.
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
 case $MLVIZ_BIN in /*) ;; *) MLVIZ_BIN=$(pwd)/$MLVIZ_BIN ;; esac
-export MLVIZ_BIN
+BUILD=${BUILD:-build-test}
+export MLVIZ_BIN BUILD
 [ -x "$MLVIZ_BIN" ] || { echo "FAIL docs: no executable at $MLVIZ_BIN (build first or set MLVIZ_BIN)"; exit 0; }
-MLVIZ_DATA=${MLVIZ_DATA:-$(pwd)} python3 - "$@" README.md docs/*.md <<'PY'
+export MLVIZ_DATA=${MLVIZ_DATA:-$(pwd)}
+python3 tests/docsync.py "$@" README.md docs/*.md
+python3 - README.md docs/*.md <<'PY'
 import os, re, subprocess, sys
-args = sys.argv[1:]
-write = "--write" in args
-files = [a for a in args if a != "--write"]
+files = sys.argv[1:]
 binary = os.environ["MLVIZ_BIN"]
-BEGIN = re.compile(r"^<!-- begin generated( sample)?: (.*?) -->$")
-END = "<!-- end generated -->"
 
 def run(words):
     r = subprocess.run([binary] + words.split(), capture_output=True, text=True)
@@ -37,52 +33,6 @@ def passed(name, why=None):
 
 def failed(name, why):
     print("FAIL %s: %s" % (name, why))
-
-blocks = 0
-for path in files:
-    lines = open(path).read().split("\n")
-    out, i, changed = [], 0, False
-    while i < len(lines):
-        m = BEGIN.match(lines[i])
-        out.append(lines[i])
-        i += 1
-        if not m:
-            continue
-        blocks += 1
-        sample, words = m.group(1) is not None, m.group(2)
-        j = i
-        while j < len(lines) and lines[j] != END:
-            j += 1
-        name = "%s: mlviz %s" % (path, words)
-        if j == len(lines):
-            failed(name, "no end marker")
-            out.extend(lines[i:])
-            break
-        text, err = run(words)
-        if err:
-            failed(name, err)
-            out.extend(lines[i:j])
-        else:
-            want = text.rstrip("\n").split("\n")
-            if sample:
-                want = ["```", "$ mlviz " + words] + want + ["```"]
-            have = lines[i:j]
-            if have == want:
-                passed(name)
-            elif write:
-                changed = True
-                print("WROTE " + name)
-            else:
-                k = next(n for n in range(max(len(have), len(want)))
-                         if n >= len(have) or n >= len(want) or have[n] != want[n])
-                failed(name, "line %d differs: committed %r, binary %r (tests/cli/docs.sh --write)"
-                       % (k + 1, have[k] if k < len(have) else "", want[k] if k < len(want) else ""))
-            out.extend(want if write else have)
-        i = j
-    if write and changed:
-        open(path, "w").write("\n".join(out))
-if blocks < 3:
-    failed("generated blocks", "found %d, expected at least 3" % blocks)
 
 # ---- one option list --------------------------------------------------------------
 table, err = run("options --md")
@@ -113,9 +63,8 @@ have = canon(t.replace("\\-", "-") for t in re.findall(r"\\fB((?:\\-|[a-z])+)\\f
 page = open("docs/mlviz.1.in").read()
 (passed if "@OPTIONS@" in page else failed)("docs/mlviz.1.in takes its OPTIONS from the table", "no @OPTIONS@ slot")
 readme = open("README.md").read()
-m = re.search(r"^mlviz (\[.*)$", readme, re.M)
-have = canon(re.findall(OPT, m.group(1))) if m else set()
-(passed if have == want else failed)("README's mlviz synopsis lists the option table", "differs: %s" % sorted(have ^ want))
+(passed if "<!-- begin generated code: options --usage -->" in readme else failed)(
+    "README's command-line block is the option table's usage lines", "no generated block 'code: options --usage'")
 tui = open("docs/TUI.md").read()
 (passed if "<!-- begin generated: options --md -->" in tui else failed)("docs/TUI.md shows the option table", "no generated block")
 
@@ -133,6 +82,22 @@ for c in commands:
     (passed if c in listed else failed)("mlviz --help lists %s" % c, "not in the command list %s" % listed)
     (passed if re.search(r"^mlviz %s\b" % c, section, re.M) else failed)("README's command line shows mlviz %s" % c, "no line 'mlviz %s ...' in README.md's Command line section" % c)
 (passed if listed == commands else failed)("mlviz --help lists exactly the command table", "--help %s, table %s" % (listed, commands))
+
+# ---- lists drawn from tables: presets, collective operations, keys ------------
+presets = (run("completion --list presets")[0] or "").split()
+ops = re.findall(r"(?:^|\|)([a-z-]+)", (run("collective --help")[0] or "").split("--op ")[-1].split(" ")[0])
+(passed if len(presets) >= 6 and len(ops) >= 5 else failed)("the preset and operation tables", "presets %s, ops %s" % (presets, ops))
+lua_api = open("docs/lua-api.md").read()
+for where, text in (("mlviz --help", helptext or ""), ("README.md", readme), ("docs/lua-api.md", lua_api)):
+    missing = [p for p in presets if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(p), text)]
+    (passed if not missing else failed)("%s names every preset" % where, "missing %s" % missing)
+for where, text in (("README.md", readme), ("docs/lua-api.md", lua_api)):
+    missing = [o for o in ops if o not in text]
+    (passed if not missing else failed)("%s names every collective operation" % where, "missing %s" % missing)
+keys_text = run("keys")[0] or ""
+keys_md = run("keys --md")[0] or ""
+missing = [h for h in re.findall(r"^  \S+ +(.*)$", keys_text, re.M) if h.strip() not in keys_md]
+(passed if keys_md and not missing else failed)("keys --md lists every help line of mlviz keys", "missing %s" % missing[:3])
 
 # ---- README's model line: a setup whose model is written that way loads -----------
 import shutil, tempfile

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The interactive view's options come from one table (tui/cli/options.c): the
+# The interactive view's options come from one table (tui/cli/commands.c): the
 # usage text, `mlviz play --help`, `mlviz options [--man]` and the man page
 # all list them; `mlviz play` accepts them. Prints "PASS name" or
 # "FAIL name: why". Run from the repository root; MLVIZ_BIN defaults to ./mlviz.

@@ -255,7 +255,7 @@ usage bad-uneven-token "--vary training.last_stage_layers: training.last_stage_l
 usage bad-even-elsewhere "--vary cluster.nodes: cluster.nodes must be a whole number" default --vary cluster.nodes=even-1
 usage bad-set-field "--set bogus.x=1: unknown field" default --set bogus.x=1
 usage bad-set-range "--set cluster.nodes=0" default --set cluster.nodes=0
-usage bad-set-form "write PATH=VALUE" default --set cluster.nodes
+usage bad-set-form "takes PATH=VALUE" default --set cluster.nodes
 usage bad-merge-set "drop --shard, --vary, --max and --set" --merge "$tmp/part0" --set cluster.nodes=2
 
 # The man page's PLAN OPTIONS come from the command table: every option

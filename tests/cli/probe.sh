@@ -108,7 +108,7 @@ env MLVIZ_PROC_ROOT="$tmp/noproc" MLVIZ_SYS_ROOT="$tmp/nosys" PATH="$fx/bin-none
 [ $rc -eq 1 ] && grep -q "$tmp/noproc/cpuinfo" "$tmp/err" && pass "unreadable cpuinfo: exit 1 naming it" ||
     fail "unreadable cpuinfo" "rc=$rc $(cat "$tmp/err")"
 probe laptop none --bogus >/dev/null 2>"$tmp/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "unknown argument '--bogus'" "$tmp/err" && pass "unknown option: exit 2" ||
+[ $rc -eq 2 ] && grep -q "unknown option '--bogus'" "$tmp/err" && pass "unknown option: exit 2" ||
     fail "unknown option: exit 2" "rc=$rc $(cat "$tmp/err")"
 
 # A card power-capped to 40 W: its own entry keeps idle below that.

@@ -36,9 +36,9 @@ expect "hostile duration of 1e308 days" 1 "duration_overflow.lua:2: parse_durati
 expect "hostile sim:close in its own callback" 1 "sim_close_in_callback.lua:3: close: this simulation is running" -- run $H/sim_close_in_callback.lua
 expect "hostile sim:run in its own callback" 1 "sim_run_in_callback.lua:3: run: this simulation is already running" -- run $H/sim_run_in_callback.lua
 for v in 0 -1 nan inf abc ""; do
-    expect "run --timeout '$v' is a usage error" 2 "--timeout needs a positive number of seconds" -- run --timeout "$v" $H/infinite_loop.lua
+    expect "run --timeout '$v' is a usage error" 2 "mlviz: --timeout " -- run --timeout "$v" $H/infinite_loop.lua
 done
-expect "play --timeout 0 is a usage error" 2 "--timeout needs a positive number of seconds" -- play --timeout 0 $H/infinite_loop.lua
+expect "play --timeout 0 is a usage error" 2 "mlviz: --timeout " -- play --timeout 0 $H/infinite_loop.lua
 # A signal stops a headless run promptly: "script interrupted", 128 + signal.
 signal_stops() { # name, signal, status, script
     "$MLVIZ_BIN" run --budget 1e15 "$4" >"$out/stdout" 2>"$out/stderr" &

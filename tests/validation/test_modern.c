@@ -8,9 +8,9 @@
  * nothing is hidden, and the test fails if one of them starts passing (the
  * mark must then be removed).
  *
- * The table in docs/MODEL.md (between the validation-table markers) is
- * generated here: the test fails when the committed table differs from what
- * the code computes. MLVIZ_WRITE_TABLE=1 rewrites it. */
+ * The table in docs/MODEL.md (the block `generated table: test_modern`) is
+ * what this program prints with --table: tests/cli/docs.sh fails when the
+ * committed table differs; `sh tests/cli/docs.sh --write` rewrites it. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -277,21 +277,15 @@ static void test_facts(void **state)
     assert_true(fabs(states - 18.0) < 1e-9);
 }
 
-static void test_docs_table(void **state)
+int main(int argc, char **argv)
 {
-    (void)state;
-    static char table[16384];
-    build_table(table, sizeof table);
-    docs_table_check("test_modern", table);
-}
-
-int main(void)
-{
+    int status;
+    if (docs_table_wanted(argc, argv, build_table, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_nccl_curve),
         cmocka_unit_test(test_facts),
-        cmocka_unit_test(test_docs_table),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }

@@ -3,6 +3,8 @@
  * - Megatron-LM (Narayanan et al. 2021, Table 1): TFLOP/s per A100 within 15%.
  * - ZeRO (Rajbhandari et al. 2020, section 5): model-state memory of a 7.5B
  *   model over Nd = 64 within 1%.
+ *   Both as a table in docs/MODEL.md section 10: what this program prints
+ *   with --table (the block `generated table: test_published`).
  * - Storage 10x too slow names `data` with a starvation figure.
  * - 70B in bf16 with Adam on one 80 GB device does not fit; the suggestions
  *   make it fit. */
@@ -19,6 +21,7 @@
 #include "model.h"
 
 #include "../catalog_fixture.h"
+#include "docs_table.h"
 
 static void load_eval(const char *path, struct setup *s, struct model_report *o)
 {
@@ -31,47 +34,59 @@ static void load_eval(const char *path, struct setup *s, struct model_report *o)
     model_eval(s, &r, o);
 }
 
-static void check_megatron(const char *file, double paper_tflops)
+/* Megatron-LM (Narayanan et al. 2021, Table 1): TFLOP/s per A100. */
+static const struct {
+    const char *label, *file;
+    double paper_tflops;
+} megatron[] = {
+    {"Megatron 1.7B, 32 A100", "tests/validation/setups/megatron-1.7b.yaml", 137},
+    {"Megatron 18.4B, 256 A100, TP 8", "tests/validation/setups/megatron-18.4b.yaml", 135},
+    {"Megatron 145.6B, 1536 A100, TP 8 PP 8", "tests/validation/setups/megatron-145.6b.yaml", 148},
+    {"Megatron 1008B, 3072 A100, TP 8 PP 64", "tests/validation/setups/megatron-1008b.yaml", 163},
+};
+/* ZeRO (Rajbhandari et al. 2020, section 5): model states per device, GB. */
+static const double zero_paper_gb[4] = {120, 31.4, 16.6, 1.88};
+
+static void check_megatron(int i)
 {
     struct setup s;
     struct model_report o;
-    load_eval(file, &s, &o);
-    double rel = (o.tflops_per_device - paper_tflops) / paper_tflops;
-    printf("  %-40s model %6.1f  paper %6.1f  (%+.1f%%)\n", file, o.tflops_per_device, paper_tflops,
-           100 * rel);
+    load_eval(megatron[i].file, &s, &o);
+    double paper = megatron[i].paper_tflops, rel = (o.tflops_per_device - paper) / paper;
+    printf("  %-40s model %6.1f  paper %6.1f  (%+.1f%%)\n", megatron[i].file, o.tflops_per_device,
+           paper, 100 * rel);
     assert_true(o.runnable);
     assert_true(o.memory.fits);
     if (fabs(rel) > 0.15)
-        fail_msg("%s: %.1f TFLOP/s per GPU, paper %.0f (%+.1f%%)", file, o.tflops_per_device,
-                 paper_tflops, 100 * rel);
+        fail_msg("%s: %.1f TFLOP/s per GPU, paper %.0f (%+.1f%%)", megatron[i].file,
+                 o.tflops_per_device, paper, 100 * rel);
 }
 
 static void test_megatron_1_7b(void **state)
 {
     (void)state;
-    check_megatron("tests/validation/setups/megatron-1.7b.yaml", 137);
+    check_megatron(0);
 }
 static void test_megatron_18_4b(void **state)
 {
     (void)state;
-    check_megatron("tests/validation/setups/megatron-18.4b.yaml", 135);
+    check_megatron(1);
 }
 static void test_megatron_145_6b(void **state)
 {
     (void)state;
-    check_megatron("tests/validation/setups/megatron-145.6b.yaml", 148);
+    check_megatron(2);
 }
 static void test_megatron_1008b(void **state)
 {
     (void)state;
-    check_megatron("tests/validation/setups/megatron-1008b.yaml", 163);
+    check_megatron(3);
 }
 
-static void test_zero_paper(void **state)
+/* Model-state GB per device of a 7.5B model over Nd = 64 at ZeRO stage z
+ * (Psi = 7.5B, K = 12). */
+static double zero_states_gb(int z)
 {
-    (void)state;
-    /* Rajbhandari et al. 2020: Psi = 7.5B, Nd = 64, K = 12. */
-    static const double paper_gb[4] = {120, 31.4, 16.6, 1.88};
     struct setup s;
     setup_defaults(&s);
     s.cluster.nodes = 8;
@@ -82,18 +97,47 @@ static void test_zero_paper(void **state)
     /* The ZeRO paper's accounting (2 + 2 + 12 bytes per parameter) is
      * DeepSpeed's. */
     snprintf(s.training.software, sizeof s.training.software, "deepspeed");
+    s.training.zero_stage = z;
     struct resolved r;
     char err[512];
+    if (!setup_resolve(&s, cat, &r, err, sizeof err))
+        fail_msg("%s", err);
+    struct model_report o;
+    model_eval(&s, &r, &o);
+    return o.memory.params_gb + o.memory.grads_gb + o.memory.optimizer_gb;
+}
+
+static void test_zero_paper(void **state)
+{
+    (void)state;
     for (int z = 0; z <= 3; z++) {
-        s.training.zero_stage = z;
-        if (!setup_resolve(&s, cat, &r, err, sizeof err))
-            fail_msg("%s", err);
-        struct model_report o;
-        model_eval(&s, &r, &o);
-        double states = o.memory.params_gb + o.memory.grads_gb + o.memory.optimizer_gb;
-        printf("  ZeRO stage %d: %.3f GB (paper %.2f)\n", z, states, paper_gb[z]);
-        assert_true(fabs(states - paper_gb[z]) <= 0.01 * paper_gb[z]);
+        double states = zero_states_gb(z);
+        printf("  ZeRO stage %d: %.3f GB (paper %.2f)\n", z, states, zero_paper_gb[z]);
+        assert_true(fabs(states - zero_paper_gb[z]) <= 0.01 * zero_paper_gb[z]);
     }
+}
+
+/* The table of docs/MODEL.md section 10 (printed with --table). */
+static void build_table(char *out, size_t len)
+{
+    size_t used = 0;
+#define OUT(...) docs_table_append(out, len, &used, __VA_ARGS__)
+    OUT("| run | paper | model |\n|---|---|---|\n");
+    for (size_t i = 0; i < sizeof megatron / sizeof megatron[0]; i++) {
+        struct setup s;
+        struct model_report o;
+        load_eval(megatron[i].file, &s, &o);
+        double paper = megatron[i].paper_tflops;
+        OUT("| %s | %.0f%s | %.1f (%+.1f%%) |\n", megatron[i].label, paper,
+            i == 0 ? " TFLOP/s" : "", o.tflops_per_device,
+            100 * (o.tflops_per_device - paper) / paper);
+    }
+    OUT("| ZeRO 7.5B, Nd = 64: stage 0/1/2/3 | %.3g / %.3g / %.3g / %.3g GB |", zero_paper_gb[0],
+        zero_paper_gb[1], zero_paper_gb[2], zero_paper_gb[3]);
+    for (int z = 0; z <= 3; z++)
+        OUT("%s%.4g", z ? " / " : " ", zero_states_gb(z));
+    OUT(" |\n");
+#undef OUT
 }
 
 static void test_slow_storage_is_data_bottleneck(void **state)
@@ -176,8 +220,11 @@ static void test_70b_on_one_device(void **state)
     assert_true(after.runnable);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int status;
+    if (docs_table_wanted(argc, argv, build_table, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_megatron_1_7b),
         cmocka_unit_test(test_megatron_18_4b),

@@ -6,8 +6,8 @@
  * As test_modern.c: rows within their tolerance are asserted to stay there;
  * rows the model does not reproduce yet carry a `miss` reason, are shown as
  * MISS in the table, and fail the test if they start passing. The table in
- * docs/MODEL.md between the runs-2026 markers is generated here
- * (MLVIZ_WRITE_TABLE=1 rewrites it). */
+ * docs/MODEL.md is what this program prints with --table (the block
+ * `generated table: test_runs2026`; `sh tests/cli/docs.sh --write`). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -157,19 +157,13 @@ static void test_rows(void **state)
     assert_int_equal(failures, 0);
 }
 
-static void test_docs_table(void **state)
+int main(int argc, char **argv)
 {
-    (void)state;
-    static char table[16384];
-    build_table(table, sizeof table);
-    docs_table_check("test_runs2026", table);
-}
-
-int main(void)
-{
+    int status;
+    if (docs_table_wanted(argc, argv, build_table, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
-        cmocka_unit_test(test_docs_table),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }

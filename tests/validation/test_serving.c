@@ -10,7 +10,8 @@
  * As in test_modern.c: rows within tolerance must stay there, rows the
  * model does not reproduce yet are marked `miss` with the reason (shown as
  * MISS in the table; the test fails if one starts passing), and the table
- * in docs/MODEL.md is generated here (MLVIZ_WRITE_TABLE=1 rewrites it). */
+ * in docs/MODEL.md is what this program prints with --table (the block
+ * `generated table: test_serving`; `sh tests/cli/docs.sh --write`). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,20 +162,14 @@ static void test_gqa_reads_matter(void **state)
     assert_true(b.output_tokens_per_s / b.devices > 1.8 * before);
 }
 
-static void test_docs_table(void **state)
+int main(int argc, char **argv)
 {
-    (void)state;
-    static char table[8192];
-    build_table(table, sizeof table);
-    docs_table_check("test_serving", table);
-}
-
-int main(void)
-{
+    int status;
+    if (docs_table_wanted(argc, argv, build_table, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_gqa_reads_matter),
-        cmocka_unit_test(test_docs_table),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }

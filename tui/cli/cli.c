@@ -2,7 +2,6 @@
  * setups, and parsing options by the command table (commands.c). */
 #include "cli.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
 #include "csv.h"
 #include "hfconfig.h"
 #include "infile.h"
@@ -114,16 +112,6 @@ int cli_set_add(struct cli_setup_args *a, const char *v)
     }
     a->sets[a->n_sets++] = v;
     return 1;
-}
-
-int cli_set_option(int argc, char **argv, int *i, struct cli_setup_args *a)
-{
-    const char *v = cli_option_value(argc, argv, i, "--set");
-    if (!v)
-        return 0;
-    if (!cli_value_given("--set", v))
-        return -1;
-    return cli_set_add(a, v);
 }
 
 /* A --model argument: a config.json path, or the name of a shipped one. */
@@ -265,7 +253,9 @@ bool cli_load_setup_args(const char *arg, const struct cli_setup_args *a, const 
     for (int i = 0; a && i < a->n_sets; i++)
         if (!cli_apply_set(s, a->sets[i]))
             return false;
-    if (!setup_resolve(s, cat, r, err, sizeof err)) {
+    /* training.tensor_parallel: auto, from the file or --set, becomes a
+     * number with every other change made (engine/model/model_auto.c). */
+    if (!model_settle_auto(s, cat, err, sizeof err) || !setup_resolve(s, cat, r, err, sizeof err)) {
         char msg[2300];
         snprintf(msg, sizeof msg, "%s%s: %s", path,
                  a && (a->n_sets || a->model) ? " with the command line's changes" : "", err);
@@ -282,55 +272,6 @@ bool cli_load_setup(const char *arg, const struct catalog *cat, struct setup *s,
     return cli_load_setup_args(arg, NULL, cat, s, r);
 }
 
-/* What cli_option_value returns for a missing value (after saying so). */
-static const char missing_value[1] = "";
-
-const char *cli_option_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        cli_error("%s needs a value", name);
-        return missing_value;
-    }
-    return argv[++*i];
-}
-
-bool cli_value_given(const char *name, const char *v)
-{
-    if (v == missing_value)
-        return false; /* already reported */
-    if (!v[0]) {
-        cli_error("%s needs a value (got an empty one)", name);
-        return false;
-    }
-    return true;
-}
-
-bool cli_parse_count(const char *name, const char *v, unsigned long long min,
-                     unsigned long long max, unsigned long long *out)
-{
-    if (!cli_value_given(name, v))
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    /* strtoull skips spaces and accepts a sign (and wraps "-1"): only digits. */
-    bool digits = v[0] >= '0' && v[0] <= '9';
-    if (!digits || *end || errno == ERANGE || n < min || n > max) {
-        cli_error("%s must be a whole number from %llu to %llu (got '%s')", name, min, max, v);
-        return false;
-    }
-    *out = n;
-    return true;
-}
-
 int cli_common_apply(struct cli_common *c, const char *name, const char *v)
 {
     if (strcmp(name, "--catalog") == 0) {
@@ -345,104 +286,6 @@ int cli_common_apply(struct cli_common *c, const char *name, const char *v)
         return 1;
     }
     return 0;
-}
-
-int cli_common_option(int argc, char **argv, int *i, struct cli_common *c)
-{
-    static const char *const names[] = {"--catalog", "--format"};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        const char *v = cli_option_value(argc, argv, i, names[k]);
-        if (!v)
-            continue;
-        if (!cli_value_given(names[k], v))
-            return -1;
-        return cli_common_apply(c, names[k], v);
-    }
-    return 0;
-}
-
-/* ---- parsing by the command table ---------------------------------------------- */
-
-void cli_print_help(const char *command)
-{
-    char usage[1024];
-    commands_usage(command, usage, sizeof usage);
-    printf("usage: %s\n", usage);
-    commands_option_help(stdout, command);
-}
-
-/* The option of spec `c` that `word` names ("--x", "--x=V"), or NULL. */
-static const struct commands_option *spec_option(const struct commands_spec *c, const char *word)
-{
-    for (size_t k = 0; c && k < COMMANDS_MAX_OPTIONS && c->options[k].name; k++) {
-        size_t n = strlen(c->options[k].name);
-        if (strncmp(word, c->options[k].name, n) == 0 &&
-            (word[n] == '\0' || (word[n] == '=' && c->options[k].metavar)))
-            return &c->options[k];
-    }
-    return NULL;
-}
-
-int cli_take_option(const char *command, int argc, char **argv, int *i, const char **name,
-                    const char **value)
-{
-    const struct commands_option *o = spec_option(commands_find(command), argv[*i]);
-    if (!o)
-        return 0;
-    *name = o->name;
-    *value = NULL;
-    if (o->metavar) {
-        *value = cli_option_value(argc, argv, i, o->name);
-        if (*value == missing_value)
-            return -1; /* reported */
-    }
-    return 1;
-}
-
-int cli_parse(const char *command, int argc, char **argv, cli_option_fn on_option, void *ctx,
-              const char **pos, int max_pos)
-{
-    char usage[1024];
-    commands_usage(command, usage, sizeof usage);
-    int n = 0;
-    bool ended = false; /* after "--" every word is an argument (POSIX guideline 10) */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *name, *v;
-        if (!ended && strcmp(a, "--") == 0) {
-            ended = true;
-            continue;
-        }
-        int k = ended ? 0 : cli_take_option(command, argc, argv, &i, &name, &v);
-        if (k < 0 || (k > 0 && v && !cli_value_given(name, v)) ||
-            (k > 0 && on_option(ctx, name, v) < 0))
-            return CLI_PARSE_ERROR;
-        if (k > 0)
-            continue;
-        if (!ended && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-            cli_print_help(command);
-            return CLI_PARSE_HELP;
-        }
-        if (!ended && a[0] == '-' && a[1]) {
-            cli_error("unknown option '%s' (usage: %s)", a, usage);
-            return CLI_PARSE_ERROR;
-        }
-        if (n >= max_pos) {
-            cli_error("unexpected argument '%s' (usage: %s)", a, usage);
-            return CLI_PARSE_ERROR;
-        }
-        pos[n++] = a;
-    }
-    return n;
-}
-
-int cli_parse_exit(int parsed)
-{
-    return parsed == CLI_PARSE_HELP ? EXIT_OK : EXIT_USAGE;
-}
-
-int cli_common_only(void *ctx, const char *name, const char *value)
-{
-    return cli_common_apply(ctx, name, value) > 0 ? 0 : -1;
 }
 
 /* ---- the screen, reached through main()'s registration ---- */

@@ -43,8 +43,6 @@ struct cli_setup_args {
     int n_sets;
     const char *model;
 };
-/* --set at argv[*i]: 1 when consumed, 0 when not --set, -1 on error (printed). */
-int cli_set_option(int argc, char **argv, int *i, struct cli_setup_args *a);
 /* Apply one "PATH=VALUE"; false with the message naming the argument printed. */
 bool cli_apply_set(struct setup *s, const char *arg);
 /* cli_load_setup with --set and --model applied before the cross-checks.
@@ -58,49 +56,42 @@ int cli_set_add(struct cli_setup_args *a, const char *v);
  * applied, 0 when `name` is not one, -1 on a bad value (printed). */
 int cli_common_apply(struct cli_common *c, const char *name, const char *value);
 
-/* Parsing by the command table (tui/cli/commands.c). cli_parse walks argv
- * and hands every option the command's table lists to `on_option` with its
- * value ("--x V" or "--x=V"; a missing or empty value is a usage error
- * printed here; NULL for a switch). on_option returns 0, or -1 after
- * printing an error. -h/--help prints the usage line and the options' help
- * (cli_print_help). Other words are positionals ("-" is one: standard
- * input), at most max_pos. Returns how many positionals, or CLI_PARSE_HELP
- * or CLI_PARSE_ERROR; cli_parse_exit turns those into the exit status. */
+/* Parsing by the command table (tui/cli/parse.c walks the command's row of
+ * tui/cli/commands.c). cli_parse hands every option the command's table
+ * lists to `on_option` with its value ("--x V" or "--x=V", checked by the
+ * table's type, range or choices: a bad, missing or empty value is a usage
+ * error printed here; NULL for a switch) under the option's own name (an
+ * alias given or not). on_option returns 0, or -1 after printing an error.
+ * -h/--help prints the usage line and the options' help (cli_print_help).
+ * Other words are positionals ("-" is one: standard input; after "--"
+ * every word is), at most max_pos. Returns how many positionals, or
+ * CLI_PARSE_HELP or CLI_PARSE_ERROR; cli_parse_exit turns those into the
+ * exit status. */
 enum { CLI_PARSE_ERROR = -1, CLI_PARSE_HELP = -2 };
 typedef int (*cli_option_fn)(void *ctx, const char *name, const char *value);
 int cli_parse(const char *command, int argc, char **argv, cli_option_fn on_option, void *ctx,
               const char **pos, int max_pos);
 int cli_parse_exit(int parsed);
-/* One option of the command's table at argv[*i] ("--x", "--x V", "--x=V"):
- * 1 with its name and value (NULL for a switch, possibly ""; *i advanced
- * past a separate value), 0 when argv[*i] is not one, -1 when its value is
- * missing (printed). For commands that parse the other words themselves
- * (run and play: --name=value goes to the script; probe). */
-int cli_take_option(const char *command, int argc, char **argv, int *i, const char **name,
-                    const char **value);
+/* The same with every other word handed to on_word (`ended`: after "--"),
+ * which returns 0 or -1 after printing an error. For a SCRIPT_WORDS
+ * command (run, play) words that look like options but are none of the
+ * table's and the "--" itself go to on_word too. Returns 0, CLI_PARSE_HELP
+ * or CLI_PARSE_ERROR. */
+typedef int (*cli_word_fn)(void *ctx, const char *word, bool ended);
+int cli_parse_words(const char *command, int argc, char **argv, cli_option_fn on_option,
+                    cli_word_fn on_word, void *ctx);
 /* An on_option for commands whose only options are the common ones; ctx
  * is a struct cli_common. */
 int cli_common_only(void *ctx, const char *name, const char *value);
-/* "usage: mlviz NAME ..." and the options with help, from the table. */
+/* What a handler returns for a table option it has no case for: an
+ * internal error that tests/cli/optable.sh catches. */
+int cli_unhandled(const char *name);
+/* "usage: mlviz NAME ...", the command's paragraph and the options with
+ * help, from the table. */
 void cli_print_help(const char *command);
 
 /* Room for a catalog id or name with every byte escaped. */
 enum { PRINTABLE_MAX = 4 * FIELD_STR_LEN + 1 };
-
-/* Parse a common option at argv[*i] (--catalog, --format, their = forms).
- * Returns 1 when consumed, 0 when not a common option, -1 on error (printed). */
-int cli_common_option(int argc, char **argv, int *i, struct cli_common *c);
-
-/* Value of an option written "--name VALUE" or "--name=VALUE"; advances *i.
- * A missing value is reported here and returned as "". */
-const char *cli_option_value(int argc, char **argv, int *i, const char *name);
-/* False (with a message naming the option, printed once) when the value of
- * `name` is missing or empty. */
-bool cli_value_given(const char *name, const char *v);
-/* A whole decimal number min..max for option `name` (digits only: no sign,
- * no spaces, no overflow); false with a message naming the option. */
-bool cli_parse_count(const char *name, const char *v, unsigned long long min,
-                     unsigned long long max, unsigned long long *out);
 
 /* tui/cli/cli_files.c: the files commands write, through safewrite.h:
  * nothing that exists is replaced unless the user gave --force (`force`),

@@ -1,6 +1,7 @@
 /* cmd_collective: `mlviz collective`, the time of one collective by size and
  * algorithm over a setup's links or one catalog link. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -10,8 +11,6 @@
 #include "csv.h"
 #include "fields.h"
 #include "report.h"
-
-#define COLLECTIVE_DEVICES_MAX 10000000ULL
 
 struct coll_args {
     struct cli_common common;
@@ -27,29 +26,22 @@ static int coll_option(void *ctx, const char *name, const char *v)
     int k = cli_common_apply(&a->common, name, v);
     if (k != 0)
         return k < 0 ? -1 : 0;
+    /* The table checked the op against collective_op_names, the size and
+     * the device count against their ranges. */
     if (strcmp(name, "--op") == 0) {
-        a->op = -1;
         for (int j = 0; collective_op_names[j]; j++)
             if (strcmp(v, collective_op_names[j]) == 0)
                 a->op = j;
-        if (a->op < 0) {
-            cli_error("--op must be all-reduce, all-gather, reduce-scatter, broadcast or "
-                      "all-to-all (got '%s')",
-                      v);
-            return -1;
-        }
     } else if (strcmp(name, "--size") == 0) {
-        if (!fields_parse_bytes(v, &a->size) || !(a->size >= 1) || a->size > 1e15) {
-            cli_error("--size must be a byte count such as 1GiB, 64MB or 4096 (got '%s')", v);
-            return -1;
-        }
+        fields_parse_bytes(v, &a->size);
     } else if (strcmp(name, "--devices") == 0) {
-        if (!cli_parse_count("--devices", v, 2, COLLECTIVE_DEVICES_MAX, &a->devices))
-            return -1;
+        a->devices = strtoull(v, NULL, 10);
     } else if (strcmp(name, "--setup") == 0) {
         a->setup_arg = v;
     } else if (strcmp(name, "--link") == 0) {
         a->link_id = v;
+    } else {
+        return cli_unhandled(name);
     }
     return 0;
 }

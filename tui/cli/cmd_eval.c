@@ -36,7 +36,9 @@ static int setup_option(void *ctx, const char *name, const char *v)
     else if (strcmp(name, "--schedule") == 0)
         so->schedule = true;
     else if (strcmp(name, "--schedule-kind") == 0)
-        so->schedule_kind = sched_kind_parse(v) < 0 ? 0 : sched_kind_parse(v);
+        so->schedule_kind = sched_kind_parse(v); /* one of the table's words */
+    else
+        return cli_unhandled(name);
     return 0;
 }
 

@@ -23,7 +23,8 @@ static int fields_option(void *ctx, const char *name, const char *v)
         a->md = true;
         return 0;
     }
-    return cli_common_apply(&a->common, name, v) < 0 ? -1 : 0;
+    int k = cli_common_apply(&a->common, name, v);
+    return k > 0 ? 0 : k < 0 ? -1 : cli_unhandled(name);
 }
 
 static bool is_numeric(const struct field *f)

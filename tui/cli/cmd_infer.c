@@ -33,6 +33,8 @@ static int infer_option(void *ctx, const char *name, const char *v)
         io->serve = v;
     else if (strcmp(name, "--seed") == 0)
         io->seed = v;
+    else
+        return cli_unhandled(name);
     return 0;
 }
 

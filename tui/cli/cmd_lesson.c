@@ -11,7 +11,6 @@
 #include "commands.h"
 #include "luahost.h"
 #include "model.h"
-#include "options.h"
 #include "tui.h"
 #include "yamldoc.h"
 
@@ -99,7 +98,8 @@ static int read_step(const struct ydoc *doc, const struct ynode *st, const struc
     char *path = les->paths[(les->n_values - 1) / 3], why[1024];
     step_setup_path(doc->file, setup->value, path, LESSON_PATH_LEN);
     struct setup s;
-    if (!setup_load_file(&s, path, cat, why, sizeof why)) {
+    if (!setup_load_file(&s, path, cat, why, sizeof why) ||
+        !model_settle_auto(&s, cat, why, sizeof why)) {
         char msg[1200];
         snprintf(msg, sizeof msg, "setup '%s': %s", setup->value, why);
         return node_error(doc, setup, msg, err, err_len);
@@ -197,40 +197,74 @@ struct luahost *lesson_host_text(const char *name, const char *text, size_t len,
     return doc ? host_of_doc(doc, cat, hooks, status, err, err_len) : NULL;
 }
 
+/* The lesson's file and the view's options it passes on (name, value). */
+struct lesson_args {
+    const char *file;
+    char **view;
+    int n_view;
+    const char *catalog_dir; /* --catalog: the lesson's setups load with it too */
+};
+
+static int lesson_option(void *ctx, const char *name, const char *v)
+{
+    struct lesson_args *a = ctx;
+    if (strcmp(name, "--catalog") == 0)
+        a->catalog_dir = v;
+    a->view[a->n_view++] = (char *)name;
+    if (v)
+        a->view[a->n_view++] = (char *)v;
+    return 0;
+}
+
+static int lesson_word(void *ctx, const char *word, bool ended)
+{
+    (void)ended;
+    struct lesson_args *a = ctx;
+    if (a->file) {
+        char usage[4096];
+        commands_usage("lesson", usage, sizeof usage);
+        cli_error("unexpected argument '%s' (usage: %s)", word, usage);
+        return -1;
+    }
+    a->file = word;
+    return 0;
+}
+
 int cmd_lesson(int argc, char **argv)
 {
-    char lesson_usage[256];
-    commands_usage("lesson", lesson_usage, sizeof lesson_usage);
-    bool ended = argc >= 2 && strcmp(argv[1], "--") == 0; /* the file may start with '-' */
-    if (ended) {
-        argv++;
-        argc--;
+    struct lesson_args a = {NULL, calloc(2 * (size_t)argc + 1, sizeof(char *)), 0, NULL};
+    if (!a.view) {
+        cli_error("out of memory");
+        return EXIT_RUNTIME;
     }
-    if (argc < 2 || (!ended && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))) {
-        if (argc >= 2) {
-            printf("usage: %s\nview options (the interactive view's):\n", lesson_usage);
-            options_help(stdout, OPT_PLAY);
-            return EXIT_OK;
+    int n = cli_parse_words("lesson", argc, argv, lesson_option, lesson_word, &a);
+    if (n < 0 || !a.file) {
+        if (n == 0) {
+            char usage[4096];
+            commands_usage("lesson", usage, sizeof usage);
+            cli_error("lesson: which file? (usage: %s)", usage);
         }
-        cli_error("lesson: which file? (usage: %s)", lesson_usage);
+        free(a.view);
+        return n == CLI_PARSE_HELP ? EXIT_OK : EXIT_USAGE;
+    }
+    struct catalog *cat = cli_load_catalog(a.catalog_dir);
+    if (!cat) {
+        free(a.view);
         return EXIT_USAGE;
     }
-    const char *file = argv[1];
-    struct catalog *cat = cli_load_catalog(NULL);
-    if (!cat)
-        return EXIT_USAGE;
     struct luahost_hooks hooks;
     memset(&hooks, 0, sizeof hooks);
     if (cli_screen()) /* else view_play says there is no screen */
         cli_screen()->play_hooks(&hooks);
     char err[2048];
     int rc;
-    struct luahost *h = lesson_host(file, cat, &hooks, &rc, err, sizeof err);
+    struct luahost *h = lesson_host(a.file, cat, &hooks, &rc, err, sizeof err);
     if (!h)
         cli_error("%s", err);
     else
-        rc = view_play(&h, file, argc - 2, argv + 2);
+        rc = view_play(&h, a.file, a.n_view, a.view);
     luahost_free(h);
     catalog_free(cat);
+    free(a.view);
     return rc;
 }

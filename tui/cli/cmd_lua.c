@@ -13,7 +13,6 @@
 #include "csv.h"
 #include "fields.h"
 #include "luahost.h"
-#include "options.h"
 #include "paths.h"
 #include "report.h"
 #include "tui.h"
@@ -34,6 +33,7 @@ struct lua_cli {
     int ntui; /* play: options for the interactive view */
     char **tui;
     bool help;
+    bool play;
 };
 
 static bool is_file(const char *path)
@@ -42,67 +42,52 @@ static bool is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static bool parse_count(const char *text, uint64_t *out)
+/* The view's options play passes on, as two words (name, value) or one. */
+static void forward(struct lua_cli *c, const char *name, const char *v)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || errno || !(v >= 1) || v > 1.8e19)
-        return false;
-    *out = (uint64_t)v;
-    return true;
+    c->tui[c->ntui++] = (char *)name;
+    if (v)
+        c->tui[c->ntui++] = (char *)v;
 }
 
-/* One of the Lua commands' options (their row of the command table), with
- * its value: 0, or -1 on a bad value (printed). */
-static int lua_option(struct lua_cli *c, const char *name, const char *v, bool play)
+/* One of the Lua commands' options (their row of the command table, whose
+ * types and ranges the parser checked) with its value, or for play one of
+ * the view's: 0, or -1 on a bad value (printed). */
+static int lua_option(void *ctx, const char *name, const char *v)
 {
-    if (strcmp(name, "--trust") == 0) {
+    struct lua_cli *c = ctx;
+    if (strcmp(name, "--help") == 0) {
+        c->help = true;
+    } else if (strcmp(name, "--trust") == 0) {
         c->opt.trusted = true;
     } else if (strcmp(name, "--seed") == 0) {
-        uint64_t s;
-        if (!parse_count(v, &s) && strcmp(v, "0") != 0) {
-            cli_error("--seed needs a whole number (got '%s')", v);
-            return -1;
-        }
-        c->opt.seed = strcmp(v, "0") == 0 ? 0 : s;
+        c->opt.seed = strtoull(v, NULL, 10);
     } else if (strcmp(name, "--budget") == 0) {
-        if (!parse_count(v, &c->opt.instruction_budget)) {
-            cli_error("--budget needs a positive number of instructions (got '%s')", v);
-            return -1;
-        }
+        double n = 0;
+        fields_parse_number(v, &n);
+        c->opt.instruction_budget = (uint64_t)n;
     } else if (strcmp(name, "--memory") == 0) {
-        double bytes;
-        if (!fields_parse_bytes(v, &bytes) || bytes < 1 << 20 || bytes > 1e13) {
-            cli_error("--memory needs a size of at least 1MiB, e.g. 512MiB (got '%s')", v);
-            return -1;
-        }
+        double bytes = 0;
+        fields_parse_bytes(v, &bytes);
         c->opt.memory_cap_bytes = (size_t)bytes;
     } else if (strcmp(name, "--timeout") == 0) {
-        char *end;
-        errno = 0;
-        double t = strtod(v, &end);
-        if (*end || errno || !isfinite(t) || !(t > 0)) {
-            cli_error("--timeout needs a positive number of seconds (got '%s')", v);
-            return -1;
-        }
-        c->opt.time_limit_s = t;
+        fields_parse_number(v, &c->opt.time_limit_s);
     } else if (strcmp(name, "--out") == 0) {
         /* Created on the first write; its parent must exist. */
         struct stat st;
-        if (!v[0] || (stat(v, &st) == 0 && !S_ISDIR(st.st_mode))) {
+        if (stat(v, &st) == 0 && !S_ISDIR(st.st_mode)) {
             cli_error("--out needs a directory (got '%s')", v);
             return -1;
         }
         c->opt.output_dir = v;
     } else if (strcmp(name, "--catalog") == 0) {
-        if (!cli_value_given(name, v))
-            return -1;
         c->catalog_dir = v;
-        if (play) { /* the view loads the catalog too */
-            c->tui[c->ntui++] = "--catalog";
-            c->tui[c->ntui++] = (char *)v;
-        }
+        if (c->play) /* the view loads the catalog too */
+            forward(c, name, v);
+    } else if (c->play) {
+        forward(c, name, v); /* the view's (commands.c), checked by its row */
+    } else {
+        return cli_unhandled(name);
     }
     return 0;
 }
@@ -119,52 +104,36 @@ static void say_renamed(const struct luahost *h)
     }
 }
 
-/* Options before and after the script are ours; other --name=value words go
- * to the script's parameters; plain words are its arguments. */
+/* The script's name, if it has none yet, then its arguments: plain
+ * words, --name=value parameters, and after "--" every word ("--" itself
+ * too once the script is named). */
+static int lua_word(void *ctx, const char *word, bool ended)
+{
+    struct lua_cli *c = ctx;
+    bool dash = strcmp(word, "--") == 0;
+    if (!c->script && !dash && (ended || word[0] != '-'))
+        c->script = word;
+    else if (c->script || !dash)
+        c->args[c->nargs++] = (char *)word;
+    return 0;
+}
+
+/* Options before and after the script are ours (the command table's run
+ * and play rows, play's with the view's); other --name=value words go to
+ * the script's parameters; plain words are its arguments. */
 static int parse_lua_cli(int argc, char **argv, struct lua_cli *c, bool play)
 {
     memset(c, 0, sizeof *c);
     c->opt.seed = LUA_DEFAULT_SEED;
+    c->play = play;
     c->args = calloc((size_t)argc + 1, sizeof *c->args);
     c->tui = calloc(2 * (size_t)argc + 2, sizeof *c->tui); /* --catalog=DIR becomes two */
     if (!c->args || !c->tui) {
         cli_error("out of memory");
         return -1;
     }
-    bool rest = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v, *name;
-        int k;
-        const struct options_entry *opt;
-        if (rest) { /* the script's name, if it had none yet, then its arguments */
-            if (c->script)
-                c->args[c->nargs++] = argv[i];
-            else
-                c->script = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) { /* ends our options; the script sees it after its name */
-            rest = true;
-            if (c->script)
-                c->args[c->nargs++] = argv[i];
-            continue;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            c->help = true;
-        } else if ((k = cli_take_option(play ? "play" : "run", argc, argv, &i, &name, &v)) != 0) {
-            if (k < 0 || lua_option(c, name, v, play) < 0)
-                return -1;
-        } else if (play && (opt = options_find(a, &v))) { /* the view's (tui/cli/options.c) */
-            c->tui[c->ntui++] = argv[i];
-            if (opt->arg && !v && i + 1 < argc)
-                c->tui[c->ntui++] = argv[++i];
-        } else if (!c->script && a[0] != '-') {
-            c->script = a;
-        } else {
-            c->args[c->nargs++] = argv[i];
-        }
-    }
-    return 0;
+    return cli_parse_words(play ? "play" : "run", argc, argv, lua_option, lua_word, c) == 0 ? 0
+                                                                                            : -1;
 }
 
 static void print_script_help(const char *path)
@@ -208,20 +177,11 @@ static int run_or_play(int argc, char **argv, bool play)
         free_cli(&c);
         return EXIT_USAGE;
     }
-    char usage[512];
+    char usage[4096];
     commands_usage(play ? "play" : "run", usage, sizeof usage);
     if (!c.script) {
         if (c.help) {
-            printf("usage: %s\n  %s a Lua scenario%s. SCRIPT may be a scenario name (see 'mlviz "
-                   "scenarios').\n",
-                   usage, play ? "Plays" : "Runs", play ? " in the interactive view" : " headless");
-            commands_option_help(stdout, play ? "play" : "run");
-            printf("  %-*s set a parameter the script declares (SCRIPT --help lists them)\n",
-                   COMMANDS_HELP_WIDTH, "--name=value");
-            if (play) {
-                printf("mlviz play takes the same options and these of the view:\n");
-                options_help(stdout, OPT_PLAY);
-            }
+            cli_print_help(play ? "play" : "run");
             free_cli(&c);
             return EXIT_OK;
         }

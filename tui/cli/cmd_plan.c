@@ -25,7 +25,7 @@ struct plan_cli {
     struct cli_setup_args changes; /* --set */
     const char *setup_arg;
     const char *write_best, *write_top;
-    bool pareto, quiet, sharded, merge, threads_given, force;
+    bool pareto, quiet, sharded, merge, threads_given, force, man;
     const char *files[1024];
     int n_files;
 };
@@ -99,88 +99,32 @@ static void show_progress(void *ctx, const struct plan_progress *progress)
 
 /* ---- arguments ------------------------------------------------------------------ */
 
-/* Usage and options from the command table (tui/cli/commands.c). */
-static void print_help(void)
-{
-    char usage[2048];
-    commands_usage("plan", usage, sizeof usage);
-    printf("usage: %s\n\n", usage);
-    commands_option_help(stdout, "plan");
-}
-
-/* The options as the body of the man page's PLAN OPTIONS section. */
-static void print_man(void)
-{
-    const struct commands_spec *c = commands_find("plan");
-    for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++) {
-        const struct commands_option *o = &c->options[i];
-        if (!o->help || strcmp(o->name, "--man") == 0)
-            continue;
-        fputs(".TP\n\\fB", stdout);
-        roff_escape(stdout, o->name);
-        fputs("\\fR", stdout);
-        if (o->metavar) {
-            fputs(" \\fI", stdout);
-            roff_escape(stdout, o->metavar);
-            fputs("\\fR", stdout);
-        }
-        fputc('\n', stdout);
-        roff_escape(stdout, o->help);
-        fputs(".\n", stdout);
-    }
-}
-
-static bool parse_int(const char *text, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
-/* A spec setter's answer: 1 taken, -1 refused (its message printed). */
+/* A spec setter's answer: 0 taken, -1 refused (its message printed). */
 static int taken(bool ok, const char *err)
 {
     if (!ok)
         cli_error("%s", err);
-    return ok ? 1 : -1;
+    return ok ? 0 : -1;
 }
 
-/* An option with a value: 1 taken, 0 not one of these, -1 refused. */
-static int value_option(int argc, char **argv, int *i, struct plan_cli *pc)
+/* One option of plan's row of the command table (its value's type and
+ * range checked there): 0, or -1 with the message printed. */
+static int plan_option(void *ctx, const char *name, const char *v)
 {
+    struct plan_cli *pc = ctx;
     char err[1200];
-    const char *v;
-    long n;
-    if ((v = cli_option_value(argc, argv, i, "--objective"))) {
-        return v[0] ? taken(plan_spec_objective(&pc->spec, v, err, sizeof err), err) : -1;
-    } else if ((v = cli_option_value(argc, argv, i, "--top"))) {
-        if (!v[0])
-            return -1;
-        if (!parse_int(v, 1, PLAN_TOP_MAX, &n)) {
-            cli_error("--top must be a whole number from 1 to %d (got '%s')", PLAN_TOP_MAX, v);
-            return -1;
-        }
-        pc->spec.top = (int)n;
-    } else if ((v = cli_option_value(argc, argv, i, "--threads"))) {
-        if (!v[0])
-            return -1;
-        if (!parse_int(v, 1, 64, &n)) {
-            cli_error("--threads must be a whole number from 1 to 64 (got '%s')", v);
-            return -1;
-        }
-        pc->spec.threads = (int)n;
-        pc->threads_given = true;
-    } else if ((v = cli_option_value(argc, argv, i, "--vary"))) {
-        return v[0] ? taken(plan_spec_vary(&pc->spec, v, err, sizeof err), err) : -1;
-    } else if ((v = cli_option_value(argc, argv, i, "--max"))) {
-        return v[0] ? taken(plan_spec_max(&pc->spec, v, err, sizeof err), err) : -1;
-    } else if ((v = cli_option_value(argc, argv, i, "--shard"))) {
-        if (!v[0])
-            return -1;
+    int k = cli_common_apply(&pc->common, name, v);
+    if (k != 0)
+        return k < 0 ? -1 : 0;
+    if (strcmp(name, "--set") == 0)
+        return cli_set_add(&pc->changes, v) < 0 ? -1 : 0;
+    if (strcmp(name, "--objective") == 0)
+        return taken(plan_spec_objective(&pc->spec, v, err, sizeof err), err);
+    if (strcmp(name, "--vary") == 0)
+        return taken(plan_spec_vary(&pc->spec, v, err, sizeof err), err);
+    if (strcmp(name, "--max") == 0)
+        return taken(plan_spec_max(&pc->spec, v, err, sizeof err), err);
+    if (strcmp(name, "--shard") == 0) {
         int si, sn;
         char extra;
         if (sscanf(v, "%d/%d%c", &si, &sn, &extra) != 2 || sn < 1 || sn > 1000000 || si < 0 ||
@@ -193,18 +137,31 @@ static int value_option(int argc, char **argv, int *i, struct plan_cli *pc)
         pc->spec.shard_index = si;
         pc->spec.shard_count = sn;
         pc->sharded = true;
-    } else if ((v = cli_option_value(argc, argv, i, "--write-best"))) {
-        if (!v[0])
-            return -1;
+    } else if (strcmp(name, "--top") == 0) {
+        pc->spec.top = atoi(v);
+    } else if (strcmp(name, "--threads") == 0) {
+        pc->spec.threads = atoi(v);
+        pc->threads_given = true;
+    } else if (strcmp(name, "--write-best") == 0) {
         pc->write_best = v;
-    } else if ((v = cli_option_value(argc, argv, i, "--write-top"))) {
-        if (!v[0])
-            return -1;
+    } else if (strcmp(name, "--write-top") == 0) {
         pc->write_top = v;
+    } else if (strcmp(name, "--pareto") == 0) {
+        pc->pareto = true;
+    } else if (strcmp(name, "--quiet") == 0) {
+        pc->quiet = true;
+    } else if (strcmp(name, "--merge") == 0) {
+        pc->merge = true;
+    } else if (strcmp(name, "--force") == 0) {
+        pc->force = true;
+    } else if (strcmp(name, "--exhaustive") == 0) {
+        pc->spec.exhaustive = true;
+    } else if (strcmp(name, "--man") == 0) {
+        pc->man = true;
     } else {
-        return 0;
+        return cli_unhandled(name); /* --infer goes to cmd_plan_infer */
     }
-    return 1;
+    return 0;
 }
 
 /* Before the search: the files --write-best and --write-top will write may
@@ -243,59 +200,22 @@ static int check_targets(const struct plan_cli *pc)
     return ok ? EXIT_OK : EXIT_USAGE;
 }
 
-/* Returns EXIT_OK to go on, else the exit status. */
+/* Returns EXIT_OK to go on, -1 after --help or --man, else the exit status. */
 static int parse_plan_args(int argc, char **argv, struct plan_cli *pc)
 {
     plan_spec_init(&pc->spec);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     pc->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) { /* every word after it is a file */
-            for (i++; i < argc; i++) {
-                if (pc->n_files >= (int)(sizeof pc->files / sizeof pc->files[0])) {
-                    cli_error("too many arguments");
-                    return EXIT_USAGE;
-                }
-                pc->files[pc->n_files++] = argv[i];
-            }
-            break;
-        }
-        int k = cli_common_option(argc, argv, &i, &pc->common);
-        if (k < 0)
-            return EXIT_USAGE;
-        if (k > 0)
-            continue;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            print_help();
-            return -1;
-        }
-        if (strcmp(argv[i], "--man") == 0) {
-            print_man();
-            return -1;
-        }
-        if (strcmp(argv[i], "--pareto") == 0) {
-            pc->pareto = true;
-        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
-            pc->quiet = true;
-        } else if (strcmp(argv[i], "--merge") == 0) {
-            pc->merge = true;
-        } else if (strcmp(argv[i], "--force") == 0) {
-            pc->force = true;
-        } else if (strcmp(argv[i], "--exhaustive") == 0) {
-            pc->spec.exhaustive = true;
-        } else if ((k = value_option(argc, argv, &i, pc)) != 0 ||
-                   (k = cli_set_option(argc, argv, &i, &pc->changes)) != 0) {
-            if (k < 0)
-                return EXIT_USAGE;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("unknown option '%s' (usage: mlviz plan --help)", argv[i]);
-            return EXIT_USAGE;
-        } else if (pc->n_files < (int)(sizeof pc->files / sizeof pc->files[0])) {
-            pc->files[pc->n_files++] = argv[i];
-        } else {
-            cli_error("too many arguments");
-            return EXIT_USAGE;
-        }
+    int n = cli_parse("plan", argc, argv, plan_option, pc, pc->files,
+                      (int)(sizeof pc->files / sizeof pc->files[0]));
+    if (n == CLI_PARSE_HELP)
+        return -1;
+    if (n < 0)
+        return EXIT_USAGE;
+    pc->n_files = n;
+    if (pc->man) {
+        commands_option_man(stdout, "plan");
+        return -1;
     }
     if (pc->merge) {
         if (pc->n_files == 0) {

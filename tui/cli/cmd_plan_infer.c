@@ -17,9 +17,9 @@ struct plan_infer_cli {
 };
 
 /* Options of `plan` that have no meaning for the serving search. */
-static const char *const training_only[] = {"--threads",    "--shard",  "--write-best",
-                                            "--write-top",  "--pareto", "--merge",
-                                            "--exhaustive", "--man",    NULL};
+static const char *const training_only[] = {"--threads", "--shard",  "--write-best", "--write-top",
+                                            "--force",   "--pareto", "--merge",      "--exhaustive",
+                                            "--man",     NULL};
 
 static int infer_plan_option(void *ctx, const char *name, const char *v)
 {
@@ -44,12 +44,14 @@ static int infer_plan_option(void *ctx, const char *name, const char *v)
     else if (strcmp(name, "--vary") == 0)
         ok = plan_infer_vary(&pc->spec, v, err, sizeof err);
     else if (strcmp(name, "--top") == 0) {
-        double n;
-        ok = fields_parse_number(v, &n) && n >= 1 && n <= PLAN_INFER_TOP_MAX && n == (int)n;
+        int n = atoi(v);
+        ok = n <= PLAN_INFER_TOP_MAX;
         snprintf(err, sizeof err, "--top must be a whole number from 1 to %d with --infer",
                  PLAN_INFER_TOP_MAX);
         if (ok)
-            pc->spec.top = (int)n;
+            pc->spec.top = n;
+    } else if (strcmp(name, "--infer") != 0 && strcmp(name, "--quiet") != 0) {
+        return cli_unhandled(name); /* --infer chose this search; it has no progress bar */
     }
     if (!ok)
         cli_error("%s", err);

@@ -237,44 +237,24 @@ static int write_outputs(const char *write_path, bool force, const struct probe_
     return EXIT_OK;
 }
 
-/* The options of probe, by its row of the command table: 0 to go on, 1
- * after --help, -1 on a usage error (printed). */
-static int parse_probe_args(int argc, char **argv, struct cli_common *c, const char **write_path,
-                            const char **measure_dir, bool *force)
+struct probe_args {
+    struct cli_common c;
+    const char *write_path, *measure_dir;
+    bool force;
+};
+
+/* One option of probe's row of the command table: 0, or -1 (printed). */
+static int probe_option(void *ctx, const char *name, const char *v)
 {
-    char usage[256];
-    commands_usage("probe", usage, sizeof usage);
-    for (int i = 1; i < argc; i++) {
-        const char *name, *v;
-        if (strcmp(argv[i], "--") == 0 && i + 1 == argc)
-            break; /* "--" ends the options; probe takes no arguments */
-        int k = cli_take_option("probe", argc, argv, &i, &name, &v);
-        if (k < 0 || (k > 0 && v && !cli_value_given(name, v)))
-            return -1;
-        if (k > 0 && strcmp(name, "--write") == 0) {
-            *write_path = v;
-        } else if (k > 0 && strcmp(name, "--force") == 0) {
-            *force = true;
-        } else if (k > 0 && strcmp(name, "--measure") == 0) {
-            *measure_dir = v;
-        } else if (k > 0) {
-            cli_common_apply(c, name, v); /* --catalog */
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf(
-                "usage: %s\n"
-                "  Describes this machine (CPU, memory, disks, network, GPUs through nvidia-smi "
-                "or rocm-smi)\n  as a setup matched to the catalog. --write FILE saves it "
-                "(never over an existing file\n  without --force) and merges catalog entries for "
-                "devices the catalog lacks into\n  $XDG_CONFIG_HOME/mlviz/catalog/probe.yaml "
-                "(by id); --measure DIR times a\n  "
-                "sequential read of a scratch file in DIR (at most %d MiB, %d s).\n",
-                usage, PROBE_MEASURE_BYTES >> 20, PROBE_MEASURE_S);
-            return 1;
-        } else {
-            cli_error("unknown argument '%s' (usage: %s)", argv[i], usage);
-            return -1;
-        }
-    }
+    struct probe_args *a = ctx;
+    if (strcmp(name, "--write") == 0)
+        a->write_path = v;
+    else if (strcmp(name, "--force") == 0)
+        a->force = true;
+    else if (strcmp(name, "--measure") == 0)
+        a->measure_dir = v;
+    else if (cli_common_apply(&a->c, name, v) <= 0)
+        return cli_unhandled(name);
     return 0;
 }
 
@@ -308,12 +288,13 @@ static bool build_checked(const struct probe_machine *m, struct catalog *cat, bo
 
 int cmd_probe(int argc, char **argv)
 {
-    struct cli_common c = {0};
-    const char *write_path = NULL, *measure_dir = NULL;
-    bool force = false;
-    int k = parse_probe_args(argc, argv, &c, &write_path, &measure_dir, &force);
-    if (k != 0)
-        return k > 0 ? EXIT_OK : EXIT_USAGE;
+    struct probe_args a = {0};
+    int k = cli_parse("probe", argc, argv, probe_option, &a, NULL, 0);
+    if (k < 0)
+        return cli_parse_exit(k);
+    const char *write_path = a.write_path, *measure_dir = a.measure_dir;
+    bool force = a.force;
+    struct cli_common c = a.c;
     if (write_path) { /* before any probing: nothing is replaced without --force */
         char dir[4096];
         const char *name;

@@ -20,7 +20,7 @@
 /* The usage line, from the command table (tui/cli/commands.c). */
 static const char *sim_usage(void)
 {
-    static char usage[512];
+    static char usage[4096];
     if (!usage[0])
         commands_usage("sim", usage, sizeof usage);
     return usage;
@@ -46,12 +46,11 @@ struct sim_args {
     bool series, jitter, failures, thermal;
 };
 
-/* Limits of the options, checked here so that a bad value is a usage error
- * naming the option. The tick range is the step loop's (engine/sim/sim.h). */
-#define MAX_DURATION_S 1e9
-#define MIN_TICK_S     1e-6
-#define MAX_TICK_S     60.0
-#define MAX_SEED       18446744073709551615ULL
+/* The options' ranges are in their rows of the command table
+ * (tui/cli/commands.c); the tick's is the step loop's (engine/sim/sim.h).
+ * SIM_HELP: parse's answer after --help. */
+#define MAX_TICK_S 60.0
+enum { SIM_HELP = -1 };
 /* How long a run may take. Without --tick a long run gets a coarser tick,
  * so that it takes at most AUTO_TICKS; an explicit --tick may ask for up to
  * MAX_TICKS. The steps are simulated one by one whatever the tick, so a run
@@ -64,21 +63,6 @@ struct sim_args {
 #define MAX_STEPS   1e8
 #define TICK_COST_S 3e-8
 #define STEP_COST_S 1e-7
-
-/* A time option in [min_s, max_s]; min_s 0 allows zero. */
-static bool parse_time(const char *opt, const char *v, double *out, double min_s, double max_s,
-                       const char *range)
-{
-    if (!cli_value_given(opt, v))
-        return false;
-    double t;
-    if (!fields_parse_duration(v, &t) || !(min_s > 0 ? t >= min_s : t >= 0) || t > max_s) {
-        cli_error("%s must be a time %s such as 90s, 15m, 6h or 2d (got '%s')", opt, range, v);
-        return false;
-    }
-    *out = t;
-    return true;
-}
 
 /* What the options must say together: a setup, and no more ticks than a
  * run may take. */
@@ -97,78 +81,50 @@ static int check_args(const struct sim_args *a)
     return EXIT_OK;
 }
 
+/* One option of sim's row of the command table, its value's type and range
+ * checked there: 0, or -1 with the message printed. */
+static int sim_option(void *ctx, const char *name, const char *v)
+{
+    struct sim_args *a = ctx;
+    int k = cli_common_apply(&a->c, name, v);
+    if (k != 0)
+        return k < 0 ? -1 : 0;
+    if (strcmp(name, "--set") == 0)
+        return cli_set_add(&a->changes, v) < 0 ? -1 : 0;
+    if (strcmp(name, "--duration") == 0)
+        fields_parse_duration(v, &a->duration_s);
+    else if (strcmp(name, "--sample") == 0)
+        fields_parse_duration(v, &a->sample_s);
+    else if (strcmp(name, "--tick") == 0)
+        fields_parse_duration(v, &a->tick_s);
+    else if (strcmp(name, "--seed") == 0)
+        a->seed = (uint64_t)strtoull(v, NULL, 10);
+    else if (strcmp(name, "--events") == 0)
+        a->events = v;
+    else if (strcmp(name, "--series") == 0)
+        a->series = true;
+    else if (strcmp(name, "--no-jitter") == 0)
+        a->jitter = false;
+    else if (strcmp(name, "--no-failures") == 0)
+        a->failures = false;
+    else if (strcmp(name, "--no-thermal") == 0)
+        a->thermal = false;
+    else
+        return cli_unhandled(name);
+    return 0;
+}
+
 static int parse(int argc, char **argv, struct sim_args *a)
 {
     memset(a, 0, sizeof *a);
     a->duration_s = 6 * 3600.0;
     a->seed = 1;
     a->jitter = a->failures = a->thermal = true;
-    bool ended = false; /* after "--" every word is the setup */
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (!ended && strcmp(argv[i], "--") == 0) {
-            ended = true;
-            continue;
-        }
-        if (ended) {
-            if (a->setup) {
-                cli_error("unexpected argument '%s' (usage: %s)", argv[i], sim_usage());
-                return EXIT_USAGE;
-            }
-            a->setup = argv[i];
-            continue;
-        }
-        int k = cli_common_option(argc, argv, &i, &a->c);
-        if (k < 0)
-            return EXIT_USAGE;
-        if (k > 0)
-            continue;
-        if ((k = cli_set_option(argc, argv, &i, &a->changes)) != 0) {
-            if (k < 0)
-                return EXIT_USAGE;
-            continue;
-        }
-        if ((v = cli_option_value(argc, argv, &i, "--duration"))) {
-            if (!parse_time("--duration", v, &a->duration_s, 0.0, MAX_DURATION_S,
-                            "from 0 to 1e9 s"))
-                return EXIT_USAGE;
-        } else if ((v = cli_option_value(argc, argv, &i, "--sample"))) {
-            if (!parse_time("--sample", v, &a->sample_s, MIN_TICK_S, MAX_DURATION_S,
-                            "from 1 us to 1e9 s"))
-                return EXIT_USAGE;
-        } else if ((v = cli_option_value(argc, argv, &i, "--tick"))) {
-            if (!parse_time("--tick", v, &a->tick_s, MIN_TICK_S, MAX_TICK_S, "from 1 us to 60 s"))
-                return EXIT_USAGE;
-        } else if ((v = cli_option_value(argc, argv, &i, "--seed"))) {
-            unsigned long long seed;
-            if (!cli_parse_count("--seed", v, 0, MAX_SEED, &seed))
-                return EXIT_USAGE;
-            a->seed = (uint64_t)seed;
-        } else if ((v = cli_option_value(argc, argv, &i, "--events"))) {
-            if (!cli_value_given("--events", v))
-                return EXIT_USAGE;
-            a->events = v;
-        } else if (strcmp(argv[i], "--series") == 0) {
-            a->series = true;
-        } else if (strcmp(argv[i], "--no-jitter") == 0) {
-            a->jitter = false;
-        } else if (strcmp(argv[i], "--no-failures") == 0) {
-            a->failures = false;
-        } else if (strcmp(argv[i], "--no-thermal") == 0) {
-            a->thermal = false;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            cli_print_help("sim");
-            exit(EXIT_OK);
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("unknown option '%s' (usage: %s)", argv[i], sim_usage());
-            return EXIT_USAGE;
-        } else if (a->setup) {
-            cli_error("unexpected argument '%s' (usage: %s)", argv[i], sim_usage());
-            return EXIT_USAGE;
-        } else {
-            a->setup = argv[i];
-        }
-    }
+    const char *pos[1];
+    int n = cli_parse("sim", argc, argv, sim_option, a, pos, 1);
+    if (n < 0)
+        return n == CLI_PARSE_HELP ? SIM_HELP : EXIT_USAGE;
+    a->setup = n ? pos[0] : NULL;
     return check_args(a);
 }
 
@@ -578,7 +534,7 @@ int cmd_sim(int argc, char **argv)
     struct sim_args a;
     int rc = parse(argc, argv, &a);
     if (rc != EXIT_OK)
-        return rc;
+        return rc == SIM_HELP ? EXIT_OK : rc;
     struct catalog *cat = cli_load_catalog(a.c.catalog_dir);
     if (!cat)
         return EXIT_USAGE;

@@ -7,7 +7,6 @@
 #include "commands.h"
 #include "completion.h"
 #include "hfconfig.h"
-#include "options.h"
 #include "paths.h"
 #include "tui.h"
 
@@ -19,22 +18,29 @@ static int form_option(void *ctx, const char *name, const char *value)
     return 0;
 }
 
-/* `mlviz options [--man|--md|--synopsis]`: the view's option table as help,
- * man-page roff or the markdown of docs/; the commands' synopsis as roff. */
+/* `mlviz options [--man|--md|--synopsis|--commands|--usage|--table]`: the view's
+ * options as help, man-page roff or the markdown of docs/; every command's
+ * synopsis as roff, usage lines (README) or the whole option table (tests). */
 int cmd_options(int argc, char **argv)
 {
     const char *form = NULL;
     int n = cli_parse("options", argc, argv, form_option, &form, NULL, 0);
     if (n < 0)
         return cli_parse_exit(n);
-    if (form && strcmp(form, "--man") == 0)
-        options_man(stdout);
-    else if (form && strcmp(form, "--synopsis") == 0)
+    if (!form)
+        commands_option_help(stdout, "");
+    else if (strcmp(form, "--man") == 0)
+        commands_option_man(stdout, "");
+    else if (strcmp(form, "--synopsis") == 0)
         commands_man_synopsis(stdout);
-    else if (form)
-        options_markdown(stdout);
+    else if (strcmp(form, "--commands") == 0)
+        commands_man_commands(stdout);
+    else if (strcmp(form, "--usage") == 0)
+        commands_usage_all(stdout, 100);
+    else if (strcmp(form, "--table") == 0)
+        commands_table_dump(stdout);
     else
-        options_help(stdout, OPT_VIEW | OPT_PLAY);
+        commands_option_markdown(stdout, "");
     return EXIT_OK;
 }
 

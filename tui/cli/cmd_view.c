@@ -1,134 +1,98 @@
 /* cmd_view: the command line of the interactive view (`mlviz`, and the view
- * options `mlviz play` and `mlviz lesson` pass on). Parses the options of
- * the one option table (options.c), loads the catalog and the setup, and
+ * options `mlviz play` and `mlviz lesson` pass on). Parses the view's row
+ * of the command table (commands.c), loads the catalog and the setup, and
  * hands a plain struct to the screen (tui.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "options.h"
+#include "commands.h"
 #include "tui.h"
 
 /* What the command line names; the screen gets it loaded (tui_options). */
 struct view_args {
+    const char *command; /* "" for the view, "play" for what play and lesson pass on */
     const char *setup_arg;
     struct cli_setup_args changes; /* --set */
     const char *catalog_dir;
     struct tui_options *o;
 };
 
-static int usage_error(unsigned mode, const char *fmt, const char *arg)
+/* One option of the view's row of the command table, its value checked
+ * there: 0, or -1 with the message printed. */
+static int view_option(void *ctx, const char *name, const char *v)
 {
-    fputs("mlviz: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(mode == OPT_PLAY ? "\nusage: mlviz play SCRIPT " : "\nusage: mlviz ", stderr);
-    options_synopsis(stderr, mode);
-    fputs("\n", stderr);
-    return EXIT_USAGE;
-}
-
-/* One option's value into a; EXIT_OK or the usage error's status. */
-static int take_option(const struct options_entry *opt, const char *v, unsigned mode,
-                       struct view_args *a)
-{
+    struct view_args *a = ctx;
     struct tui_options *o = a->o;
-    char *end;
-    switch (opt->id) {
-    case OPT_SETUP:
-        if (strcmp(v, "-") == 0)
-            return usage_error(mode,
-                               "%s: the view reads keys from standard input; give the "
-                               "setup as a file (mlviz check - reads it from stdin)",
-                               "-c -");
+    if (strcmp(name, "--setup") == 0) {
+        if (strcmp(v, "-") == 0) {
+            cli_error("-c -: the view reads keys from standard input; give the setup as a file "
+                      "(mlviz check - reads it from stdin)");
+            return -1;
+        }
         a->setup_arg = v;
-        break;
-    case OPT_SET:
-        if (!strchr(v, '=') || a->changes.n_sets >= CLI_MAX_SETS)
-            return usage_error(mode, "--set %s: write PATH=VALUE (given at most 256 times)", v);
-        a->changes.sets[a->changes.n_sets++] = v;
-        break;
-    case OPT_CATALOG:
+    } else if (strcmp(name, "--set") == 0) {
+        return cli_set_add(&a->changes, v) < 0 ? -1 : 0;
+    } else if (strcmp(name, "--catalog") == 0) {
         a->catalog_dir = v;
-        break;
-    case OPT_THEME:
-        if (!cli_screen()->theme_known(v))
-            return usage_error(mode, "unknown theme '%s' (default, light, basic, mono, contrast)",
-                               v);
+    } else if (strcmp(name, "--theme") == 0) {
         o->theme = v;
-        break;
-    case OPT_FRAMES:
-        errno = 0;
-        o->frames = strtol(v, &end, 10);
-        if (errno || end == v || *end || o->frames <= 0)
-            return usage_error(mode, "--frames wants a positive whole number, not '%s'", v);
-        break;
-    case OPT_SPEED:
-        o->speed = strtod(v, &end);
-        if (end == v || *end || !(o->speed > 0) || o->speed > TUI_SPEED_MAX)
-            return usage_error(mode, "--speed wants a number above 0 and at most 86400, not '%s'",
-                               v);
-        break;
-    case OPT_TOUR:
+    } else if (strcmp(name, "--frames") == 0) {
+        o->frames = strtol(v, NULL, 10);
+    } else if (strcmp(name, "--speed") == 0) {
+        o->speed = strtod(v, NULL);
+    } else if (strcmp(name, "--tour") == 0) {
         o->tour = true;
-        break;
-    case OPT_INFER:
+    } else if (strcmp(name, "--infer") == 0) {
         o->infer = true;
-        break;
-    case OPT_MONO:
+    } else if (strcmp(name, "--mono") == 0) {
         o->mono = true;
-        break;
-    case OPT_ASCII:
+    } else if (strcmp(name, "--ascii") == 0) {
         o->ascii = true;
-        break;
-    case OPT_NO_MOUSE:
+    } else if (strcmp(name, "--no-mouse") == 0) {
         o->no_mouse = true;
-        break;
+    } else {
+        return cli_unhandled(name);
     }
-    return EXIT_OK;
+    return 0;
 }
 
-/* mode: OPT_VIEW for `mlviz`, OPT_PLAY for the options `mlviz play` passed
- * on. argv[0] is the program (or command) name. */
-static int parse_options(int argc, char **argv, unsigned mode, struct view_args *a)
+/* The view takes no arguments. */
+static int no_word(void *ctx, const char *word, bool ended)
+{
+    (void)ended;
+    const struct view_args *a = ctx;
+    cli_error("unexpected argument '%s' (see 'mlviz %s--help')", word,
+              a->command[0] ? "play " : "");
+    return -1;
+}
+
+/* Lua options go to the script, not the view: what play passes on is the
+ * view's options only. */
+static int play_word(void *ctx, const char *word, bool ended)
+{
+    return strcmp(word, "--") == 0 ? 0 : no_word(ctx, word, ended);
+}
+
+/* argv[0] is the program (or command) name. */
+static int parse_options(int argc, char **argv, struct view_args *a)
 {
     a->setup_arg = "default";
-    for (int i = 1; i < argc; i++) {
-        const char *w = argv[i], *v;
-        if (strcmp(w, "--") == 0) { /* ends the options; the view takes no arguments */
-            if (i + 1 < argc)
-                return usage_error(mode, "unexpected argument '%s' (see 'mlviz --help')",
-                                   argv[i + 1]);
-            break;
-        }
-        const struct options_entry *opt = options_find(w, &v);
-        if (!opt)
-            return usage_error(mode, "unknown option '%s' (see 'mlviz --help')", w);
-        if (!(opt->applies & mode))
-            return usage_error(mode, "%s does not apply to mlviz play", opt->name);
-        if (opt->arg && !v) {
-            if (i + 1 >= argc)
-                return usage_error(mode, "%s needs a value", w);
-            v = argv[++i];
-        } else if (!opt->arg && v) {
-            return usage_error(mode, "%s takes no value", opt->name);
-        }
-        int rc = take_option(opt, v, mode, a);
-        if (rc != EXIT_OK)
-            return rc;
-    }
-    return EXIT_OK;
+    int rc = cli_parse_words(a->command, argc, argv, view_option,
+                             a->command[0] ? play_word : no_word, a);
+    return rc == 0 ? EXIT_OK : cli_parse_exit(rc) == EXIT_OK ? -1 : EXIT_USAGE;
 }
 
 /* Options, the terminal check, then the catalog and the setup. */
-static int load_view(int argc, char **argv, unsigned mode, struct tui_options *o)
+static int load_view(int argc, char **argv, const char *command, struct tui_options *o)
 {
     struct view_args a;
     memset(&a, 0, sizeof a);
     memset(o, 0, sizeof *o);
     a.o = o;
-    int rc = parse_options(argc, argv, mode, &a);
+    a.command = command;
+    int rc = parse_options(argc, argv, &a);
     if (rc != EXIT_OK)
         return rc;
     rc = cli_screen()->prepare(o->ascii);
@@ -152,8 +116,10 @@ int cmd_view(int argc, char **argv)
         cli_error("out of memory");
         return EXIT_RUNTIME;
     }
-    int rc = load_view(argc, argv, OPT_VIEW, o);
-    if (rc == EXIT_OK)
+    int rc = load_view(argc, argv, "", o);
+    if (rc < 0)
+        rc = EXIT_OK; /* --help */
+    else if (rc == EXIT_OK)
         rc = cli_screen()->run(o);
     free(o);
     return rc;
@@ -174,9 +140,11 @@ int view_play(struct luahost **host, const char *script_path, int argc, char **a
     args[0] = (char *)"mlviz play";
     for (int i = 0; i < argc; i++)
         args[i + 1] = argv[i];
-    int rc = load_view(argc + 1, args, OPT_PLAY, o);
+    int rc = load_view(argc + 1, args, "play", o);
     free(args);
-    if (rc == EXIT_OK)
+    if (rc < 0)
+        rc = EXIT_OK;
+    else if (rc == EXIT_OK)
         rc = cli_screen()->play(host, script_path, o);
     free(o);
     return rc;

@@ -4,22 +4,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "options.h"
-
-/* One option of the view's table in the form of the commands' table. */
-static struct commands_option view_option(const struct options_entry *o)
-{
-    struct commands_option c = {o->name, o->arg, o->arg ? ARG_ANY : ARG_NONE, NULL, 0, o->help};
-    if (o->id == OPT_SETUP)
-        c.arg = ARG_NAMES, c.words = "presets";
-    else if (o->id == OPT_CATALOG)
-        c.arg = ARG_DIR;
-    else if (o->id == OPT_SET)
-        c.arg = ARG_FIELD;
-    else if (o->id == OPT_THEME)
-        c.arg = ARG_NAMES, c.words = "themes";
-    return c;
-}
 
 /* A list of `mlviz completion --list` in a command's first argument
  * ("@presets"), or NULL. */
@@ -28,35 +12,45 @@ static const char *listed(const struct commands_spec *c)
     return c && c->words && c->words[0] == '@' ? c->words + 1 : NULL;
 }
 
-static bool has_option(const struct commands_spec *c, const char *name)
+/* What the completion offers after an option: a choice's words are
+ * written into the script (from their table now); the lists that change
+ * with the installed files (presets, models, scenarios, themes) are asked
+ * of `mlviz completion --list` as the completion runs. */
+static struct commands_option completed(const struct commands_option *o)
 {
-    for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++)
-        if (strcmp(c->options[i].name, name) == 0)
-            return true;
-    return false;
+    static char joined[1024];
+    struct commands_option c = *o;
+    if (o->value == VALUE_NONE)
+        c.arg = ARG_NONE;
+    if (o->value != VALUE_CHOICE)
+        return c;
+    if (o->words && strcmp(o->words, "@themes") == 0) {
+        c.arg = ARG_NAMES;
+        c.words = "themes";
+        return c;
+    }
+    const char *w[64];
+    size_t n = commands_words(o->words, w, 64), used = 0;
+    joined[0] = '\0';
+    for (size_t i = 0; i < n && used < sizeof joined; i++) {
+        int k = snprintf(joined + used, sizeof joined - used, "%s%s", i ? " " : "", w[i]);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    c.arg = ARG_WORDS;
+    c.words = joined;
+    return c;
 }
 
-/* Calls fn for every option of a command: its own, and for the view
- * (command NULL) and play the view's table. */
+/* Calls fn for every option of a command (command NULL: the view), its
+ * aliases too; play and lesson have the view's. */
 typedef void (*option_fn)(FILE *out, const char *command, const struct commands_option *o);
 
 static void each_option(FILE *out, const char *command, option_fn fn)
 {
-    const struct commands_spec *c = command ? commands_find(command) : NULL;
-    for (size_t i = 0; c && i < COMMANDS_MAX_OPTIONS && c->options[i].name; i++)
-        fn(out, command, &c->options[i]);
-    /* The view's options: the view itself, and those play and lesson pass
-     * to the view they open (view_play). */
-    unsigned applies = !command                                                         ? OPT_VIEW
-                       : strcmp(command, "play") == 0 || strcmp(command, "lesson") == 0 ? OPT_PLAY
-                                                                                        : 0;
-    for (size_t i = 0; applies; i++) {
-        const struct options_entry *o = options_at(i);
-        if (!o)
-            break;
-        if (!(o->applies & applies) || has_option(c, o->name))
-            continue;
-        struct commands_option v = view_option(o);
+    const struct commands_spec *c = commands_find(command);
+    const struct commands_option *o;
+    for (size_t i = 0; (o = commands_option_at(c, i)) != NULL; i++) {
+        struct commands_option v = completed(o);
         fn(out, command, &v);
         if (o->alias) {
             v.name = o->alias;

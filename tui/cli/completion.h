@@ -1,8 +1,7 @@
 /* completion: shell completion scripts for bash, zsh and fish.
  *
  * Generated from the command table (tui/cli/commands.c: names, options,
- * their arguments) and the option table of the interactive view
- * (tui/cli/options.c). Field paths after --set come from `mlviz fields` at
+ * their values, the view's row). Field paths after --set come from `mlviz fields` at
  * completion time, so they are never out of date. */
 #ifndef MLVIZ_COMPLETION_H
 #define MLVIZ_COMPLETION_H

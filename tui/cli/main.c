@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "hfconfig.h"
-#include "options.h"
+#include "paths.h"
 #include "tui.h"
 
 /* `mlviz --help`: the ways in, the commands of the table, what they share
@@ -21,19 +21,24 @@ static void print_usage(void)
           "Commands ('mlviz COMMAND --help' shows every option):\n",
           stdout);
     commands_list(stdout);
-    fputs("\n"
-          "Formats F: text (default), csv, json. A PRESET is a name from scenarios/presets\n"
-          "(default, gpt3-175b-a100, tpu-v4-pod, workstation, laptop-cpu); '-' reads the setup\n"
-          "from stdin. check, eval, sim and plan take --set PATH=VALUE (repeatable); eval\n"
-          "takes --model CONFIG.json|NAME and --strict. --force-architecture (any command)\n"
-          "reads a config.json of an architecture mlviz does not know as a decoder-only\n"
+    enum { MAX_PRESETS = 64 };
+    static char presets[MAX_PRESETS][PATHS_NAME_LEN];
+    size_t n = paths_list(PATHS_PRESET, presets, MAX_PRESETS);
+    fputs("\nFormats F: text (default), csv, json. A PRESET is a name from scenarios/presets:\n ",
+          stdout);
+    for (size_t i = 0; i < n; i++)
+        printf(" %s%s", presets[i], i + 1 < n ? "," : ".\n");
+    fputs("'-' reads the setup from stdin. check, eval, infer, sim, plan and the view\n"
+          "take --set PATH=VALUE (repeatable); eval and infer take --model\n"
+          "CONFIG.json|NAME and --strict. --force-architecture (any command) reads a\n"
+          "config.json of an architecture mlviz does not know as a decoder-only\n"
           "transformer instead of refusing it (docs/HFCONFIG.md). '--' ends the options.\n"
           "Exit status: 0 ok, 1 runtime or script error, 2 usage or input error,\n"
           "3 eval --strict on a setup that cannot run.\n"
           "\n"
           "Options of the interactive view (mlviz, mlviz play):\n",
           stdout);
-    options_help(stdout, OPT_VIEW | OPT_PLAY);
+    commands_option_help(stdout, "");
 }
 
 static bool is_word(const char *arg, const char *a, const char *b, const char *c)
