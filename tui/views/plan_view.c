@@ -16,6 +16,7 @@
 #include "keys.h"
 #include "plan.h"
 #include "plan_view.h"
+#include "units.h"
 #include "views.h"
 
 enum { PLAN_VIEW_TOP = 20, SETUP_TEXT_LEN = 16384 };
@@ -156,8 +157,8 @@ static void draw_progress(const struct plan_view *pv, int y, int x, int w)
     uint64_t total = preparing ? p.prep_total : p.total;
     total = total ? total : 1;
     char a[32], b[32];
-    fmt_si(a, sizeof a, (double)(done < total ? done : total), "");
-    fmt_si(b, sizeof b, (double)total, "");
+    format_si(a, sizeof a, (double)(done < total ? done : total), "");
+    format_si(b, sizeof b, (double)total, "");
     int used = preparing == 1 ? draw_textf(y, x, w, ROLE_TEXT, "ranking %s of %s layouts ", a, b)
                : preparing == 2
                    ? draw_textf(y, x, w, ROLE_TEXT, "searching the most promising layouts first ")
@@ -170,9 +171,9 @@ static void table_row(const struct plan_view *pv, int y, int x, int w, const cha
                       const struct plan_entry *e, enum theme_role role, const char *changes)
 {
     char tok[32], usd[32], days[32];
-    fmt_si(tok, sizeof tok, e->fig[PLAN_TOKENS_PER_S], "");
-    fmt_usd(usd, sizeof usd, e->fig[PLAN_USD_TOTAL]);
-    fmt_num(days, sizeof days, e->fig[PLAN_DAYS], 1);
+    format_si(tok, sizeof tok, e->fig[PLAN_TOKENS_PER_S], "");
+    format_usd(usd, sizeof usd, e->fig[PLAN_USD_TOTAL]);
+    format_fixed(days, sizeof days, e->fig[PLAN_DAYS], 1);
     (void)pv;
     draw_textf(y, x, w, role, "%5s %9s %7s %9s %5.1f%%  %s", rank, tok, days, usd,
                100 * e->fig[PLAN_MFU], changes);
@@ -248,12 +249,12 @@ static void draw_scatter(const struct plan_view *pv, struct rect box)
         return;
     }
     char a[32], b[32];
-    fmt_usd(a, sizeof a, sc.y1);
-    fmt_usd(b, sizeof b, sc.y0);
+    format_usd(a, sizeof a, sc.y1);
+    format_usd(b, sizeof b, sc.y0);
     draw_text(sc.r.y, box.x + 1, 10, ROLE_DIM, a);
     draw_text(sc.r.y + sc.r.h - 1, box.x + 1, 10, ROLE_DIM, b);
-    fmt_num(a, sizeof a, sc.x0, 1);
-    fmt_num(b, sizeof b, sc.x1, 1);
+    format_fixed(a, sizeof a, sc.x0, 1);
+    format_fixed(b, sizeof b, sc.x1, 1);
     int axis_y = sc.r.y + sc.r.h;
     draw_textf(axis_y, sc.r.x, sc.r.w, ROLE_DIM, "%s d", a);
     draw_textf(axis_y, sc.r.x + sc.r.w - draw_width(b) - 2, draw_width(b) + 2, ROLE_DIM, "%s d", b);
@@ -276,14 +277,14 @@ static void draw_scatter(const struct plan_view *pv, struct rect box)
 static int draw_why(const struct plan_why *why, int y, int x, int w)
 {
     char line[512], a[32], b[32];
-    fmt_dur(a, sizeof a, why->base[PLAN_WHY_STEP]);
-    fmt_dur(b, sizeof b, why->best[PLAN_WHY_STEP]);
+    format_duration(a, sizeof a, why->base[PLAN_WHY_STEP]);
+    format_duration(b, sizeof b, why->best[PLAN_WHY_STEP]);
     int n = snprintf(line, sizeof line, "rank 1 vs yours: step %s -> %s:", a, b);
     for (int i = 0; i < PLAN_WHY_STEP && n > 0 && (size_t)n < sizeof line; i++) {
         double d = why->best[i] - why->base[i];
         if (!(fabs(d) >= 0.01 * why->base[PLAN_WHY_STEP]))
             continue;
-        fmt_dur(a, sizeof a, fabs(d));
+        format_duration(a, sizeof a, fabs(d));
         n += snprintf(line + n, sizeof line - (size_t)n, " %s %c%s", plan_why_names[i],
                       d < 0 ? '-' : '+', a);
     }
@@ -316,8 +317,8 @@ void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct
     }
     const struct plan_result *r = &pv->result;
     char a[32], b[32];
-    fmt_si(a, sizeof a, (double)r->counts.candidates, "");
-    fmt_si(b, sizeof b, (double)r->counts.evaluated, "");
+    format_si(a, sizeof a, (double)r->counts.candidates, "");
+    format_si(b, sizeof b, (double)r->counts.evaluated, "");
     draw_textf(top, x, w, ROLE_TEXT, "%s candidates, %s evaluated, %llu runnable: fastest first", a,
                b, (unsigned long long)r->counts.runnable);
     /* The table takes the upper part, the scatter the rest. */

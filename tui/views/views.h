@@ -155,10 +155,6 @@ bool view_verdict_fits(const struct view_ctx *v, int w);
 /* The pipeline bubble's share of the step: the report's pp_bubble (eval
  * shows the same), read by the step bar and the Interconnect picture. */
 double view_bubble_share(const struct model_report *r);
-/* Device memory in GB (1e9 bytes, the unit of every memory figure on
- * screen and in eval) with three significant digits: an H100's "80GB" is
- * 80 GiB, 85.5 GB usable, and shows as 85.5 everywhere. */
-const char *view_fmt_gb(char *buf, size_t len, double gb);
 /* The cost per hour ("$24.9/h"), or "no cost" for a setup that cannot run. */
 const char *view_cost_per_hour(const struct view_ctx *v, char *buf, size_t len);
 /* IT power over whole steps, else the report's. */
@@ -179,9 +175,6 @@ size_t view_live_throughput(const struct view_ctx *v, struct view_out *out, size
  * level line and a sustained drop stays low instead of being rescaled to
  * look full again. */
 double view_spark_top(const double *series, size_t n, double steady);
-/* A count of cores or devices busy: small loads keep two significant
- * digits ("0.002"), so light work does not read as none ("0.0"). */
-const char *view_fmt_busy(double x, char *buf, size_t len);
 /* What the data-parallel traffic carries: "grad sync" (gradients
  * all-reduced, ZeRO 0-2) or "ZeRO-3 weights+grads" (FSDP: weights
  * all-gathered for forward and backward, gradients reduce-scattered, per
