@@ -11,7 +11,6 @@
 
 #include "glyphs.h"
 #include "keys.h"
-#include "plan_view.h"
 #include "termguard.h"
 #include "terminal.h"
 #include "theme.h"
@@ -33,22 +32,9 @@ enum { MAX_KEYS_PER_FRAME = 64 };
 static void draw_frame(struct ui *u)
 {
     bool caption = u->tour || u->playing;
-    layout_compute(COLS, LINES, u->view == VIEW_STAGE ? LAYOUT_STAGE : LAYOUT_OVERVIEW, caption,
-                   &u->lay);
-    hit_clear(&u->hits);
-    /* The explanation's scroll belongs to the stage it was scrolled in. */
-    if (u->text_stage != u->stage) {
-        u->text_stage = u->stage;
-        u->text_scroll = 0;
-    }
     struct view_ctx v;
-    ui_view_ctx(u, &v);
-    struct view_out *out = &u->out;
-    out->hits = &u->hits;
-    out->text_scroll = u->text_scroll;
-    out->caption_scroll = u->caption_scroll;
-    out->help_scroll = u->help_scroll;
-    if (u->lay.too_small) {
+    struct view_out *out = ui_frame_begin(u, COLS, LINES, &v);
+    if (v.lay->too_small) {
         view_draw_too_small(&v);
         refresh();
         return;
@@ -57,7 +43,7 @@ static void draw_frame(struct ui *u)
     if (u->view == VIEW_STAGE)
         view_stage_draw(&v, out);
     else if (u->view == VIEW_PLAN)
-        view_plan_draw(&v, out, u->plan);
+        view_plan_draw(&v, out);
     else if (u->infer_mode)
         view_infer_overview_draw(&v, out);
     else
@@ -68,9 +54,7 @@ static void draw_frame(struct ui *u)
         view_draw_params(&v, out);
     if (u->help)
         view_draw_help(&v, out);
-    u->text_scroll = out->text_scroll;
-    u->caption_scroll = out->caption_scroll;
-    u->help_scroll = out->help_scroll;
+    ui_frame_end(u);
     refresh();
 }
 
@@ -122,7 +106,7 @@ static void advance_free(struct ui *u, double wall_dt)
     char err[UI_MSG_LEN];
     if (ui_advance(u, wall_dt * u->speed, &budget, err, sizeof err) < 0) {
         ui_set_status(u, "simulation stopped: %s", err);
-        u->paused = true;
+        ui_set_paused(u, true);
     }
 }
 
@@ -137,7 +121,7 @@ static int run_loop(struct ui *u, long max_frames, app_tick_fn tick, void *ctx)
         if (wall_dt > MAX_FRAME_GAP_S)
             wall_dt = MAX_FRAME_GAP_S;
         last = frame_start;
-        u->wall_s = frame_start - start;
+        ui_set_wall_clock(u, frame_start - start);
         if (tick) {
             char err[1024];
             if (!tick(u, ctx, wall_dt, err, sizeof err)) {
@@ -153,8 +137,7 @@ static int run_loop(struct ui *u, long max_frames, app_tick_fn tick, void *ctx)
         ui_animate(u, wall_dt);
         if (u->tour && !u->paused && u->wall_s >= u->tour_next_s)
             tour_move(u, +1);
-        if (u->status[0] && u->wall_s > u->status_until_s)
-            u->status[0] = '\0';
+        ui_expire_status(u);
         draw_frame(u);
         frames++;
         if (max_frames && frames >= max_frames)
@@ -183,13 +166,14 @@ struct ui *app_open(struct tui_options *o)
 int app_run(struct ui *u, const struct tui_options *o, app_tick_fn tick, void *ctx)
 {
     struct terminal_options to = {o->theme, o->mono, o->no_mouse};
-    int colors = terminal_start(&to, &u->mouse);
+    bool mouse = false;
+    int colors = terminal_start(&to, &mouse);
     if (colors < 0) {
         terminal_replay_stdout();
         fputs("mlviz: cannot initialise the terminal (is TERM set?)\n", stderr);
         return APP_EXIT_RUNTIME;
     }
-    u->colors = colors;
+    ui_set_colors(u, colors, mouse);
     if (o->tour && !tick)
         tour_start(u);
     int rc = run_loop(u, o->frames, tick, ctx);
@@ -265,7 +249,7 @@ struct ui *tui_frame_open(struct catalog *cat, const struct setup *s, bool utf8)
     if (has_colors()) {
         start_color();
         use_default_colors();
-        u->colors = COLORS;
+        ui_set_colors(u, COLORS, u->mouse);
     }
     theme_apply(theme_choose(THEME_DEFAULT, u->colors, false));
     return u;
@@ -273,7 +257,7 @@ struct ui *tui_frame_open(struct catalog *cat, const struct setup *s, bool utf8)
 
 void tui_frame_advance(struct ui *u, double wall_dt)
 {
-    u->wall_s += wall_dt;
+    ui_set_wall_clock(u, u->wall_s + wall_dt);
     advance_free(u, wall_dt);
     ui_refresh_live(u);
     ui_animate(u, wall_dt);

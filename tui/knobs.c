@@ -29,18 +29,13 @@ static bool knob_in_mode(const struct field *f, bool infer)
 void knobs_build(struct ui *u)
 {
     const struct field_table *t = setup_fields();
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        u->knobs[s].count = 0;
-        u->knob_sel[s] = 0;
-    }
+    ui_knobs_clear(u);
     for (size_t i = 0; i < t->count; i++) {
         const struct field *f = &t->fields[i];
         if (!(f->flags & FIELD_KNOB) || f->stage < 1 || f->stage > STAGE_COUNT ||
             !knob_in_mode(f, u->infer_mode))
             continue;
-        struct ui_knobs *k = &u->knobs[f->stage - 1];
-        if (k->count < UI_MAX_KNOBS)
-            k->field[k->count++] = f;
+        ui_knobs_add(u, f->stage - 1, f);
     }
 }
 
@@ -58,7 +53,7 @@ static double auto_value(const struct ui *u, const struct field *f)
     if (from && strncmp(from, infer_prefix, sizeof infer_prefix - 1) == 0) {
         for (size_t i = 0; i < infer_report_field_count; i++)
             if (strcmp(infer_report_fields[i].key, from + sizeof infer_prefix - 1) == 0)
-                return report_field_number(&infer_report_fields[i], &u->infer);
+                return report_field_number(&infer_report_fields[i], ui_infer(u));
         return 1;
     }
     if (from && strncmp(from, accel_prefix, sizeof accel_prefix - 1) == 0) {
@@ -176,13 +171,8 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
     struct setup before = *ui_setup(u);
     if (ok)
         ok = ui_apply_setup(u, &s, err, sizeof err);
-    if (ok) {
-        if (u->undo_count == UI_UNDO_MAX) {
-            memmove(&u->undo[0], &u->undo[1], sizeof u->undo[0] * (UI_UNDO_MAX - 1));
-            u->undo_count--;
-        }
-        u->undo[u->undo_count++] = before;
-    }
+    if (ok)
+        ui_undo_push(u, &before);
     char label[64], val[64];
     knobs_label(f, label, sizeof label);
     if (!ok) {
@@ -201,16 +191,17 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
 
 void knobs_undo(struct ui *u)
 {
-    if (u->undo_count == 0) {
+    const struct setup *before = ui_undo_top(u);
+    if (!before) {
         ui_set_status(u, "nothing to undo");
         return;
     }
     char err[UI_MSG_LEN];
-    if (!ui_apply_setup(u, &u->undo[u->undo_count - 1], err, sizeof err)) {
+    if (!ui_apply_setup(u, before, err, sizeof err)) {
         ui_set_status(u, "cannot undo: %s", err);
         return;
     }
-    u->undo_count--;
+    ui_undo_drop(u);
     ui_set_status(u, "undone: %d more change%s to undo", u->undo_count,
                   u->undo_count == 1 ? "" : "s");
 }

@@ -1,13 +1,11 @@
 /* view_plan: the plan screen (key p). The search of engine/plan/plan.h runs in a
- * background thread while the screen shows its progress; then the ranked
- * table, where the current setup ranks, and a scatter of days to train
- * against total cost with the Pareto front marked. Enter loads the
- * selected row into the live view. */
+ * background thread (tui/plan_ctl.c, owned by the app) while the screen
+ * shows its progress; then the ranked table, where the current setup
+ * ranks, and a scatter of days to train against total cost with the
+ * Pareto front marked. Enter loads the selected row into the live view.
+ * Everything drawn comes from v->plan. */
 #include <math.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <curses.h>
 
@@ -15,143 +13,15 @@
 #include "glyphs.h"
 #include "keys.h"
 #include "plan.h"
-#include "plan_view.h"
 #include "units.h"
 #include "views.h"
 
-enum { PLAN_VIEW_TOP = 20, SETUP_TEXT_LEN = 16384 };
-
-struct plan_view {
-    struct plan_space space;
-    struct plan_spec spec;
-    struct plan_result result;
-    struct plan_progress progress;
-    pthread_t thread;
-    bool started; /* a thread was started and not yet joined */
-    int finished; /* set by the thread (atomic) */
-    bool ok;
-    char err[UI_MSG_LEN];
-    char base_yaml[SETUP_TEXT_LEN]; /* the setup searched, to notice changes */
-    const struct catalog *cat;
-    int sel;
-    struct plan_why why; /* rank 1 against the setup, part by part */
-};
-
-static void *search_main(void *arg)
-{
-    struct plan_view *pv = arg;
-    pv->ok = plan_run(&pv->space, pv->cat, &pv->spec, &pv->result, &pv->progress, NULL, NULL,
-                      pv->err, sizeof pv->err);
-    memset(&pv->why, 0, sizeof pv->why);
-    if (pv->ok && pv->result.n_top > 0 && pv->result.base_runnable)
-        plan_why(&pv->space, pv->cat, pv->result.top[0].index, &pv->why);
-    __atomic_store_n(&pv->finished, 1, __ATOMIC_RELEASE);
-    return NULL;
-}
-
-static bool search_done(const struct plan_view *pv)
-{
-    return __atomic_load_n(&pv->finished, __ATOMIC_ACQUIRE) != 0;
-}
-
-/* Stops and joins a running search; frees its result. */
-static void search_stop(struct plan_view *pv)
-{
-    if (pv->started) {
-        plan_progress_cancel(&pv->progress);
-        pthread_join(pv->thread, NULL);
-        pv->started = false;
-    }
-    plan_result_free(&pv->result);
-}
-
-void plan_view_free(struct plan_view *pv)
-{
-    if (!pv)
-        return;
-    search_stop(pv);
-    free(pv);
-}
-
-bool plan_view_open(struct plan_view **pvp, const struct setup *setup, const struct catalog *cat,
-                    char *msg, size_t msg_len)
-{
-    if (!*pvp) {
-        *pvp = calloc(1, sizeof **pvp);
-        if (!*pvp) {
-            snprintf(msg, msg_len, "plan: out of memory");
-            return false;
-        }
-    }
-    struct plan_view *pv = *pvp;
-    char *yaml = malloc(SETUP_TEXT_LEN);
-    if (!yaml)
-        return true;
-    setup_write_yaml(setup, yaml, SETUP_TEXT_LEN);
-    bool same = pv->started && strcmp(yaml, pv->base_yaml) == 0;
-    if (!same) {
-        /* A new search of the setup as it is now. */
-        search_stop(pv);
-        snprintf(pv->base_yaml, sizeof pv->base_yaml, "%s", yaml);
-        pv->cat = cat;
-        pv->sel = 0;
-        plan_spec_init(&pv->spec);
-        pv->spec.top = PLAN_VIEW_TOP;
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        pv->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
-        plan_progress_init(&pv->progress);
-        pv->finished = 0;
-        pv->ok = false;
-        pv->err[0] = '\0';
-        if (!plan_space_build(&pv->space, setup, &pv->spec, cat, pv->err, sizeof pv->err)) {
-            pv->finished = 1;
-        } else if (pthread_create(&pv->thread, NULL, search_main, pv) == 0) {
-            pv->started = true;
-        } else {
-            snprintf(pv->err, sizeof pv->err, "plan: cannot start the search thread");
-            pv->finished = 1;
-        }
-    }
-    free(yaml);
-    return true;
-}
-
-static int ready_rows(const struct plan_view *pv)
-{
-    return search_done(pv) && pv->ok ? pv->result.n_top : 0;
-}
-
-void plan_view_row(struct plan_view *pv, int dir)
-{
-    int rows = pv ? ready_rows(pv) : 0;
-    if (rows > 0)
-        pv->sel = ((pv->sel + dir) % rows + rows) % rows;
-}
-
-bool plan_view_pick(const struct plan_view *pv, struct setup *out, int *rank, char *msg,
-                    size_t msg_len)
-{
-    if (!pv)
-        return false;
-    if (!(search_done(pv) && pv->ok)) {
-        snprintf(msg, msg_len, "the search is still running");
-        return false;
-    }
-    if (ready_rows(pv) == 0) {
-        snprintf(msg, msg_len, "no runnable configuration to load");
-        return false;
-    }
-    plan_space_setup(&pv->space, pv->result.top[pv->sel].index, out);
-    *rank = pv->sel + 1;
-    return true;
-}
-
 /* ---- drawing ---------------------------------------------------------------- */
 
-static void draw_progress(const struct plan_view *pv, int y, int x, int w)
+static void draw_progress(const struct view_plan *pv, int y, int x, int w)
 {
     struct plan_progress_now p;
-    plan_progress_read(&pv->progress, &p);
+    plan_progress_read(pv->progress, &p);
     int preparing = p.preparing;
     uint64_t done = preparing ? p.prep_done : p.done;
     uint64_t total = preparing ? p.prep_total : p.total;
@@ -167,7 +37,7 @@ static void draw_progress(const struct plan_view *pv, int y, int x, int w)
     draw_bar(y, x + used, w - used > 40 ? 40 : w - used, share > 1 ? 1 : share, ROLE_OK, ROLE_DIM);
 }
 
-static void table_row(const struct plan_view *pv, int y, int x, int w, const char *rank,
+static void table_row(const struct view_plan *pv, int y, int x, int w, const char *rank,
                       const struct plan_entry *e, enum theme_role role, const char *changes)
 {
     char tok[32], usd[32], days[32];
@@ -228,10 +98,10 @@ static void widen(struct scatter *sc, const struct plan_entry *e, bool *first)
     sc->y1 = y > sc->y1 ? y : sc->y1;
 }
 
-static void draw_scatter(const struct plan_view *pv, struct rect box)
+static void draw_scatter(const struct view_plan *pv, struct rect box)
 {
     const struct glyphs *g = glyphs_active();
-    const struct plan_result *r = &pv->result;
+    const struct plan_result *r = pv->result;
     draw_box(&box, ROLE_BORDER, false, "days to train vs total cost", ROLE_HEADING);
     if (box.h < 6 || box.w < 20)
         return;
@@ -292,17 +162,18 @@ static int draw_why(const struct plan_why *why, int y, int x, int w)
     return y;
 }
 
-void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct plan_view *pv)
+void view_plan_draw(const struct view_ctx *v, struct view_out *out)
 {
     view_draw_title(v, out, "plan");
     int top = v->lay->title.y + v->lay->title.h + 1;
     int bottom = v->lay->footer.y - 1;
     int x = 1, w = COLS - 2;
-    if (!pv || bottom - top < 4) {
+    const struct view_plan *pv = &v->plan;
+    if (!pv->open || bottom - top < 4) {
         view_draw_footer(v, out, KEYCTX_PLAN);
         return;
     }
-    if (!search_done(pv)) {
+    if (!pv->done) {
         draw_progress(pv, top, x, w);
         draw_text(top + 2, x, w, ROLE_DIM,
                   "The planner tries every tensor, pipeline and data-parallel split, micro-batch,"
@@ -315,7 +186,7 @@ void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct
         view_draw_footer(v, out, KEYCTX_PLAN);
         return;
     }
-    const struct plan_result *r = &pv->result;
+    const struct plan_result *r = pv->result;
     char a[32], b[32];
     format_si(a, sizeof a, (double)r->counts.candidates, "");
     format_si(b, sizeof b, (double)r->counts.evaluated, "");
@@ -334,15 +205,15 @@ void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct
     char changes[512], rank[16];
     for (int i = first; i < r->n_top && i < first + rows; i++) {
         snprintf(rank, sizeof rank, "%d", i + 1);
-        short_changes(&pv->space, r->top[i].index, changes, sizeof changes);
+        short_changes(pv->space, r->top[i].index, changes, sizeof changes);
         table_row(pv, y++, x, w, rank, &r->top[i], i == pv->sel ? ROLE_KNOB_SEL : ROLE_TEXT,
                   changes);
     }
     if (r->base_runnable) {
         snprintf(rank, sizeof rank, "%llu", (unsigned long long)r->counts.better_than_base + 1);
         table_row(pv, y++, x, w, rank, &r->base, ROLE_WARN, "your setup");
-        if (pv->why.ok)
-            y = draw_why(&pv->why, y, x, w);
+        if (pv->why->ok)
+            y = draw_why(pv->why, y, x, w);
     } else {
         draw_text(y++, x, w, ROLE_WARN, "your setup cannot run as it is");
     }

@@ -18,6 +18,7 @@
 #include "layout.h"
 #include "luahost.h"
 #include "model.h"
+#include "plan.h"
 #include "setup.h"
 #include "sim.h"
 #include "stages.h"
@@ -57,6 +58,21 @@ struct ui_param {
     char type[16];
     char help[256];
     char value[64];
+};
+
+/* The plan screen's search as the plan view draws it (tui/plan_ctl.c
+ * fills it; the view never sees the thread). Until `done` only the
+ * progress may be read: the search still writes the rest. */
+struct view_plan {
+    bool open; /* a search was started (key p) */
+    bool done; /* it finished: the fields below are set */
+    const struct plan_progress *progress;
+    bool ok;
+    const char *err; /* why it failed, or "" */
+    const struct plan_space *space;
+    const struct plan_result *result;
+    const struct plan_why *why;
+    int sel; /* the selected row */
 };
 
 /* Everything a view reads. Pointers point into the app's state, which does
@@ -102,6 +118,8 @@ struct view_ctx {
     int n_params;
     int params_more; /* declared beyond UI_MAX_PARAMS */
     int param_sel;
+    /* the plan screen (key p) */
+    struct view_plan plan;
 };
 
 /* What a view gives back. */
@@ -190,6 +208,9 @@ void knobs_label(const struct field *f, char *buf, size_t len);
 
 void view_overview_draw(const struct view_ctx *v, struct view_out *out);
 void view_stage_draw(const struct view_ctx *v, struct view_out *out);
+/* The plan screen: the search's progress, then the ranked table and the
+ * scatter of days against cost (plan_view.c). */
+void view_plan_draw(const struct view_ctx *v, struct view_out *out);
 /* The inference mode (infer_overview.c, infer_pics.c, infer_view.c): the
  * overview, a stage's picture, the stage view's live strip and its verdict
  * row, read for serving from v->infer. */
