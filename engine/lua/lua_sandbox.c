@@ -172,7 +172,7 @@ void lh_budget_hook(lua_State *L, lua_Debug *ar)
 }
 
 /* Raise the error of the limit that was hit, at the script's line. */
-static int raise_limit(lua_State *L, struct luahost *h)
+_Noreturn static void raise_limit(lua_State *L, struct luahost *h)
 {
     lua_sethook(L, lh_budget_hook, LUA_MASKCOUNT, 1);
     if (L != h->L)
@@ -182,7 +182,8 @@ static int raise_limit(lua_State *L, struct luahost *h)
     limit_message(h, lua_tostring(L, -1), msg, sizeof msg);
     lua_pop(L, 1);
     lua_pushstring(L, msg);
-    return lua_error(L);
+    lua_error(L);
+    LH_RAISED();
 }
 
 /* Work done in C on behalf of the script: `steps` count against the
@@ -256,9 +257,10 @@ void lh_final_message(struct luahost *h, const char *raw, char *err, size_t err_
 }
 
 /* Raise "name: message" at the caller's line. */
-int lh_api_error(lua_State *L, const char *fn, const char *msg)
+_Noreturn int lh_api_error(lua_State *L, const char *fn, const char *msg)
 {
-    return luaL_error(L, "%s: %s", fn, msg);
+    luaL_error(L, "%s: %s", fn, msg);
+    LH_RAISED();
 }
 
 /* ---- the sandbox --------------------------------------------------------------- */
