@@ -5,6 +5,7 @@
  * sandbox's load and require). */
 #include "lua_internal.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -257,9 +258,21 @@ void lh_final_message(struct luahost *h, const char *raw, char *err, size_t err_
 }
 
 /* Raise "name: message" at the caller's line. */
+_Noreturn void lh_raisef(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    luaL_where(L, 1);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lua_concat(L, 2);
+    lua_error(L);
+    LH_RAISED();
+}
+
 _Noreturn int lh_api_error(lua_State *L, const char *fn, const char *msg)
 {
-    luaL_error(L, "%s: %s", fn, msg);
+    lh_raisef(L, "%s: %s", fn, msg);
     LH_RAISED();
 }
 

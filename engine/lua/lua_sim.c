@@ -15,10 +15,10 @@ _Noreturn static int sim_memory_error(lua_State *L, struct luahost *h, size_t by
 {
     char need[32];
     snprintf(need, sizeof need, "%.1f", (double)bytes / (1 << 20));
-    luaL_error(L,
-               "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
-               "simulation needs %s MiB more for %s",
-               (int)(h->mem_cap >> 20), need, what);
+    lh_raisef(L,
+              "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
+              "simulation needs %s MiB more for %s",
+              (int)(h->mem_cap >> 20), need, what);
     LH_RAISED();
 }
 
@@ -38,7 +38,7 @@ static struct lsim *check_sim(lua_State *L, int idx)
 {
     struct lsim *u = luaL_checkudata(L, idx, SIM_MT);
     if (!u->sim || u->closed)
-        luaL_error(L, "sim: this simulation was closed");
+        lh_raisef(L, "sim: this simulation was closed");
     recharge_sim(L, u);
     return u;
 }
@@ -250,7 +250,7 @@ _Noreturn static int raise_callback_error(lua_State *L, struct lsim *u, int sim_
                                           const char *err)
 {
     if (!u->has_error) {
-        luaL_error(L, "run: %s", err);
+        lh_raisef(L, "run: %s", err);
         LH_RAISED();
     }
     u->has_error = false;
