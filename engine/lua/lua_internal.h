@@ -163,11 +163,11 @@ int lh_msg_handler(lua_State *L);
 void lh_final_message(struct luahost *h, const char *raw, char *err, size_t err_len);
 /* Raises "fn: msg" at the caller's line; never returns. (int, so that a
  * lua_CFunction may `return lh_api_error(...)` as it would luaL_error.) */
-_Noreturn int lh_api_error(lua_State *L, const char *fn, const char *msg);
+_Noreturn int lh_api_error(lua_State *L, const char *fn, const char *msg) __attribute__((noreturn));
 /* luaL_error marked _Noreturn: the same message ("where: " and the text of
  * lua_pushfstring's formats), raised. Every luaL_error that is a statement
  * of its own (not returned) is this one. */
-_Noreturn void lh_raisef(lua_State *L, const char *fmt, ...);
+_Noreturn void lh_raisef(lua_State *L, const char *fmt, ...) __attribute__((noreturn));
 int lh_load_script_file(lua_State *L, const char *path);
 void lh_build_env(lua_State *L, struct luahost *h);
 

@@ -287,7 +287,7 @@ static size_t fitting_head(const char *text, int w)
         return strlen(text);
     char buf[UI_MSG_LEN * 2];
     size_t best = 0;
-    for (size_t i = 0; text[i] && i < sizeof buf - 1; i++)
+    for (size_t i = 0; i < sizeof buf - 1 && text[i]; i++)
         if (text[i] == ' ') {
             memcpy(buf, text, i);
             buf[i] = '\0';
