@@ -13,7 +13,10 @@
 #     functions take a const struct ui)
 #   - memset/memcpy/memmove/snprintf/strcpy into NAME->member
 # and anywhere: a file-scope `struct ui *` (a global screen state, as
-# play.c's play_ui was), and pthread in tui/views/.
+# play.c's play_ui was), an include of tui/state_internal.h (the members)
+# outside state.c and state_read.c, and pthread in tui/views/. (With the
+# members hidden the compiler already refuses a write elsewhere; these
+# checks keep it so.)
 status=0
 files=$(ls tui/*.c tui/views/*.c 2>/dev/null | grep -v '^tui/state\.c$')
 out=$(mktemp)
@@ -39,6 +42,11 @@ done >"$out"
 # const struct ui (the compiler checks those): no other kind of ui there.
 grep -nE '(^|[^t][[:space:]]+|[(,])struct ui[[:space:]]*\*' tui/state_read.c |
     sed 's|^|tui/state_read.c:|; s|$|  (a writable struct ui in the read side)|' >>"$out"
+# The members themselves (tui/state_internal.h) are the writer's and the
+# reader's only; elsewhere struct ui is opaque (white-box unit tests aside).
+grep -n '#include "state_internal.h"' tui/*.[ch] tui/views/*.[ch] tui/cli/*.[ch] 2>/dev/null |
+    grep -vE '^tui/(state|state_read)\.c:|^tui/state_internal\.h:' |
+    sed 's|$|  (the members of struct ui: only state.c and state_read.c)|' >>"$out"
 grep -n 'pthread' tui/views/*.c tui/views/*.h 2>/dev/null | sed 's|$|  (a thread in a view: views draw, tui/plan_ctl.c searches)|' >>"$out"
 if [ -s "$out" ]; then
     cat "$out"

@@ -31,7 +31,7 @@ enum { MAX_KEYS_PER_FRAME = 64 };
  * stay for the mouse). */
 static void draw_frame(struct ui *u)
 {
-    bool caption = u->tour || u->playing;
+    bool caption = ui_touring(u) || ui_playing(u);
     struct view_ctx v;
     struct view_out *out = ui_frame_begin(u, COLS, LINES, &v);
     if (v.lay->too_small) {
@@ -40,19 +40,19 @@ static void draw_frame(struct ui *u)
         return;
     }
     erase();
-    if (u->view == VIEW_STAGE)
+    if (ui_current_view(u) == VIEW_STAGE)
         view_stage_draw(&v, out);
-    else if (u->view == VIEW_PLAN)
+    else if (ui_current_view(u) == VIEW_PLAN)
         view_plan_draw(&v, out);
-    else if (u->infer_mode)
+    else if (ui_infer_mode(u))
         view_infer_overview_draw(&v, out);
     else
         view_overview_draw(&v, out);
     if (caption)
         view_draw_caption(&v, out);
-    if (u->params_open)
+    if (ui_params_open(u))
         view_draw_params(&v, out);
-    if (u->help)
+    if (ui_help_open(u))
         view_draw_help(&v, out);
     ui_frame_end(u);
     refresh();
@@ -73,7 +73,7 @@ static bool wait_input(struct ui *u, double due, int *status)
             termguard_read_failed(false);
             if (input_key(u, ch))
                 return true;
-            if (u->playing)
+            if (ui_playing(u))
                 termguard_quit_deadline(); /* a running script stops too */
             return false;
         }
@@ -100,11 +100,11 @@ static bool wait_input(struct ui *u, double due, int *status)
 /* The simulation of `mlviz` (not a played script): wall_dt at the speed. */
 static void advance_free(struct ui *u, double wall_dt)
 {
-    if (!u->sim || u->paused || wall_dt <= 0)
+    if (!ui_sim(u) || ui_paused(u) || wall_dt <= 0)
         return;
     double budget = SIM_BUDGET_S;
     char err[UI_MSG_LEN];
-    if (ui_advance(u, wall_dt * u->speed, &budget, err, sizeof err) < 0) {
+    if (ui_advance(u, wall_dt * ui_speed(u), &budget, err, sizeof err) < 0) {
         ui_set_status(u, "simulation stopped: %s", err);
         ui_set_paused(u, true);
     }
@@ -135,7 +135,7 @@ static int run_loop(struct ui *u, long max_frames, app_tick_fn tick, void *ctx)
         }
         ui_refresh_live(u);
         ui_animate(u, wall_dt);
-        if (u->tour && !u->paused && u->wall_s >= u->tour_next_s)
+        if (ui_touring(u) && !ui_paused(u) && ui_wall_s(u) >= ui_tour_next_s(u))
             tour_move(u, +1);
         ui_expire_status(u);
         draw_frame(u);
@@ -249,15 +249,15 @@ struct ui *tui_frame_open(struct catalog *cat, const struct setup *s, bool utf8)
     if (has_colors()) {
         start_color();
         use_default_colors();
-        ui_set_colors(u, COLORS, u->mouse);
+        ui_set_colors(u, COLORS, ui_mouse(u));
     }
-    theme_apply(theme_choose(THEME_DEFAULT, u->colors, false));
+    theme_apply(theme_choose(THEME_DEFAULT, ui_colors(u), false));
     return u;
 }
 
 void tui_frame_advance(struct ui *u, double wall_dt)
 {
-    ui_set_wall_clock(u, u->wall_s + wall_dt);
+    ui_set_wall_clock(u, ui_wall_s(u) + wall_dt);
     advance_free(u, wall_dt);
     ui_refresh_live(u);
     ui_animate(u, wall_dt);

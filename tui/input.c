@@ -14,15 +14,15 @@
 
 static unsigned key_context(const struct ui *u)
 {
-    if (u->help)
+    if (ui_help_open(u))
         return KEYCTX_HELP;
-    if (u->params_open)
+    if (ui_params_open(u))
         return KEYCTX_PARAMS;
-    if (u->tour || u->playing)
+    if (ui_touring(u) || ui_playing(u))
         return KEYCTX_TOUR; /* n / Enter continue a played story too */
-    if (u->view == VIEW_PLAN)
+    if (ui_current_view(u) == VIEW_PLAN)
         return KEYCTX_PLAN;
-    return u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW;
+    return ui_current_view(u) == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW;
 }
 
 /* Moving the box selection with arrows follows the picture: Data, CPUs,
@@ -48,16 +48,16 @@ static int box_neighbour(int box, int dir)
 
 static void knob_select(struct ui *u, int delta)
 {
-    int n = u->knobs[u->stage].count;
+    int n = ui_knob_table(u)[ui_stage(u)].count;
     if (n <= 0)
         return;
-    ui_select_knob(u, u->stage, ((u->knob_sel[u->stage] + delta) % n + n) % n);
+    ui_select_knob(u, ui_stage(u), ((ui_knob_sel(u)[ui_stage(u)] + delta) % n + n) % n);
 }
 
 static void reset(struct ui *u)
 {
     char err[UI_MSG_LEN];
-    if (u->playing) {
+    if (ui_playing(u)) {
         ui_play_restart_later(u, 0); /* the scenario from the start */
         return;
     }
@@ -78,7 +78,7 @@ static void cycle_theme(const struct ui *u)
     for (size_t i = 0; i < n; i++)
         if (order[i] == cur)
             next = (i + 1) % n;
-    theme_apply(theme_choose(order[next], u->colors, u->colors == 0));
+    theme_apply(theme_choose(order[next], ui_colors(u), ui_colors(u) == 0));
 }
 
 /* The value after `value` of a scenario parameter of `type`, into v:
@@ -117,10 +117,10 @@ static bool param_next(const char *value, const char *type, int dir, char *v, si
 
 static void param_step(struct ui *u, int i, int dir)
 {
-    char v[sizeof u->params[i].value];
-    if (!param_next(u->params[i].value, u->params[i].type, dir, v, sizeof v)) {
-        ui_set_status(u, "%s is text: set it with --%s=... on the command line", u->params[i].name,
-                      u->params[i].name);
+    const struct ui_param *q = &ui_params(u)[i];
+    char v[sizeof q->value];
+    if (!param_next(q->value, q->type, dir, v, sizeof v)) {
+        ui_set_status(u, "%s is text: set it with --%s=... on the command line", q->name, q->name);
         return;
     }
     ui_set_param_value(u, i, v);
@@ -146,17 +146,17 @@ static bool on_help(struct ui *u, enum key_action act, int arg)
 static bool on_pause(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->playing && u->play_waiting)
+    if (ui_playing(u) && ui_play_waiting(u))
         ui_play_continue(u); /* space also continues a paused story */
     else
-        ui_set_paused(u, !u->paused);
+        ui_set_paused(u, !ui_paused(u));
     return true;
 }
 
 static bool on_step(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->paused)
+    if (ui_paused(u))
         ui_single_step(u);
     else
         ui_set_status(u, "'.' steps once when paused (space pauses)");
@@ -180,9 +180,9 @@ static bool on_reset(struct ui *u, enum key_action act, int arg)
 static bool on_tour(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->playing) {
+    if (ui_playing(u)) {
         ui_show_overview(u); /* no tour while a story plays: Esc goes back */
-    } else if (u->tour) {
+    } else if (ui_touring(u)) {
         tour_end(u);
         ui_show_overview(u);
     } else {
@@ -194,7 +194,7 @@ static bool on_tour(struct ui *u, enum key_action act, int arg)
 static bool on_infer(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    ui_set_infer_mode(u, !u->infer_mode);
+    ui_set_infer_mode(u, !ui_infer_mode(u));
     knobs_build(u); /* the mode's own knobs */
     return true;
 }
@@ -219,21 +219,21 @@ static bool on_open(struct ui *u, enum key_action act, int arg)
 static bool on_select(struct ui *u, enum key_action act, int arg)
 {
     (void)act;
-    ui_select_box(u, box_neighbour(u->selected_box, arg));
+    ui_select_box(u, box_neighbour(ui_selected_box(u), arg));
     return true;
 }
 
 static bool on_enter(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    ui_open_stage(u, u->selected_box);
+    ui_open_stage(u, ui_selected_box(u));
     return true;
 }
 
 static bool on_back(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->text_full) {
+    if (ui_text_full(u)) {
         ui_set_text_full(u, false);
         return true;
     }
@@ -246,7 +246,7 @@ static bool on_knob_select(struct ui *u, enum key_action act, int arg)
 {
     if (act == ACT_KNOB_PICK) {
         /* Knob indices from the mouse are 1-based (0 means the selected one). */
-        ui_select_knob(u, u->stage, arg - 1);
+        ui_select_knob(u, ui_stage(u), arg - 1);
     } else {
         knob_select(u, act == ACT_KNOB_NEXT ? +1 : -1);
     }
@@ -257,19 +257,19 @@ static bool on_knob_change(struct ui *u, enum key_action act, int arg)
 {
     /* Mouse clicks on a knob's arrows carry its index + 1. */
     if (act != ACT_KNOB_AUTO && arg > 0)
-        ui_select_knob(u, u->stage, arg - 1);
+        ui_select_knob(u, ui_stage(u), arg - 1);
     int dir = act == ACT_KNOB_INC ? +1 : act == ACT_KNOB_DEC ? -1 : 0;
-    if (u->knobs[u->stage].count > 0)
-        knobs_step(u, u->stage, u->knob_sel[u->stage], dir);
+    if (ui_knob_table(u)[ui_stage(u)].count > 0)
+        knobs_step(u, ui_stage(u), ui_knob_sel(u)[ui_stage(u)], dir);
     return true;
 }
 
 static bool on_tour_next(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->playing && u->play_waiting)
+    if (ui_playing(u) && ui_play_waiting(u))
         ui_play_continue(u);
-    else if (!u->playing)
+    else if (!ui_playing(u))
         tour_move(u, +1);
     return true;
 }
@@ -277,19 +277,20 @@ static bool on_tour_next(struct ui *u, enum key_action act, int arg)
 static bool on_tour_prev(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (!u->playing) {
+    if (!ui_playing(u)) {
         tour_move(u, -1);
     } else {
         /* Back to the pause before the one on screen, by running the
          * script again (same seed and parameters) up to it. */
-        ui_play_restart_later(u, u->play_waiting ? u->pauses_reached - 1 : u->pauses_reached);
+        ui_play_restart_later(u,
+                              ui_play_waiting(u) ? ui_pauses_reached(u) - 1 : ui_pauses_reached(u));
     }
     return true;
 }
 
 static bool on_text_scroll(struct ui *u, enum key_action act, int arg)
 {
-    int page = u->lay.text.h > 3 ? u->lay.text.h - 3 : 1;
+    int page = ui_layout(u)->text.h > 3 ? ui_layout(u)->text.h - 3 : 1;
     int lines = arg > 0 ? arg : arg < 0 ? 1 << 20 : page;
     ui_scroll_text(u, act == ACT_TEXT_UP ? -lines : lines);
     return true;
@@ -298,7 +299,7 @@ static bool on_text_scroll(struct ui *u, enum key_action act, int arg)
 static bool on_text_full(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    ui_set_text_full(u, !u->text_full);
+    ui_set_text_full(u, !ui_text_full(u));
     return true;
 }
 
@@ -318,9 +319,10 @@ static bool on_write(struct ui *u, enum key_action act, int arg)
 
 static bool on_caption_scroll(struct ui *u, enum key_action act, int arg)
 {
-    if (!u->playing) /* the tour: its caption is short; PgUp/PgDn scroll the explanation */
+    if (!ui_playing(u)) /* the tour: its caption is short; PgUp/PgDn scroll the explanation */
         return on_text_scroll(u, act == ACT_CAPTION_BACK ? ACT_TEXT_UP : ACT_TEXT_DOWN, arg);
-    int page = u->lay.caption.h > 1 ? u->lay.caption.h - 1 : 1; /* the prompt row stays */
+    int page =
+        ui_layout(u)->caption.h > 1 ? ui_layout(u)->caption.h - 1 : 1; /* the prompt row stays */
     int lines = arg > 0 ? arg : page;
     ui_scroll_caption(u, act == ACT_CAPTION_BACK ? lines : -lines);
     return true;
@@ -329,9 +331,9 @@ static bool on_caption_scroll(struct ui *u, enum key_action act, int arg)
 static bool on_params(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (!u->playing)
+    if (!ui_playing(u))
         ui_set_status(u, "parameters belong to a played scenario (mlviz play)");
-    else if (u->n_params == 0 && !u->params_open)
+    else if (ui_n_params(u) == 0 && !ui_params_open(u))
         ui_set_status(u, "this scenario declares no parameters");
     else
         ui_toggle_params(u);
@@ -344,8 +346,8 @@ static bool on_param(struct ui *u, enum key_action act, int arg)
         ui_apply_params_later(u);
     else if (act == ACT_PARAM_SEL)
         ui_select_param(u, arg);
-    else if (u->n_params > 0)
-        param_step(u, u->param_sel, arg);
+    else if (ui_n_params(u) > 0)
+        param_step(u, ui_param_sel(u), arg);
     return true;
 }
 
@@ -427,7 +429,7 @@ static bool handle_mouse(struct ui *u)
     if (getmouse(&ev) != OK)
         return true;
     const struct hit_rect *h = ui_hit_at(u, ev.y, ev.x);
-    if (u->help) {
+    if (ui_help_open(u)) {
         ui_close_help(u); /* any click closes the help */
         return true;
     }
@@ -450,20 +452,21 @@ bool input_key(struct ui *u, int ch)
         return handle_mouse(u);
     int arg = 0;
     enum key_action act = keys_lookup(ch, key_context(u), &arg);
-    if (u->help && act == ACT_NONE) {
+    if (ui_help_open(u) && act == ACT_NONE) {
         ui_close_help(u); /* any other key closes the help */
         return true;
     }
     /* In a stage view of the tour, Left and Right turn the knob its caption
      * names (n and b move between stops). */
     bool knob_key = ch == KEY_RIGHT || ch == KEY_LEFT;
-    if (u->tour && !u->playing && u->view == VIEW_STAGE && knob_key)
+    if (ui_touring(u) && !ui_playing(u) && ui_current_view(u) == VIEW_STAGE && knob_key)
         act = ACT_NONE;
-    if (act == ACT_NONE && (u->tour || u->playing)) {
+    if (act == ACT_NONE && (ui_touring(u) || ui_playing(u))) {
         /* Keys of the underlying view still work during the tour; using
          * them holds the stop (no automatic advance mid-experiment). */
-        act = keys_lookup(ch, u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW, &arg);
-        if (act != ACT_NONE && !u->playing)
+        act = keys_lookup(ch, ui_current_view(u) == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW,
+                          &arg);
+        if (act != ACT_NONE && !ui_playing(u))
             tour_hands_on(u);
     }
     return input_action(u, act, arg);

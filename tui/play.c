@@ -81,7 +81,7 @@ static void hook_show(void *ctx, const struct setup *s)
         return;
     }
     ui_keep_as_loaded(u);
-    if (!u->speed_chosen)
+    if (!ui_speed_chosen(u))
         ui_pick_speed(u);
 }
 
@@ -95,7 +95,7 @@ static void hook_mark(void *ctx, const char *label)
 static void hook_mode(void *ctx, bool infer)
 {
     struct ui *u = ctx;
-    if (u && u->infer_mode != infer) {
+    if (u && ui_infer_mode(u) != infer) {
         ui_set_infer_mode(u, infer);
         knobs_build(u);
     }
@@ -131,14 +131,15 @@ static void load_params(struct ui *u, const struct luahost *host)
  * before the old host goes. */
 static void restart_play(struct ui *u, struct play_state *p, const char *why)
 {
-    char args[UI_MAX_PARAMS][sizeof u->params[0].name + sizeof u->params[0].value + 4];
+    const struct ui_param *params = ui_params(u);
+    char args[UI_MAX_PARAMS][sizeof params[0].name + sizeof params[0].value + 4];
     char *argv[UI_MAX_PARAMS];
-    for (int i = 0; i < u->n_params; i++) {
-        snprintf(args[i], sizeof args[i], "--%s=%s", u->params[i].name, u->params[i].value);
+    for (int i = 0; i < ui_n_params(u); i++) {
+        snprintf(args[i], sizeof args[i], "--%s=%s", params[i].name, params[i].value);
         argv[i] = args[i];
     }
     char err[1024];
-    struct luahost *fresh = luahost_reload(*p->host, u->n_params, argv, err, sizeof err);
+    struct luahost *fresh = luahost_reload(*p->host, ui_n_params(u), argv, err, sizeof err);
     if (!fresh) {
         ui_set_status(u, "cannot restart: %s", err);
         return;
@@ -158,14 +159,14 @@ static void restart_play(struct ui *u, struct play_state *p, const char *why)
 }
 
 /* b: run the restarted script without animation up to pause number
- * u->back_to_pause; the same seed and parameters replay the same story.
+ * ui_back_to_pause(u); the same seed and parameters replay the same story.
  * It runs under a frame's budget like play does (ui_advance stops inside
  * a long sim:run at the deadline), so keys act between frames: returns
- * with u->back_to_pause still set while there is more to replay. */
+ * with ui_back_to_pause(u) still set while there is more to replay. */
 static bool play_fast_forward(struct ui *u, struct play_state *p, char *err, size_t err_len)
 {
     double budget = PLAY_REPLAY_BUDGET_S;
-    while (u->pauses_reached < u->back_to_pause) {
+    while (ui_pauses_reached(u) < ui_back_to_pause(u)) {
         if (p->running) {
             double done = ui_advance(u, p->remaining_s, &budget, err, err_len);
             p->remaining_s -= done > 0 ? done : 0;
@@ -197,7 +198,7 @@ static bool play_fast_forward(struct ui *u, struct play_state *p, char *err, siz
         }
     }
     ui_play_replayed(u);
-    ui_set_status(u, "back at pause %d", u->pauses_reached);
+    ui_set_status(u, "back at pause %d", ui_pauses_reached(u));
     ui_refresh_live(u);
     return true;
 }
@@ -208,30 +209,30 @@ static bool play_tick(struct ui *u, void *ctx, double wall_dt, char *err, size_t
     if (ui_take_params_apply(u))
         restart_play(u, p, "Restarted with new parameters");
     if (ui_take_play_restart(u)) {
-        int target = u->back_to_pause;
+        int target = ui_back_to_pause(u);
         restart_play(u, p, "Restarted");
         if (target > 0) {
             ui_play_replay_to(u, target);
             ui_set_status(u, "going back to pause %d", target);
         }
     }
-    if (u->back_to_pause > 0)
+    if (ui_back_to_pause(u) > 0)
         return play_fast_forward(u, p, err, err_len);
-    if (u->play_done || u->play_waiting) {
+    if (ui_play_done(u) || ui_play_waiting(u)) {
         /* At a pause the picture stays live: a setup the story showed runs
          * in the view's own sim. A script's sim is left alone, so going
          * back (b) replays the story exactly. */
-        if (u->sim_owned && u->sim && !u->paused) {
+        if (ui_sim_owned(u) && ui_sim(u) && !ui_paused(u)) {
             double budget = PLAY_BUDGET_S;
-            if (ui_advance(u, wall_dt * u->speed, &budget, err, err_len) < 0)
+            if (ui_advance(u, wall_dt * ui_speed(u), &budget, err, err_len) < 0)
                 return false;
         }
         return true;
     }
     if (p->running) {
-        if (u->paused)
+        if (ui_paused(u))
             return true;
-        double dt = wall_dt * u->speed;
+        double dt = wall_dt * ui_speed(u);
         if (dt > p->remaining_s)
             dt = p->remaining_s;
         double budget = PLAY_BUDGET_S;
@@ -255,8 +256,8 @@ static bool play_tick(struct ui *u, void *ctx, double wall_dt, char *err, size_t
         p->running = true;
         /* A long run plays in a few seconds unless the presenter chose a
          * speed (--speed, + or -). */
-        while (!u->speed_chosen && u->speed_index + 1 < UI_SPEED_COUNT &&
-               p->remaining_s / u->speed > PLAY_RUN_WALL_S)
+        while (!ui_speed_chosen(u) && ui_speed_index(u) + 1 < UI_SPEED_COUNT &&
+               p->remaining_s / ui_speed(u) > PLAY_RUN_WALL_S)
             ui_change_speed(u, +1);
         return true;
     case LUAHOST_PAUSE:

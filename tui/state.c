@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "plan_ctl.h"
+#include "state_internal.h"
 #include "ui.h"
 
 /* How long a status message stays. */

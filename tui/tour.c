@@ -12,13 +12,13 @@
 /* Back to the setup the tour started from. */
 static void tour_restore(struct ui *u)
 {
-    if (!u->tour_swapped)
+    if (!ui_tour_swapped(u))
         return;
     char err[UI_MSG_LEN];
     ui_tour_swap(u, false);
     if (!ui_apply_setup(u, ui_tour_saved(u), err, sizeof err))
         ui_set_status(u, "cannot restore the setup: %s", err);
-    else if (!u->sim && u->report.runnable)
+    else if (!ui_sim(u) && ui_report(u)->runnable)
         ui_new_sim(u);
     ui_reset_animation(u);
 }
@@ -37,7 +37,7 @@ static void tour_load(struct ui *u, int stage)
     snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(),
              stage_table[stage].name);
     struct setup s;
-    if (!setup_load_file(&s, path, u->cat, err, sizeof err)) {
+    if (!setup_load_file(&s, path, ui_catalog(u), err, sizeof err)) {
         ui_set_status(u, "tour: %s", err);
         return;
     }
@@ -50,7 +50,7 @@ static void tour_load(struct ui *u, int stage)
     }
     ui_tour_swap(u, true);
     ui_reset_animation(u);
-    if (!u->speed_chosen)
+    if (!ui_speed_chosen(u))
         ui_pick_speed(u);
 }
 
@@ -62,21 +62,21 @@ static const char *const tour_knob[STAGE_COUNT] = {"cluster.storage",
 
 static void tour_select_knob(struct ui *u, int stage)
 {
-    for (int i = 0; tour_knob[stage] && i < u->knobs[stage].count; i++)
-        if (strcmp(u->knobs[stage].field[i]->path, tour_knob[stage]) == 0)
+    for (int i = 0; tour_knob[stage] && i < ui_knob_table(u)[stage].count; i++)
+        if (strcmp(ui_knob_table(u)[stage].field[i]->path, tour_knob[stage]) == 0)
             ui_select_knob(u, stage, i);
 }
 
 void tour_hands_on(struct ui *u)
 {
     /* Someone is trying what the caption says: the stop stays (n goes on). */
-    if (u->tour)
+    if (ui_touring(u))
         ui_tour_hold(u);
 }
 
 static void tour_show(struct ui *u)
 {
-    int s = u->tour_stop;
+    int s = ui_tour_stop(u);
     if (s >= 1 && s <= STAGE_COUNT)
         tour_load(u, s - 1);
     else
@@ -87,7 +87,7 @@ static void tour_show(struct ui *u)
     } else {
         ui_show_overview(u);
     }
-    ui_tour_stop_at(u, s, u->wall_s + TOUR_STOP_S);
+    ui_tour_stop_at(u, s, ui_wall_s(u) + TOUR_STOP_S);
 }
 
 void tour_start(struct ui *u)
@@ -98,13 +98,13 @@ void tour_start(struct ui *u)
 
 void tour_move(struct ui *u, int dir)
 {
-    int s = u->tour_stop + dir;
+    int s = ui_tour_stop(u) + dir;
     if (s < 0)
         s = 0;
     if (s >= TOUR_STOPS) {
         /* After the outro the tour starts over: a kiosk can leave it running. */
         s = 0;
     }
-    ui_tour_stop_at(u, s, u->tour_next_s);
+    ui_tour_stop_at(u, s, ui_tour_next_s(u));
     tour_show(u);
 }
