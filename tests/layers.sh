@@ -107,4 +107,6 @@ else
     echo "check-layers: every include points down the layers"
 fi
 rm -f "$tab.out"
+# The rules no include path can express: who changes the screen state.
+sh tests/ui_state.sh || status=1
 exit $status

@@ -11,7 +11,6 @@
 
 #include "glyphs.h"
 #include "keys.h"
-#include "plan_view.h"
 #include "termguard.h"
 #include "terminal.h"
 #include "theme.h"
@@ -32,45 +31,30 @@ enum { MAX_KEYS_PER_FRAME = 64 };
  * stay for the mouse). */
 static void draw_frame(struct ui *u)
 {
-    bool caption = u->tour || u->playing;
-    layout_compute(COLS, LINES, u->view == VIEW_STAGE ? LAYOUT_STAGE : LAYOUT_OVERVIEW, caption,
-                   &u->lay);
-    hit_clear(&u->hits);
-    /* The explanation's scroll belongs to the stage it was scrolled in. */
-    if (u->text_stage != u->stage) {
-        u->text_stage = u->stage;
-        u->text_scroll = 0;
-    }
+    bool caption = ui_touring(u) || ui_playing(u);
     struct view_ctx v;
-    ui_view_ctx(u, &v);
-    struct view_out *out = &u->out;
-    out->hits = &u->hits;
-    out->text_scroll = u->text_scroll;
-    out->caption_scroll = u->caption_scroll;
-    out->help_scroll = u->help_scroll;
-    if (u->lay.too_small) {
+    struct view_out *out = ui_frame_begin(u, COLS, LINES, &v);
+    if (v.lay->too_small) {
         view_draw_too_small(&v);
         refresh();
         return;
     }
     erase();
-    if (u->view == VIEW_STAGE)
+    if (ui_current_view(u) == VIEW_STAGE)
         view_stage_draw(&v, out);
-    else if (u->view == VIEW_PLAN)
-        view_plan_draw(&v, out, u->plan);
-    else if (u->infer_mode)
+    else if (ui_current_view(u) == VIEW_PLAN)
+        view_plan_draw(&v, out);
+    else if (ui_infer_mode(u))
         view_infer_overview_draw(&v, out);
     else
         view_overview_draw(&v, out);
     if (caption)
         view_draw_caption(&v, out);
-    if (u->params_open)
+    if (ui_params_open(u))
         view_draw_params(&v, out);
-    if (u->help)
+    if (ui_help_open(u))
         view_draw_help(&v, out);
-    u->text_scroll = out->text_scroll;
-    u->caption_scroll = out->caption_scroll;
-    u->help_scroll = out->help_scroll;
+    ui_frame_end(u);
     refresh();
 }
 
@@ -89,7 +73,7 @@ static bool wait_input(struct ui *u, double due, int *status)
             termguard_read_failed(false);
             if (input_key(u, ch))
                 return true;
-            if (u->playing)
+            if (ui_playing(u))
                 termguard_quit_deadline(); /* a running script stops too */
             return false;
         }
@@ -116,13 +100,13 @@ static bool wait_input(struct ui *u, double due, int *status)
 /* The simulation of `mlviz` (not a played script): wall_dt at the speed. */
 static void advance_free(struct ui *u, double wall_dt)
 {
-    if (!u->sim || u->paused || wall_dt <= 0)
+    if (!ui_sim(u) || ui_paused(u) || wall_dt <= 0)
         return;
     double budget = SIM_BUDGET_S;
     char err[UI_MSG_LEN];
-    if (ui_advance(u, wall_dt * u->speed, &budget, err, sizeof err) < 0) {
+    if (ui_advance(u, wall_dt * ui_speed(u), &budget, err, sizeof err) < 0) {
         ui_set_status(u, "simulation stopped: %s", err);
-        u->paused = true;
+        ui_set_paused(u, true);
     }
 }
 
@@ -137,7 +121,7 @@ static int run_loop(struct ui *u, long max_frames, app_tick_fn tick, void *ctx)
         if (wall_dt > MAX_FRAME_GAP_S)
             wall_dt = MAX_FRAME_GAP_S;
         last = frame_start;
-        u->wall_s = frame_start - start;
+        ui_set_wall_clock(u, frame_start - start);
         if (tick) {
             char err[1024];
             if (!tick(u, ctx, wall_dt, err, sizeof err)) {
@@ -151,10 +135,9 @@ static int run_loop(struct ui *u, long max_frames, app_tick_fn tick, void *ctx)
         }
         ui_refresh_live(u);
         ui_animate(u, wall_dt);
-        if (u->tour && !u->paused && u->wall_s >= u->tour_next_s)
+        if (ui_touring(u) && !ui_paused(u) && ui_wall_s(u) >= ui_tour_next_s(u))
             tour_move(u, +1);
-        if (u->status[0] && u->wall_s > u->status_until_s)
-            u->status[0] = '\0';
+        ui_expire_status(u);
         draw_frame(u);
         frames++;
         if (max_frames && frames >= max_frames)
@@ -183,13 +166,14 @@ struct ui *app_open(struct tui_options *o)
 int app_run(struct ui *u, const struct tui_options *o, app_tick_fn tick, void *ctx)
 {
     struct terminal_options to = {o->theme, o->mono, o->no_mouse};
-    int colors = terminal_start(&to, &u->mouse);
+    bool mouse = false;
+    int colors = terminal_start(&to, &mouse);
     if (colors < 0) {
         terminal_replay_stdout();
         fputs("mlviz: cannot initialise the terminal (is TERM set?)\n", stderr);
         return APP_EXIT_RUNTIME;
     }
-    u->colors = colors;
+    ui_set_colors(u, colors, mouse);
     if (o->tour && !tick)
         tour_start(u);
     int rc = run_loop(u, o->frames, tick, ctx);
@@ -265,15 +249,15 @@ struct ui *tui_frame_open(struct catalog *cat, const struct setup *s, bool utf8)
     if (has_colors()) {
         start_color();
         use_default_colors();
-        u->colors = COLORS;
+        ui_set_colors(u, COLORS, ui_mouse(u));
     }
-    theme_apply(theme_choose(THEME_DEFAULT, u->colors, false));
+    theme_apply(theme_choose(THEME_DEFAULT, ui_colors(u), false));
     return u;
 }
 
 void tui_frame_advance(struct ui *u, double wall_dt)
 {
-    u->wall_s += wall_dt;
+    ui_set_wall_clock(u, ui_wall_s(u) + wall_dt);
     advance_free(u, wall_dt);
     ui_refresh_live(u);
     ui_animate(u, wall_dt);

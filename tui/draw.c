@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "glyphs.h"
-#include "report.h"
 
 enum { TEXT_BUF = 1024 };
 
@@ -325,62 +324,4 @@ int draw_wrap(const struct rect *r, enum theme_role role, const char *text, int 
             p++;
     }
     return line - skip_lines;
-}
-
-void fmt_num(char *buf, size_t len, double v, int decimals)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.*f", decimals, v);
-}
-
-void fmt_si(char *buf, size_t len, double v, const char *unit)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "- %s", unit);
-    else
-        format_si(buf, len, v, unit);
-}
-
-void fmt_usd(char *buf, size_t len, double usd)
-{
-    char tmp[48];
-    fmt_si(tmp, sizeof tmp, usd, "");
-    size_t n = strlen(tmp);
-    while (n > 0 && tmp[n - 1] == ' ')
-        tmp[--n] = '\0';
-    snprintf(buf, len, "$%s", tmp);
-}
-
-void fmt_dur(char *buf, size_t len, double seconds)
-{
-    if (!isfinite(seconds) || seconds < 0)
-        snprintf(buf, len, "-");
-    else
-        format_duration(buf, len, seconds);
-}
-
-void fmt_pct(char *buf, size_t len, double frac)
-{
-    if (!isfinite(frac))
-        snprintf(buf, len, "-%%");
-    else if (frac < 0.1 && frac > 0)
-        snprintf(buf, len, "%.1f%%", frac * 100);
-    else
-        snprintf(buf, len, "%.0f%%", frac * 100);
-}
-
-void fmt_clock(char *buf, size_t len, double seconds)
-{
-    if (!isfinite(seconds) || seconds < 0)
-        seconds = 0;
-    enum { DAY_S = 86400, HOUR_S = 3600, MIN_S = 60 };
-    long s = (long)seconds;
-    long d = s / DAY_S;
-    s %= DAY_S;
-    if (d > 0)
-        snprintf(buf, len, "%ldd %02ld:%02ld:%02ld", d, s / HOUR_S, s % HOUR_S / MIN_S, s % MIN_S);
-    else
-        snprintf(buf, len, "%02ld:%02ld:%02ld", s / HOUR_S, s % HOUR_S / MIN_S, s % MIN_S);
 }

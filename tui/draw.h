@@ -45,13 +45,4 @@ void draw_spark(int y, int x, int w, int h, const double *v, size_t n, double vm
 /* Wrap text into a rectangle (blank line = paragraph break); returns lines used. */
 int draw_wrap(const struct rect *r, enum theme_role role, const char *text, int skip_lines);
 
-/* Number formatting that never shows NaN or inf. */
-void fmt_num(char *buf, size_t len, double v, int decimals);
-void fmt_si(char *buf, size_t len, double v, const char *unit);
-/* Dollars without the space format_si leaves before an empty unit. */
-void fmt_usd(char *buf, size_t len, double usd);
-void fmt_dur(char *buf, size_t len, double seconds);
-void fmt_pct(char *buf, size_t len, double frac);
-void fmt_clock(char *buf, size_t len, double seconds); /* 00:12:34, 3d 04:05:06 */
-
 #endif

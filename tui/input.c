@@ -7,21 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_view.h"
+#include "plan_ctl.h"
 #include "theme.h"
 #include "ui.h"
+#include "units.h"
 
 static unsigned key_context(const struct ui *u)
 {
-    if (u->help)
+    if (ui_help_open(u))
         return KEYCTX_HELP;
-    if (u->params_open)
+    if (ui_params_open(u))
         return KEYCTX_PARAMS;
-    if (u->tour || u->playing)
+    if (ui_touring(u) || ui_playing(u))
         return KEYCTX_TOUR; /* n / Enter continue a played story too */
-    if (u->view == VIEW_PLAN)
+    if (ui_current_view(u) == VIEW_PLAN)
         return KEYCTX_PLAN;
-    return u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW;
+    return ui_current_view(u) == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW;
 }
 
 /* Moving the box selection with arrows follows the picture: Data, CPUs,
@@ -47,28 +48,25 @@ static int box_neighbour(int box, int dir)
 
 static void knob_select(struct ui *u, int delta)
 {
-    int n = u->knobs[u->stage].count;
+    int n = ui_knob_table(u)[ui_stage(u)].count;
     if (n <= 0)
         return;
-    int *sel = &u->knob_sel[u->stage];
-    *sel = ((*sel + delta) % n + n) % n;
+    ui_select_knob(u, ui_stage(u), ((ui_knob_sel(u)[ui_stage(u)] + delta) % n + n) % n);
 }
 
 static void reset(struct ui *u)
 {
     char err[UI_MSG_LEN];
-    if (u->playing) {
-        u->play_restart = true; /* the scenario from the start */
-        u->back_to_pause = 0;
+    if (ui_playing(u)) {
+        ui_play_restart_later(u, 0); /* the scenario from the start */
         return;
     }
-    if (!ui_apply_setup(u, &u->setup0, err, sizeof err))
+    if (!ui_apply_setup(u, ui_setup_loaded(u), err, sizeof err))
         ui_set_status(u, "reset failed: %s", err);
-    u->undo_count = 0;
+    ui_undo_clear(u);
     ui_new_sim(u);
     ui_refresh_live(u);
-    memset(u->anim_phase, 0, sizeof u->anim_phase);
-    memset(u->anim_rate, 0, sizeof u->anim_rate);
+    ui_reset_animation(u);
     ui_set_status(u, "restarted from the setup as loaded");
 }
 
@@ -80,24 +78,23 @@ static void cycle_theme(const struct ui *u)
     for (size_t i = 0; i < n; i++)
         if (order[i] == cur)
             next = (i + 1) % n;
-    theme_apply(theme_choose(order[next], u->colors, u->colors == 0));
+    theme_apply(theme_choose(order[next], ui_colors(u), ui_colors(u) == 0));
 }
 
-/* Steps a scenario parameter: numbers in (0, 1) by a tenth (shares),
- * other numbers double or halve, durations ("10m") double or halve,
- * booleans flip. Other text is set on the command line. */
-static void param_step(struct ui *u, int i, int dir)
+/* The value after `value` of a scenario parameter of `type`, into v:
+ * numbers in (0, 1) step by a tenth (shares), other numbers double or
+ * halve, durations ("10m") double or halve, booleans flip. False for
+ * other text, which is set on the command line. */
+static bool param_next(const char *value, const char *type, int dir, char *v, size_t cap)
 {
-    char *v = u->params[i].value;
-    size_t cap = sizeof u->params[i].value;
-    if (strcmp(u->params[i].type, "boolean") == 0) {
-        snprintf(v, cap, "%s", strcmp(v, "true") == 0 ? "false" : "true");
-        return;
+    if (strcmp(type, "boolean") == 0) {
+        snprintf(v, cap, "%s", strcmp(value, "true") == 0 ? "false" : "true");
+        return true;
     }
     double x, seconds;
     char *end;
-    x = strtod(v, &end);
-    if (strcmp(u->params[i].type, "number") == 0 && end != v && *end == '\0') {
+    x = strtod(value, &end);
+    if (strcmp(type, "number") == 0 && end != value && *end == '\0') {
         if (x > 0 && x < 1 && x != floor(x)) {
             x += 0.1 * dir;
             x = x < 0.05 ? 0.05 : x > 0.95 ? 0.95 : x;
@@ -108,23 +105,25 @@ static void param_step(struct ui *u, int i, int dir)
             x = dir > 0 ? x * 2 : x / 2;
             snprintf(v, cap, "%.6g", x);
         }
-        return;
+        return true;
     }
-    if (fields_parse_duration(v, &seconds) && seconds > 0) {
-        seconds = dir > 0 ? seconds * 2 : seconds / 2;
+    if (fields_parse_duration(value, &seconds) && seconds > 0) {
         /* Written back in the largest unit that keeps it readable: 20m, 2h, 3d. */
-        static const struct {
-            double s;
-            char unit;
-        } units[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
-        size_t k = 0;
-        while (k + 1 < sizeof units / sizeof units[0] && seconds < units[k].s)
-            k++;
-        snprintf(v, cap, "%.4g%c", seconds / units[k].s, units[k].unit);
+        format_duration_value(v, cap, dir > 0 ? seconds * 2 : seconds / 2);
+        return true;
+    }
+    return false;
+}
+
+static void param_step(struct ui *u, int i, int dir)
+{
+    const struct ui_param *q = &ui_params(u)[i];
+    char v[sizeof q->value];
+    if (!param_next(q->value, q->type, dir, v, sizeof v)) {
+        ui_set_status(u, "%s is text: set it with --%s=... on the command line", q->name, q->name);
         return;
     }
-    ui_set_status(u, "%s is text: set it with --%s=... on the command line", u->params[i].name,
-                  u->params[i].name);
+    ui_set_param_value(u, i, v);
 }
 
 typedef bool (*action_fn)(struct ui *u, enum key_action act, int arg);
@@ -137,31 +136,27 @@ static bool on_quit(struct ui *u, enum key_action act, int arg)
 
 static bool on_help(struct ui *u, enum key_action act, int arg)
 {
-    if (act == ACT_HELP) {
-        u->help = !u->help;
-        u->help_scroll = 0;
-    } else {
-        u->help_scroll += arg;
-        if (u->help_scroll < 0)
-            u->help_scroll = 0;
-    }
+    if (act == ACT_HELP)
+        ui_toggle_help(u);
+    else
+        ui_scroll_help(u, arg);
     return true;
 }
 
 static bool on_pause(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->playing && u->play_waiting)
-        u->play_waiting = false; /* space also continues a paused story */
+    if (ui_playing(u) && ui_play_waiting(u))
+        ui_play_continue(u); /* space also continues a paused story */
     else
-        u->paused = !u->paused;
+        ui_set_paused(u, !ui_paused(u));
     return true;
 }
 
 static bool on_step(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->paused)
+    if (ui_paused(u))
         ui_single_step(u);
     else
         ui_set_status(u, "'.' steps once when paused (space pauses)");
@@ -171,8 +166,7 @@ static bool on_step(struct ui *u, enum key_action act, int arg)
 static bool on_speed(struct ui *u, enum key_action act, int arg)
 {
     (void)arg;
-    ui_change_speed(u, act == ACT_FASTER ? +1 : -1);
-    u->speed_chosen = true;
+    ui_choose_speed(u, act == ACT_FASTER ? +1 : -1);
     return true;
 }
 
@@ -186,11 +180,11 @@ static bool on_reset(struct ui *u, enum key_action act, int arg)
 static bool on_tour(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->playing) {
-        u->view = VIEW_OVERVIEW; /* no tour while a story plays: Esc goes back */
-    } else if (u->tour) {
+    if (ui_playing(u)) {
+        ui_show_overview(u); /* no tour while a story plays: Esc goes back */
+    } else if (ui_touring(u)) {
         tour_end(u);
-        u->view = VIEW_OVERVIEW;
+        ui_show_overview(u);
     } else {
         tour_start(u);
     }
@@ -200,7 +194,7 @@ static bool on_tour(struct ui *u, enum key_action act, int arg)
 static bool on_infer(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    u->infer_mode = !u->infer_mode;
+    ui_set_infer_mode(u, !ui_infer_mode(u));
     knobs_build(u); /* the mode's own knobs */
     return true;
 }
@@ -217,9 +211,7 @@ static bool on_open(struct ui *u, enum key_action act, int arg)
     (void)act;
     if (arg >= 0 && arg < STAGE_COUNT) {
         tour_end(u);
-        u->view = VIEW_STAGE;
-        u->stage = arg;
-        u->selected_box = arg;
+        ui_open_stage(u, arg);
     }
     return true;
 }
@@ -227,26 +219,25 @@ static bool on_open(struct ui *u, enum key_action act, int arg)
 static bool on_select(struct ui *u, enum key_action act, int arg)
 {
     (void)act;
-    u->selected_box = box_neighbour(u->selected_box, arg);
+    ui_select_box(u, box_neighbour(ui_selected_box(u), arg));
     return true;
 }
 
 static bool on_enter(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    u->view = VIEW_STAGE;
-    u->stage = u->selected_box;
+    ui_open_stage(u, ui_selected_box(u));
     return true;
 }
 
 static bool on_back(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->text_full) {
-        u->text_full = false;
+    if (ui_text_full(u)) {
+        ui_set_text_full(u, false);
         return true;
     }
-    u->view = VIEW_OVERVIEW;
+    ui_show_overview(u);
     tour_end(u);
     return true;
 }
@@ -255,8 +246,7 @@ static bool on_knob_select(struct ui *u, enum key_action act, int arg)
 {
     if (act == ACT_KNOB_PICK) {
         /* Knob indices from the mouse are 1-based (0 means the selected one). */
-        if (arg > 0 && arg <= u->knobs[u->stage].count)
-            u->knob_sel[u->stage] = arg - 1;
+        ui_select_knob(u, ui_stage(u), arg - 1);
     } else {
         knob_select(u, act == ACT_KNOB_NEXT ? +1 : -1);
     }
@@ -266,20 +256,20 @@ static bool on_knob_select(struct ui *u, enum key_action act, int arg)
 static bool on_knob_change(struct ui *u, enum key_action act, int arg)
 {
     /* Mouse clicks on a knob's arrows carry its index + 1. */
-    if (act != ACT_KNOB_AUTO && arg > 0 && arg <= u->knobs[u->stage].count)
-        u->knob_sel[u->stage] = arg - 1;
+    if (act != ACT_KNOB_AUTO && arg > 0)
+        ui_select_knob(u, ui_stage(u), arg - 1);
     int dir = act == ACT_KNOB_INC ? +1 : act == ACT_KNOB_DEC ? -1 : 0;
-    if (u->knobs[u->stage].count > 0)
-        knobs_step(u, u->stage, u->knob_sel[u->stage], dir);
+    if (ui_knob_table(u)[ui_stage(u)].count > 0)
+        knobs_step(u, ui_stage(u), ui_knob_sel(u)[ui_stage(u)], dir);
     return true;
 }
 
 static bool on_tour_next(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (u->playing && u->play_waiting)
-        u->play_waiting = false;
-    else if (!u->playing)
+    if (ui_playing(u) && ui_play_waiting(u))
+        ui_play_continue(u);
+    else if (!ui_playing(u))
         tour_move(u, +1);
     return true;
 }
@@ -287,33 +277,29 @@ static bool on_tour_next(struct ui *u, enum key_action act, int arg)
 static bool on_tour_prev(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (!u->playing) {
+    if (!ui_playing(u)) {
         tour_move(u, -1);
     } else {
         /* Back to the pause before the one on screen, by running the
          * script again (same seed and parameters) up to it. */
-        u->back_to_pause = u->play_waiting ? u->pauses_reached - 1 : u->pauses_reached;
-        if (u->back_to_pause < 0)
-            u->back_to_pause = 0;
-        u->play_restart = true;
+        ui_play_restart_later(u,
+                              ui_play_waiting(u) ? ui_pauses_reached(u) - 1 : ui_pauses_reached(u));
     }
     return true;
 }
 
 static bool on_text_scroll(struct ui *u, enum key_action act, int arg)
 {
-    int page = u->lay.text.h > 3 ? u->lay.text.h - 3 : 1;
+    int page = ui_layout(u)->text.h > 3 ? ui_layout(u)->text.h - 3 : 1;
     int lines = arg > 0 ? arg : arg < 0 ? 1 << 20 : page;
-    u->text_scroll += act == ACT_TEXT_UP ? -lines : lines;
-    if (u->text_scroll < 0)
-        u->text_scroll = 0; /* the end depends on the width: clamped when drawn */
+    ui_scroll_text(u, act == ACT_TEXT_UP ? -lines : lines);
     return true;
 }
 
 static bool on_text_full(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    u->text_full = !u->text_full;
+    ui_set_text_full(u, !ui_text_full(u));
     return true;
 }
 
@@ -333,38 +319,35 @@ static bool on_write(struct ui *u, enum key_action act, int arg)
 
 static bool on_caption_scroll(struct ui *u, enum key_action act, int arg)
 {
-    if (!u->playing) /* the tour: its caption is short; PgUp/PgDn scroll the explanation */
+    if (!ui_playing(u)) /* the tour: its caption is short; PgUp/PgDn scroll the explanation */
         return on_text_scroll(u, act == ACT_CAPTION_BACK ? ACT_TEXT_UP : ACT_TEXT_DOWN, arg);
-    int page = u->lay.caption.h > 1 ? u->lay.caption.h - 1 : 1; /* the prompt row stays */
+    int page =
+        ui_layout(u)->caption.h > 1 ? ui_layout(u)->caption.h - 1 : 1; /* the prompt row stays */
     int lines = arg > 0 ? arg : page;
-    u->caption_scroll += act == ACT_CAPTION_BACK ? lines : -lines;
-    if (u->caption_scroll < 0)
-        u->caption_scroll = 0; /* the upper bound depends on the width: set when drawn */
+    ui_scroll_caption(u, act == ACT_CAPTION_BACK ? lines : -lines);
     return true;
 }
 
 static bool on_params(struct ui *u, enum key_action act, int arg)
 {
     (void)act, (void)arg;
-    if (!u->playing)
+    if (!ui_playing(u))
         ui_set_status(u, "parameters belong to a played scenario (mlviz play)");
-    else if (u->n_params == 0 && !u->params_open)
+    else if (ui_n_params(u) == 0 && !ui_params_open(u))
         ui_set_status(u, "this scenario declares no parameters");
     else
-        u->params_open = !u->params_open;
+        ui_toggle_params(u);
     return true;
 }
 
 static bool on_param(struct ui *u, enum key_action act, int arg)
 {
-    if (act == ACT_PARAM_APPLY) {
-        u->params_apply = true;
-        u->params_open = false;
-    } else if (u->n_params > 0 && act == ACT_PARAM_SEL) {
-        u->param_sel = ((u->param_sel + arg) % u->n_params + u->n_params) % u->n_params;
-    } else if (u->n_params > 0) {
-        param_step(u, u->param_sel, arg);
-    }
+    if (act == ACT_PARAM_APPLY)
+        ui_apply_params_later(u);
+    else if (act == ACT_PARAM_SEL)
+        ui_select_param(u, arg);
+    else if (ui_n_params(u) > 0)
+        param_step(u, ui_param_sel(u), arg);
     return true;
 }
 
@@ -374,20 +357,17 @@ static bool on_plan(struct ui *u, enum key_action act, int arg)
     struct setup s;
     int rank = 0;
     if (act == ACT_PLAN) {
-        if (plan_view_open(&u->plan, &u->setup, u->cat, msg, sizeof msg)) {
-            u->view = VIEW_PLAN;
-            u->tour = false;
-        }
+        ui_show_plan(u, msg, sizeof msg);
     } else if (act == ACT_PLAN_ROW) {
-        plan_view_row(u->plan, arg);
-    } else if (plan_view_pick(u->plan, &s, &rank, msg, sizeof msg)) {
+        plan_ctl_row(ui_plan(u), arg);
+    } else if (plan_ctl_pick(ui_plan(u), &s, &rank, msg, sizeof msg)) {
         char err[UI_MSG_LEN];
         if (!ui_apply_setup(u, &s, err, sizeof err)) {
             ui_set_status(u, "cannot load rank %d: %s", rank, err);
             return true;
         }
         ui_set_status(u, "loaded plan rank %d into the live view", rank);
-        u->view = VIEW_OVERVIEW;
+        ui_show_overview(u);
     }
     if (msg[0])
         ui_set_status(u, "%s", msg);
@@ -448,9 +428,9 @@ static bool handle_mouse(struct ui *u)
     MEVENT ev;
     if (getmouse(&ev) != OK)
         return true;
-    const struct hit_rect *h = hit_find(&u->hits, ev.y, ev.x);
-    if (u->help) {
-        u->help = false; /* any click closes the help */
+    const struct hit_rect *h = ui_hit_at(u, ev.y, ev.x);
+    if (ui_help_open(u)) {
+        ui_close_help(u); /* any click closes the help */
         return true;
     }
     if (!h)
@@ -472,20 +452,21 @@ bool input_key(struct ui *u, int ch)
         return handle_mouse(u);
     int arg = 0;
     enum key_action act = keys_lookup(ch, key_context(u), &arg);
-    if (u->help && act == ACT_NONE) {
-        u->help = false; /* any other key closes the help */
+    if (ui_help_open(u) && act == ACT_NONE) {
+        ui_close_help(u); /* any other key closes the help */
         return true;
     }
     /* In a stage view of the tour, Left and Right turn the knob its caption
      * names (n and b move between stops). */
     bool knob_key = ch == KEY_RIGHT || ch == KEY_LEFT;
-    if (u->tour && !u->playing && u->view == VIEW_STAGE && knob_key)
+    if (ui_touring(u) && !ui_playing(u) && ui_current_view(u) == VIEW_STAGE && knob_key)
         act = ACT_NONE;
-    if (act == ACT_NONE && (u->tour || u->playing)) {
+    if (act == ACT_NONE && (ui_touring(u) || ui_playing(u))) {
         /* Keys of the underlying view still work during the tour; using
          * them holds the stop (no automatic advance mid-experiment). */
-        act = keys_lookup(ch, u->view == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW, &arg);
-        if (act != ACT_NONE && !u->playing)
+        act = keys_lookup(ch, ui_current_view(u) == VIEW_STAGE ? KEYCTX_STAGE : KEYCTX_OVERVIEW,
+                          &arg);
+        if (act != ACT_NONE && !ui_playing(u))
             tour_hands_on(u);
     }
     return input_action(u, act, arg);

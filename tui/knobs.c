@@ -29,18 +29,13 @@ static bool knob_in_mode(const struct field *f, bool infer)
 void knobs_build(struct ui *u)
 {
     const struct field_table *t = setup_fields();
-    for (int s = 0; s < STAGE_COUNT; s++) {
-        u->knobs[s].count = 0;
-        u->knob_sel[s] = 0;
-    }
+    ui_knobs_clear(u);
     for (size_t i = 0; i < t->count; i++) {
         const struct field *f = &t->fields[i];
         if (!(f->flags & FIELD_KNOB) || f->stage < 1 || f->stage > STAGE_COUNT ||
-            !knob_in_mode(f, u->infer_mode))
+            !knob_in_mode(f, ui_infer_mode(u)))
             continue;
-        struct ui_knobs *k = &u->knobs[f->stage - 1];
-        if (k->count < UI_MAX_KNOBS)
-            k->field[k->count++] = f;
+        ui_knobs_add(u, f->stage - 1, f);
     }
 }
 
@@ -58,13 +53,13 @@ static double auto_value(const struct ui *u, const struct field *f)
     if (from && strncmp(from, infer_prefix, sizeof infer_prefix - 1) == 0) {
         for (size_t i = 0; i < infer_report_field_count; i++)
             if (strcmp(infer_report_fields[i].key, from + sizeof infer_prefix - 1) == 0)
-                return report_field_number(&infer_report_fields[i], &u->infer);
+                return report_field_number(&infer_report_fields[i], ui_infer(u));
         return 1;
     }
     if (from && strncmp(from, accel_prefix, sizeof accel_prefix - 1) == 0) {
         const struct field *c =
             fields_find(catalog_fields(CATALOG_ACCELERATOR), from + sizeof accel_prefix - 1);
-        return c && u->res.accel ? fields_get_number(c, u->res.accel) : 1;
+        return c && ui_resolved(u)->accel ? fields_get_number(c, ui_resolved(u)->accel) : 1;
     }
     const struct report_field *r = from ? report_field_find(from) : NULL;
     if (r)
@@ -75,7 +70,7 @@ static double auto_value(const struct ui *u, const struct field *f)
 static bool step_ref(struct ui *u, const struct field *f, struct setup *s, int dir, char *err,
                      size_t err_len)
 {
-    size_t n = catalog_count(u->cat, (enum catalog_kind)f->ref_kind);
+    size_t n = catalog_count(ui_catalog(u), (enum catalog_kind)f->ref_kind);
     bool optional = (f->flags & FIELD_OPTIONAL) != 0;
     size_t slots = n + (optional ? 1 : 0); /* slot n: none */
     if (slots == 0)
@@ -83,14 +78,16 @@ static bool step_ref(struct ui *u, const struct field *f, struct setup *s, int d
     const char *cur = fields_get_string(f, s);
     size_t at = optional && (!cur || !cur[0]) ? n : 0;
     for (size_t i = 0; i < n; i++) {
-        const struct catalog_head *h = catalog_entry(u->cat, (enum catalog_kind)f->ref_kind, i);
+        const struct catalog_head *h =
+            catalog_entry(ui_catalog(u), (enum catalog_kind)f->ref_kind, i);
         if (cur && strcmp(h->id, cur) == 0)
             at = i;
     }
     size_t next = (at + slots + (size_t)(dir > 0 ? 1 : slots - 1)) % slots;
     if (next == n)
         return fields_set_text(f, s, "", err, err_len);
-    const struct catalog_head *h = catalog_entry(u->cat, (enum catalog_kind)f->ref_kind, next);
+    const struct catalog_head *h =
+        catalog_entry(ui_catalog(u), (enum catalog_kind)f->ref_kind, next);
     return fields_set_text(f, s, h->id, err, err_len);
 }
 
@@ -142,9 +139,9 @@ static bool step_number(struct ui *u, const struct field *f, struct setup *s, in
 
 bool knobs_step(struct ui *u, int stage, int i, int dir)
 {
-    if (stage < 0 || stage >= STAGE_COUNT || i < 0 || i >= u->knobs[stage].count)
+    if (stage < 0 || stage >= STAGE_COUNT || i < 0 || i >= ui_knob_table(u)[stage].count)
         return false;
-    const struct field *f = u->knobs[stage].field[i];
+    const struct field *f = ui_knob_table(u)[stage].field[i];
     struct setup s = *ui_setup(u);
     char err[UI_MSG_LEN] = "";
     bool ok = true;
@@ -176,13 +173,8 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
     struct setup before = *ui_setup(u);
     if (ok)
         ok = ui_apply_setup(u, &s, err, sizeof err);
-    if (ok) {
-        if (u->undo_count == UI_UNDO_MAX) {
-            memmove(&u->undo[0], &u->undo[1], sizeof u->undo[0] * (UI_UNDO_MAX - 1));
-            u->undo_count--;
-        }
-        u->undo[u->undo_count++] = before;
-    }
+    if (ok)
+        ui_undo_push(u, &before);
     char label[64], val[64];
     knobs_label(f, label, sizeof label);
     if (!ok) {
@@ -201,18 +193,19 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
 
 void knobs_undo(struct ui *u)
 {
-    if (u->undo_count == 0) {
+    const struct setup *before = ui_undo_top(u);
+    if (!before) {
         ui_set_status(u, "nothing to undo");
         return;
     }
     char err[UI_MSG_LEN];
-    if (!ui_apply_setup(u, &u->undo[u->undo_count - 1], err, sizeof err)) {
+    if (!ui_apply_setup(u, before, err, sizeof err)) {
         ui_set_status(u, "cannot undo: %s", err);
         return;
     }
-    u->undo_count--;
-    ui_set_status(u, "undone: %d more change%s to undo", u->undo_count,
-                  u->undo_count == 1 ? "" : "s");
+    ui_undo_drop(u);
+    ui_set_status(u, "undone: %d more change%s to undo", ui_undo_count(u),
+                  ui_undo_count(u) == 1 ? "" : "s");
 }
 
 void knobs_write(struct ui *u)

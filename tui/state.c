@@ -9,7 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "plan_view.h"
+#include "plan_ctl.h"
+#include "state_internal.h"
 #include "ui.h"
 
 /* How long a status message stays. */
@@ -29,16 +30,6 @@ enum { ADVANCE_PIECE_TICKS = 1 << 14 };
  * day per second) let a played story cover a month-long run in seconds. */
 const double ui_speeds[UI_SPEED_COUNT] = {0.1, 0.25, 0.5, 1,   2,    5,    10,    20,
                                           50,  100,  200, 500, 1000, 3600, 21600, TUI_SPEED_MAX};
-
-const struct model_report *ui_report(const struct ui *u)
-{
-    return u->sim ? sim_report(u->sim) : &u->report;
-}
-
-const struct setup *ui_setup(const struct ui *u)
-{
-    return u->sim ? sim_setup(u->sim) : &u->setup;
-}
 
 void ui_set_status(struct ui *u, const char *fmt, ...)
 {
@@ -80,7 +71,7 @@ void ui_free(struct ui *u)
 {
     if (!u)
         return;
-    plan_view_free(u->plan); /* joins the search thread before the catalog goes */
+    plan_ctl_free(u->plan); /* joins the search thread before the catalog goes */
     u->plan = NULL;
     ui_free_sim(u);
     if (u->cat)
@@ -369,47 +360,395 @@ void ui_open(struct ui *u, struct tui_options *o)
                           : STAGE_ACCELERATORS;
 }
 
-void ui_view_ctx(const struct ui *u, struct view_ctx *v)
+/* ---- named changes: the only writes to struct ui ------------------------------ */
+
+void ui_set_wall_clock(struct ui *u, double wall_s)
 {
-    *v = (struct view_ctx){
-        .cat = u->cat,
-        .setup = ui_setup(u),
-        .setup0 = &u->setup0,
-        .res = &u->res,
-        .report = ui_report(u),
-        .infer = &u->infer,
-        .infer_mode = u->infer_mode,
-        .sim = u->sim,
-        .live = &u->live,
-        .counters = &u->counters,
-        .win = &u->win.avg,
-        .texts = u->texts,
-        .lay = &u->lay,
-        .speed = u->speed,
-        .wall_s = u->wall_s,
-        .paused = u->paused,
-        .lagging = u->lagging,
-        .anim_phase = u->anim_phase,
-        .anim_rate = u->anim_rate,
-        .stage = u->stage,
-        .selected_box = u->selected_box,
-        .knobs = u->knobs,
-        .knob_sel = u->knob_sel,
-        .text_scroll = u->text_scroll,
-        .text_full = u->text_full,
-        .help_scroll = u->help_scroll,
-        .status = u->status,
-        .tour = u->tour,
-        .tour_stop = u->tour_stop,
-        .playing = u->playing,
-        .play_waiting = u->play_waiting,
-        .play_done = u->play_done,
-        .transcript = u->transcript,
-        .transcript_count = u->transcript_count,
-        .caption_scroll = u->caption_scroll,
-        .params = u->params,
-        .n_params = u->n_params,
-        .params_more = u->params_more,
-        .param_sel = u->param_sel,
-    };
+    u->wall_s = wall_s;
+}
+
+void ui_expire_status(struct ui *u)
+{
+    if (u->status[0] && u->wall_s > u->status_until_s)
+        u->status[0] = '\0';
+}
+
+void ui_set_paused(struct ui *u, bool paused)
+{
+    u->paused = paused;
+}
+
+void ui_set_colors(struct ui *u, int colors, bool mouse)
+{
+    u->colors = colors;
+    u->mouse = mouse;
+}
+
+void ui_choose_speed(struct ui *u, int dir)
+{
+    ui_change_speed(u, dir);
+    u->speed_chosen = true;
+}
+
+void ui_reset_animation(struct ui *u)
+{
+    memset(u->anim_phase, 0, sizeof u->anim_phase);
+    memset(u->anim_rate, 0, sizeof u->anim_rate);
+}
+
+void ui_set_infer_mode(struct ui *u, bool infer)
+{
+    u->infer_mode = infer;
+}
+
+/* -- what the screen shows -- */
+
+void ui_show_overview(struct ui *u)
+{
+    u->view = VIEW_OVERVIEW;
+}
+
+void ui_show_stage(struct ui *u, int stage)
+{
+    if (stage < 0 || stage >= STAGE_COUNT)
+        return;
+    u->view = VIEW_STAGE;
+    u->stage = stage;
+}
+
+void ui_open_stage(struct ui *u, int stage)
+{
+    ui_show_stage(u, stage);
+    ui_select_box(u, stage);
+}
+
+void ui_show_plan(struct ui *u, char *msg, size_t msg_len)
+{
+    if (!plan_ctl_open(&u->plan, &u->setup, u->cat, msg, msg_len))
+        return;
+    u->view = VIEW_PLAN;
+    u->tour = false;
+}
+
+struct plan_ctl *ui_plan(struct ui *u)
+{
+    return u->plan;
+}
+
+void ui_select_box(struct ui *u, int box)
+{
+    if (box >= 0 && box < STAGE_COUNT)
+        u->selected_box = box;
+}
+
+void ui_toggle_help(struct ui *u)
+{
+    u->help = !u->help;
+    u->help_scroll = 0;
+}
+
+void ui_close_help(struct ui *u)
+{
+    u->help = false;
+}
+
+/* Scrolls stop at the top; their ends depend on the width and are set
+ * when drawn (ui_frame_end). */
+static void scroll_by(int *scroll, int lines)
+{
+    *scroll += lines;
+    if (*scroll < 0)
+        *scroll = 0;
+}
+
+void ui_scroll_help(struct ui *u, int lines)
+{
+    scroll_by(&u->help_scroll, lines);
+}
+
+void ui_scroll_text(struct ui *u, int lines)
+{
+    scroll_by(&u->text_scroll, lines);
+}
+
+void ui_scroll_caption(struct ui *u, int lines)
+{
+    scroll_by(&u->caption_scroll, lines);
+}
+
+void ui_set_text_full(struct ui *u, bool full)
+{
+    u->text_full = full;
+}
+
+/* -- frames -- */
+
+struct view_out *ui_frame_begin(struct ui *u, int cols, int lines, struct view_ctx *v)
+{
+    bool caption = u->tour || u->playing;
+    layout_compute(cols, lines, u->view == VIEW_STAGE ? LAYOUT_STAGE : LAYOUT_OVERVIEW, caption,
+                   &u->lay);
+    hit_clear(&u->hits);
+    /* The explanation's scroll belongs to the stage it was scrolled in. */
+    if (u->text_stage != u->stage) {
+        u->text_stage = u->stage;
+        u->text_scroll = 0;
+    }
+    ui_view_ctx(u, v);
+    struct view_out *out = &u->out;
+    out->hits = &u->hits;
+    out->text_scroll = u->text_scroll;
+    out->caption_scroll = u->caption_scroll;
+    out->help_scroll = u->help_scroll;
+    return out;
+}
+
+void ui_frame_end(struct ui *u)
+{
+    u->text_scroll = u->out.text_scroll;
+    u->caption_scroll = u->out.caption_scroll;
+    u->help_scroll = u->out.help_scroll;
+}
+
+/* -- knobs and undo -- */
+
+void ui_knobs_clear(struct ui *u)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        u->knobs[s].count = 0;
+        u->knob_sel[s] = 0;
+    }
+}
+
+void ui_knobs_add(struct ui *u, int stage, const struct field *f)
+{
+    if (stage < 0 || stage >= STAGE_COUNT)
+        return;
+    struct ui_knobs *k = &u->knobs[stage];
+    if (k->count < UI_MAX_KNOBS)
+        k->field[k->count++] = f;
+}
+
+void ui_select_knob(struct ui *u, int stage, int i)
+{
+    if (stage >= 0 && stage < STAGE_COUNT && i >= 0 && i < u->knobs[stage].count)
+        u->knob_sel[stage] = i;
+}
+
+void ui_undo_push(struct ui *u, const struct setup *before)
+{
+    if (u->undo_count == UI_UNDO_MAX) {
+        memmove(&u->undo[0], &u->undo[1], sizeof u->undo[0] * (UI_UNDO_MAX - 1));
+        u->undo_count--;
+    }
+    u->undo[u->undo_count++] = *before;
+}
+
+void ui_undo_drop(struct ui *u)
+{
+    if (u->undo_count > 0)
+        u->undo_count--;
+}
+
+void ui_undo_clear(struct ui *u)
+{
+    u->undo_count = 0;
+}
+
+void ui_keep_as_loaded(struct ui *u)
+{
+    u->setup0 = u->setup;
+    u->undo_count = 0;
+}
+
+/* -- the tour -- */
+
+void ui_tour_begin(struct ui *u)
+{
+    u->tour = true;
+    u->tour_stop = 0;
+}
+
+void ui_tour_finish(struct ui *u)
+{
+    u->tour = false;
+}
+
+void ui_tour_stop_at(struct ui *u, int stop, double next_s)
+{
+    u->tour_stop = stop;
+    u->tour_next_s = next_s;
+}
+
+void ui_tour_hold(struct ui *u)
+{
+    u->tour_next_s = INFINITY;
+}
+
+void ui_tour_save(struct ui *u)
+{
+    if (!u->tour_swapped)
+        u->tour_saved = *ui_setup(u); /* the setup to come back to */
+}
+
+void ui_tour_swap(struct ui *u, bool swapped)
+{
+    u->tour_swapped = swapped;
+}
+
+/* -- playback (mlviz play) -- */
+
+void ui_set_playing(struct ui *u, const char *caption)
+{
+    u->playing = true;
+    ui_set_caption(u, caption);
+    ui_transcript_clear(u, caption);
+}
+
+void ui_set_caption(struct ui *u, const char *text)
+{
+    snprintf(u->caption, sizeof u->caption, "%s", text);
+}
+
+void ui_transcript_add(struct ui *u, const char *text, size_t len, bool printed)
+{
+    if (u->transcript_count == UI_TRANSCRIPT_MAX) {
+        memmove(&u->transcript[0], &u->transcript[1],
+                sizeof u->transcript[0] * (UI_TRANSCRIPT_MAX - 1));
+        u->transcript_count--;
+    }
+    struct ui_said *e = &u->transcript[u->transcript_count++];
+    if (len >= sizeof e->text)
+        len = sizeof e->text - 1;
+    memcpy(e->text, text, len);
+    e->text[len] = '\0';
+    e->printed = printed;
+    if (u->caption_scroll > 0)
+        u->caption_scroll++; /* a reader scrolled back keeps their place (about) */
+}
+
+void ui_transcript_clear(struct ui *u, const char *first)
+{
+    u->transcript_count = 0;
+    u->caption_scroll = 0;
+    ui_transcript_add(u, first, strlen(first), false);
+}
+
+void ui_adopt_sim(struct ui *u, struct sim *sim)
+{
+    if (u->sim == sim)
+        return;
+    ui_free_sim(u);
+    u->sim = sim;
+    u->sim_owned = false;
+    u->setup = *sim_setup(sim);
+    ui_keep_as_loaded(u); /* what the story shows is the setup "as loaded" */
+    char err[UI_MSG_LEN];
+    if (setup_resolve(&u->setup, u->cat, &u->res, err, sizeof err))
+        ui_eval(u);
+    if (!u->speed_chosen)
+        ui_pick_speed(u);
+}
+
+void ui_forget_sim(struct ui *u)
+{
+    if (!u->sim_owned)
+        u->sim = NULL; /* the script's: its host frees it */
+}
+
+void ui_set_params(struct ui *u, const struct luahost_param *ps, size_t n)
+{
+    u->n_params = n < UI_MAX_PARAMS ? (int)n : UI_MAX_PARAMS;
+    u->params_more = n > UI_MAX_PARAMS ? (int)(n - UI_MAX_PARAMS) : 0;
+    for (int i = 0; i < u->n_params; i++) {
+        struct ui_param *q = &u->params[i];
+        snprintf(q->name, sizeof q->name, "%s", ps[i].name);
+        snprintf(q->type, sizeof q->type, "%s", ps[i].type);
+        snprintf(q->help, sizeof q->help, "%s", ps[i].help);
+        snprintf(q->value, sizeof q->value, "%s",
+                 ps[i].value_text[0] ? ps[i].value_text : ps[i].default_text);
+    }
+    if (u->param_sel >= u->n_params)
+        u->param_sel = 0;
+}
+
+void ui_set_param_value(struct ui *u, int i, const char *value)
+{
+    if (i >= 0 && i < u->n_params)
+        snprintf(u->params[i].value, sizeof u->params[i].value, "%s", value);
+}
+
+void ui_select_param(struct ui *u, int delta)
+{
+    if (u->n_params > 0)
+        u->param_sel = ((u->param_sel + delta) % u->n_params + u->n_params) % u->n_params;
+}
+
+void ui_toggle_params(struct ui *u)
+{
+    u->params_open = !u->params_open;
+}
+
+void ui_apply_params_later(struct ui *u)
+{
+    u->params_apply = true;
+    u->params_open = false;
+}
+
+bool ui_take_params_apply(struct ui *u)
+{
+    bool apply = u->params_apply;
+    u->params_apply = false;
+    return apply;
+}
+
+void ui_play_restart_later(struct ui *u, int to_pause)
+{
+    u->play_restart = true;
+    u->back_to_pause = to_pause > 0 ? to_pause : 0;
+}
+
+bool ui_take_play_restart(struct ui *u)
+{
+    bool restart = u->play_restart;
+    u->play_restart = false;
+    return restart;
+}
+
+void ui_play_continue(struct ui *u)
+{
+    u->play_waiting = false;
+}
+
+void ui_play_paused(struct ui *u, bool waiting)
+{
+    u->pauses_reached++;
+    u->play_waiting = u->play_waiting || waiting;
+}
+
+void ui_play_finished(struct ui *u)
+{
+    u->play_done = true;
+    u->back_to_pause = 0;
+}
+
+void ui_play_replay_to(struct ui *u, int pause)
+{
+    u->back_to_pause = pause;
+}
+
+void ui_play_replayed(struct ui *u)
+{
+    u->play_waiting = u->pauses_reached > 0;
+    u->back_to_pause = 0;
+}
+
+bool ui_play_started_again(struct ui *u)
+{
+    u->play_done = u->play_waiting = false;
+    u->pauses_reached = 0;
+    u->view = VIEW_OVERVIEW; /* the script's focus() calls open views again */
+    bool mode_changed = u->infer_mode != u->infer_start;
+    u->infer_mode = u->infer_start; /* and its mode() calls set the mode */
+    return mode_changed;
 }

@@ -1,7 +1,6 @@
 /* tour: the guided tour (t). An intro stop, one stop per stage that loads a
  * setup whose bottleneck is that stage (assets/tour/STAGE.yaml), an outro;
  * then it starts over, so a kiosk can leave it running. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,21 +12,20 @@
 /* Back to the setup the tour started from. */
 static void tour_restore(struct ui *u)
 {
-    if (!u->tour_swapped)
+    if (!ui_tour_swapped(u))
         return;
     char err[UI_MSG_LEN];
-    u->tour_swapped = false;
-    if (!ui_apply_setup(u, &u->tour_saved, err, sizeof err))
+    ui_tour_swap(u, false);
+    if (!ui_apply_setup(u, ui_tour_saved(u), err, sizeof err))
         ui_set_status(u, "cannot restore the setup: %s", err);
-    else if (!u->sim && u->report.runnable)
+    else if (!ui_sim(u) && ui_report(u)->runnable)
         ui_new_sim(u);
-    memset(u->anim_phase, 0, sizeof u->anim_phase);
-    memset(u->anim_rate, 0, sizeof u->anim_rate);
+    ui_reset_animation(u);
 }
 
 void tour_end(struct ui *u)
 {
-    u->tour = false;
+    ui_tour_finish(u);
     tour_restore(u);
 }
 
@@ -39,24 +37,20 @@ static void tour_load(struct ui *u, int stage)
     snprintf(path, sizeof path, "%s/assets/tour/%s.yaml", mlviz_data_dir(),
              stage_table[stage].name);
     struct setup s;
-    if (!setup_load_file(&s, path, u->cat, err, sizeof err)) {
+    if (!setup_load_file(&s, path, ui_catalog(u), err, sizeof err)) {
         ui_set_status(u, "tour: %s", err);
         return;
     }
-    if (!u->tour_swapped)
-        u->tour_saved = *ui_setup(u);
-    if (u->sim_owned)
-        ui_free_sim(u);
-    u->sim = NULL;
+    ui_tour_save(u);
+    ui_free_sim(u);
     if (!ui_apply_setup(u, &s, err, sizeof err)) {
         ui_set_status(u, "tour: %s", err);
         tour_restore(u);
         return;
     }
-    u->tour_swapped = true;
-    memset(u->anim_phase, 0, sizeof u->anim_phase);
-    memset(u->anim_rate, 0, sizeof u->anim_rate);
-    if (!u->speed_chosen)
+    ui_tour_swap(u, true);
+    ui_reset_animation(u);
+    if (!ui_speed_chosen(u))
         ui_pick_speed(u);
 }
 
@@ -68,53 +62,49 @@ static const char *const tour_knob[STAGE_COUNT] = {"cluster.storage",
 
 static void tour_select_knob(struct ui *u, int stage)
 {
-    const struct ui_knobs *k = &u->knobs[stage];
-    for (int i = 0; tour_knob[stage] && i < k->count; i++)
-        if (strcmp(k->field[i]->path, tour_knob[stage]) == 0)
-            u->knob_sel[stage] = i;
+    for (int i = 0; tour_knob[stage] && i < ui_knob_table(u)[stage].count; i++)
+        if (strcmp(ui_knob_table(u)[stage].field[i]->path, tour_knob[stage]) == 0)
+            ui_select_knob(u, stage, i);
 }
 
 void tour_hands_on(struct ui *u)
 {
     /* Someone is trying what the caption says: the stop stays (n goes on). */
-    if (u->tour)
-        u->tour_next_s = INFINITY;
+    if (ui_touring(u))
+        ui_tour_hold(u);
 }
 
 static void tour_show(struct ui *u)
 {
-    int s = u->tour_stop;
+    int s = ui_tour_stop(u);
     if (s >= 1 && s <= STAGE_COUNT)
         tour_load(u, s - 1);
     else
         tour_restore(u);
     if (s >= 1 && s <= STAGE_COUNT) {
-        u->view = VIEW_STAGE;
-        u->stage = s - 1;
-        u->selected_box = s - 1;
+        ui_open_stage(u, s - 1);
         tour_select_knob(u, s - 1);
     } else {
-        u->view = VIEW_OVERVIEW;
+        ui_show_overview(u);
     }
-    u->tour_next_s = u->wall_s + TOUR_STOP_S;
+    ui_tour_stop_at(u, s, ui_wall_s(u) + TOUR_STOP_S);
 }
 
 void tour_start(struct ui *u)
 {
-    u->tour = true;
-    u->tour_stop = 0;
+    ui_tour_begin(u);
     tour_show(u);
 }
 
 void tour_move(struct ui *u, int dir)
 {
-    int s = u->tour_stop + dir;
+    int s = ui_tour_stop(u) + dir;
     if (s < 0)
         s = 0;
     if (s >= TOUR_STOPS) {
         /* After the outro the tour starts over: a kiosk can leave it running. */
         s = 0;
     }
-    u->tour_stop = s;
+    ui_tour_stop_at(u, s, ui_tour_next_s(u));
     tour_show(u);
 }

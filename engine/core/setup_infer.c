@@ -46,7 +46,7 @@ double setup_infer_format_bytes(int train_precision)
 /* The dense peak of a number format on a device (0: the device lacks it). */
 static double format_peak(const struct accelerator *a, int train_precision)
 {
-    struct setup probe;
+    struct setup probe = {0}; /* only the precision is read */
     probe.training.precision = train_precision;
     return setup_gemm_peak_tflops(&probe, a);
 }

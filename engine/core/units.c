@@ -153,16 +153,68 @@ void output_format_number(char *buf, size_t len, double v, int digits)
     drop_negative_zero(buf);
 }
 
+/* What every formatter for people writes for a number nobody can know
+ * (NaN, inf: a setup that cannot run); machines get 0 (output_number). */
+#define FORMAT_UNKNOWN "-"
+
 /* Beyond this, fixed notation would print a wall of digits. */
 #define FIXED_NOTATION_LIMIT 1e9
 
 void format_fixed(char *buf, size_t len, double v, int decimals)
 {
+    if (!isfinite(v)) {
+        snprintf(buf, len, "%s", FORMAT_UNKNOWN);
+        return;
+    }
     v = output_number(v);
     if (fabs(v) >= FIXED_NOTATION_LIMIT)
         snprintf(buf, len, "%.3g", v);
     else
         snprintf(buf, len, "%.*f", decimals, v);
+    drop_negative_zero(buf);
+}
+
+/* Below this a magnitude shows as zero in format_significant: its digits
+ * would be a wall of zeros. */
+#define SIGNIFICANT_FLOOR        1e-9
+#define SIGNIFICANT_DECIMALS_MAX 9
+
+/* Decimals that leave `digits` significant digits in a (> 0), the whole
+ * part never rounded. */
+static int significant_decimals(double a, int digits)
+{
+    int whole = (int)floor(log10(a)) + 1; /* digits before the point (<= 0 below 1) */
+    int decimals = digits - whole;
+    if (decimals < 0)
+        return 0;
+    return decimals > SIGNIFICANT_DECIMALS_MAX ? SIGNIFICANT_DECIMALS_MAX : decimals;
+}
+
+void format_significant(char *buf, size_t len, double v, int digits)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, len, "%s", FORMAT_UNKNOWN);
+        return;
+    }
+    v = output_number(v);
+    double a = fabs(v);
+    if (digits < 1)
+        digits = 1;
+    if (a < SIGNIFICANT_FLOOR) {
+        snprintf(buf, len, "0");
+        return;
+    }
+    if (a >= FIXED_NOTATION_LIMIT) {
+        format_fixed(buf, len, v, 0);
+        return;
+    }
+    int decimals = significant_decimals(a, digits);
+    char num[64];
+    snprintf(num, sizeof num, "%.*f", decimals, a);
+    /* 9.96 to two digits rounds up to "10.0": one decimal fewer. */
+    if (decimals > 0 && significant_decimals(strtod(num, NULL), digits) < decimals)
+        decimals--;
+    snprintf(buf, len, "%.*f", decimals, v);
     drop_negative_zero(buf);
 }
 
@@ -179,6 +231,10 @@ void format_percent(char *buf, size_t len, double share)
 {
     const struct unit *u = unit_row(UNIT_PERCENT, "%");
     char num[40];
+    if (!isfinite(share)) {
+        snprintf(buf, len, "%s%s", FORMAT_UNKNOWN, u->symbol);
+        return;
+    }
     format_fixed(num, sizeof num, output_number(share) / u->scale, u->decimals);
     snprintf(buf, len, "%s%s", num, u->symbol);
 }
@@ -187,7 +243,9 @@ void format_usd(char *buf, size_t len, double usd)
 {
     char num[40];
     format_si(num, sizeof num, usd, "");
-    if (num[0] == '-')
+    if (!isfinite(usd))
+        snprintf(buf, len, "$%s", num);
+    else if (num[0] == '-')
         snprintf(buf, len, "-$%s", num + 1);
     else
         snprintf(buf, len, "$%s", num);
@@ -195,6 +253,10 @@ void format_usd(char *buf, size_t len, double usd)
 
 void format_si(char *buf, size_t len, double v, const char *unit)
 {
+    if (!isfinite(v)) {
+        snprintf(buf, len, "%s%s%s", FORMAT_UNKNOWN, *unit ? " " : "", unit);
+        return;
+    }
     v = output_number(v);
     /* Step up the prefixes (in order in the table) while the number is
      * 1000 of them or more. */
@@ -229,11 +291,11 @@ void format_si(char *buf, size_t len, double v, const char *unit)
 
 void format_duration(char *buf, size_t len, double t)
 {
-    t = output_number(t);
-    if (t < 0) {
-        snprintf(buf, len, "-");
+    if (!isfinite(t) || t < 0) { /* unknown or never: no duration to show */
+        snprintf(buf, len, "%s", FORMAT_UNKNOWN);
         return;
     }
+    t = output_number(t); /* -0 -> 0 */
     for (size_t i = 0; i < units_count; i++) {
         const struct unit *u = &units_table[i];
         if (u->kind != UNIT_DURATION || !(u->use & UNIT_FORMAT) || !(t < u->below_s))
@@ -247,20 +309,27 @@ void format_duration(char *buf, size_t len, double t)
     snprintf(buf, len, "%.3g s", t); /* not reached: the last row has no limit */
 }
 
+/* A clock past this many seconds (about 31,700 years) stops: long
+ * holds it on every platform and the days stay a short number. */
+#define CLOCK_MAX_S 1e12
+
 void format_clock(char *buf, size_t len, double seconds)
 {
     if (!isfinite(seconds) || seconds < 0)
         seconds = 0;
-    long day = (long)units_scale(UNIT_DURATION, "d");
-    long hour = (long)units_scale(UNIT_DURATION, "h");
-    long minute = (long)units_scale(UNIT_DURATION, "m");
-    long s = (long)seconds;
-    long d = s / day;
+    if (seconds > CLOCK_MAX_S)
+        seconds = CLOCK_MAX_S;
+    long long day = (long long)units_scale(UNIT_DURATION, "d");
+    long long hour = (long long)units_scale(UNIT_DURATION, "h");
+    long long minute = (long long)units_scale(UNIT_DURATION, "m");
+    long long s = (long long)seconds;
+    long long d = s / day;
     s %= day;
     if (d > 0)
-        snprintf(buf, len, "%ldd %02ld:%02ld:%02ld", d, s / hour, s % hour / minute, s % minute);
+        snprintf(buf, len, "%lldd %02lld:%02lld:%02lld", d, s / hour, s % hour / minute,
+                 s % minute);
     else
-        snprintf(buf, len, "%02ld:%02ld:%02ld", s / hour, s % hour / minute, s % minute);
+        snprintf(buf, len, "%02lld:%02lld:%02lld", s / hour, s % hour / minute, s % minute);
 }
 
 void format_duration_value(char *buf, size_t len, double seconds)

@@ -55,13 +55,18 @@ void output_format_number(char *buf, size_t len, double v, int digits);
 /* A number for people with `decimals` decimals; beyond 1e9 three
  * significant digits with an exponent, never a 300-digit number. */
 void format_fixed(char *buf, size_t len, double v, int decimals);
+/* `digits` significant digits in fixed notation ("0.023", "2.3", "23" for
+ * two), the whole part never rounded ("2345"); below 1e-9 "0", from 1e9
+ * as format_fixed. The screen's counts and GB figures. */
+void format_significant(char *buf, size_t len, double v, int digits);
 /* A share (0.123) as a percentage with one decimal ("12.3%"). */
 void format_percent(char *buf, size_t len, double share);
 /* A dollar amount, unit-scaled ("$1.2 M"). */
 void format_usd(char *buf, size_t len, double usd);
 /* 1.2 k, 3.4 M (the UNIT_SI rows). */
 void format_si(char *buf, size_t len, double v, const char *unit);
-/* 350 us, 1.02 s, 41 min, 3.2 d (the UNIT_FORMAT duration rows). */
+/* 350 us, 1.02 s, 41 min, 3.2 d (the UNIT_FORMAT duration rows); "-" for
+ * a negative or non-finite time (unknown, never). */
 void format_duration(char *buf, size_t len, double seconds);
 /* A wall clock: "01:02:03", "2d 01:02:03" (negative and non-finite: 0). */
 void format_clock(char *buf, size_t len, double seconds);

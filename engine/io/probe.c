@@ -562,7 +562,7 @@ bool probe_measure_read(const char *dir, double *gbs, char *err, size_t err_len)
     size_t read_bytes = 0;
     double t0 = now_s(), elapsed = 0;
     if (ok && lseek(fd, 0, SEEK_SET) == 0) {
-        while (read_bytes < written && (elapsed = now_s() - t0) < PROBE_MEASURE_S / 2.0) {
+        while (read_bytes < written && now_s() - t0 < PROBE_MEASURE_S / 2.0) {
             ssize_t r = read(fd, buf, CHUNK);
             if (r <= 0)
                 break;

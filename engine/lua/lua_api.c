@@ -4,6 +4,7 @@
 #include "lua_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -35,16 +36,16 @@ double lh_check_duration(lua_State *L, int idx, const char *fn)
     if (lua_type(L, idx) == LUA_TNUMBER) {
         double v = lua_tonumber(L, idx);
         if (!isfinite(v) || v < 0)
-            luaL_error(L, "%s: duration must be a finite number of seconds >= 0", fn);
+            lh_raisef(L, "%s: duration must be a finite number of seconds >= 0", fn);
         return v;
     }
     if (lua_type(L, idx) == LUA_TSTRING) {
         double v;
         const char *t = lua_tostring(L, idx);
         if (!fields_parse_duration(t, &v))
-            luaL_error(L, "%s: bad duration '%s' (write 90s, 15m, 6h, 2d or seconds)", fn, t);
+            lh_raisef(L, "%s: bad duration '%s' (write 90s, 15m, 6h, 2d or seconds)", fn, t);
         if (!isfinite(v)) /* "1e308d" parses, but to infinity */
-            luaL_error(L, "%s: duration '%s' is too long", fn, t);
+            lh_raisef(L, "%s: duration '%s' is too long", fn, t);
         return v;
     }
     luaL_typeerror(L, idx, "number of seconds or duration string");
@@ -56,7 +57,7 @@ static int stage_from_value(lua_State *L, int idx, const char *fn)
     if (lua_type(L, idx) == LUA_TNUMBER) {
         lua_Integer n = lua_tointeger(L, idx);
         if (n < 1 || n > STAGE_COUNT)
-            luaL_error(L, "%s: stage number must be 1-%d", fn, STAGE_COUNT);
+            lh_raisef(L, "%s: stage number must be 1-%d", fn, STAGE_COUNT);
         return (int)n - 1;
     }
     const char *name = luaL_checkstring(L, idx);
@@ -66,10 +67,10 @@ static int stage_from_value(lua_State *L, int idx, const char *fn)
     const char *names[STAGE_COUNT + 1];
     stage_name_list(names);
     const char *near = fields_suggest_word(name, names, STAGE_COUNT);
-    luaL_error(L,
-               "%s: unknown stage '%s'%s%s%s (stages: data, cpus, accelerators, interconnect, "
-               "infrastructure or 1-5)",
-               fn, name, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    lh_raisef(L,
+              "%s: unknown stage '%s'%s%s%s (stages: data, cpus, accelerators, interconnect, "
+              "infrastructure or 1-5)",
+              fn, name, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
     return 0;
 }
 
@@ -235,7 +236,7 @@ bool lh_opt_bool(lua_State *L, int t, const char *k, bool dflt)
     if (ty == LUA_TBOOLEAN)
         v = lua_toboolean(L, -1);
     else if (ty != LUA_TNIL)
-        luaL_error(L, "sim: option '%s' must be a boolean (got %s)", k, luaL_typename(L, -1));
+        lh_raisef(L, "sim: option '%s' must be a boolean (got %s)", k, luaL_typename(L, -1));
     lua_pop(L, 1);
     return v;
 }
@@ -249,9 +250,13 @@ double lh_opt_num(lua_State *L, int t, const char *k, double dflt, double lo, do
     else if (ty == LUA_TSTRING && (strstr(k, "_s") || strcmp(k, "duration") == 0))
         v = lh_check_duration(L, -1, "sim");
     else if (ty != LUA_TNIL)
-        luaL_error(L, "sim: option '%s' must be a number (got %s)", k, luaL_typename(L, -1));
-    if (ty != LUA_TNIL && (!(v >= lo) || !(v <= hi)))
-        luaL_error(L, "sim: option '%s' must be within %g..%g (got %g)", k, lo, hi, v);
+        lh_raisef(L, "sim: option '%s' must be a number (got %s)", k, luaL_typename(L, -1));
+    if (ty != LUA_TNIL && (!(v >= lo) || !(v <= hi))) {
+        /* lua_pushfstring has no %g: the numbers are written here */
+        char range[96];
+        snprintf(range, sizeof range, "%g..%g (got %g)", lo, hi, v);
+        lh_raisef(L, "sim: option '%s' must be within %s", k, range);
+    }
     lua_pop(L, 1);
     return v;
 }
@@ -269,8 +274,8 @@ void lh_check_known_keys(lua_State *L, int t, const char *const *names, const ch
             known = known || strcmp(k, names[i]) == 0;
         if (!known) {
             const char *near = k ? fields_suggest_word(k, names, n) : NULL;
-            luaL_error(L, "%s: unknown option '%s'%s%s%s", fn, k ? k : luaL_typename(L, -2),
-                       near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+            lh_raisef(L, "%s: unknown option '%s'%s%s%s", fn, k ? k : luaL_typename(L, -2),
+                      near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         }
         lua_pop(L, 1);
     }

@@ -24,6 +24,12 @@
 #include "fields.h"
 #include "lua_output.h"
 #include "luahost.h"
+
+/* luaL_error and lua_error leave by longjmp and never return, but Lua's
+ * headers do not say so. A wrapper that raises is marked _Noreturn and ends
+ * with LH_RAISED(), so the compiler and the analyzers (scan-build, cppcheck)
+ * know that no code after a call to it runs. */
+#define LH_RAISED() __builtin_unreachable()
 #include "model.h"
 #include "setup.h"
 #include "sim.h"
@@ -155,7 +161,13 @@ void lh_host_check(lua_State *L, struct luahost *h);
 void lh_copy_msg(char *dst, size_t len, const char *src);
 int lh_msg_handler(lua_State *L);
 void lh_final_message(struct luahost *h, const char *raw, char *err, size_t err_len);
-int lh_api_error(lua_State *L, const char *fn, const char *msg);
+/* Raises "fn: msg" at the caller's line; never returns. (int, so that a
+ * lua_CFunction may `return lh_api_error(...)` as it would luaL_error.) */
+_Noreturn int lh_api_error(lua_State *L, const char *fn, const char *msg) __attribute__((noreturn));
+/* luaL_error marked _Noreturn: the same message ("where: " and the text of
+ * lua_pushfstring's formats), raised. Every luaL_error that is a statement
+ * of its own (not returned) is this one. */
+_Noreturn void lh_raisef(lua_State *L, const char *fmt, ...) __attribute__((noreturn));
 int lh_load_script_file(lua_State *L, const char *path);
 void lh_build_env(lua_State *L, struct luahost *h);
 

@@ -14,6 +14,8 @@
 
 #include <lauxlib.h>
 
+#include "lua_internal.h"
+
 /* Lua 5.4's limits: 32 captures, 200 nested matcher calls. */
 #define PAT_MAX_CAPTURES 32
 #define PAT_MAX_DEPTH    200
@@ -137,7 +139,7 @@ static const char *item_end(struct matcher *m, const char *p)
     char c = *p++;
     if (c == '%') {
         if (p >= m->pat_end)
-            luaL_error(m->L, "malformed pattern (ends with '%%')");
+            lh_raisef(m->L, "malformed pattern (ends with '%%')");
         return p + 1;
     }
     if (c != '[')
@@ -147,11 +149,11 @@ static const char *item_end(struct matcher *m, const char *p)
     bool first = true;
     for (;;) {
         if (p >= m->pat_end)
-            luaL_error(m->L, "malformed pattern (missing ']')");
+            lh_raisef(m->L, "malformed pattern (missing ']')");
         char x = *p++;
         if (x == '%') {
             if (p >= m->pat_end)
-                luaL_error(m->L, "malformed pattern (missing ']')");
+                lh_raisef(m->L, "malformed pattern (missing ']')");
             p++;
         } else if (x == ']' && !first) {
             return p;
@@ -216,7 +218,7 @@ static const char *match_lazy(struct matcher *m, const char *s, const char *p, c
 static const char *open_capture(struct matcher *m, const char *s, const char *p, ptrdiff_t kind)
 {
     if (m->level >= PAT_MAX_CAPTURES)
-        luaL_error(m->L, "too many captures");
+        lh_raisef(m->L, "too many captures");
     m->cap[m->level].start = s;
     m->cap[m->level].len = kind;
     m->level++;
@@ -232,7 +234,7 @@ static const char *close_capture(struct matcher *m, const char *s, const char *p
     while (i >= 0 && m->cap[i].len != CAP_OPEN)
         i--;
     if (i < 0)
-        luaL_error(m->L, "invalid pattern capture");
+        lh_raisef(m->L, "invalid pattern capture");
     m->cap[i].len = s - m->cap[i].start;
     const char *r = match_here(m, s, p);
     if (!r)
@@ -244,7 +246,7 @@ static const char *close_capture(struct matcher *m, const char *s, const char *p
 static const char *match_balanced(struct matcher *m, const char *s, const char *p)
 {
     if (p + 1 >= m->pat_end)
-        luaL_error(m->L, "malformed pattern (missing arguments to '%%b')");
+        lh_raisef(m->L, "malformed pattern (missing arguments to '%%b')");
     if (s >= m->src_end || *s != p[0])
         return NULL;
     char open = p[0], close = p[1];
@@ -266,7 +268,7 @@ static const char *match_backref(struct matcher *m, const char *s, int digit)
 {
     int i = digit - '1';
     if (i < 0 || i >= m->level || m->cap[i].len == CAP_OPEN)
-        luaL_error(m->L, "invalid capture index %%%d", i + 1);
+        lh_raisef(m->L, "invalid capture index %%%d", i + 1);
     ptrdiff_t len = m->cap[i].len;
     if (len < 0) /* a position capture is no text */
         return NULL;
@@ -281,7 +283,7 @@ static const char *match_backref(struct matcher *m, const char *s, int digit)
 static const char *match_frontier(struct matcher *m, const char *s, const char *p)
 {
     if (p >= m->pat_end || *p != '[')
-        luaL_error(m->L, "missing '[' after '%%f' in pattern");
+        lh_raisef(m->L, "missing '[' after '%%f' in pattern");
     const char *ep = item_end(m, p);
     int before = s == m->src ? 0 : (unsigned char)s[-1];
     int at = s < m->src_end ? (unsigned char)*s : 0;
@@ -294,7 +296,7 @@ static const char *match_frontier(struct matcher *m, const char *s, const char *
 static const char *match_here(struct matcher *m, const char *s, const char *p)
 {
     if (m->depth++ >= PAT_MAX_DEPTH)
-        luaL_error(m->L, "pattern too complex");
+        lh_raisef(m->L, "pattern too complex");
     const char *r = NULL;
     for (;;) {
         step(m, 1); /* one pattern item tried at one place */
@@ -397,14 +399,14 @@ static ptrdiff_t capture_text(struct matcher *m, int i, const char *s, const cha
 {
     if (i >= m->level) {
         if (i != 0)
-            luaL_error(m->L, "invalid capture index %%%d", i + 1);
+            lh_raisef(m->L, "invalid capture index %%%d", i + 1);
         *text = s;
         return e - s;
     }
     ptrdiff_t len = m->cap[i].len;
     *text = m->cap[i].start;
     if (len == CAP_OPEN)
-        luaL_error(m->L, "unfinished capture");
+        lh_raisef(m->L, "unfinished capture");
     if (len == CAP_POSITION)
         lua_pushinteger(m->L, (lua_Integer)(m->cap[i].start - m->src) + 1);
     return len;
@@ -599,7 +601,7 @@ static void add_template(struct matcher *m, luaL_Buffer *b, const char *s, const
             else
                 luaL_addlstring(b, text, (size_t)n);
         } else {
-            luaL_error(L, "invalid use of '%c' in replacement string", '%');
+            lh_raisef(L, "invalid use of '%c' in replacement string", '%');
         }
         t = pct + 2;
     }
@@ -627,7 +629,7 @@ static bool add_replacement(struct matcher *m, luaL_Buffer *b, const char *s, co
         return false;
     }
     if (!lua_isstring(L, -1))
-        luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
+        lh_raisef(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
     luaL_addvalue(b);
     return true;
 }

@@ -94,7 +94,7 @@ static void plan_read_vary(lua_State *L, int t, struct plan_spec *spec)
     if (n > 0) {
         for (lua_Integer i = 1; i <= n; i++) {
             if (lua_rawgeti(L, t, i) != LUA_TSTRING)
-                luaL_error(L, "plan: vary[%d] must be a string 'path=a,b,c'", (int)i);
+                lh_raisef(L, "plan: vary[%d] must be a string 'path=a,b,c'", (int)i);
             if (!plan_spec_vary(spec, lua_tostring(L, -1), err, sizeof err))
                 lh_api_error(L, "plan", err);
             lua_pop(L, 1);
@@ -105,7 +105,7 @@ static void plan_read_vary(lua_State *L, int t, struct plan_spec *spec)
     lua_Integer nk = lh_push_sorted_string_keys(L, t, &others);
     int keys = lua_gettop(L);
     if (others > 0)
-        luaL_error(L, "plan: vary maps field paths to values");
+        lh_raisef(L, "plan: vary maps field paths to values");
     for (lua_Integer i = 1; i <= nk; i++) {
         lua_rawgeti(L, keys, i);
         const char *path = lua_tostring(L, -1);
@@ -113,7 +113,7 @@ static void plan_read_vary(lua_State *L, int t, struct plan_spec *spec)
         size_t used = (size_t)snprintf(arg, sizeof arg, "%s=", path);
         if (!vt) {
             if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
-                luaL_error(L, "plan: vary['%s'] must be a string, a number or an array", path);
+                lh_raisef(L, "plan: vary['%s'] must be a string, a number or an array", path);
             used += (size_t)snprintf(arg + used, used < sizeof arg ? sizeof arg - used : 0, "%s",
                                      lua_tostring(L, -1));
         } else {
@@ -124,15 +124,15 @@ static void plan_read_vary(lua_State *L, int t, struct plan_spec *spec)
                                     ? (lua_toboolean(L, -1) ? "true" : "false")
                                     : lua_tostring(L, -1);
                 if (!v || strchr(v, ','))
-                    luaL_error(L, "plan: vary['%s'][%d] must be a number, string or boolean", path,
-                               (int)k);
+                    lh_raisef(L, "plan: vary['%s'][%d] must be a number, string or boolean", path,
+                              (int)k);
                 used +=
                     (size_t)snprintf(arg + used, sizeof arg - used, "%s%s", k > 1 ? "," : "", v);
                 lua_pop(L, 1);
             }
         }
         if (used >= sizeof arg)
-            luaL_error(L, "plan: vary['%s'] is too long", path);
+            lh_raisef(L, "plan: vary['%s'] is too long", path);
         if (!plan_spec_vary(spec, arg, err, sizeof err))
             lh_api_error(L, "plan", err);
         lua_pop(L, 1);
@@ -147,19 +147,19 @@ static void plan_read_options(lua_State *L, int opts, struct plan_spec *spec)
     if (lua_getfield(L, opts, "vary") == LUA_TTABLE)
         plan_read_vary(L, lua_gettop(L), spec);
     else if (!lua_isnil(L, -1))
-        luaL_error(L, "plan: vary must be a table");
+        lh_raisef(L, "plan: vary must be a table");
     lua_pop(L, 1);
     if (lua_getfield(L, opts, "max") == LUA_TTABLE) {
         lua_Integer others = 0;
         lua_Integer nk = lh_push_sorted_string_keys(L, -1, &others);
         if (others > 0)
-            luaL_error(L, "plan: max maps figure names to numbers");
+            lh_raisef(L, "plan: max maps figure names to numbers");
         for (lua_Integer i = 1; i <= nk; i++) {
             lua_rawgeti(L, -1, i);
             const char *name = lua_tostring(L, -1);
             lua_pushvalue(L, -1);
             if (lua_rawget(L, -4) != LUA_TNUMBER)
-                luaL_error(L, "plan: max['%s'] must be a number", name);
+                lh_raisef(L, "plan: max['%s'] must be a number", name);
             snprintf(arg, sizeof arg, "%s=%.17g", name, lua_tonumber(L, -1));
             if (!plan_spec_max(spec, arg, err, sizeof err))
                 lh_api_error(L, "plan", err);
@@ -167,27 +167,27 @@ static void plan_read_options(lua_State *L, int opts, struct plan_spec *spec)
         }
         lua_pop(L, 1);
     } else if (!lua_isnil(L, -1)) {
-        luaL_error(L, "plan: max must be a table of figure = limit");
+        lh_raisef(L, "plan: max must be a table of figure = limit");
     }
     lua_pop(L, 1);
     if (lua_getfield(L, opts, "objective") != LUA_TNIL) {
         if (lua_type(L, -1) != LUA_TSTRING ||
             !plan_spec_objective(spec, lua_tostring(L, -1), err, sizeof err))
-            luaL_error(L, "plan: objective must be tokens_per_s, days, usd_total, energy_mwh or "
-                          "mfu");
+            lh_raisef(L, "plan: objective must be tokens_per_s, days, usd_total, energy_mwh or "
+                         "mfu");
     }
     lua_pop(L, 1);
     if (lua_getfield(L, opts, "top") != LUA_TNIL) {
         lua_Integer n = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
         if (n < 1 || n > PLAN_TOP_MAX)
-            luaL_error(L, "plan: top must be a whole number from 1 to %d", PLAN_TOP_MAX);
+            lh_raisef(L, "plan: top must be a whole number from 1 to %d", PLAN_TOP_MAX);
         spec->top = (int)n;
     }
     lua_pop(L, 1);
     if (lua_getfield(L, opts, "threads") != LUA_TNIL) {
         lua_Integer n = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
         if (n < 1 || n > 64)
-            luaL_error(L, "plan: threads must be a whole number from 1 to 64");
+            lh_raisef(L, "plan: threads must be a whole number from 1 to 64");
         spec->threads = (int)n;
     }
     lua_pop(L, 1);

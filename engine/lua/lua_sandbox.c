@@ -5,6 +5,7 @@
  * sandbox's load and require). */
 #include "lua_internal.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -172,7 +173,7 @@ void lh_budget_hook(lua_State *L, lua_Debug *ar)
 }
 
 /* Raise the error of the limit that was hit, at the script's line. */
-static int raise_limit(lua_State *L, struct luahost *h)
+_Noreturn static void raise_limit(lua_State *L, struct luahost *h)
 {
     lua_sethook(L, lh_budget_hook, LUA_MASKCOUNT, 1);
     if (L != h->L)
@@ -182,7 +183,8 @@ static int raise_limit(lua_State *L, struct luahost *h)
     limit_message(h, lua_tostring(L, -1), msg, sizeof msg);
     lua_pop(L, 1);
     lua_pushstring(L, msg);
-    return lua_error(L);
+    lua_error(L);
+    LH_RAISED();
 }
 
 /* Work done in C on behalf of the script: `steps` count against the
@@ -256,9 +258,22 @@ void lh_final_message(struct luahost *h, const char *raw, char *err, size_t err_
 }
 
 /* Raise "name: message" at the caller's line. */
-int lh_api_error(lua_State *L, const char *fn, const char *msg)
+_Noreturn void lh_raisef(lua_State *L, const char *fmt, ...)
 {
-    return luaL_error(L, "%s: %s", fn, msg);
+    va_list ap;
+    va_start(ap, fmt);
+    luaL_where(L, 1);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lua_concat(L, 2);
+    lua_error(L);
+    LH_RAISED();
+}
+
+_Noreturn int lh_api_error(lua_State *L, const char *fn, const char *msg)
+{
+    lh_raisef(L, "%s: %s", fn, msg);
+    LH_RAISED();
 }
 
 /* ---- the sandbox --------------------------------------------------------------- */

@@ -56,12 +56,12 @@ void lh_set_field(lua_State *L, struct setup *s, const struct field *f, int idx,
         ok = fields_set_text(f, s, lua_tostring(L, idx), err, sizeof err);
         break;
     default:
-        luaL_error(L, "%s: value for '%s' must be a number, string or boolean (got %s)", fn,
-                   f->path, luaL_typename(L, idx));
+        lh_raisef(L, "%s: value for '%s' must be a number, string or boolean (got %s)", fn, f->path,
+                  luaL_typename(L, idx));
         return;
     }
     if (!ok)
-        luaL_error(L, "%s: %s: %s", fn, f->path, err);
+        lh_raisef(L, "%s: %s: %s", fn, f->path, err);
 }
 
 /* The field at path, or an error naming the nearest one. */
@@ -90,23 +90,23 @@ static void apply_table(lua_State *L, struct setup *s, int idx, const char *pref
                         const char *fn)
 {
     if (depth >= LUAHOST_SETUP_MAX_DEPTH)
-        luaL_error(L,
-                   "%s: table nested too deeply under '%s' (setup tables have at most %d "
-                   "levels)",
-                   fn, prefix, LUAHOST_SETUP_MAX_DEPTH);
+        lh_raisef(L,
+                  "%s: table nested too deeply under '%s' (setup tables have at most %d "
+                  "levels)",
+                  fn, prefix, LUAHOST_SETUP_MAX_DEPTH);
     luaL_checkstack(L, 4, "setup table"); /* each level holds a key and a value */
     idx = lua_absindex(L, idx);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         if (lua_type(L, -2) != LUA_TSTRING) {
-            luaL_error(L, "%s: keys must be field names (got a %s key under '%s')", fn,
-                       luaL_typename(L, -2), prefix[0] ? prefix : "the top");
+            lh_raisef(L, "%s: keys must be field names (got a %s key under '%s')", fn,
+                      luaL_typename(L, -2), prefix[0] ? prefix : "the top");
         }
         const char *k = lua_tostring(L, -2);
         char path[256];
         int n = snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", k);
         if (n < 0 || (size_t)n >= sizeof path)
-            luaL_error(L, "%s: field path too long under '%s'", fn, prefix[0] ? prefix : "the top");
+            lh_raisef(L, "%s: field path too long under '%s'", fn, prefix[0] ? prefix : "the top");
         if (lua_type(L, -1) == LUA_TTABLE)
             apply_table(L, s, -1, path, depth + 1, fn);
         else if (!(depth == 0 && strcmp(k, "preset") == 0))
@@ -164,7 +164,7 @@ static bool load_named_setup(struct luahost *h, const char *arg, const struct ca
 const struct catalog *lh_need_catalog(lua_State *L, struct luahost *h, const char *fn)
 {
     if (!h->opt.cat)
-        luaL_error(L, "%s: no catalog loaded", fn);
+        lh_raisef(L, "%s: no catalog loaded", fn);
     return h->opt.cat;
 }
 

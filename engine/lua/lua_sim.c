@@ -10,14 +10,16 @@
 /* ---- simulations --------------------------------------------------------------- */
 
 /* Raise the memory-cap error for C memory the script asked for. */
-static int sim_memory_error(lua_State *L, struct luahost *h, size_t bytes, const char *what)
+_Noreturn static int sim_memory_error(lua_State *L, struct luahost *h, size_t bytes,
+                                      const char *what)
 {
     char need[32];
     snprintf(need, sizeof need, "%.1f", (double)bytes / (1 << 20));
-    return luaL_error(L,
-                      "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
-                      "simulation needs %s MiB more for %s",
-                      (int)(h->mem_cap >> 20), need, what);
+    lh_raisef(L,
+              "sim: memory cap of %d MiB exceeded (raise it with --memory): the "
+              "simulation needs %s MiB more for %s",
+              (int)(h->mem_cap >> 20), need, what);
+    LH_RAISED();
 }
 
 /* Bring the sim's charge up to date with what it holds now (its event
@@ -36,7 +38,7 @@ static struct lsim *check_sim(lua_State *L, int idx)
 {
     struct lsim *u = luaL_checkudata(L, idx, SIM_MT);
     if (!u->sim || u->closed)
-        luaL_error(L, "sim: this simulation was closed");
+        lh_raisef(L, "sim: this simulation was closed");
     recharge_sim(L, u);
     return u;
 }
@@ -247,10 +249,13 @@ static int sim_at_m(lua_State *L)
 }
 
 /* After the front end advanced a played sim: re-raise a callback's error. */
-static int raise_callback_error(lua_State *L, struct lsim *u, int sim_idx, const char *err)
+_Noreturn static int raise_callback_error(lua_State *L, struct lsim *u, int sim_idx,
+                                          const char *err)
 {
-    if (!u->has_error)
-        return luaL_error(L, "run: %s", err);
+    if (!u->has_error) {
+        lh_raisef(L, "run: %s", err);
+        LH_RAISED();
+    }
     u->has_error = false;
     lua_getiuservalue(L, sim_idx, 1);
     lua_rawgeti(L, -1, 0);
@@ -258,7 +263,8 @@ static int raise_callback_error(lua_State *L, struct lsim *u, int sim_idx, const
     lua_rawseti(L, -3, 0);
     if (lua_type(L, -1) == LUA_TSTRING)
         lua_pushfstring(L, "%s (in an event callback of sim:run)", lua_tostring(L, -1));
-    return lua_error(L);
+    lua_error(L);
+    LH_RAISED();
 }
 
 static int sim_run_k(lua_State *L, int status, lua_KContext ctx)

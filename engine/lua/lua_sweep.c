@@ -119,12 +119,12 @@ static void sw_bool(void *ctx, const char *key, bool v)
 static void add_pick(lua_State *L, struct sweep_ctx *x, const char *name)
 {
     if (x->n_picks >= SWEEP_MAX_PICKS)
-        luaL_error(L, "sweep: at most %d result fields", SWEEP_MAX_PICKS);
+        lh_raisef(L, "sweep: at most %d result fields", SWEEP_MAX_PICKS);
     struct sweep_pick *p = &x->picks[x->n_picks++];
     const char *dot = strchr(name, '.');
     if (strlen(name) >= sizeof p->name || (dot && strchr(dot + 1, '.')) ||
         (dot && (size_t)(dot - name) >= sizeof p->section))
-        luaL_error(L, "sweep: bad result field '%s' (write 'mfu' or 'memory.per_device_gb')", name);
+        lh_raisef(L, "sweep: bad result field '%s' (write 'mfu' or 'memory.per_device_gb')", name);
     snprintf(p->name, sizeof p->name, "%s", name);
     if (dot) {
         snprintf(p->section, sizeof p->section, "%.*s", (int)(dot - name), name);
@@ -199,16 +199,16 @@ static lua_Integer sweep_count_axes(lua_State *L)
 static void sweep_push_axes(lua_State *L)
 {
     if (sweep_count_axes(L) > SWEEP_MAX_AXES)
-        luaL_error(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
+        lh_raisef(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
     luaL_checkstack(L, 2 * SWEEP_MAX_AXES + 16, "sweep");
     if (lua_rawlen(L, 2) > 0) {
         for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, 2); i++) {
             if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
-                luaL_error(L, "sweep: axis %d must be {path, {values...}}", (int)i);
+                lh_raisef(L, "sweep: axis %d must be {path, {values...}}", (int)i);
             lua_rawgeti(L, -1, 1);
             lua_rawgeti(L, -2, 2);
             if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TTABLE)
-                luaL_error(L, "sweep: axis %d must be {path, {values...}}", (int)i);
+                lh_raisef(L, "sweep: axis %d must be {path, {values...}}", (int)i);
             lua_remove(L, -3);
         }
         return;
@@ -217,12 +217,12 @@ static void sweep_push_axes(lua_State *L)
     lua_Integer nk = lh_push_sorted_string_keys(L, 2, &others);
     int keys = lua_gettop(L);
     if (others > 0)
-        luaL_error(L, "sweep: axes map field paths to arrays of values");
+        lh_raisef(L, "sweep: axes map field paths to arrays of values");
     for (lua_Integer i = 1; i <= nk && i <= SWEEP_MAX_AXES; i++) {
         lua_rawgeti(L, keys, i);
         lua_pushvalue(L, -1);
         if (lua_rawget(L, 2) != LUA_TTABLE)
-            luaL_error(L, "sweep: axes map field paths to arrays of values");
+            lh_raisef(L, "sweep: axes map field paths to arrays of values");
     }
     lua_remove(L, keys);
 }
@@ -235,7 +235,7 @@ static void sweep_read_axes(lua_State *L, struct sweep_space *sp)
     int first = sp->cols + 1;
     sp->n_axes = (lua_gettop(L) - sp->cols) / 2;
     if (sp->n_axes > SWEEP_MAX_AXES)
-        luaL_error(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
+        lh_raisef(L, "sweep: at most %d axes", SWEEP_MAX_AXES);
     sp->total = 1;
     for (int a = 0; a < sp->n_axes; a++) {
         struct sweep_axis *ax = &sp->axes[a];
@@ -244,12 +244,12 @@ static void sweep_read_axes(lua_State *L, struct sweep_space *sp)
         ax->values_idx = first + 2 * a + 1;
         ax->n = (lua_Integer)lua_rawlen(L, ax->values_idx);
         if (ax->n == 0)
-            luaL_error(L, "sweep: no values for '%s'", path);
+            lh_raisef(L, "sweep: no values for '%s'", path);
         if (ax->n > LUAHOST_MAX_SWEEP_ROWS / sp->total)
-            luaL_error(L,
-                       "sweep: too many combinations (more than %d; sweep fewer values or "
-                       "split the sweep)",
-                       LUAHOST_MAX_SWEEP_ROWS);
+            lh_raisef(L,
+                      "sweep: too many combinations (more than %d; sweep fewer values or "
+                      "split the sweep)",
+                      LUAHOST_MAX_SWEEP_ROWS);
         sp->total *= ax->n;
         lua_pushvalue(L, first + 2 * a);
         lua_rawseti(L, sp->cols, ++sp->ncols);
@@ -267,12 +267,12 @@ static void sweep_read_fields(lua_State *L, struct sweep_ctx *x, struct sweep_sp
                 lua_rawgeti(L, -1, i);
                 const char *nm = lua_tostring(L, -1);
                 if (lua_type(L, -1) != LUA_TSTRING)
-                    luaL_error(L, "sweep: fields must be strings");
+                    lh_raisef(L, "sweep: fields must be strings");
                 add_pick(L, x, nm);
                 lua_pop(L, 1);
             }
         } else if (!lua_isnil(L, -1)) {
-            luaL_error(L, "sweep: fields must be an array of result keys");
+            lh_raisef(L, "sweep: fields must be an array of result keys");
         }
         lua_pop(L, 1);
     }
@@ -293,8 +293,8 @@ static void sweep_check_picks(lua_State *L, const struct sweep_ctx *x)
         for (int k = 0; k < SWEEP_MAX_ORDINAL; k++)
             seen = seen || x->by_ordinal[k] == i;
         if (!seen)
-            luaL_error(L, "sweep: no result field '%s' (see setup:eval() for the keys)",
-                       x->picks[i].name);
+            lh_raisef(L, "sweep: no result field '%s' (see setup:eval() for the keys)",
+                      x->picks[i].name);
     }
 }
 

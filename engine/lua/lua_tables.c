@@ -72,11 +72,11 @@ static int push_columns(lua_State *L, int rows, int opts)
 static void check_rows(lua_State *L, int idx, const char *fn)
 {
     if (lua_type(L, idx) != LUA_TTABLE)
-        luaL_error(L, "%s: rows must be an array of tables (got %s)", fn, luaL_typename(L, idx));
+        lh_raisef(L, "%s: rows must be an array of tables (got %s)", fn, luaL_typename(L, idx));
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_rawgeti(L, idx, i) != LUA_TTABLE)
-            luaL_error(L, "%s: row %d is a %s, not a table", fn, (int)i, luaL_typename(L, -1));
+            lh_raisef(L, "%s: row %d is a %s, not a table", fn, (int)i, luaL_typename(L, -1));
         lua_pop(L, 1);
     }
 }

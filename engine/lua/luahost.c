@@ -135,6 +135,12 @@ struct luahost *luahost_reload(const struct luahost *h, int argc, char **argv, c
     return fresh;
 }
 
+void luahost_set_hooks_ctx(struct luahost *h, void *ctx)
+{
+    if (h)
+        h->opt.hooks.ctx = ctx;
+}
+
 const struct luahost_param *luahost_params(const struct luahost *h, size_t *n)
 {
     *n = h->n_params;

@@ -88,6 +88,9 @@ struct luahost_param {
 
 struct luahost *luahost_new(const struct luahost_options *o, char *err, size_t err_len);
 void luahost_free(struct luahost *h);
+/* The context the hooks receive from now on (a front end that comes up
+ * after the host was made); luahost_reload keeps it. */
+void luahost_set_hooks_ctx(struct luahost *h, void *ctx);
 
 /* Asks every running script to stop ("script interrupted"). Safe to call
  * from a signal handler. */

@@ -387,7 +387,8 @@ static bool unit_keys(struct shared *sh, struct unit_key **keys, size_t *n)
         (*keys)[(*n)++].unit = u;
     }
     atomic_fetch_add_explicit(&sh->progress->ranked, sp->units % 4096, memory_order_relaxed);
-    qsort(*keys, *n, sizeof **keys, unit_key_order);
+    if (*n > 0) /* no keys: *keys may be NULL, which qsort may not take */
+        qsort(*keys, *n, sizeof **keys, unit_key_order);
     return true;
 }
 

@@ -15,7 +15,7 @@ start mo 100 30 --
 wait_for mo "sim 00:00:0" 60
 # row_of TEXT: the first screen row (1-based) holding TEXT.
 row_of() { screen mo | grep -nF -- "$1" | head -1 | cut -d: -f1; }
-track_row=$(row_of "cache 0%")
+track_row=$(row_of "cache 0.0%")
 sync_row=$(row_of "gradient sync")
 tracks="" syncs="" i=0
 while [ $i -lt 16 ]; do

@@ -43,7 +43,7 @@ else
     fail "throttled: the stage view's tokens/s follows the clocks within a step" \
         "at sim $(sim_s hot) s (throttled at $t0 s): $(screen hot | grep -m1 'tokens/s')"
 fi
-if wait_for hot "Infrastructure busy 100%" 20; then
+if wait_for hot "Infrastructure busy 100.0%" 20; then
     pass "throttled: the Infrastructure view's strip says the infrastructure is at its limit"
 else
     fail "throttled: the Infrastructure view's strip says the infrastructure is at its limit" \

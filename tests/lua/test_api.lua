@@ -125,6 +125,9 @@ check("hooks are harmless headless", pcall(function() say("hello"); pause(); foc
 raises("focus bad stage", function() focus("dta") end, "did you mean 'data'")
 check("duration parse", mlviz.parse_duration("2h") == 7200)
 check("collective", (mlviz.collective("all-reduce", "ring", 1e9, { devices = 8 })) > 0)
+raises("an option out of range names its range", function()
+  return mlviz.collective("all-reduce", "ring", 1e9, { devices = 0 })
+end, "option 'devices' must be within 1%.%.1e%+08 %(got 0%)")
 check("fields", #mlviz.fields() > 30)
 
 -- serving

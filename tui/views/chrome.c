@@ -10,6 +10,7 @@
 #include "glyphs.h"
 #include "keys.h"
 #include "theme.h"
+#include "units.h"
 #include "views.h"
 
 enum { FOOTER_MAX = 24 };
@@ -20,7 +21,7 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     struct rect r = v->lay->title;
     draw_repeat(r.y, 0, r.w, ROLE_TITLE, " ");
     char clock[32], left[256];
-    fmt_clock(clock, sizeof clock, v->counters->time_s);
+    format_clock(clock, sizeof clock, v->counters->time_s);
     /* Where you are first: the setup name is what gets cut on narrow screens. */
     const struct setup *s = v->setup;
     char now[160] = "";

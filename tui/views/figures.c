@@ -6,6 +6,7 @@
 
 #include "draw.h"
 #include "glyphs.h"
+#include "units.h"
 #include "views.h"
 
 /* Throttle factors closer than this are the same clocks (rounding). */
@@ -132,7 +133,7 @@ const char *view_cost_per_hour(const struct view_ctx *v, char *buf, size_t len)
         snprintf(buf, len, "no cost");
         return buf;
     }
-    fmt_usd(usd, sizeof usd, v->report->cost.usd_per_hour);
+    format_usd(usd, sizeof usd, v->report->cost.usd_per_hour);
     snprintf(buf, len, "%s/h", usd);
     return buf;
 }
@@ -143,9 +144,9 @@ const char *view_live_text(const struct view_ctx *v, double x, const char *unit,
     if (view_warming(v))
         snprintf(buf, len, "warming up");
     else if (!strcmp(unit, "%"))
-        fmt_pct(buf, len, x);
+        format_percent(buf, len, x);
     else
-        fmt_si(buf, len, x, unit);
+        format_si(buf, len, x, unit);
     return buf;
 }
 
@@ -258,19 +259,6 @@ double view_spark_top(const double *series, size_t n, double steady)
     return m * SPARK_HEADROOM;
 }
 
-const char *view_fmt_busy(double x, char *buf, size_t len)
-{
-    if (!isfinite(x) || x <= 0)
-        snprintf(buf, len, "0");
-    else if (x < 0.1) /* two significant digits, never "2e-05" */
-        snprintf(buf, len, "%.*f", x < 1e-8 ? 8 : (int)ceil(-log10(x)) + 1, x);
-    else if (x < 10)
-        snprintf(buf, len, "%.1f", x);
-    else
-        snprintf(buf, len, "%.0f", x);
-    return buf;
-}
-
 const char *view_dp_traffic_label(const struct view_ctx *v, bool brief)
 {
     if (v->setup->training.zero_stage >= 3)
@@ -299,7 +287,7 @@ static size_t fitting_head(const char *text, int w)
         return strlen(text);
     char buf[UI_MSG_LEN * 2];
     size_t best = 0;
-    for (size_t i = 0; text[i] && i < sizeof buf - 1; i++)
+    for (size_t i = 0; i < sizeof buf - 1 && text[i]; i++)
         if (text[i] == ' ') {
             memcpy(buf, text, i);
             buf[i] = '\0';
@@ -346,11 +334,4 @@ double view_bubble_share(const struct model_report *r)
 {
     double x = r->step_time_s > 0 ? r->breakdown.pp_bubble / r->step_time_s : 0;
     return isfinite(x) && x > 0 ? x : 0;
-}
-
-const char *view_fmt_gb(char *buf, size_t len, double gb)
-{
-    int decimals = !(gb < 100) ? 0 : gb < 10 ? 2 : 1;
-    snprintf(buf, len, "%.*f", decimals, isfinite(gb) && gb > 0 ? gb : 0);
-    return buf;
 }

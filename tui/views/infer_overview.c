@@ -13,6 +13,7 @@
 #include "keys.h"
 #include "pictures.h"
 #include "theme.h"
+#include "units.h"
 
 enum {
     BOX_PAD = 2,          /* border + one space inside a box */
@@ -72,7 +73,7 @@ static void bar_row(struct rect in, int i, double frac, enum theme_role role)
     if (i >= in.h)
         return;
     char pct[16];
-    fmt_pct(pct, sizeof pct, frac);
+    format_percent(pct, sizeof pct, frac);
     int pw = draw_width(pct) + 1;
     draw_bar(in.y + i, in.x, in.w - pw, frac, role, ROLE_DIM);
     draw_text(in.y + i, in.x + in.w - pw + 1, pw, ROLE_VALUE, pct);
@@ -94,8 +95,8 @@ static void data_box(const struct view_ctx *v, struct view_out *out)
         row(in, 2, ROLE_FAILED, "cannot serve", NULL, NULL);
         return;
     }
-    fmt_si(n, sizeof n, r->requests_per_s, "");
-    fmt_si(m, sizeof m, r->prefill_tokens_per_s, "");
+    format_si(n, sizeof n, r->requests_per_s, "");
+    format_si(m, sizeof m, r->prefill_tokens_per_s, "");
     snprintf(a, sizeof a, "%s requests/s", n);
     snprintf(b, sizeof b, "%s req/s", n);
     row(in, 2, ROLE_VALUE, a, b, NULL);
@@ -103,7 +104,7 @@ static void data_box(const struct view_ctx *v, struct view_out *out)
     snprintf(b, sizeof b, "prefill %s tok/s", m);
     snprintf(c, sizeof c, "in %s tok/s", m);
     row(in, 3, ROLE_DIM, a, b, c);
-    fmt_si(n, sizeof n, r->output_tokens_per_s, "");
+    format_si(n, sizeof n, r->output_tokens_per_s, "");
     snprintf(a, sizeof a, "output %s tokens/s", n);
     snprintf(b, sizeof b, "output %s tok/s", n);
     snprintf(c, sizeof c, "out %s tok/s", n);
@@ -125,7 +126,7 @@ static void cpu_box(const struct view_ctx *v, struct view_out *out)
     bar_row(in, 2, fill > 1 ? 1 : fill, fill > 1 ? ROLE_FAILED : ROLE_QUEUE);
     if (!r->runnable)
         return;
-    fmt_dur(t, sizeof t, r->decode.host);
+    format_duration(t, sizeof t, r->decode.host);
     snprintf(a, sizeof a, "host %s a step", t);
     snprintf(b, sizeof b, "host %s", t);
     row(in, 3, ROLE_DIM, a, b, NULL);
@@ -159,12 +160,12 @@ static void accel_box(const struct view_ctx *v, struct view_out *out)
         return;
     }
     bool mem = strncmp(r->decode_reason, "memory", 6) == 0;
-    fmt_dur(t, sizeof t, r->tpot_s);
+    format_duration(t, sizeof t, r->tpot_s);
     snprintf(a, sizeof a, "TPOT %s %s", t, mem ? "memory-bound" : "compute-bound");
     snprintf(b, sizeof b, "TPOT %s %s", t, mem ? "mem-bound" : "compute");
     snprintf(c, sizeof c, "TPOT %s", t);
     row(in, 2, ROLE_VALUE, a, b, c);
-    fmt_dur(t, sizeof t, r->ttft_s);
+    format_duration(t, sizeof t, r->ttft_s);
     bool pre_mem = strncmp(r->prefill_reason, "memory", 6) == 0;
     snprintf(a, sizeof a, "TTFT %s %s", t, pre_mem ? "memory-bound" : "compute-bound");
     snprintf(b, sizeof b, "TTFT %s", t);
@@ -183,7 +184,7 @@ static void net_box(const struct view_ctx *v, struct view_out *out)
     const struct link *l = v->res->intra_link;
     struct rect in = box_frame(v, out, STAGE_INTERCONNECT);
     char a[200], b[96], bw[32], t[32];
-    fmt_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
+    format_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
     snprintf(a, sizeof a, "%s %s/dir", l ? l->head.id : "-", bw);
     row(in, 0, ROLE_TEXT, a, l ? l->head.id : "-", NULL);
     snprintf(a, sizeof a, "TP%d PP%d, %d replica%s", r->tp, r->pp, r->replicas,
@@ -192,14 +193,14 @@ static void net_box(const struct view_ctx *v, struct view_out *out)
     row(in, 1, ROLE_DIM, a, b, NULL);
     if (!r->runnable)
         return;
-    fmt_dur(t, sizeof t, r->decode.tp_comm);
+    format_duration(t, sizeof t, r->decode.tp_comm);
     snprintf(a, sizeof a, "all-reduce %s/step", t);
     snprintf(b, sizeof b, "AR %s/step", t);
     row(in, 2, ROLE_TEXT, r->tp > 1 ? a : "no all-reduces", r->tp > 1 ? b : "none", NULL);
     bar_row(in, 3, r->tpot_s > 0 ? (r->decode.tp_comm + r->decode.pp_p2p) / r->tpot_s : 0,
             ROLE_PART_COMM);
     if (r->pp > 1) {
-        fmt_dur(t, sizeof t, r->decode.pp_p2p);
+        format_duration(t, sizeof t, r->decode.pp_p2p);
         snprintf(a, sizeof a, "hand-offs %s/step", t);
         row(in, 4, ROLE_DIM, a, NULL, NULL);
     } else {
@@ -217,19 +218,19 @@ static void infra_box(const struct view_ctx *v, struct view_out *out)
         row(in, 0, ROLE_FAILED, "cannot serve: no power or cost figures", "cannot serve", NULL);
         return;
     }
-    fmt_si(it, sizeof it, r->it_kw * 1e3, "W");
-    fmt_si(fac, sizeof fac, r->facility_kw * 1e3, "W");
+    format_si(it, sizeof it, r->it_kw * 1e3, "W");
+    format_si(fac, sizeof fac, r->facility_kw * 1e3, "W");
     snprintf(a, sizeof a, "IT %s  facility %s  device %.0f W", it, fac, r->device_w);
     snprintf(b, sizeof b, "IT %s  facility %s", it, fac);
     snprintf(c, sizeof c, "IT %s", it);
     row(in, 0, ROLE_TEXT, a, b, c);
-    fmt_usd(mt, sizeof mt, r->usd_per_mtok);
-    fmt_usd(usd, sizeof usd, r->usd_per_hour);
+    format_usd(mt, sizeof mt, r->usd_per_mtok);
+    format_usd(usd, sizeof usd, r->usd_per_hour);
     snprintf(a, sizeof a, "%s per million tokens  %s/h", mt, usd);
     snprintf(b, sizeof b, "%s/Mtok  %s/h", mt, usd);
     snprintf(c, sizeof c, "%s/Mtok", mt);
     row(in, 1, ROLE_VALUE, a, b, c);
-    fmt_si(j, sizeof j, r->joules_per_token, "J");
+    format_si(j, sizeof j, r->joules_per_token, "J");
     snprintf(a, sizeof a, "%s of facility energy an output token", j);
     snprintf(b, sizeof b, "%s a token", j);
     row(in, 2, ROLE_DIM, a, b, NULL);
@@ -330,7 +331,7 @@ static void breakdown_row(int y, int x, int w, const char *label, double total,
                           const struct infer_breakdown *b)
 {
     char t[32];
-    fmt_dur(t, sizeof t, total);
+    format_duration(t, sizeof t, total);
     char text[64];
     snprintf(text, sizeof text, "%s %s", label, t);
     draw_text(y, x, LABEL_W, ROLE_TEXT, text);

@@ -11,6 +11,7 @@
 #include "infer_view.h"
 #include "pictures.h"
 #include "theme.h"
+#include "units.h"
 
 enum {
     AXIS_W = 6,    /* peak label and the axis line */
@@ -76,7 +77,7 @@ static void pic_requests(const struct view_ctx *v, struct rect in)
     if (s->model.vocab > 0) {
         /* The tokenizer cuts text into pieces of this vocabulary; each
          * decode step picks the next one. */
-        fmt_si(c, sizeof c, s->model.vocab, "");
+        format_si(c, sizeof c, s->model.vocab, "");
         snprintf(a, sizeof a, "tokenizer: a %s-token vocabulary", c);
         snprintf(b, sizeof b, "vocabulary %s tokens", c);
         y = line(y, in, ROLE_DIM, (const char *const[]){a, b}, 2);
@@ -86,9 +87,9 @@ static void pic_requests(const struct view_ctx *v, struct rect in)
         return;
     }
     y++;
-    fmt_si(c, sizeof c, r->requests_per_s, "");
-    fmt_si(d, sizeof d, r->prefill_tokens_per_s, "");
-    fmt_si(e, sizeof e, r->output_tokens_per_s, "");
+    format_si(c, sizeof c, r->requests_per_s, "");
+    format_si(d, sizeof d, r->prefill_tokens_per_s, "");
+    format_si(e, sizeof e, r->output_tokens_per_s, "");
     snprintf(a, sizeof a, "%s requests/s over %d replica%s", c, r->replicas,
              r->replicas == 1 ? "" : "s");
     snprintf(b, sizeof b, "%s requests/s", c);
@@ -97,8 +98,8 @@ static void pic_requests(const struct view_ctx *v, struct rect in)
     snprintf(b, sizeof b, "prefill %s, output %s tokens/s", d, e);
     y = line(y, in, ROLE_TEXT, (const char *const[]){a, b}, 2);
     char ttft[32], tpot[32];
-    fmt_dur(ttft, sizeof ttft, r->ttft_s);
-    fmt_dur(tpot, sizeof tpot, r->tpot_s);
+    format_duration(ttft, sizeof ttft, r->ttft_s);
+    format_duration(tpot, sizeof tpot, r->tpot_s);
     snprintf(a, sizeof a, "first token after %s, then one every %s", ttft, tpot);
     snprintf(b, sizeof b, "TTFT %s, TPOT %s", ttft, tpot);
     line(y, in, ROLE_DIM, (const char *const[]){a, b}, 2);
@@ -130,10 +131,10 @@ static void pic_batcher(const struct view_ctx *v, struct rect in)
         cannot_serve(v, in, y);
         return;
     }
-    fmt_dur(t, sizeof t, r->decode.host);
+    format_duration(t, sizeof t, r->decode.host);
     double share = r->tpot_s > 0 ? r->decode.host / r->tpot_s : 0;
     char pct[16];
-    fmt_pct(pct, sizeof pct, share);
+    format_percent(pct, sizeof pct, share);
     snprintf(a, sizeof a, "engine host time %s a step, %s of a decode step", t, pct);
     snprintf(b, sizeof b, "host %s a step (%s)", t, pct);
     y = line(y, in, ROLE_TEXT, (const char *const[]){a, b}, 2);
@@ -214,7 +215,7 @@ static void roof_plot(struct rect p, double peak, double bw, const struct op_poi
         draw_text(p.y + row_of(dec->flops, peak, p.h), p.x + col_of(dec->intensity, ridge, p.w), 1,
                   ROLE_BOTTLENECK, g->batch);
     char top[16];
-    fmt_num(top, sizeof top, peak / 1e12, 0);
+    format_fixed(top, sizeof top, peak / 1e12, 0);
     draw_text(p.y, p.x - AXIS_W, AXIS_W - 1, ROLE_DIM, top);
 }
 
@@ -226,8 +227,8 @@ static int roof_notes(const struct view_ctx *v, struct rect in, int y, double ri
     const struct glyphs *g = glyphs_active();
     const struct infer_report *r = v->infer;
     char a[200], b[120], c[80], pi[32], di[32];
-    fmt_si(pi, sizeof pi, pre->intensity, "");
-    fmt_si(di, sizeof di, dec->intensity, "");
+    format_si(pi, sizeof pi, pre->intensity, "");
+    format_si(di, sizeof di, dec->intensity, "");
     if (y < in.y + in.h) {
         int used = draw_text(y, in.x, in.w, ROLE_PART_COMPUTE, g->bullet);
         snprintf(a, sizeof a, " prefill %s FLOP/B, %s the ridge (%.0f): %s", pi,
@@ -277,7 +278,7 @@ static void roofline(const struct view_ctx *v, struct rect in, int y)
         if (plot_h > ROOF_MAX_H)
             plot_h = ROOF_MAX_H;
         char bws[32], a[160];
-        fmt_si(bws, sizeof bws, bw, "B/s");
+        format_si(bws, sizeof bws, bw, "B/s");
         snprintf(a, sizeof a, "roofline: TFLOP/s against FLOP per byte (log), memory at %s", bws);
         if (head)
             y = line(y, in, ROLE_HEADING, (const char *const[]){a, "roofline (log scales)"}, 2);
@@ -315,8 +316,8 @@ static void pic_devices(const struct view_ctx *v, struct rect in)
         return;
     }
     char kv[32], tok[32];
-    fmt_si(kv, sizeof kv, r->kv_bytes_per_token, "B");
-    fmt_si(tok, sizeof tok, r->kv_capacity_tokens, "");
+    format_si(kv, sizeof kv, r->kv_bytes_per_token, "B");
+    format_si(tok, sizeof tok, r->kv_capacity_tokens, "");
     snprintf(a, sizeof a, "KV cache: %s a token, room for %s tokens: %d sequences", kv, tok,
              r->max_batch);
     snprintf(b, sizeof b, "KV %s/token, %d sequences fit", kv, r->max_batch);
@@ -336,7 +337,7 @@ static void pic_allreduce(const struct view_ctx *v, struct rect in)
     snprintf(b, sizeof b, "TP %d x PP %d", r->tp, r->pp);
     int y = line(in.y, in, ROLE_HEADING, (const char *const[]){a, b}, 2);
     if (l) {
-        fmt_si(bw, sizeof bw, l->bw_gbs * 1e9, "B/s");
+        format_si(bw, sizeof bw, l->bw_gbs * 1e9, "B/s");
         snprintf(a, sizeof a, "%s %s a direction, %.1f us latency", l->head.id, bw, l->latency_us);
         snprintf(b, sizeof b, "%s %s", l->head.id, bw);
         y = line(y, in, ROLE_TEXT, (const char *const[]){a, b}, 2);
@@ -356,11 +357,11 @@ static void pic_allreduce(const struct view_ctx *v, struct rect in)
         return;
     }
     int layers = v->setup->model.layers;
-    fmt_dur(t1, sizeof t1, r->decode.tp_comm);
-    fmt_dur(t2, sizeof t2, r->prefill.tp_comm);
-    fmt_dur(t3, sizeof t3, r->decode.pp_p2p);
+    format_duration(t1, sizeof t1, r->decode.tp_comm);
+    format_duration(t2, sizeof t2, r->prefill.tp_comm);
+    format_duration(t3, sizeof t3, r->decode.pp_p2p);
     /* Each decode all-reduce carries one hidden vector a sequence. */
-    fmt_si(sz, sizeof sz, (double)r->batch * v->setup->model.hidden * 2.0, "B");
+    format_si(sz, sizeof sz, (double)r->batch * v->setup->model.hidden * 2.0, "B");
     if (r->tp > 1) {
         snprintf(a, sizeof a, "decode step: %d all-reduces of %s, %s in all: latency-bound",
                  2 * (layers > 0 ? layers : 0) / (r->pp > 0 ? r->pp : 1), sz, t1);
@@ -375,8 +376,8 @@ static void pic_allreduce(const struct view_ctx *v, struct rect in)
         y = line1(y, in, ROLE_TEXT, a);
     }
     char pct[16];
-    fmt_pct(pct, sizeof pct,
-            r->tpot_s > 0 ? (r->decode.tp_comm + r->decode.pp_p2p) / r->tpot_s : 0);
+    format_percent(pct, sizeof pct,
+                   r->tpot_s > 0 ? (r->decode.tp_comm + r->decode.pp_p2p) / r->tpot_s : 0);
     snprintf(a, sizeof a, "%s of a decode step waits on the links", pct);
     line1(y, in, ROLE_DIM, a);
 }
@@ -389,8 +390,8 @@ static void pic_power_cost(const struct view_ctx *v, struct rect in)
     const struct accelerator *acc = v->res->accel;
     char a[200], b[120], it[32], fac[32], usd[32], mt[32], j[32];
     int y = line1(in.y, in, ROLE_HEADING, "power and the price of tokens");
-    fmt_si(it, sizeof it, r->it_kw * 1e3, "W");
-    fmt_si(fac, sizeof fac, r->facility_kw * 1e3, "W");
+    format_si(it, sizeof it, r->it_kw * 1e3, "W");
+    format_si(fac, sizeof fac, r->facility_kw * 1e3, "W");
     snprintf(a, sizeof a, "%d devices at %.0f W: IT %s, facility %s", r->devices, r->device_w, it,
              fac);
     snprintf(b, sizeof b, "IT %s, facility %s", it, fac);
@@ -405,9 +406,9 @@ static void pic_power_cost(const struct view_ctx *v, struct rect in)
         return;
     }
     y++;
-    fmt_usd(usd, sizeof usd, r->usd_per_hour);
-    fmt_usd(mt, sizeof mt, r->usd_per_mtok);
-    fmt_si(j, sizeof j, r->joules_per_token, "J");
+    format_usd(usd, sizeof usd, r->usd_per_hour);
+    format_usd(mt, sizeof mt, r->usd_per_mtok);
+    format_si(j, sizeof j, r->joules_per_token, "J");
     snprintf(a, sizeof a, "%s per million output tokens", mt);
     snprintf(b, sizeof b, "%s/Mtok", mt);
     y = line(y, in, ROLE_VALUE, (const char *const[]){a, b}, 2);

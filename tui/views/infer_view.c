@@ -9,6 +9,7 @@
 
 #include "glyphs.h"
 #include "theme.h"
+#include "units.h"
 
 const char *const infer_part_names[INFER_PARTS] = {"GEMMs", "attention", "memory", "overhead",
                                                    "comm"};
@@ -89,7 +90,7 @@ void infer_legend(int y, int x, int w, const char *const *names, const enum them
     for (int i = 0; i < n; i++) {
         char item[64], num[32] = "";
         if (values)
-            fmt_num(num, sizeof num, values[i], values[i] < 10 ? 1 : 0);
+            format_fixed(num, sizeof num, values[i], values[i] < 10 ? 1 : 0);
         snprintf(item, sizeof item, " %s%s%s%s  ", names[i], values ? " " : "", num,
                  values && i == n - 1 && unit ? unit : "");
         int need = 1 + draw_width(item) - 2; /* the trailing gap may fall off */
@@ -110,11 +111,11 @@ void view_infer_headline(const struct view_ctx *v, int y, int x, int w)
         return;
     }
     char ttft[32], tpot[32], tps[32], usd[32], lat[32];
-    fmt_dur(ttft, sizeof ttft, r->ttft_s);
-    fmt_dur(tpot, sizeof tpot, r->tpot_s);
-    fmt_dur(lat, sizeof lat, r->latency_s);
-    fmt_si(tps, sizeof tps, r->output_tokens_per_s, "");
-    fmt_usd(usd, sizeof usd, r->usd_per_mtok);
+    format_duration(ttft, sizeof ttft, r->ttft_s);
+    format_duration(tpot, sizeof tpot, r->tpot_s);
+    format_duration(lat, sizeof lat, r->latency_s);
+    format_si(tps, sizeof tps, r->output_tokens_per_s, "");
+    format_usd(usd, sizeof usd, r->usd_per_mtok);
     char a[256], b[256], c[256];
     snprintf(a, sizeof a, "TTFT %s   TPOT %s   latency %s   tokens/s %s   %s/Mtok", ttft, tpot, lat,
              tps, usd);
@@ -135,7 +136,7 @@ static void live_stage_line(const struct view_ctx *v, int y, int x, int w)
     }
     switch (v->stage) {
     case STAGE_DATA:
-        fmt_si(a, sizeof a, r->requests_per_s, "");
+        format_si(a, sizeof a, r->requests_per_s, "");
         snprintf(line[0], sizeof line[0],
                  "%d prompt and %d output tokens a request   %s requests/s",
                  v->setup->inference.prompt_tokens, v->setup->inference.output_tokens, a);
@@ -143,7 +144,7 @@ static void live_stage_line(const struct view_ctx *v, int y, int x, int w)
                  v->setup->inference.prompt_tokens, v->setup->inference.output_tokens, a);
         break;
     case STAGE_CPUS:
-        fmt_dur(a, sizeof a, r->decode.host);
+        format_duration(a, sizeof a, r->decode.host);
         snprintf(line[0], sizeof line[0],
                  "engine host time %s a step   batch %d of %d that fit   %s", a, r->batch,
                  r->max_batch, r->software);
@@ -151,7 +152,7 @@ static void live_stage_line(const struct view_ctx *v, int y, int x, int w)
                  r->max_batch);
         break;
     case STAGE_ACCELERATORS:
-        fmt_si(a, sizeof a, r->kv_bytes_per_token, "B");
+        format_si(a, sizeof a, r->kv_bytes_per_token, "B");
         snprintf(line[0], sizeof line[0],
                  "KV cache %.1f GB a device (%s a token)   weights %.1f GB   %d sequences fit",
                  r->kv_cache_gb_per_device, a, r->weights_gb_per_device, r->max_batch);
@@ -159,18 +160,18 @@ static void live_stage_line(const struct view_ctx *v, int y, int x, int w)
                  r->kv_cache_gb_per_device, r->weights_gb_per_device, r->max_batch);
         break;
     case STAGE_INTERCONNECT:
-        fmt_dur(a, sizeof a, r->decode.tp_comm);
-        fmt_dur(b, sizeof b, r->prefill.tp_comm);
-        fmt_dur(c, sizeof c, r->decode.pp_p2p + r->prefill.pp_p2p);
+        format_duration(a, sizeof a, r->decode.tp_comm);
+        format_duration(b, sizeof b, r->prefill.tp_comm);
+        format_duration(c, sizeof c, r->decode.pp_p2p + r->prefill.pp_p2p);
         snprintf(line[0], sizeof line[0],
                  "TP %d x PP %d   all-reduces %s a decode step, %s a prefill   hand-offs %s", r->tp,
                  r->pp, a, b, c);
         snprintf(line[1], sizeof line[1], "TP%d PP%d  all-reduce %s/step", r->tp, r->pp, a);
         break;
     default:
-        fmt_si(a, sizeof a, r->it_kw * 1e3, "W");
-        fmt_usd(b, sizeof b, r->usd_per_hour);
-        fmt_si(c, sizeof c, r->joules_per_token, "J");
+        format_si(a, sizeof a, r->it_kw * 1e3, "W");
+        format_usd(b, sizeof b, r->usd_per_hour);
+        format_si(c, sizeof c, r->joules_per_token, "J");
         snprintf(line[0], sizeof line[0], "IT %s   %s/h   %s a token   device %.0f W", a, b, c,
                  r->device_w);
         snprintf(line[1], sizeof line[1], "IT %s  %s/h", a, b);

@@ -11,6 +11,7 @@
 #include "pictures.h"
 #include "schedule.h"
 #include "theme.h"
+#include "units.h"
 #include "views.h"
 
 enum {
@@ -91,7 +92,7 @@ static void util_line(const struct view_ctx *v, int y, int x, int w, double util
         draw_text(y, x, w, ROLE_DIM, "warming up");
         return;
     }
-    fmt_pct(pct, sizeof pct, util);
+    format_percent(pct, sizeof pct, util);
     int pw = draw_width(pct) + 1;
     draw_bar(y, x, w - pw, util, role, ROLE_DIM);
     draw_text(y, x + w - pw + 1, pw, ROLE_VALUE, pct);
@@ -106,24 +107,24 @@ static void draw_data_box(const struct view_ctx *v, struct view_out *out)
     const struct storage *st = s->data.source == DATA_LOCAL && v->res->local_storage
                                    ? v->res->local_storage
                                    : v->res->storage;
-    fmt_si(a, sizeof a, r->stages.storage_bw_gbs * 1e9, "B/s");
+    format_si(a, sizeof a, r->stages.storage_bw_gbs * 1e9, "B/s");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s", st ? st->head.id : "storage", a);
-    fmt_si(b, sizeof b, r->stages.need_bw_gbs * 1e9, "B/s");
+    format_si(b, sizeof b, r->stages.need_bw_gbs * 1e9, "B/s");
     draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "need %s", b);
     char hit[16];
-    fmt_pct(hit, sizeof hit, s->data.cache_hit);
+    format_percent(hit, sizeof hit, s->data.cache_hit);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cache %s  ahead %d", hit, s->data.prefetch_batches);
     util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_DATA],
               theme_role_for_util(v->live->stage_util[STAGE_DATA]));
     if (in.h > 4) {
         char sv[16];
-        fmt_pct(sv, sizeof sv, r->starvation);
+        format_percent(sv, sizeof sv, r->starvation);
         draw_textf(in.y + 4, in.x, in.w, r->starvation > 0.05 ? ROLE_WARN : ROLE_DIM,
                    "GPUs starved %s", sv);
     }
     if (in.h > 5) {
         char t[32];
-        fmt_dur(t, sizeof t, r->stages.read_s);
+        format_duration(t, sizeof t, r->stages.read_s);
         draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "read a batch %s", t);
     }
 }
@@ -139,8 +140,8 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
                s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
     char busy[16];
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy",
-               view_fmt_busy(r->stages.cpu_cores_busy, busy, sizeof busy),
+    format_significant(busy, sizeof busy, r->stages.cpu_cores_busy, 2);
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy", busy,
                r->stages.cpu_cores_total);
     util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
               theme_role_for_util(v->live->stage_util[STAGE_CPUS]));
@@ -151,7 +152,7 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     }
     if (in.h > 5) {
         char t[32];
-        fmt_dur(t, sizeof t, r->stages.preprocess_s);
+        format_duration(t, sizeof t, r->stages.preprocess_s);
         draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "prepare a batch %s", t);
     }
 }
@@ -170,7 +171,7 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
     util_line(v, in.y + 1, in.x, in.w, v->live->stage_util[STAGE_ACCELERATORS],
               theme_role_for_util(v->live->stage_util[STAGE_ACCELERATORS]));
     char mfu[16];
-    fmt_pct(mfu, sizeof mfu, view_live_util(v, r->mfu));
+    format_percent(mfu, sizeof mfu, view_live_util(v, r->mfu));
     int ph = v->live->phase;
     const char *pw = v->sim && ph >= 0 && ph < (int)(sizeof phase_words / sizeof phase_words[0])
                          ? phase_words[ph]
@@ -182,9 +183,9 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
               ph == SIM_PHASE_WAITING_FOR_DATA && v->sim ? ROLE_WARN : ROLE_DIM, pw);
     char mem[48];
     char use_gb[16], cap_gb[16];
-    snprintf(mem, sizeof mem, "mem %s/%s GB",
-             view_fmt_gb(use_gb, sizeof use_gb, r->memory.per_device_gb),
-             view_fmt_gb(cap_gb, sizeof cap_gb, r->memory.capacity_gb));
+    format_significant(use_gb, sizeof use_gb, r->memory.per_device_gb, 3);
+    format_significant(cap_gb, sizeof cap_gb, r->memory.capacity_gb, 3);
+    snprintf(mem, sizeof mem, "mem %s/%s GB", use_gb, cap_gb);
     used = draw_text(in.y + 3, in.x, in.w, r->memory.fits ? ROLE_TEXT : ROLE_FAILED, mem);
     if (!r->memory.fits)
         draw_textf(in.y + 3, in.x + used, in.w - used, ROLE_FAILED, " %s too big", g->fail);
@@ -195,7 +196,7 @@ static void draw_accel_box(const struct view_ctx *v, struct view_out *out)
         draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "peak %.0f TFLOP/s", r->peak_tflops);
     if (in.h > 5) {
         char t[32];
-        fmt_dur(t, sizeof t, r->step_time_s);
+        format_duration(t, sizeof t, r->step_time_s);
         draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "one step %s", t);
     }
 }
@@ -206,21 +207,21 @@ static void draw_net_box(const struct view_ctx *v, struct view_out *out)
     struct rect in = box_frame(v, out, STAGE_INTERCONNECT);
     char bw[32], t[32], exp[32];
     const struct link *l = v->res->intra_link;
-    fmt_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
+    format_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s/dir", l ? l->head.id : "-", bw);
     if (r->cp > 1 || r->ep > 1) /* context and expert parallelism when used */
         draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d CP%d PP%d EP%d DP%d", r->tp, r->cp, r->pp,
                    r->ep, r->dp);
     else
         draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
-    fmt_dur(t, sizeof t, r->stages.dp_comm_s);
-    fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
+    format_duration(t, sizeof t, r->stages.dp_comm_s);
+    format_duration(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%s %s", view_dp_traffic_label(v, true), t);
     util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
               theme_role_for_util(v->live->stage_util[STAGE_INTERCONNECT]));
     if (in.h > 4 && v->res->nic) {
         char nb[32];
-        fmt_si(nb, sizeof nb, v->res->nic->bw_gbs * 1e9, "B/s");
+        format_si(nb, sizeof nb, v->res->nic->bw_gbs * 1e9, "B/s");
         draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "NIC %s %s", v->res->nic->head.id, nb);
     }
     if (in.h > 5)
@@ -235,9 +236,9 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
     const struct setup *s = v->setup;
     struct rect in = box_frame(v, out, STAGE_INFRASTRUCTURE);
     char it[32], fac[32], cost[32];
-    fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
-    fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
-           "W");
+    format_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
+    format_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
+              "W");
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "IT %s  facility %s  PUE %.2f", it, fac,
                isfinite(r->power.pue) ? r->power.pue : 0);
     double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
@@ -250,9 +251,9 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
     else
         draw_text(in.y + 1, in.x + used, in.w - used, ROLE_OK, "no throttling");
     char ck[32];
-    fmt_dur(ck, sizeof ck, r->reliability.checkpoint_interval_min * 60);
+    format_duration(ck, sizeof ck, r->reliability.checkpoint_interval_min * 60);
     char gp[16];
-    fmt_pct(gp, sizeof gp, r->reliability.goodput);
+    format_percent(gp, sizeof gp, r->reliability.goodput);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%.2f stops/day  ckpt %s  goodput %s",
                r->reliability.interruptions_per_day, ck, gp);
     view_cost_per_hour(v, cost, sizeof cost);
@@ -266,12 +267,12 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
         draw_bar(in.y + 3, in.x + used, bw, heat,
                  heat > 1 ? ROLE_FAILED : theme_role_for_util(heat), ROLE_DIM);
         char hp[16];
-        fmt_pct(hp, sizeof hp, heat);
+        format_percent(hp, sizeof hp, heat);
         draw_text(in.y + 3, in.x + used + bw + 1, 5, ROLE_VALUE, hp);
     }
     if (in.h > 4 && r->runnable) {
         char energy[32];
-        fmt_si(energy, sizeof energy, v->counters->energy_j / 3600.0, "Wh");
+        format_si(energy, sizeof energy, v->counters->energy_j / 3600.0, "Wh");
         draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "failures %llu  restarts %llu  energy %s",
                    (unsigned long long)v->counters->failures,
                    (unsigned long long)v->counters->restarts, energy);
@@ -411,7 +412,7 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
     double parts[PART_COUNT];
     group_breakdown(r, parts);
     char st[32];
-    fmt_dur(st, sizeof st, r->step_time_s);
+    format_duration(st, sizeof st, r->step_time_s);
     int used = draw_textf(y, x, LABEL_W, ROLE_TEXT, "step %s", st);
     (void)used;
     draw_stacked(y, x + LABEL_W, w - LABEL_W, parts, part_roles, PART_COUNT, r->step_time_s);
@@ -425,7 +426,7 @@ static void draw_breakdown(int y, int x, int w, const struct model_report *r, bo
         char pct[16];
         if (!(parts[i] > 0) && i != PART_COMPUTE)
             continue; /* no bubble without a pipeline, no data wait when fed */
-        fmt_pct(pct, sizeof pct, r->step_time_s > 0 ? parts[i] / r->step_time_s : 0);
+        format_percent(pct, sizeof pct, r->step_time_s > 0 ? parts[i] / r->step_time_s : 0);
         char item[48];
         snprintf(item, sizeof item, " %s %s", part_names[i], pct);
         if (lx + 1 + draw_width(item) > x + w)
@@ -441,7 +442,7 @@ static void spark_scale(int y, int x, int spark_h, size_t n, double top, const c
     if (spark_h < 3 || !(top > 0) || n == 0)
         return;
     char t[32];
-    fmt_si(t, sizeof t, top, unit);
+    format_si(t, sizeof t, top, unit);
     draw_textf(y + 2, x, LABEL_W, ROLE_DIM, "top %s", t);
 }
 
@@ -500,8 +501,8 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
         draw_textf(y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, v->status);
     /* Compute and memory. */
     char mfu[16], hfu[16];
-    fmt_pct(mfu, sizeof mfu, view_live_util(v, r->mfu));
-    fmt_pct(hfu, sizeof hfu, view_live_util(v, r->hfu));
+    format_percent(mfu, sizeof mfu, view_live_util(v, r->mfu));
+    format_percent(hfu, sizeof hfu, view_live_util(v, r->hfu));
     int used;
     if (r->runnable) {
         used = draw_textf(y + 2, x, w, ROLE_VALUE, "MFU %s", mfu);
@@ -511,9 +512,9 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
         used = draw_text(y + 2, x, w, ROLE_FAILED, "cannot run: no MFU or TFLOP/s  ");
     }
     char use_gb[16], cap_gb[16];
-    used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %s/%s GB ",
-                       view_fmt_gb(use_gb, sizeof use_gb, r->memory.per_device_gb),
-                       view_fmt_gb(cap_gb, sizeof cap_gb, r->memory.capacity_gb));
+    format_significant(use_gb, sizeof use_gb, r->memory.per_device_gb, 3);
+    format_significant(cap_gb, sizeof cap_gb, r->memory.capacity_gb, 3);
+    used += draw_textf(y + 2, x + used, w - used, ROLE_TEXT, "memory %s/%s GB ", use_gb, cap_gb);
     int bw = w - used - 12;
     if (bw > 4) {
         double f = r->memory.capacity_gb > 0 ? r->memory.per_device_gb / r->memory.capacity_gb : 0;
@@ -524,9 +525,9 @@ static void draw_metrics(const struct view_ctx *v, struct view_out *out)
                r->memory.fits ? g->pass : g->fail, r->memory.fits ? "fits" : "too big");
     /* Power, heat, cost. */
     char it[32], fac[32], cost[32];
-    fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
-    fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
-           "W");
+    format_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
+    format_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
+              "W");
     view_cost_per_hour(v, cost, sizeof cost);
     used = draw_textf(y + 3, x, w, ROLE_TEXT,
                       "IT %s  facility %s  PUE %.2f  rack heat %.1f of %.0f kW ", it, fac,

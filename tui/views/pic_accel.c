@@ -8,6 +8,7 @@
 #include "glyphs.h"
 #include "pictures.h"
 #include "theme.h"
+#include "units.h"
 
 /* A count with thousands separators ("1,965"), rounded. */
 static void with_commas(char *buf, size_t len, double x)
@@ -64,9 +65,9 @@ static int memory_rows(struct rect in, int y, const struct memory_report *m)
     if (y >= in.y + in.h)
         return -1;
     char use_gb[16], cap_gb[16];
-    int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %s/%s GB ",
-                          view_fmt_gb(use_gb, sizeof use_gb, m->per_device_gb),
-                          view_fmt_gb(cap_gb, sizeof cap_gb, m->capacity_gb));
+    format_significant(use_gb, sizeof use_gb, m->per_device_gb, 3);
+    format_significant(cap_gb, sizeof cap_gb, m->capacity_gb, 3);
+    int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %s/%s GB ", use_gb, cap_gb);
     draw_stacked(y, in.x + used, in.w - used, parts, roles, 5, total);
     y++;
     char items[5][32];
@@ -98,7 +99,7 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     int y = in.y;
     double util = v->live->stage_util[STAGE_ACCELERATORS];
     char pct[16];
-    fmt_pct(pct, sizeof pct, util);
+    format_percent(pct, sizeof pct, util);
     double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
     draw_textf(y++, in.x, in.w, ROLE_HEADING, "%d devices  load %s  %.0f C%s", r->devices, pct,
                isfinite(temp) ? temp : 0, v->live->failed_devices ? "" : "");

@@ -7,6 +7,7 @@
 #include "glyphs.h"
 #include "pictures.h"
 #include "theme.h"
+#include "units.h"
 
 void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
 {
@@ -18,8 +19,9 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
     int total = (int)lround(r->stages.cpu_cores_total),
         busy = (int)lround(r->stages.cpu_cores_busy);
     char nbusy[16];
+    format_significant(nbusy, sizeof nbusy, r->stages.cpu_cores_busy, 2);
     draw_textf(y++, in.x, in.w, ROLE_HEADING, "cores of one node: %s of %d busy loading data",
-               view_fmt_busy(r->stages.cpu_cores_busy, nbusy, sizeof nbusy), total);
+               nbusy, total);
     int grid_h = in.h / 3;
     if (grid_h < 1)
         grid_h = 1;
@@ -40,8 +42,8 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
                r->pcie_lanes_needed, r->pcie_lanes_have);
     if (v->res->host_link) {
         char bw[32], t[32];
-        fmt_si(bw, sizeof bw, v->res->host_link->bw_gbs * 1e9, "B/s");
-        fmt_dur(t, sizeof t, r->stages.h2d_s);
+        format_si(bw, sizeof bw, v->res->host_link->bw_gbs * 1e9, "B/s");
+        format_duration(t, sizeof t, r->stages.h2d_s);
         draw_textf(y++, in.x, in.w, ROLE_DIM, "host link %s %s/dir, copies %s per step",
                    v->res->host_link->head.id, bw, t);
     }

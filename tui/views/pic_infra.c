@@ -8,6 +8,7 @@
 #include "glyphs.h"
 #include "pictures.h"
 #include "theme.h"
+#include "units.h"
 
 void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
 {
@@ -55,14 +56,14 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
     (void)used;
     draw_spark(y++, in.x + 12, in.w - 12, 1, out->series, n, 1, ROLE_FAILED);
     char ck[32];
-    fmt_dur(ck, sizeof ck, r->reliability.checkpoint_interval_min * 60);
+    format_duration(ck, sizeof ck, r->reliability.checkpoint_interval_min * 60);
     draw_textf(y++, in.x, in.w, ROLE_DIM, "restarts %llu  checkpoints %llu (every %s)",
                (unsigned long long)v->counters->restarts,
                (unsigned long long)v->counters->checkpoints, ck);
     char cost[32], tot[32], energy[32];
-    fmt_usd(cost, sizeof cost, r->cost.usd_per_hour);
-    fmt_usd(tot, sizeof tot, r->cost.usd_total);
-    fmt_si(energy, sizeof energy, v->counters->energy_j / 3600.0, "Wh");
+    format_usd(cost, sizeof cost, r->cost.usd_per_hour);
+    format_usd(tot, sizeof tot, r->cost.usd_total);
+    format_si(energy, sizeof energy, v->counters->energy_j / 3600.0, "Wh");
     if (y < in.y + in.h && !r->runnable)
         draw_text(y, in.x, in.w, ROLE_FAILED, "cannot run: no energy or cost");
     else if (y < in.y + in.h)

@@ -11,6 +11,7 @@
 #include "pictures.h"
 #include "setup.h"
 #include "theme.h"
+#include "units.h"
 
 /* Text wrapped at word boundaries from row y, never past the rectangle's
  * bottom; returns the rows used. */
@@ -56,8 +57,8 @@ static int pic_experts(const struct view_ctx *v, struct rect in, int y)
     const struct model_report *r = v->report;
     const struct glyphs *g = glyphs_active();
     char full[32], exp[32], line[256];
-    fmt_dur(full, sizeof full, ep_a2a_full_s(v));
-    fmt_dur(exp, sizeof exp, r->breakdown.ep_comm);
+    format_duration(full, sizeof full, ep_a2a_full_s(v));
+    format_duration(exp, sizeof exp, r->breakdown.ep_comm);
     if (v->setup->training.ep_comm_overlap)
         snprintf(line, sizeof line,
                  "expert dispatch/combine all-to-all, EP=%d: %s per step, %s exposed", r->ep, full,
@@ -106,7 +107,7 @@ static int pic_cp_ring(const struct view_ctx *v, struct rect in, int y)
     const struct model_report *r = v->report;
     const struct glyphs *g = glyphs_active();
     char exp[32], line[192];
-    fmt_dur(exp, sizeof exp, r->breakdown.cp_comm);
+    format_duration(exp, sizeof exp, r->breakdown.cp_comm);
     snprintf(line, sizeof line,
              "context parallel CP=%d: K/V blocks passed around the ring, %s exposed per step",
              r->cp, exp);
@@ -241,8 +242,8 @@ static int pic_dp(const struct view_ctx *v, struct view_out *out, struct rect in
     const struct model_report *r = v->report;
     const struct setup *s = v->setup;
     char full[32], exp[32];
-    fmt_dur(full, sizeof full, r->stages.dp_comm_s);
-    fmt_dur(exp, sizeof exp, r->breakdown.dp_comm_exposed);
+    format_duration(full, sizeof full, r->stages.dp_comm_s);
+    format_duration(exp, sizeof exp, r->breakdown.dp_comm_exposed);
     int algo = s->training.allreduce;
     bool tree = algo == ALLREDUCE_TREE;
     const char *how = tree ? "tree" : algo == ALLREDUCE_HIERARCHICAL ? "hierarchical" : "ring";
@@ -298,7 +299,7 @@ void pic_net(const struct view_ctx *v, struct view_out *out, struct rect in)
     if (y < in.y + in.h)
         y = pic_dp(v, out, in, y);
     char tp[32];
-    fmt_dur(tp, sizeof tp, r->breakdown.tp_comm);
+    format_duration(tp, sizeof tp, r->breakdown.tp_comm);
     draw_textf(y++, in.x, in.w, ROLE_DIM, "tensor parallel TP=%d: %s per step", r->tp, tp);
     if (one_domain && r->devices > 1 && y < in.y + in.h)
         y = pic_scaleup(v, in, y);

@@ -16,6 +16,7 @@
 #include "schedule.h"
 #include "setup.h"
 #include "theme.h"
+#include "units.h"
 
 enum {
     PIPE_ROWS_MAX = 128,
@@ -102,8 +103,8 @@ int pic_pipeline(const struct view_ctx *v, struct rect in, int y)
         return y + 1;
     }
     char bs[32], bp[16];
-    fmt_dur(bs, sizeof bs, sched_bubble_s(r));
-    fmt_pct(bp, sizeof bp, sched_bubble_share(r));
+    format_duration(bs, sizeof bs, sched_bubble_s(r));
+    format_percent(bp, sizeof bp, sched_bubble_share(r));
     char vp[24] = "";
     if (r->vp > 1)
         snprintf(vp, sizeof vp, " x %d chunks", r->vp);

@@ -12,6 +12,7 @@
 #include "glyphs.h"
 #include "pictures.h"
 #include "theme.h"
+#include "units.h"
 
 enum {
     AXIS_W = 6,      /* "990  " and the axis line */
@@ -110,7 +111,7 @@ static void verdict_line(int y, struct rect in, double ridge, double op_i, doubl
         snprintf(oi, sizeof oi, "%.1fk", op_i / 1e3);
     else
         snprintf(oi, sizeof oi, "%.0f", op_i);
-    fmt_pct(pct, sizeof pct, op_f / peak);
+    format_percent(pct, sizeof pct, op_f / peak);
     int used = draw_textf(y, in.x, in.w, ROLE_BOTTLENECK, "%s ", g->bullet);
     draw_textf(y, in.x + used, in.w - used, ROLE_TEXT, "%s: GEMM %s %s ridge %s FLOP/B, %s of peak",
                op_i >= ridge ? "compute-bound" : "memory-bound", oi, op_i >= ridge ? ">" : "<", ri,
@@ -133,7 +134,7 @@ void pic_roofline(const struct view_ctx *v, struct rect in)
         return;
     }
     char bws[32];
-    fmt_si(bws, sizeof bws, bw, "B/s");
+    format_si(bws, sizeof bws, bw, "B/s");
     draw_textf(in.y, in.x, in.w, ROLE_HEADING,
                "roofline: TFLOP/s vs FLOP per byte (log); ridge = %.0f TFLOP/s / %s", peak / 1e12,
                bws);
@@ -141,8 +142,8 @@ void pic_roofline(const struct view_ctx *v, struct rect in)
     plot(p, peak, bw, ridge, op_i, op_f);
     int ay = p.y + p.h;
     char lo[16], hi[16];
-    fmt_si(lo, sizeof lo, ridge / 100, "");
-    fmt_si(hi, sizeof hi, ridge * 100, "");
+    format_si(lo, sizeof lo, ridge / 100, "");
+    format_si(hi, sizeof hi, ridge * 100, "");
     draw_text(ay, p.x, p.w, ROLE_DIM, lo);
     draw_center(ay, p.x, p.w, ROLE_DIM, "memory-bound | compute-bound");
     draw_text(ay, p.x + p.w - draw_width(hi), draw_width(hi), ROLE_DIM, hi);

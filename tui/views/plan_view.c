@@ -1,13 +1,11 @@
 /* view_plan: the plan screen (key p). The search of engine/plan/plan.h runs in a
- * background thread while the screen shows its progress; then the ranked
- * table, where the current setup ranks, and a scatter of days to train
- * against total cost with the Pareto front marked. Enter loads the
- * selected row into the live view. */
+ * background thread (tui/plan_ctl.c, owned by the app) while the screen
+ * shows its progress; then the ranked table, where the current setup
+ * ranks, and a scatter of days to train against total cost with the
+ * Pareto front marked. Enter loads the selected row into the live view.
+ * Everything drawn comes from v->plan. */
 #include <math.h>
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <curses.h>
 
@@ -15,149 +13,22 @@
 #include "glyphs.h"
 #include "keys.h"
 #include "plan.h"
-#include "plan_view.h"
+#include "units.h"
 #include "views.h"
-
-enum { PLAN_VIEW_TOP = 20, SETUP_TEXT_LEN = 16384 };
-
-struct plan_view {
-    struct plan_space space;
-    struct plan_spec spec;
-    struct plan_result result;
-    struct plan_progress progress;
-    pthread_t thread;
-    bool started; /* a thread was started and not yet joined */
-    int finished; /* set by the thread (atomic) */
-    bool ok;
-    char err[UI_MSG_LEN];
-    char base_yaml[SETUP_TEXT_LEN]; /* the setup searched, to notice changes */
-    const struct catalog *cat;
-    int sel;
-    struct plan_why why; /* rank 1 against the setup, part by part */
-};
-
-static void *search_main(void *arg)
-{
-    struct plan_view *pv = arg;
-    pv->ok = plan_run(&pv->space, pv->cat, &pv->spec, &pv->result, &pv->progress, NULL, NULL,
-                      pv->err, sizeof pv->err);
-    memset(&pv->why, 0, sizeof pv->why);
-    if (pv->ok && pv->result.n_top > 0 && pv->result.base_runnable)
-        plan_why(&pv->space, pv->cat, pv->result.top[0].index, &pv->why);
-    __atomic_store_n(&pv->finished, 1, __ATOMIC_RELEASE);
-    return NULL;
-}
-
-static bool search_done(const struct plan_view *pv)
-{
-    return __atomic_load_n(&pv->finished, __ATOMIC_ACQUIRE) != 0;
-}
-
-/* Stops and joins a running search; frees its result. */
-static void search_stop(struct plan_view *pv)
-{
-    if (pv->started) {
-        plan_progress_cancel(&pv->progress);
-        pthread_join(pv->thread, NULL);
-        pv->started = false;
-    }
-    plan_result_free(&pv->result);
-}
-
-void plan_view_free(struct plan_view *pv)
-{
-    if (!pv)
-        return;
-    search_stop(pv);
-    free(pv);
-}
-
-bool plan_view_open(struct plan_view **pvp, const struct setup *setup, const struct catalog *cat,
-                    char *msg, size_t msg_len)
-{
-    if (!*pvp) {
-        *pvp = calloc(1, sizeof **pvp);
-        if (!*pvp) {
-            snprintf(msg, msg_len, "plan: out of memory");
-            return false;
-        }
-    }
-    struct plan_view *pv = *pvp;
-    char *yaml = malloc(SETUP_TEXT_LEN);
-    if (!yaml)
-        return true;
-    setup_write_yaml(setup, yaml, SETUP_TEXT_LEN);
-    bool same = pv->started && strcmp(yaml, pv->base_yaml) == 0;
-    if (!same) {
-        /* A new search of the setup as it is now. */
-        search_stop(pv);
-        snprintf(pv->base_yaml, sizeof pv->base_yaml, "%s", yaml);
-        pv->cat = cat;
-        pv->sel = 0;
-        plan_spec_init(&pv->spec);
-        pv->spec.top = PLAN_VIEW_TOP;
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        pv->spec.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
-        plan_progress_init(&pv->progress);
-        pv->finished = 0;
-        pv->ok = false;
-        pv->err[0] = '\0';
-        if (!plan_space_build(&pv->space, setup, &pv->spec, cat, pv->err, sizeof pv->err)) {
-            pv->finished = 1;
-        } else if (pthread_create(&pv->thread, NULL, search_main, pv) == 0) {
-            pv->started = true;
-        } else {
-            snprintf(pv->err, sizeof pv->err, "plan: cannot start the search thread");
-            pv->finished = 1;
-        }
-    }
-    free(yaml);
-    return true;
-}
-
-static int ready_rows(const struct plan_view *pv)
-{
-    return search_done(pv) && pv->ok ? pv->result.n_top : 0;
-}
-
-void plan_view_row(struct plan_view *pv, int dir)
-{
-    int rows = pv ? ready_rows(pv) : 0;
-    if (rows > 0)
-        pv->sel = ((pv->sel + dir) % rows + rows) % rows;
-}
-
-bool plan_view_pick(const struct plan_view *pv, struct setup *out, int *rank, char *msg,
-                    size_t msg_len)
-{
-    if (!pv)
-        return false;
-    if (!(search_done(pv) && pv->ok)) {
-        snprintf(msg, msg_len, "the search is still running");
-        return false;
-    }
-    if (ready_rows(pv) == 0) {
-        snprintf(msg, msg_len, "no runnable configuration to load");
-        return false;
-    }
-    plan_space_setup(&pv->space, pv->result.top[pv->sel].index, out);
-    *rank = pv->sel + 1;
-    return true;
-}
 
 /* ---- drawing ---------------------------------------------------------------- */
 
-static void draw_progress(const struct plan_view *pv, int y, int x, int w)
+static void draw_progress(const struct view_plan *pv, int y, int x, int w)
 {
     struct plan_progress_now p;
-    plan_progress_read(&pv->progress, &p);
+    plan_progress_read(pv->progress, &p);
     int preparing = p.preparing;
     uint64_t done = preparing ? p.prep_done : p.done;
     uint64_t total = preparing ? p.prep_total : p.total;
     total = total ? total : 1;
     char a[32], b[32];
-    fmt_si(a, sizeof a, (double)(done < total ? done : total), "");
-    fmt_si(b, sizeof b, (double)total, "");
+    format_si(a, sizeof a, (double)(done < total ? done : total), "");
+    format_si(b, sizeof b, (double)total, "");
     int used = preparing == 1 ? draw_textf(y, x, w, ROLE_TEXT, "ranking %s of %s layouts ", a, b)
                : preparing == 2
                    ? draw_textf(y, x, w, ROLE_TEXT, "searching the most promising layouts first ")
@@ -166,13 +37,13 @@ static void draw_progress(const struct plan_view *pv, int y, int x, int w)
     draw_bar(y, x + used, w - used > 40 ? 40 : w - used, share > 1 ? 1 : share, ROLE_OK, ROLE_DIM);
 }
 
-static void table_row(const struct plan_view *pv, int y, int x, int w, const char *rank,
+static void table_row(const struct view_plan *pv, int y, int x, int w, const char *rank,
                       const struct plan_entry *e, enum theme_role role, const char *changes)
 {
     char tok[32], usd[32], days[32];
-    fmt_si(tok, sizeof tok, e->fig[PLAN_TOKENS_PER_S], "");
-    fmt_usd(usd, sizeof usd, e->fig[PLAN_USD_TOTAL]);
-    fmt_num(days, sizeof days, e->fig[PLAN_DAYS], 1);
+    format_si(tok, sizeof tok, e->fig[PLAN_TOKENS_PER_S], "");
+    format_usd(usd, sizeof usd, e->fig[PLAN_USD_TOTAL]);
+    format_fixed(days, sizeof days, e->fig[PLAN_DAYS], 1);
     (void)pv;
     draw_textf(y, x, w, role, "%5s %9s %7s %9s %5.1f%%  %s", rank, tok, days, usd,
                100 * e->fig[PLAN_MFU], changes);
@@ -227,10 +98,10 @@ static void widen(struct scatter *sc, const struct plan_entry *e, bool *first)
     sc->y1 = y > sc->y1 ? y : sc->y1;
 }
 
-static void draw_scatter(const struct plan_view *pv, struct rect box)
+static void draw_scatter(const struct view_plan *pv, struct rect box)
 {
     const struct glyphs *g = glyphs_active();
-    const struct plan_result *r = &pv->result;
+    const struct plan_result *r = pv->result;
     draw_box(&box, ROLE_BORDER, false, "days to train vs total cost", ROLE_HEADING);
     if (box.h < 6 || box.w < 20)
         return;
@@ -248,12 +119,12 @@ static void draw_scatter(const struct plan_view *pv, struct rect box)
         return;
     }
     char a[32], b[32];
-    fmt_usd(a, sizeof a, sc.y1);
-    fmt_usd(b, sizeof b, sc.y0);
+    format_usd(a, sizeof a, sc.y1);
+    format_usd(b, sizeof b, sc.y0);
     draw_text(sc.r.y, box.x + 1, 10, ROLE_DIM, a);
     draw_text(sc.r.y + sc.r.h - 1, box.x + 1, 10, ROLE_DIM, b);
-    fmt_num(a, sizeof a, sc.x0, 1);
-    fmt_num(b, sizeof b, sc.x1, 1);
+    format_fixed(a, sizeof a, sc.x0, 1);
+    format_fixed(b, sizeof b, sc.x1, 1);
     int axis_y = sc.r.y + sc.r.h;
     draw_textf(axis_y, sc.r.x, sc.r.w, ROLE_DIM, "%s d", a);
     draw_textf(axis_y, sc.r.x + sc.r.w - draw_width(b) - 2, draw_width(b) + 2, ROLE_DIM, "%s d", b);
@@ -276,14 +147,14 @@ static void draw_scatter(const struct plan_view *pv, struct rect box)
 static int draw_why(const struct plan_why *why, int y, int x, int w)
 {
     char line[512], a[32], b[32];
-    fmt_dur(a, sizeof a, why->base[PLAN_WHY_STEP]);
-    fmt_dur(b, sizeof b, why->best[PLAN_WHY_STEP]);
+    format_duration(a, sizeof a, why->base[PLAN_WHY_STEP]);
+    format_duration(b, sizeof b, why->best[PLAN_WHY_STEP]);
     int n = snprintf(line, sizeof line, "rank 1 vs yours: step %s -> %s:", a, b);
     for (int i = 0; i < PLAN_WHY_STEP && n > 0 && (size_t)n < sizeof line; i++) {
         double d = why->best[i] - why->base[i];
         if (!(fabs(d) >= 0.01 * why->base[PLAN_WHY_STEP]))
             continue;
-        fmt_dur(a, sizeof a, fabs(d));
+        format_duration(a, sizeof a, fabs(d));
         n += snprintf(line + n, sizeof line - (size_t)n, " %s %c%s", plan_why_names[i],
                       d < 0 ? '-' : '+', a);
     }
@@ -291,17 +162,18 @@ static int draw_why(const struct plan_why *why, int y, int x, int w)
     return y;
 }
 
-void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct plan_view *pv)
+void view_plan_draw(const struct view_ctx *v, struct view_out *out)
 {
     view_draw_title(v, out, "plan");
     int top = v->lay->title.y + v->lay->title.h + 1;
     int bottom = v->lay->footer.y - 1;
     int x = 1, w = COLS - 2;
-    if (!pv || bottom - top < 4) {
+    const struct view_plan *pv = &v->plan;
+    if (!pv->open || bottom - top < 4) {
         view_draw_footer(v, out, KEYCTX_PLAN);
         return;
     }
-    if (!search_done(pv)) {
+    if (!pv->done) {
         draw_progress(pv, top, x, w);
         draw_text(top + 2, x, w, ROLE_DIM,
                   "The planner tries every tensor, pipeline and data-parallel split, micro-batch,"
@@ -314,10 +186,10 @@ void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct
         view_draw_footer(v, out, KEYCTX_PLAN);
         return;
     }
-    const struct plan_result *r = &pv->result;
+    const struct plan_result *r = pv->result;
     char a[32], b[32];
-    fmt_si(a, sizeof a, (double)r->counts.candidates, "");
-    fmt_si(b, sizeof b, (double)r->counts.evaluated, "");
+    format_si(a, sizeof a, (double)r->counts.candidates, "");
+    format_si(b, sizeof b, (double)r->counts.evaluated, "");
     draw_textf(top, x, w, ROLE_TEXT, "%s candidates, %s evaluated, %llu runnable: fastest first", a,
                b, (unsigned long long)r->counts.runnable);
     /* The table takes the upper part, the scatter the rest. */
@@ -333,15 +205,15 @@ void view_plan_draw(const struct view_ctx *v, struct view_out *out, const struct
     char changes[512], rank[16];
     for (int i = first; i < r->n_top && i < first + rows; i++) {
         snprintf(rank, sizeof rank, "%d", i + 1);
-        short_changes(&pv->space, r->top[i].index, changes, sizeof changes);
+        short_changes(pv->space, r->top[i].index, changes, sizeof changes);
         table_row(pv, y++, x, w, rank, &r->top[i], i == pv->sel ? ROLE_KNOB_SEL : ROLE_TEXT,
                   changes);
     }
     if (r->base_runnable) {
         snprintf(rank, sizeof rank, "%llu", (unsigned long long)r->counts.better_than_base + 1);
         table_row(pv, y++, x, w, rank, &r->base, ROLE_WARN, "your setup");
-        if (pv->why.ok)
-            y = draw_why(&pv->why, y, x, w);
+        if (pv->why->ok)
+            y = draw_why(pv->why, y, x, w);
     } else {
         draw_text(y++, x, w, ROLE_WARN, "your setup cannot run as it is");
     }

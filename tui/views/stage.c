@@ -11,13 +11,14 @@
 #include "keys.h"
 #include "pictures.h"
 #include "theme.h"
+#include "units.h"
 #include "views.h"
 
 enum {
     KNOB_VALUE_MIN = 8, /* knob value column, arrows included */
     KNOB_ARROWS_W = 4,  /* the two arrows and their spaces */
     PIC_PAD = 2,
-    LIVE_LABEL_W = 25,
+    LIVE_LABEL_W = 26, /* "Infrastructure busy 100.0%" */
 };
 
 static struct rect inner(const struct rect *r)
@@ -80,7 +81,7 @@ static void knob_value(const struct field *f, const struct setup *s, char *shown
     char *end;
     double x = strtod(val, &end);
     if (strpbrk(val, "eE") && end != val && *end == '\0' && isfinite(x))
-        fmt_si(val, sizeof val, x, "");
+        format_si(val, sizeof val, x, "");
     if (f->unit && f->unit[0] && strcmp(val, "auto") != 0 && f->type != FIELD_ENUM &&
         f->type != FIELD_REF && f->type != FIELD_BOOL)
         snprintf(shown, len, "%s %s", val, f->unit);
@@ -229,7 +230,7 @@ static void compare_cells(enum catalog_kind kind, const void *e, char c[6][FIELD
     }
     case CATALOG_ACCELERATOR: {
         const struct accelerator *a = e;
-        view_fmt_gb(c[1], sizeof c[1], a->mem_gb); /* GB, as every memory figure */
+        format_significant(c[1], sizeof c[1], a->mem_gb, 3); /* GB, as every memory figure */
         num_cell(c[2], sizeof c[2], a->mem_bw_gbs, 0);
         num_cell(c[3], sizeof c[3], a->peak_tflops[PREC_BF16], 0);
         num_cell(c[4], sizeof c[4], a->peak_tflops[PREC_FP8], 0);
@@ -383,21 +384,21 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
     char a[32], b[32], c[32];
     switch (v->stage) {
     case STAGE_DATA:
-        fmt_dur(a, sizeof a, r->stages.read_s);
-        fmt_pct(b, sizeof b, r->starvation);
+        format_duration(a, sizeof a, r->stages.read_s);
+        format_percent(b, sizeof b, r->starvation);
         draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "read one global batch %s   devices starved %s",
                    a, b);
         break;
     case STAGE_CPUS:
-        fmt_dur(a, sizeof a, r->stages.preprocess_s);
-        fmt_dur(b, sizeof b, r->stages.h2d_s);
+        format_duration(a, sizeof a, r->stages.preprocess_s);
+        format_duration(b, sizeof b, r->stages.h2d_s);
         draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT,
                    "preprocess one global batch %s   host-to-device copies %s", a, b);
         break;
     case STAGE_ACCELERATORS:
-        fmt_pct(a, sizeof a, view_live_util(v, r->achieved_fraction));
-        fmt_dur(b, sizeof b, r->breakdown.compute);
-        fmt_pct(c, sizeof c, view_live_util(v, r->mfu));
+        format_percent(a, sizeof a, view_live_util(v, r->achieved_fraction));
+        format_duration(b, sizeof b, r->breakdown.compute);
+        format_percent(c, sizeof c, view_live_util(v, r->mfu));
         if (!r->runnable) {
             draw_textf(l.y + 1, x, l.w - 2, ROLE_FAILED, "cannot run: %s", r->why_not);
             break;
@@ -408,19 +409,19 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
             view_live_util(v, r->tflops_per_device), a, r->peak_tflops, c, b);
         break;
     case STAGE_INTERCONNECT:
-        fmt_dur(a, sizeof a, r->stages.dp_comm_s);
-        fmt_dur(b, sizeof b, r->breakdown.dp_comm_exposed);
-        fmt_dur(c, sizeof c, r->breakdown.pp_bubble);
+        format_duration(a, sizeof a, r->stages.dp_comm_s);
+        format_duration(b, sizeof b, r->breakdown.dp_comm_exposed);
+        format_duration(c, sizeof c, r->breakdown.pp_bubble);
         draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "%s %s (%s exposed)   pipeline bubble %s",
                    view_dp_traffic_label(v, false), a, b, c);
         break;
     default: {
         char it[32], fac[32];
-        fmt_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
-        fmt_si(fac, sizeof fac, view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3,
-               "W");
+        format_si(it, sizeof it, view_live_it_kw(v) * 1e3, "W");
+        format_si(fac, sizeof fac,
+                  view_live_sample(v, SERIES_FACILITY_KW, r->power.facility_kw) * 1e3, "W");
         view_cost_per_hour(v, a, sizeof a);
-        fmt_pct(b, sizeof b, r->reliability.goodput);
+        format_percent(b, sizeof b, r->reliability.goodput);
         draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "IT %s  facility %s  PUE %.2f  %s  goodput %s",
                    it, fac, isfinite(r->power.pue) ? r->power.pue : 0, a, b);
         break;

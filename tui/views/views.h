@@ -18,6 +18,7 @@
 #include "layout.h"
 #include "luahost.h"
 #include "model.h"
+#include "plan.h"
 #include "setup.h"
 #include "sim.h"
 #include "stages.h"
@@ -57,6 +58,21 @@ struct ui_param {
     char type[16];
     char help[256];
     char value[64];
+};
+
+/* The plan screen's search as the plan view draws it (tui/plan_ctl.c
+ * fills it; the view never sees the thread). Until `done` only the
+ * progress may be read: the search still writes the rest. */
+struct view_plan {
+    bool open; /* a search was started (key p) */
+    bool done; /* it finished: the fields below are set */
+    const struct plan_progress *progress;
+    bool ok;
+    const char *err; /* why it failed, or "" */
+    const struct plan_space *space;
+    const struct plan_result *result;
+    const struct plan_why *why;
+    int sel; /* the selected row */
 };
 
 /* Everything a view reads. Pointers point into the app's state, which does
@@ -102,6 +118,8 @@ struct view_ctx {
     int n_params;
     int params_more; /* declared beyond UI_MAX_PARAMS */
     int param_sel;
+    /* the plan screen (key p) */
+    struct view_plan plan;
 };
 
 /* What a view gives back. */
@@ -155,10 +173,6 @@ bool view_verdict_fits(const struct view_ctx *v, int w);
 /* The pipeline bubble's share of the step: the report's pp_bubble (eval
  * shows the same), read by the step bar and the Interconnect picture. */
 double view_bubble_share(const struct model_report *r);
-/* Device memory in GB (1e9 bytes, the unit of every memory figure on
- * screen and in eval) with three significant digits: an H100's "80GB" is
- * 80 GiB, 85.5 GB usable, and shows as 85.5 everywhere. */
-const char *view_fmt_gb(char *buf, size_t len, double gb);
 /* The cost per hour ("$24.9/h"), or "no cost" for a setup that cannot run. */
 const char *view_cost_per_hour(const struct view_ctx *v, char *buf, size_t len);
 /* IT power over whole steps, else the report's. */
@@ -179,9 +193,6 @@ size_t view_live_throughput(const struct view_ctx *v, struct view_out *out, size
  * level line and a sustained drop stays low instead of being rescaled to
  * look full again. */
 double view_spark_top(const double *series, size_t n, double steady);
-/* A count of cores or devices busy: small loads keep two significant
- * digits ("0.002"), so light work does not read as none ("0.0"). */
-const char *view_fmt_busy(double x, char *buf, size_t len);
 /* What the data-parallel traffic carries: "grad sync" (gradients
  * all-reduced, ZeRO 0-2) or "ZeRO-3 weights+grads" (FSDP: weights
  * all-gathered for forward and backward, gradients reduce-scattered, per
@@ -197,6 +208,9 @@ void knobs_label(const struct field *f, char *buf, size_t len);
 
 void view_overview_draw(const struct view_ctx *v, struct view_out *out);
 void view_stage_draw(const struct view_ctx *v, struct view_out *out);
+/* The plan screen: the search's progress, then the ranked table and the
+ * scatter of days against cost (plan_view.c). */
+void view_plan_draw(const struct view_ctx *v, struct view_out *out);
 /* The inference mode (infer_overview.c, infer_pics.c, infer_view.c): the
  * overview, a stage's picture, the stage view's live strip and its verdict
  * row, read for serving from v->infer. */

@@ -176,6 +176,10 @@ static void fmt_fixed(char *b, size_t n, double v)
 {
     format_fixed(b, n, v, 2);
 }
+static void fmt_significant(char *b, size_t n, double v)
+{
+    format_significant(b, n, v, 3);
+}
 static void fmt_machine(char *b, size_t n, double v)
 {
     output_format_number(b, n, v, 10);
@@ -186,9 +190,10 @@ static const struct {
     void (*fn)(char *, size_t, double);
     size_t max_len;
 } formatters[] = {
-    {"format_si", fmt_si, 16},       {"format_duration", format_duration, 16},
-    {"format_fixed", fmt_fixed, 24}, {"format_percent", format_percent, 24},
-    {"format_usd", format_usd, 16},  {"output_format_number", fmt_machine, 25},
+    {"format_si", fmt_si, 16},          {"format_duration", format_duration, 16},
+    {"format_fixed", fmt_fixed, 24},    {"format_percent", format_percent, 24},
+    {"format_usd", format_usd, 16},     {"output_format_number", fmt_machine, 25},
+    {"format_clock", format_clock, 20}, {"format_significant", fmt_significant, 24},
 };
 
 static void test_formatters_never_print_nonsense(void **state)

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fields.h"
@@ -33,7 +34,7 @@ static void test_format_duration_rows(void **state)
     check_duration(5 * 86400.0, "5.0 d");
     check_duration(2000 * 365.25 * 86400.0, "2e+03 y");
     check_duration(-1.0, "-");
-    check_duration(NAN, "0 us");
+    check_duration(NAN, "-");
 }
 
 static void test_parse_duration_and_bytes(void **state)
@@ -96,6 +97,98 @@ static void test_clock_and_value(void **state)
     assert_string_equal(buf, "0.5s");
 }
 
+/* The clock carries seconds into minutes and minutes into hours: no
+ * field ever reaches 60 ("01:75:03" is impossible), days come first. */
+static void test_clock_wraps(void **state)
+{
+    (void)state;
+    static const struct {
+        double seconds;
+        const char *want;
+    } rows[] = {
+        {59.999, "00:00:59"},          {60.0, "00:01:00"},
+        {3599.0, "00:59:59"},          {3600.0, "01:00:00"},
+        {4503.0, "01:15:03"},          {8103.0, "02:15:03"},
+        {86399.0, "23:59:59"},         {86400.0, "1d 00:00:00"},
+        {90061.0, "1d 01:01:01"},      {NAN, "00:00:00"},
+        {INFINITY, "00:00:00"},        {-0.0, "00:00:00"},
+        {1e300, "11574074d 01:46:40"},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        format_clock(buf, sizeof buf, rows[i].seconds);
+        assert_string_equal(buf, rows[i].want);
+    }
+    /* Every second of a day and a half: minutes and seconds below 60. */
+    for (int t = 0; t < 36 * 3600; t += 7) {
+        format_clock(buf, sizeof buf, t);
+        const char *hms = strchr(buf, ' ') ? strchr(buf, ' ') + 1 : buf;
+        int h = -1, m = -1, s = -1;
+        assert_int_equal(sscanf(hms, "%d:%d:%d", &h, &m, &s), 3);
+        assert_true(h >= 0 && h < 24 && m >= 0 && m < 60 && s >= 0 && s < 60);
+        assert_int_equal(h * 3600 + m * 60 + s, t % 86400);
+    }
+}
+
+static void check_significant(double v, int digits, const char *want)
+{
+    char buf[64];
+    format_significant(buf, sizeof buf, v, digits);
+    assert_string_equal(buf, want);
+}
+
+static void test_significant(void **state)
+{
+    (void)state;
+    check_significant(0.0234, 2, "0.023");
+    check_significant(0.00234, 2, "0.0023");
+    check_significant(2.34, 2, "2.3");
+    check_significant(23.4, 2, "23");
+    check_significant(2345.0, 2, "2345"); /* the whole part is never rounded */
+    check_significant(9.96, 2, "10");     /* rounding up carries into the next digit */
+    check_significant(0.0996, 2, "0.10");
+    check_significant(85.52, 3, "85.5");
+    check_significant(5.234, 3, "5.23");
+    check_significant(640.0, 3, "640");
+    check_significant(0.5, 3, "0.500");
+    check_significant(-2.34, 2, "-2.3");
+    check_significant(-0.0001, 1, "-0.0001");
+    check_significant(-1e-12, 2, "0");
+    check_significant(0.0, 2, "0");
+    check_significant(1e-300, 2, "0");
+    check_significant(2.5e12, 3, "2.5e+12");
+    check_significant(NAN, 2, "-");
+    check_significant(-INFINITY, 2, "-");
+    check_significant(3.0, 0, "3"); /* fewer than one digit: one */
+}
+
+/* A number nobody can know reads "-" in every formatter for people, with
+ * its unit; machines get 0 (output_format_number). */
+static void test_unknown(void **state)
+{
+    (void)state;
+    char buf[64];
+    format_si(buf, sizeof buf, NAN, "tok/s");
+    assert_string_equal(buf, "- tok/s");
+    format_si(buf, sizeof buf, INFINITY, "");
+    assert_string_equal(buf, "-");
+    format_percent(buf, sizeof buf, NAN);
+    assert_string_equal(buf, "-%");
+    format_usd(buf, sizeof buf, -INFINITY);
+    assert_string_equal(buf, "$-");
+    format_fixed(buf, sizeof buf, NAN, 2);
+    assert_string_equal(buf, "-");
+    format_duration(buf, sizeof buf, INFINITY);
+    assert_string_equal(buf, "-");
+    output_format_number(buf, sizeof buf, NAN, 6);
+    assert_string_equal(buf, "0");
+    /* and the same digits for people on screen and in reports */
+    format_percent(buf, sizeof buf, 0.575);
+    assert_string_equal(buf, "57.5%");
+    format_percent(buf, sizeof buf, 0.0042);
+    assert_string_equal(buf, "0.4%");
+}
+
 static void test_table_scales(void **state)
 {
     (void)state;
@@ -113,6 +206,9 @@ int main(void)
         cmocka_unit_test(test_parse_duration_and_bytes),
         cmocka_unit_test(test_format_si_and_percent),
         cmocka_unit_test(test_clock_and_value),
+        cmocka_unit_test(test_clock_wraps),
+        cmocka_unit_test(test_significant),
+        cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_table_scales),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

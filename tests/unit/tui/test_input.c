@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "glyphs.h"
 #include "layout.h"
+#include "state_internal.h" /* white-box: the test reads and sets members */
 #include "ui.h"
 #include "views.h"
 

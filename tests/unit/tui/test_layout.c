@@ -19,6 +19,7 @@
 #include "keys.h"
 #include "layout.h"
 #include "stagetext.h"
+#include "state_internal.h" /* white-box: the test reads and sets members */
 #include "theme.h"
 #include "ui.h"
 
