@@ -344,6 +344,8 @@ struct stage_time {
     double hidden;         /* i20: communication hidden beside this stage's compute */
     double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
     double edge_f, edge_b; /* of fwd and bwd, the embedding or output layer */
+    double hidden_f;       /* of hidden, the part in the forward pass */
+    double off_f, off_b;   /* of fwd and bwd, the waits for offloaded activations */
 };
 
 /* What the first and last stages run beside their layers: the output
@@ -368,6 +370,20 @@ static void stage_edges(const struct ctx *c, const struct stage *st, const struc
         *fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
 }
 
+/* Splits a stage's per-micro-batch time into its two passes: two of the
+ * four (six, with full recomputation) tensor-parallel all-reduces and one
+ * of the two (three) expert all-to-all rounds run in the forward, and the
+ * ring-attention exchange of the forward (`cp_fwd`). */
+static void split_passes(const struct ctx *c, const struct stage_time *t, double cp_fwd, double *f,
+                         double *b)
+{
+    bool full = c->s->training.recompute == RECOMPUTE_FULL;
+    double tp_fwd = t->tp * (full ? 2.0 / 6.0 : 0.5);
+    double ep_fwd = t->ep / (full ? 3.0 : 2.0);
+    *f = t->fwd + tp_fwd + cp_fwd + ep_fwd;
+    *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - ep_fwd);
+}
+
 static void stage_time(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
                        const struct layer_times *lm, struct stage_time *o)
 {
@@ -377,10 +393,6 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     stage_edges(c, st, ld, lm, &o->edge_f, &o->edge_b);
     o->fwd = nd * ld->fwd + nm * lm->fwd + o->edge_f;
     o->bwd = nd * ld->bwd + nm * lm->bwd + o->edge_b;
-    double off_f, off_b; /* activation offloading's copies (model_offload.c) */
-    model_offload_exposed(c, st, o->fwd, o->bwd, &off_f, &off_b);
-    o->fwd += off_f;
-    o->bwd += off_b;
     o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
             : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
             : rc == RECOMPUTE_OP        ? nd * ld->op_re + nm * lm->op_re
@@ -405,6 +417,17 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     o->hidden = per_layer * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
                 nd * ((1.0 + again) * ld->cp_hidden_f + ld->cp_hidden_b) +
                 nm * ((1.0 + again) * cp_f + cp_b) + (o->ep_total - o->ep);
+    o->hidden_f = 2.0 * (nd * ld->tp_hidden + nm * lm->tp_hidden) + nd * ld->cp_hidden_f +
+                  nm * cp_f + (o->ep_total - o->ep) / (2.0 + again);
+    /* Activation offloading's copies (model_offload.c) run on copy engines
+     * beside the SMs and NCCL: they hide under the whole pass, its exposed
+     * communication included, not only under its compute. */
+    double wall_f, wall_b, off_f, off_b;
+    split_passes(c, o, nd * ld->cp_fwd + nm * lm->cp_fwd, &wall_f, &wall_b);
+    model_offload_exposed(c, st, wall_f, wall_b, &off_f, &off_b);
+    o->fwd += off_f;
+    o->bwd += off_b;
+    o->off_f = off_f, o->off_b = off_b;
 }
 
 static double stage_total(const struct stage_time *t)
@@ -494,7 +517,9 @@ static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
     /* Every synchronous step waits for the slowest device: the compute of
      * each varies by MODEL_COMPUTE_JITTER_CV, and the expected maximum of N
      * normals grows as sqrt(2 ln N), one of the losses that grow with scale. */
-    d->straggler = (d->compute + d->recompute) * MODEL_COMPUTE_JITTER_CV *
+    /* The waits for offloaded activations are copies, not compute. */
+    double waits = (double)c->m * (slow->off_f + slow->off_b);
+    d->straggler = maxd(0.0, d->compute - waits + d->recompute) * MODEL_COMPUTE_JITTER_CV *
                    model_expected_max_normal(c->devices);
 }
 
@@ -505,20 +530,6 @@ static double grad_accum_time(const struct ctx *c, const struct stage *st)
     double params =
         c->lora ? model_lora_stage_params(c, st) : st->params.dense + st->params.experts;
     return model_grad_accum_time(c, params);
-}
-
-/* Splits a stage's per-micro-batch time into its two passes: two of the
- * four (six, with full recomputation) tensor-parallel all-reduces and one
- * of the two (three) expert all-to-all rounds run in the forward, and the
- * ring-attention exchange of the forward (`cp_fwd`). */
-static void split_passes(const struct ctx *c, const struct stage_time *t, double cp_fwd, double *f,
-                         double *b)
-{
-    bool full = c->s->training.recompute == RECOMPUTE_FULL;
-    double tp_fwd = t->tp * (full ? 2.0 / 6.0 : 0.5);
-    double ep_fwd = t->ep / (full ? 3.0 : 2.0);
-    *f = t->fwd + tp_fwd + cp_fwd + ep_fwd;
-    *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - ep_fwd);
 }
 
 /* One stage's figures for the closed form of the schedule; `dp_mb`: the
@@ -700,8 +711,15 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     double hidden =
         (mp_in ? m * slow.hidden : 0.0) + (dp_in ? maxd(0.0, d->dp_total - d->dp_exposed) : 0.0);
     d->interference = model_overlap_interference(c, hidden, d->compute + d->recompute);
-    d->compute += d->interference;
-    d->backward += d->interference;
+    /* Where a pass waits for offloaded activations, the compute slowed
+     * beside its hidden traffic fills the wait first (copy engines do not
+     * slow down): the forward's share of the slowdown is its share of the
+     * hidden traffic. */
+    double i_f = d->interference * ratio(mp_in ? m * slow.hidden_f : 0.0, hidden);
+    double absorbed =
+        mind(i_f, m * slow.off_f) + mind(d->interference - i_f, m * slow.off_b);
+    d->compute += d->interference - absorbed;
+    d->backward += d->interference - absorbed;
     d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
                d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;
 }

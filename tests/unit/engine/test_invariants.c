@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -20,25 +21,108 @@
 #include "gen_setup.c"
 #include "invariants.c"
 
-enum { SETUPS = 20000, DRAWS_MAX = 400000 };
+enum { SETUPS = 20000, KINDS_MAX = 32 };
+
+/* The number of setups: 20,000, or MLVIZ_PROPERTY_SETUPS (a longer run
+ * while developing; the draws allowed grow with it). */
+static long setups_wanted(void)
+{
+    const char *env = getenv("MLVIZ_PROPERTY_SETUPS");
+    long n = env ? strtol(env, NULL, 10) : 0;
+    return n > 0 ? n : SETUPS;
+}
+
+/* Violations counted by kind: the message up to its first number or colon. */
+struct kinds {
+    char name[KINDS_MAX][64];
+    long count[KINDS_MAX];
+    int n;
+};
+
+static void count_kind(struct kinds *k, const char *msg)
+{
+    char name[64];
+    size_t i = 0;
+    while (msg[i] && msg[i] != ':' && !(msg[i] >= '0' && msg[i] <= '9') && i < sizeof name - 1)
+        name[i] = msg[i], i++;
+    name[i] = '\0';
+    for (int j = 0; j < k->n; j++)
+        if (strcmp(k->name[j], name) == 0) {
+            k->count[j]++;
+            return;
+        }
+    if (k->n < KINDS_MAX) {
+        snprintf(k->name[k->n], sizeof k->name[0], "%s", name);
+        k->count[k->n++] = 1;
+    }
+}
+
+/* The 2026 mechanisms a setup uses, for a violation's line. */
+static void mechanisms(const struct setup *s, char *out, size_t len)
+{
+    snprintf(out, len, "%s pp %d %s%s%s%s%s%s%s%s", train_precision_names[s->training.precision],
+             s->training.pipeline_parallel, s->training.lora_rank ? "lora " : "",
+             s->model.mtp_layers ? "mtp " : "", s->training.activation_offload_layers ? "offload " : "",
+             s->training.expert_tensor_parallel ? "etp " : "",
+             s->training.capacity_factor > 0 ? "capacity " : "",
+             s->training.moe_dispatcher == MOE_DISPATCH_DEEPEP ? "deepep " : "",
+             s->cluster.node.power_limit_w > 0 ? "power-cap " : "",
+             s->model.kv_lora_rank ? "mla " : "");
+}
+
+/* Per field of the table, the setups whose value differs from the default
+ * (and for enums, each choice seen): the coverage test reads it. */
+struct coverage {
+    long varied[256];
+    bool choice_seen[256][16];
+};
+
+static void note_coverage(struct coverage *cv, const struct setup *s)
+{
+    const struct field_table *t = setup_fields();
+    static struct setup d;
+    static bool have_d;
+    if (!have_d)
+        setup_defaults(&d), have_d = true;
+    for (size_t i = 0; i < t->count && i < 256; i++) {
+        const struct field *f = &t->fields[i];
+        const char *p = (const char *)s + f->offset, *q = (const char *)&d + f->offset;
+        size_t n = f->type == FIELD_NUM || f->type == FIELD_NUM_AUTO ? sizeof(double)
+                   : f->type == FIELD_BOOL                           ? sizeof(bool)
+                   : f->type == FIELD_INT || f->type == FIELD_ENUM   ? sizeof(int)
+                                                                     : (size_t)FIELD_STR_LEN;
+        cv->varied[i] += memcmp(p, q, n) != 0;
+        if (f->type == FIELD_ENUM) {
+            int v = *(const int *)p;
+            if (v >= 0 && v < 16)
+                cv->choice_seen[i][v] = true;
+        }
+    }
+}
+
+static struct coverage cover;
 
 static void test_random_setups(void **state)
 {
     (void)state;
     struct gen_src g;
     gen_src_seed(&g, 20);
+    long want = setups_wanted();
     long evals = 0, draws = 0, setups = 0, violations = 0, moe = 0, generic = 0;
     long prec[TRAIN_PRECISION_COUNT] = {0};
     int64_t most = 0;
     char stacks[16][FIELD_STR_LEN] = {{0}};
     int n_stacks = 0;
-    while (setups < SETUPS && draws < DRAWS_MAX) {
+    struct kinds kinds = {0};
+    bool verbose = getenv("MLVIZ_PROPERTY_VERBOSE") != NULL;
+    while (setups < want && draws < 20 * want) {
         struct setup s;
         struct resolved r;
         draws++;
         if (!gen_setup(&g, cat, &s, &r))
             continue;
         setups++;
+        note_coverage(&cover, &s);
         moe += s.model.experts > 0;
         generic += s.model.kind == MODEL_GENERIC;
         prec[s.training.precision]++;
@@ -49,16 +133,18 @@ static void test_random_setups(void **state)
         if (!seen && n_stacks < 16)
             snprintf(stacks[n_stacks++], FIELD_STR_LEN, "%s", s.training.software);
         char msg[512];
-        if (!inv_check_setup(&s, &r, msg, sizeof msg, &evals)) {
-            if (violations++ < 40) {
-                printf("VIOLATION %ld: %s\n", violations, msg);
-                continue;
-            }
-            if (violations < 0) {
-                char yaml[16384];
-                setup_write_yaml(&s, yaml, sizeof yaml);
-                printf("VIOLATION %ld: %s\n%s\n", violations, msg, yaml);
-            }
+        if (inv_check_setup(&s, &r, msg, sizeof msg, &evals))
+            continue;
+        count_kind(&kinds, msg);
+        if (violations++ < 40 || verbose) {
+            char mech[256];
+            mechanisms(&s, mech, sizeof mech);
+            printf("VIOLATION %ld [%s]: %s\n", violations, mech, msg);
+        }
+        if (verbose) {
+            static char yaml[16384];
+            setup_write_yaml(&s, yaml, sizeof yaml);
+            printf("%s\n", yaml);
         }
     }
     printf("  %ld setups of %ld draws, %ld evaluations: %ld MoE, %ld generic, %d stacks, up "
@@ -67,9 +153,11 @@ static void test_random_setups(void **state)
     for (int i = 0; i < TRAIN_PRECISION_COUNT; i++)
         printf(" %s %ld", train_precision_names[i], prec[i]);
     printf("\n  %ld violations\n", violations);
-    assert_int_equal(setups, SETUPS);
+    for (int i = 0; i < kinds.n; i++)
+        printf("    %6ld  %s\n", kinds.count[i], kinds.name[i]);
+    assert_int_equal(setups, want);
     assert_int_equal(violations, 0);
-    assert_true(moe > SETUPS / 10 && generic > SETUPS / 50);
+    assert_true(moe > want / 10 && generic > want / 50);
     assert_true(n_stacks >= 7 && most >= 50000);
 }
 
