@@ -140,7 +140,7 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
     busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
     /* Waiting for data the devices idle: power is the step's average. */
     busy *= device_step_share(d, dpth);
-    double cpu_util = mind(1.0, ratio(dpth->cores_busy, maxd(dpth->cores_total, 1.0)));
+    double cpu_util = model_cpu_util(dpth);
     model_power(c, mind(1.0, busy), cpu_util, &o->power);
     o->power.full_rack_kw = o->power.per_rack_kw;
     double f = model_throttle_balanced(c, &o->power, DEVICE_WAIT_DYNAMIC_SHARE); /* i20 */
@@ -160,7 +160,8 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
         c->throttle = f * c->clock_share;
         model_device_step(c, d);
         model_data_path(c, d->total, dpth);
-        model_power_at_balance(c, mind(1.0, busy), cpu_util, &o->power);
+        /* the CPUs prepare the same batch over the longer step */
+        model_power_at_balance(c, mind(1.0, busy), model_cpu_util(dpth), &o->power);
         o->power.full_rack_kw = o->power.per_rack_kw > 0 ? o->power.full_rack_kw : 0;
     }
     return true;

@@ -345,6 +345,7 @@ struct stage_time {
     double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
     double edge_f, edge_b; /* of fwd and bwd, the embedding or output layer */
     double hidden_f;       /* of hidden, the part in the forward pass */
+    double cp_f;           /* of cp, the forward's */
     double off_f, off_b;   /* of fwd and bwd, the waits for offloaded activations */
 };
 
@@ -363,8 +364,13 @@ static void stage_edges(const struct ctx *c, const struct stage *st, const struc
         double out_f, out_b, mtp = s->model.mtp_layers;
         const struct layer_times *l = s->model.experts > 0 ? lm : ld;
         model_output_layer(c, tokens_mb, &out_f, &out_b);
-        *fwd = (1.0 + mtp) * out_f + mtp * l->fwd;
-        *bwd = (1.0 + mtp) * out_b + mtp * l->bwd;
+        /* Each module's projection of the two normalised h-vectors to h
+         * (column-parallel over the tensor group); frozen under LoRA, no
+         * weight gradient. */
+        double h = s->model.hidden;
+        double proj = mtp > 0 ? model_gemm_time(c, 1, tokens_mb, h / c->tp, 2.0 * h) : 0.0;
+        *fwd = (1.0 + mtp) * out_f + mtp * (l->fwd + proj);
+        *bwd = (1.0 + mtp) * out_b + mtp * (l->bwd + (c->lora ? 1.0 : 2.0) * proj);
     }
     if (st->first)
         *fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
@@ -382,6 +388,35 @@ static void split_passes(const struct ctx *c, const struct stage_time *t, double
     double ep_fwd = t->ep / (full ? 3.0 : 2.0);
     *f = t->fwd + tp_fwd + cp_fwd + ep_fwd;
     *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - ep_fwd);
+}
+
+/* The communication of the multi-token prediction modules on the last
+ * stage: each is a whole transformer layer (DeepSeek-V3, 2.2), with its
+ * tensor-parallel all-reduces, ring exchange and expert all-to-alls, run
+ * once forward and once backward (not recomputed, as their compute in
+ * stage_edges). */
+static void mtp_comm(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                     const struct layer_times *lm, struct stage_time *o)
+{
+    double mtp = c->s->model.mtp_layers;
+    if (!st->last || !(mtp > 0))
+        return;
+    bool moe = c->s->model.experts > 0;
+    const struct layer_times *l = moe ? lm : ld;
+    o->tp += 4.0 * mtp * l->tp_comm;
+    o->cp += mtp * (l->cp_fwd + l->cp_bwd);
+    o->cp_f += mtp * l->cp_fwd;
+    o->hidden += mtp * (4.0 * l->tp_hidden + l->cp_hidden_f + l->cp_hidden_b);
+    o->hidden_f += mtp * (2.0 * l->tp_hidden + l->cp_hidden_f);
+    if (moe) {
+        double free =
+            maxd(0.0, l->fwd + l->bwd - 4.0 * l->tp_hidden - l->cp_hidden_f - l->cp_hidden_b);
+        double total = 2.0 * l->ep_fwd, exposed = model_moe_exposed_a2a(c, total, free);
+        o->ep_total += mtp * total;
+        o->ep += mtp * exposed;
+        o->hidden += mtp * (total - exposed);
+        o->hidden_f += mtp * (total - exposed) / 2.0;
+    }
 }
 
 static void stage_time(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
@@ -405,6 +440,7 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     double again = rc == RECOMPUTE_FULL ? 1.0 : 0.0;
     o->cp = nd * ((1.0 + again) * ld->cp_fwd + ld->cp_bwd) +
             nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
+    o->cp_f = nd * ld->cp_fwd + nm * lm->cp_fwd;
     /* Expert parallelism: dispatch and combine forward, their transposes
      * backward, again when the forward is recomputed. */
     o->ep_total = nm * (2.0 + again) * lm->ep_fwd;
@@ -419,11 +455,12 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
                 nm * ((1.0 + again) * cp_f + cp_b) + (o->ep_total - o->ep);
     o->hidden_f = 2.0 * (nd * ld->tp_hidden + nm * lm->tp_hidden) + nd * ld->cp_hidden_f +
                   nm * cp_f + (o->ep_total - o->ep) / (2.0 + again);
+    mtp_comm(c, st, ld, lm, o);
     /* Activation offloading's copies (model_offload.c) run on copy engines
      * beside the SMs and NCCL: they hide under the whole pass, its exposed
      * communication included, not only under its compute. */
     double wall_f, wall_b, off_f, off_b;
-    split_passes(c, o, nd * ld->cp_fwd + nm * lm->cp_fwd, &wall_f, &wall_b);
+    split_passes(c, o, o->cp_f, &wall_f, &wall_b);
     model_offload_exposed(c, st, wall_f, wall_b, &off_f, &off_b);
     o->fwd += off_f;
     o->bwd += off_b;
@@ -542,8 +579,7 @@ static void stage_pipe(const struct ctx *c, const struct layer_times *ld,
     struct stage_time t;
     stage_time(c, st, ld, lm, &t);
     t.bwd += grad_accum_time(c, st);
-    double nd = st->layers - st->moe_layers, nm = st->moe_layers;
-    split_passes(c, &t, nd * ld->cp_fwd + nm * lm->cp_fwd, &ps->f, &ps->b);
+    split_passes(c, &t, t.cp_f, &ps->f, &ps->b);
     if (dp_mb > 0) { /* this stage's own, from its parameters and passes */
         struct device_step d;
         memset(&d, 0, sizeof d);
@@ -754,7 +790,7 @@ void model_stage_times(const struct ctx *c, const struct stage *st, struct model
          * (Qi et al. 2023, section 2: B and W are equal passes). */
         double nd = st->layers - st->moe_layers, nm = st->moe_layers;
         o->wgrad_s = 0.5 * maxd(0.0, t.bwd - o->edge_bwd_s - nd * ld.attn_bwd - nm * lm.attn_bwd);
-        cp_fwd = nd * ld.cp_fwd + nm * lm.cp_fwd;
+        cp_fwd = t.cp_f;
     }
     t.bwd += grad_accum_time(c, st);
     split_passes(c, &t, cp_fwd, &o->fwd_s, &o->bwd_s);

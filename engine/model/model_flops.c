@@ -114,7 +114,9 @@ void model_transformer_flops(const struct ctx *c, struct device_step *d)
         double mats = s->model.mlp == MLP_SWIGLU ? 3.0 : 2.0;
         double routed = 2.0 * tokens * s->model.top_k * s->model.hidden *
                         (double)setup_expert_ffn_hidden(s) * mats * n_moe;
-        double passes = 3.0 + (s->training.recompute == RECOMPUTE_FULL ? 1.0 : 0.0);
+        /* forward, input gradients and (not under LoRA: frozen experts)
+         * weight gradients, and the forward again under full recomputation */
+        double passes = (c->lora ? 2.0 : 3.0) + (s->training.recompute == RECOMPUTE_FULL ? 1.0 : 0.0);
         d->executed_flops += passes * routed * (cf - 1.0);
     }
     /* HFU in the MFU convention (full s^2), recomputation added

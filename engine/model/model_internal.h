@@ -259,6 +259,10 @@ double model_op_checkpoint_bytes(const struct ctx *c, bool moe);
 double model_rack_load(const struct power_report *pw);
 double model_nodes_in_rack(const struct ctx *c);
 void model_power(const struct ctx *c, double busy, double cpu_util, struct power_report *pw);
+/* The power of a node besides its devices (CPUs at cpu_util, NICs, the
+ * rest), and the CPUs' utilization on a data path. */
+double model_node_rest_w(const struct ctx *c, double cpu_util);
+double model_cpu_util(const struct data_path *p);
 void model_power_at_balance(const struct ctx *c, double busy, double cpu_util,
                             struct power_report *pw);
 /* params: the model's parameter count (model_params), in the checkpoint. */

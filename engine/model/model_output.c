@@ -24,5 +24,7 @@ void model_output_layer(const struct ctx *c, double tokens, double *fwd, double 
     double loss =
         model_time_for(c->r->software->loss_bytes_per_logit * tokens * vocab_local, c->mem_bw);
     *fwd = gemm + loss / 2.0;
-    *bwd = 2.0 * gemm + loss / 2.0;
+    /* LoRA freezes the output layer: its backward is the input gradient
+     * alone (model_lora.c). */
+    *bwd = (c->lora ? 1.0 : 2.0) * gemm + loss / 2.0;
 }

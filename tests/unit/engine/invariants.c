@@ -36,6 +36,20 @@ bool inv_rates(const struct model_report *o, char *msg, size_t len)
     return true;
 }
 
+bool inv_layers_placed(const struct setup *s, char *msg, size_t len)
+{
+    if (s->model.kind != MODEL_TRANSFORMER)
+        return true;
+    long placed = 0;
+    int pp = s->training.pipeline_parallel > 0 ? s->training.pipeline_parallel : 1;
+    for (int st = 0; st < pp && st < 4096; st++)
+        placed += setup_stage_layers(s, st);
+    if (placed == s->model.layers)
+        return true;
+    snprintf(msg, len, "pipeline stages hold %ld layers of %d", placed, s->model.layers);
+    return false;
+}
+
 /* The part of the step breakdown that grew most from a to b. */
 static const char *grew_most(const struct model_report *a, const struct model_report *b, double *by)
 {
@@ -220,6 +234,8 @@ bool inv_check_setup(const struct setup *s, const struct resolved *r, char *msg,
                      long *evals)
 {
     struct model_report base, o;
+    if (!inv_layers_placed(s, msg, len))
+        return false;
     model_eval(s, r, &base);
     ++*evals;
     if (!inv_rates(&base, msg, len) || !check_resources(s, r, &base, msg, len, evals) ||

@@ -18,6 +18,8 @@
 /* The executed FLOP rate never exceeds the peak; HFU never exceeds the
  * executed rate nor 1; MFU never exceeds HFU in its own convention. */
 bool inv_rates(const struct model_report *o, char *msg, size_t len);
+/* Every layer of a transformer sits on exactly one pipeline stage. */
+bool inv_layers_placed(const struct setup *s, char *msg, size_t len);
 /* `better` (one resource improved, or an overlap turned on) is never slower. */
 bool inv_not_slower(const char *what, const struct model_report *base,
                     const struct model_report *better, char *msg, size_t len);
