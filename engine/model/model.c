@@ -116,7 +116,7 @@ static void eval_layout(const struct ctx *c, struct model_report *o)
 
 /* The share of the step the devices run: the rest they wait, at idle, for
  * a data path slower than the step (all of it on a serial path). */
-static double device_step_share(const struct device_step *d, const struct data_path *p)
+double model_device_step_share(const struct device_step *d, const struct data_path *p)
 {
     double wait = p->serial
                       ? p->read_s + p->preprocess_s + p->h2d_s
@@ -133,13 +133,15 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
 {
     model_device_step(c, d);
     model_data_path(c, d->total, dpth);
-    double busy = ratio(d->compute + d->recompute + d->optimizer, maxd(d->total, 1e-12));
+    /* Waiting for offloaded activations the device waits, as on traffic. */
+    double busy =
+        ratio(d->compute - d->offload_wait + d->recompute + d->optimizer, maxd(d->total, 1e-12));
     /* A device waiting on communication or in a pipeline bubble keeps its
      * clocks up and runs NCCL kernels: it draws DEVICE_WAIT_DYNAMIC_SHARE of
      * its dynamic power, not idle. */
     busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
     /* Waiting for data the devices idle: power is the step's average. */
-    busy *= device_step_share(d, dpth);
+    busy *= model_device_step_share(d, dpth);
     double cpu_util = model_cpu_util(dpth);
     model_power(c, mind(1.0, busy), cpu_util, &o->power);
     o->power.full_rack_kw = o->power.per_rack_kw;

@@ -364,11 +364,7 @@ static void stage_edges(const struct ctx *c, const struct stage *st, const struc
         double out_f, out_b, mtp = s->model.mtp_layers;
         const struct layer_times *l = s->model.experts > 0 ? lm : ld;
         model_output_layer(c, tokens_mb, &out_f, &out_b);
-        /* Each module's projection of the two normalised h-vectors to h
-         * (column-parallel over the tensor group); frozen under LoRA, no
-         * weight gradient. */
-        double h = s->model.hidden;
-        double proj = mtp > 0 ? model_gemm_time(c, 1, tokens_mb, h / c->tp, 2.0 * h) : 0.0;
+        double proj = mtp > 0 ? model_mtp_projection(c, tokens_mb) : 0.0; /* model_output.c */
         *fwd = (1.0 + mtp) * out_f + mtp * (l->fwd + proj);
         *bwd = (1.0 + mtp) * out_b + mtp * (l->bwd + (c->lora ? 1.0 : 2.0) * proj);
     }
@@ -390,6 +386,14 @@ static void split_passes(const struct ctx *c, const struct stage_time *t, double
     *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - ep_fwd);
 }
 
+/* i20: a second of compute hides at most one second of communication: the
+ * expert all-to-alls of a layer hide under what its TP and CP traffic
+ * leaves free (else a faster device could make a slower step). */
+static double ep_free(const struct layer_times *l)
+{
+    return maxd(0.0, l->fwd + l->bwd - 4.0 * l->tp_hidden - l->cp_hidden_f - l->cp_hidden_b);
+}
+
 /* The communication of the multi-token prediction modules on the last
  * stage: each is a whole transformer layer (DeepSeek-V3, 2.2), with its
  * tensor-parallel all-reduces, ring exchange and expert all-to-alls, run
@@ -409,13 +413,9 @@ static void mtp_comm(const struct ctx *c, const struct stage *st, const struct l
     o->hidden += mtp * (4.0 * l->tp_hidden + l->cp_hidden_f + l->cp_hidden_b);
     o->hidden_f += mtp * (2.0 * l->tp_hidden + l->cp_hidden_f);
     if (moe) {
-        double free =
-            maxd(0.0, l->fwd + l->bwd - 4.0 * l->tp_hidden - l->cp_hidden_f - l->cp_hidden_b);
-        double total = 2.0 * l->ep_fwd, exposed = model_moe_exposed_a2a(c, total, free);
-        o->ep_total += mtp * total;
-        o->ep += mtp * exposed;
-        o->hidden += mtp * (total - exposed);
-        o->hidden_f += mtp * (total - exposed) / 2.0;
+        double total = 2.0 * l->ep_fwd, exposed = model_moe_exposed_a2a(c, total, ep_free(l));
+        o->ep_total += mtp * total, o->ep += mtp * exposed;
+        o->hidden += mtp * (total - exposed), o->hidden_f += mtp * (total - exposed) / 2.0;
     }
 }
 
@@ -444,12 +444,8 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     /* Expert parallelism: dispatch and combine forward, their transposes
      * backward, again when the forward is recomputed. */
     o->ep_total = nm * (2.0 + again) * lm->ep_fwd;
-    /* i20: a second of compute hides at most one second of communication:
-     * the expert all-to-alls hide under what the TP and CP traffic of the
-     * layer leaves free (else a faster device could make a slower step). */
     double cp_f = lm->cp_hidden_f, cp_b = lm->cp_hidden_b;
-    double free = maxd(0.0, lm->fwd + lm->bwd - 4.0 * lm->tp_hidden - cp_f - cp_b);
-    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, free);
+    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, ep_free(lm));
     o->hidden = per_layer * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
                 nd * ((1.0 + again) * ld->cp_hidden_f + ld->cp_hidden_b) +
                 nm * ((1.0 + again) * cp_f + cp_b) + (o->ep_total - o->ep);
@@ -752,10 +748,10 @@ void model_device_step(const struct ctx *c, struct device_step *d)
      * slow down): the forward's share of the slowdown is its share of the
      * hidden traffic. */
     double i_f = d->interference * ratio(mp_in ? m * slow.hidden_f : 0.0, hidden);
-    double absorbed =
-        mind(i_f, m * slow.off_f) + mind(d->interference - i_f, m * slow.off_b);
+    double absorbed = mind(i_f, m * slow.off_f) + mind(d->interference - i_f, m * slow.off_b);
     d->compute += d->interference - absorbed;
     d->backward += d->interference - absorbed;
+    d->offload_wait = m * (slow.off_f + slow.off_b) - absorbed;
     d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
                d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;
 }

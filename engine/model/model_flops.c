@@ -116,7 +116,8 @@ void model_transformer_flops(const struct ctx *c, struct device_step *d)
                         (double)setup_expert_ffn_hidden(s) * mats * n_moe;
         /* forward, input gradients and (not under LoRA: frozen experts)
          * weight gradients, and the forward again under full recomputation */
-        double passes = (c->lora ? 2.0 : 3.0) + (s->training.recompute == RECOMPUTE_FULL ? 1.0 : 0.0);
+        double passes =
+            (c->lora ? 2.0 : 3.0) + (s->training.recompute == RECOMPUTE_FULL ? 1.0 : 0.0);
         d->executed_flops += passes * routed * (cf - 1.0);
     }
     /* HFU in the MFU convention (full s^2), recomputation added

@@ -190,6 +190,7 @@ struct device_step {
     double dp_mb_exposed; /* of dp_exposed, what every micro-batch's passes carry */
     double optimizer, straggler, overhead;
     double interference; /* i20: compute slowed beside overlapped communication (in compute) */
+    double offload_wait; /* y2026: of compute, the wait for offloaded activations' copies */
     double forward, backward;
     double total;
     double executed_flops, model_flops; /* whole cluster, per step */
@@ -262,6 +263,9 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
 /* The power of a node besides its devices (CPUs at cpu_util, NICs, the
  * rest), and the CPUs' utilization on a data path. */
 double model_node_rest_w(const struct ctx *c, double cpu_util);
+/* The share of the step the devices run, the rest waiting at idle for a
+ * data path slower than the device step (model.c). */
+double model_device_step_share(const struct device_step *d, const struct data_path *p);
 double model_cpu_util(const struct data_path *p);
 void model_power_at_balance(const struct ctx *c, double busy, double cpu_util,
                             struct power_report *pw);
@@ -299,6 +303,9 @@ double model_embedding_copies(const struct setup *s);
 /* Output layer (logits GEMM, 16-bit even in FP8 recipes) and cross-entropy
  * loss for `tokens` tokens on one device: forward and backward times. */
 void model_output_layer(const struct ctx *c, double tokens, double *fwd, double *bwd);
+/* The forward time of one multi-token prediction module's 2h -> h
+ * projection for `tokens` tokens. */
+double model_mtp_projection(const struct ctx *c, double tokens);
 
 /* ZeRO-3: parameters gathered one unit (layer) at a time. */
 struct zero3_cost {

@@ -26,20 +26,23 @@ struct heat_budget {
  * that clock, as the throttled step itself does (model.c). Returned over
  * the share the rack leaves the devices at that step: the rest of the node
  * draws its own (model_node_rest_w), and its CPUs prepare the same batch
- * over a longer step when the clocks are lower. Above 1: too hot. */
+ * over a longer step when the clocks are lower; while a slower data path
+ * starves them the devices idle. Above 1: too hot. */
 static double heat_ratio(struct ctx *c, double f, const struct heat_budget *hb)
 {
     struct device_step d;
     c->throttle = f * c->clock_share;
     model_device_step(c, &d);
-    double busy = d.compute + d.recompute + d.optimizer;
+    double busy = d.compute - d.offload_wait + d.recompute + d.optimizer; /* as model.c */
     double b = d.total > 0 ? busy / d.total : 1.0;
     b = b < 0 ? 0 : b > 1 ? 1 : b;
-    double share = f * f * f * (b + hb->wait_share * (1.0 - b));
     struct data_path p;
     model_data_path(c, d.total, &p);
-    double allowed = (hb->rack_w / hb->in_rack - model_node_rest_w(c, model_cpu_util(&p))) /
-                     (double)c->per_node;
+    /* While the data path starves them the devices idle (as model.c counts
+     * the power). */
+    double share = f * f * f * (b + hb->wait_share * (1.0 - b)) * model_device_step_share(&d, &p);
+    double allowed =
+        (hb->rack_w / hb->in_rack - model_node_rest_w(c, model_cpu_util(&p))) / (double)c->per_node;
     double want = (allowed - hb->idle_w) / hb->dynamic_w;
     return want > 0 ? share / want : 1e300;
 }

@@ -220,8 +220,9 @@ static void draw_transformer(struct gen_src *g, struct setup *s)
     int heads = 8 << gen_below(g, 5); /* 8..128 */
     s->model.kind = MODEL_TRANSFORMER;
     s->model.heads = heads;
-    s->model.head_dim = 0;
     s->model.hidden = heads * (gen_below(g, 2) ? 128 : 64);
+    /* a quarter with heads x head_dim apart from hidden (Qwen3, Gemma) */
+    s->model.head_dim = gen_below(g, 4) == 0 ? 64 << gen_below(g, 2) : 0;
     s->model.kv_heads = heads >> gen_below(g, 4);
     s->model.layers = gen_log_int(g, 1, 128);
     s->model.seq_len = 256 << gen_below(g, 10); /* 256..131072 */

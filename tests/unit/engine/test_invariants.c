@@ -60,14 +60,14 @@ static void count_kind(struct kinds *k, const char *msg)
 /* The 2026 mechanisms a setup uses, for a violation's line. */
 static void mechanisms(const struct setup *s, char *out, size_t len)
 {
-    snprintf(out, len, "%s pp %d %s%s%s%s%s%s%s%s", train_precision_names[s->training.precision],
-             s->training.pipeline_parallel, s->training.lora_rank ? "lora " : "",
-             s->model.mtp_layers ? "mtp " : "", s->training.activation_offload_layers ? "offload " : "",
-             s->training.expert_tensor_parallel ? "etp " : "",
-             s->training.capacity_factor > 0 ? "capacity " : "",
-             s->training.moe_dispatcher == MOE_DISPATCH_DEEPEP ? "deepep " : "",
-             s->cluster.node.power_limit_w > 0 ? "power-cap " : "",
-             s->model.kv_lora_rank ? "mla " : "");
+    snprintf(
+        out, len, "%s pp %d %s%s%s%s%s%s%s%s", train_precision_names[s->training.precision],
+        s->training.pipeline_parallel, s->training.lora_rank ? "lora " : "",
+        s->model.mtp_layers ? "mtp " : "", s->training.activation_offload_layers ? "offload " : "",
+        s->training.expert_tensor_parallel ? "etp " : "",
+        s->training.capacity_factor > 0 ? "capacity " : "",
+        s->training.moe_dispatcher == MOE_DISPATCH_DEEPEP ? "deepep " : "",
+        s->cluster.node.power_limit_w > 0 ? "power-cap " : "", s->model.kv_lora_rank ? "mla " : "");
 }
 
 /* Per field of the table, the setups whose value differs from the default
@@ -100,8 +100,6 @@ static void note_coverage(struct coverage *cv, const struct setup *s)
     }
 }
 
-static struct coverage cover;
-
 static void test_random_setups(void **state)
 {
     (void)state;
@@ -122,7 +120,6 @@ static void test_random_setups(void **state)
         if (!gen_setup(&g, cat, &s, &r))
             continue;
         setups++;
-        note_coverage(&cover, &s);
         moe += s.model.experts > 0;
         generic += s.model.kind == MODEL_GENERIC;
         prec[s.training.precision]++;
@@ -170,6 +167,7 @@ static void test_each_invariant_breaks(void **state)
     memset(&a, 0, sizeof a);
     a.peak_tflops = 100, a.tflops_per_device = 50, a.hfu = 0.4, a.achieved_fraction = 0.6;
     a.mfu = 0.3, a.hfu_model_convention = 0.45, a.step_time_s = 10, a.memory.fits = true;
+    a.power.clock_share = a.power.throttle_factor = 1.0;
     assert_true(inv_rates(&a, msg, sizeof msg));
     b = a, b.tflops_per_device = 101; /* above peak */
     assert_false(inv_rates(&b, msg, sizeof msg));
@@ -186,6 +184,85 @@ static void test_each_invariant_breaks(void **state)
     assert_true(inv_recompute(&a, &b, msg, sizeof msg));
     b = a, b.breakdown.tp_comm = 1, a.breakdown.tp_comm = 2;
     assert_false(inv_tp_overlap_domain(&b, &a, msg, sizeof msg));
+    assert_true(inv_tp_overlap_domain(&a, &a, msg, sizeof msg));
+}
+
+/* The invariants issue 21's mechanisms brought, each fed a report or setup
+ * that breaks it. */
+static void test_each_2026_invariant_breaks(void **state)
+{
+    (void)state;
+    char msg[512];
+    struct model_report a, b;
+    memset(&a, 0, sizeof a);
+    a.peak_tflops = 100, a.tflops_per_device = 50, a.hfu = 0.4, a.achieved_fraction = 0.6;
+    a.mfu = 0.3, a.hfu_model_convention = 0.45, a.step_time_s = 10, a.memory.fits = true;
+    a.power.clock_share = 0.8, a.power.throttle_factor = 0.9; /* GEMMs at 72 TFLOP/s */
+    a.memory.per_device_gb = 40, a.flops_per_step = 1e18;
+    assert_true(inv_rates(&a, msg, sizeof msg));
+    b = a, b.tflops_per_device = 75; /* below the nominal peak, above the clocks run */
+    assert_false(inv_rates(&b, msg, sizeof msg));
+    b = a, b.memory.per_device_gb = 41; /* a memory saving that costs memory */
+    assert_false(inv_not_more_memory("x", &a, &b, msg, sizeof msg));
+    assert_true(inv_not_more_memory("x", &b, &a, msg, sizeof msg));
+    b = a, b.flops_per_step = 0.9e18; /* more work, fewer FLOPs */
+    assert_false(inv_not_fewer_flops("x", &a, &b, msg, sizeof msg));
+    assert_true(inv_not_fewer_flops("x", &b, &a, msg, sizeof msg));
+    /* A pipeline split that loses a layer: 3 layers, first stage 1, and the
+     * loss counted in the split (the loader refuses it; the predicate must
+     * see it). */
+    struct setup s;
+    setup_defaults(&s);
+    s.model.layers = 3, s.training.pipeline_parallel = 2;
+    assert_true(inv_layers_placed(&s, msg, sizeof msg));
+    s.training.first_stage_layers = 1, s.training.account_for_loss_in_pipeline_split = true;
+    assert_false(inv_layers_placed(&s, msg, sizeof msg));
+}
+
+/* Every field of the setup table is drawn (its value differs from the
+ * default in at least COVERED_MIN of the setups, and for a choice field
+ * every choice appears) or listed in gen_setup.c's gen_not_drawn with a
+ * reason (and then never drawn): a new field joins the draws or the list. */
+enum { COVERAGE_SETUPS = 10000, COVERED_MIN = 10 };
+
+static void test_field_coverage(void **state)
+{
+    (void)state;
+    static struct coverage cover;
+    memset(&cover, 0, sizeof cover);
+    struct gen_src g;
+    gen_src_seed(&g, 21);
+    long setups = 0;
+    for (long draws = 0; setups < COVERAGE_SETUPS && draws < 20L * COVERAGE_SETUPS; draws++) {
+        struct setup s;
+        struct resolved r;
+        if (gen_setup(&g, cat, &s, &r))
+            note_coverage(&cover, &s), setups++;
+    }
+    assert_int_equal(setups, COVERAGE_SETUPS);
+    const struct field_table *t = setup_fields();
+    assert_true(t->count <= 256);
+    int missing = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const struct field *f = &t->fields[i];
+        const char *reason = gen_not_drawn_reason(f->path);
+        if (reason) {
+            if (cover.varied[i] > 0)
+                printf("  %s is listed as not drawn (%s) but %ld setups changed it\n", f->path,
+                       reason, cover.varied[i]),
+                    missing++;
+            continue;
+        }
+        if (cover.varied[i] < COVERED_MIN)
+            printf("  %s: drawn in %ld of %ld setups (at least %d): draw it or list it in "
+                   "gen_not_drawn with a reason\n",
+                   f->path, cover.varied[i], setups, COVERED_MIN),
+                missing++;
+        for (int k = 0; f->type == FIELD_ENUM && f->choices && f->choices[k] && k < 16; k++)
+            if (!cover.choice_seen[i][k])
+                printf("  %s: choice %s never drawn\n", f->path, f->choices[k]), missing++;
+    }
+    assert_int_equal(missing, 0);
 }
 
 /* The issue's case: Llama-2-70B on 64 H100 with 8 x 400G rails, DeepSpeed,
@@ -222,6 +299,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_invariant_breaks),
+        cmocka_unit_test(test_each_2026_invariant_breaks),
+        cmocka_unit_test(test_field_coverage),
         cmocka_unit_test(test_zero3_never_cheaper),
         cmocka_unit_test(test_random_setups),
     };
