@@ -69,6 +69,11 @@ struct accelerator {
      * the catalog's figures already hold at the TDP). */
     int boost_clock_mhz;
     double gemm_power_w;
+    /* Not a catalog key: the memory bandwidth as loaded, the one the
+     * device's gemm_efficiency was measured with (model_gemm.c); a what-if
+     * that raises mem_bw_gbs later keeps the device's math rate. 0: take
+     * mem_bw_gbs. */
+    double gemm_measured_bw_gbs;
 };
 
 struct cpu {

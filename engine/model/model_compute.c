@@ -267,75 +267,6 @@ static void layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
     layer_comm(c, M, gemms, attn, at.bwd, lt);
 }
 
-/* ---- pipeline stages ------------------------------------------------------------ */
-
-void model_make_stage(const struct ctx *c, int index, int first_layer, struct stage *st)
-{
-    const struct setup *s = c->s;
-    memset(st, 0, sizeof *st);
-    st->index = index;
-    st->first = index == 0;
-    st->last = index == c->pp - 1;
-    st->first_layer = first_layer;
-    if (s->model.kind == MODEL_GENERIC) {
-        st->params.dense = s->model.params;
-        return;
-    }
-    st->layers = setup_stage_layers(s, index);
-    st->moe_layers = model_moe_layers_in(s, first_layer, st->layers);
-    int n_dense = st->layers - st->moe_layers;
-    struct layer_params_split p = {n_dense * c->lp.dense_dense + st->moe_layers * c->lp.moe_dense,
-                                   st->moe_layers * c->lp.moe_experts};
-    double vh = (double)s->model.vocab * s->model.hidden;
-    /* One embedding copy per stage that holds it; with a single stage a
-     * tied output layer shares it (model_shapes.c). */
-    double emb =
-        (st->first ? vh : 0.0) + (st->last && (c->pp > 1 || !s->model.tied_embeddings) ? vh : 0.0);
-    if (st->last && s->model.mtp_layers > 0) {
-        /* Multi-token prediction (DeepSeek-V3, section 2.2): each module is
-         * one more layer and a 2h x h projection; it shares the embedding
-         * and output layer of the main model. */
-        bool moe = s->model.experts > 0;
-        double h = s->model.hidden;
-        p.dense +=
-            s->model.mtp_layers * ((moe ? c->lp.moe_dense : c->lp.dense_dense) + 2.0 * h * h);
-        p.experts += s->model.mtp_layers * (moe ? c->lp.moe_experts : 0.0);
-    }
-    st->params.dense = (p.dense + emb) / c->tp;
-    /* MoE parallel folding: experts are split over expert-tensor x expert
-     * ranks (Megatron-Core --expert-tensor-parallel-size). */
-    st->params.experts = p.experts / ((double)c->etp * c->ep);
-}
-
-/* The stages worth looking at: the first, the second (the first middle one
- * gets the extra layers), the one before the last, and the last. Their
- * maximum is the slowest or most loaded stage without a walk over all p. */
-int model_candidate_stages(const struct ctx *c, struct stage out[4])
-{
-    int p = c->pp, n = 0;
-    int idx[4] = {0, 1, p - 2, p - 1};
-    int last_first = c->s->model.kind == MODEL_TRANSFORMER ? c->s->model.layers : 0;
-    for (int i = 0; i < 4; i++) {
-        if (idx[i] < 0 || idx[i] >= p)
-            continue;
-        bool seen = false;
-        for (int j = 0; j < n; j++)
-            seen = seen || out[j].index == idx[i];
-        if (seen)
-            continue;
-        int first_layer = 0;
-        if (idx[i] == 1)
-            first_layer = setup_stage_layers(c->s, 0);
-        else if (idx[i] == p - 1 && p > 1)
-            first_layer = last_first - setup_stage_layers(c->s, p - 1);
-        else if (idx[i] == p - 2 && p > 2)
-            first_layer =
-                last_first - setup_stage_layers(c->s, p - 1) - setup_stage_layers(c->s, p - 2);
-        model_make_stage(c, idx[i], first_layer, &out[n++]);
-    }
-    return n;
-}
-
 /* ---- the device step ------------------------------------------------------ */
 
 /* One stage's times per micro-batch. */
@@ -488,9 +419,10 @@ static void generic_step(const struct ctx *c, struct stage_time *slow, struct de
 }
 
 /* A transformer: the times of the slowest of the candidate stages; returns
- * its index in `stages`. */
-static int transformer_step(const struct ctx *c, struct stage stages[4], struct stage_time *slow,
-                            struct layer_times *ld_out, struct layer_times *lm_out)
+ * its index in `stages` (*n_out: how many there are). */
+static int transformer_step(const struct ctx *c, struct stage stages[MODEL_STAGE_CANDIDATES],
+                            int *n_out, struct stage_time *slow, struct layer_times *ld_out,
+                            struct layer_times *lm_out)
 {
     struct layer_times ld, lm;
     layer_times(c, false, &ld);
@@ -500,6 +432,7 @@ static int transformer_step(const struct ctx *c, struct stage stages[4], struct 
     *ld_out = ld;
     *lm_out = lm;
     int n_stages = model_candidate_stages(c, stages);
+    *n_out = n_stages;
     int busy = 0;
     /* The slowest stage sets the pace of the pipeline. */
     double worst = -1.0;
@@ -525,21 +458,30 @@ static void step_sync_and_update(const struct ctx *c, const struct stage *busy,
     /* Gradient sync: non-expert parameters over DP x CP (ranks tp apart),
      * expert parameters over DP x CP / EP (ranks tp x cp x ep apart). */
     /* i20: the gradient sync hides under the compute the per-layer traffic
-     * leaves free (one second of compute hides one second of traffic). */
-    double busy_s = slow->fwd + slow->bwd, free = maxd(0.0, busy_s - slow->hidden);
-    double t_f = busy_s > 0 ? slow->fwd * free / busy_s : 0.0;
-    double t_b = busy_s > 0 ? slow->bwd * free / busy_s : 0.0;
+     * leaves free (one second of compute hides one second of traffic),
+     * shared between the passes as each pass's compute less the traffic
+     * hidden in it. */
+    double free = maxd(0.0, slow->fwd + slow->bwd - slow->hidden);
+    double f_free = maxd(0.0, slow->fwd - slow->hidden_f);
+    double b_free = maxd(0.0, slow->bwd - (slow->hidden - slow->hidden_f));
+    double t_f = f_free + b_free > 0 ? free * f_free / (f_free + b_free) : 0.0;
+    double t_b = free - t_f;
     /* With MoE parallel folding the expert-data-parallel group is what
      * is left of tp x cp x dp after etp x ep. LoRA syncs only the adapters. */
     int64_t edp = at_least_one(c->tp * c->cp * c->dp / (c->etp * c->ep));
     double dense = c->lora ? model_lora_stage_params(c, busy) : busy->params.dense;
     double experts = c->lora ? 0.0 : busy->params.experts;
-    double total0 = d->dp_total, exposed0 = d->dp_exposed;
+    double total0 = d->dp_total, exposed0 = d->dp_exposed, gather0 = d->dp_hidden_gather;
     model_dp_sync(c, dense, c->dp * c->cp, c->tp, t_f, t_b, d);
-    /* The expert gradients hide in what the dense ones left of the window. */
-    double hid = (d->dp_total - total0) - (d->dp_exposed - exposed0);
+    /* The expert gradients hide in what the dense ones left of the window:
+     * the weight gathers hid under the forward, the rest under the
+     * backward (spilling into the forward). */
+    double gather = d->dp_hidden_gather - gather0;
+    double hid = (d->dp_total - total0) - (d->dp_exposed - exposed0) - gather;
     double w = sw->dp_overlap_window > 0 ? sw->dp_overlap_window : 1.0;
-    double t_b2 = maxd(0.0, t_b - hid / w), t_f2 = maxd(0.0, t_f - maxd(0.0, hid / w - t_b));
+    double g = sw->param_gather_overlap > 0 ? gather / sw->param_gather_overlap : 0.0;
+    double t_b2 = maxd(0.0, t_b - hid / w);
+    double t_f2 = maxd(0.0, t_f - g - maxd(0.0, hid / w - t_b));
     model_dp_sync(c, experts, edp, c->etp * c->ep, t_f2, t_b2, d);
     /* Optimizer: memory-bound; reads and writes the optimizer state, reads
      * the gradient, writes the new weights, for this device's shard. */
@@ -682,7 +624,7 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     const struct setup *s = c->s;
     memset(d, 0, sizeof *d);
     int m = c->m;
-    struct stage stages[4];
+    struct stage stages[MODEL_STAGE_CANDIDATES];
     struct stage_time slow;
     memset(&slow, 0, sizeof slow);
     const struct stage *busy = &stages[0];
@@ -692,12 +634,12 @@ void model_device_step(const struct ctx *c, struct device_step *d)
         model_make_stage(c, 0, 0, &stages[0]);
         generic_step(c, &slow, d);
     } else {
-        busy = &stages[transformer_step(c, stages, &slow, &ld, &lm)];
+        int n;
+        busy = &stages[transformer_step(c, stages, &n, &slow, &ld, &lm)];
         /* i20: every stage syncs its own gradients after its last backward;
          * the one holding the most parameters sets that wait, whichever
          * stage computes longest (picking the busiest stage's parameters
          * let a faster device switch to a heavier sync). */
-        int n = c->pp < 4 ? c->pp : 4;
         widest = *busy;
         for (int i = 0; i < n; i++) {
             widest.params.dense = maxd(widest.params.dense, stages[i].params.dense);

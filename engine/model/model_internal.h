@@ -186,8 +186,9 @@ struct stage {
 
 struct device_step {
     double compute, recompute, tp_comm, cp_comm, ep_comm, bubble, p2p, dp_exposed, dp_total;
-    double ep_total;      /* expert all-to-alls before overlap (ep_comm: exposed) */
-    double dp_mb_exposed; /* of dp_exposed, what every micro-batch's passes carry */
+    double ep_total;         /* expert all-to-alls before overlap (ep_comm: exposed) */
+    double dp_mb_exposed;    /* of dp_exposed, what every micro-batch's passes carry */
+    double dp_hidden_gather; /* of dp_total, ZeRO weight gathers hidden under the forward */
     double optimizer, straggler, overhead;
     double interference; /* i20: compute slowed beside overlapped communication (in compute) */
     double offload_wait; /* y2026: of compute, the wait for offloaded activations' copies */
@@ -213,7 +214,8 @@ void model_transformer_flops(const struct ctx *c, struct device_step *d);
 
 /* model_compute.c */
 void model_make_stage(const struct ctx *c, int index, int first_layer, struct stage *st);
-int model_candidate_stages(const struct ctx *c, struct stage out[4]);
+enum { MODEL_STAGE_CANDIDATES = 5 };
+int model_candidate_stages(const struct ctx *c, struct stage out[MODEL_STAGE_CANDIDATES]);
 void model_device_step(const struct ctx *c, struct device_step *d);
 void model_stage_times(const struct ctx *c, const struct stage *st, struct model_stage_cost *o);
 
