@@ -71,8 +71,8 @@ struct accelerator {
     double gemm_power_w;
     /* Not a catalog key: the memory bandwidth as loaded, the one the
      * device's gemm_efficiency was measured with (model_gemm.c); a what-if
-     * that raises mem_bw_gbs later keeps the device's math rate. 0: take
-     * mem_bw_gbs. */
+     * that raises mem_bw_gbs later keeps the device's math rate. 0 (an
+     * entry not loaded from a file): the bandwidth the model runs with. */
     double gemm_measured_bw_gbs;
 };
 

@@ -27,9 +27,10 @@ double model_gemm_with_epilogue(const struct ctx *c, double t_math, double out_e
      * (a what-if with faster memory keeps the math rate it implies). */
     const struct accelerator *a = c->r->accel;
     double rate = c->peak_flops * c->gemm_eff;
-    double measured_bw = (a->gemm_measured_bw_gbs > 0 ? a->gemm_measured_bw_gbs : a->mem_bw_gbs) *
-                         a->mem_bw_efficiency * 1e9;
-    if (!(t_math > 0) || !(rate > 0) || !(c->mem_bw > 0) || !(measured_bw > 0))
+    double measured_bw = a->gemm_measured_bw_gbs * a->mem_bw_efficiency * 1e9;
+    if (!(measured_bw > 0)) /* an entry not loaded from a catalog file */
+        measured_bw = c->mem_bw;
+    if (!(t_math > 0) || !(rate > 0) || !(c->mem_bw > 0))
         return t_math;
     double d = GEMM_REFERENCE_DIM;
     double ref_math = 2.0 * d * d * d / rate;
