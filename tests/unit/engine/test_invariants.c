@@ -1,8 +1,11 @@
-/* The property tests of issue 20: 20,000 random valid setups (gen_setup.c:
- * every field of the table, dense and MoE, every precision and stack, 1 to
- * 100,000 devices) through every physical invariant (invariants.c), zero
- * violations; each invariant's predicate shown to fail on a report that
- * breaks it; and the ZeRO-3-versus-ZeRO-1 case of the issue. */
+/* The property tests of issues 20 and 21: 20,000 random valid setups
+ * (gen_setup.c: every field of the table, dense and MoE, every precision
+ * and stack, the 2026 mechanisms, 1 to 100,000 devices; more with
+ * MLVIZ_PROPERTY_SETUPS, each violation's setup printed with
+ * MLVIZ_PROPERTY_VERBOSE) through every physical invariant (invariants.c),
+ * zero violations; each invariant's predicate shown to fail on a report
+ * that breaks it; every field of the table drawn or listed as not drawn;
+ * and the ZeRO-3-versus-ZeRO-1 case of issue 20. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
