@@ -421,6 +421,7 @@ static bool check_entry(enum catalog_kind kind, unsigned char *buf, const struct
             a->mem_gb = a->mem_gib * 1.073741824;
         else
             a->mem_gib = a->mem_gb / 1.073741824;
+        a->gemm_measured_bw_gbs = a->mem_bw_gbs;
         if (a->fp4_tflops > 0 && a->fp4_tflops < MIN_TFLOPS) {
             snprintf(err, err_len,
                      "%s:%d:%d: %s: fp4_tflops (%g) must be 0 (no FP4 path) or at least %g", file,

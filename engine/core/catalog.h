@@ -73,6 +73,11 @@ struct accelerator {
      * the boost clock, 10^12 per second (0: not published). Fused
      * attention's softmax takes one per score (model_attention.c). */
     double exp_tera_per_s;
+    /* Not a catalog key: the memory bandwidth as loaded, the one the
+     * device's gemm_efficiency was measured with (model_gemm.c); a what-if
+     * that raises mem_bw_gbs later keeps the device's math rate. 0 (an
+     * entry not loaded from a file): the bandwidth the model runs with. */
+    double gemm_measured_bw_gbs;
 };
 
 struct cpu {

@@ -122,6 +122,16 @@ static bool check_training_2026(const struct setup *s, const struct resolved *r,
     int emb = s->training.account_for_embedding_in_pipeline_split;
     int loss = s->training.account_for_loss_in_pipeline_split;
     int v = s->training.virtual_stages;
+    /* Megatron-Core's TransformerConfig refuses the two ways of shaping the
+     * end stages together (num_layers_in_first/last_pipeline_stage with
+     * account_for_*_in_pipeline_split); mixed, the split lost layers. */
+    if ((emb || loss) && (s->training.first_stage_layers > 0 || s->training.last_stage_layers > 0))
+        FAIL(emb ? "training.account_for_embedding_in_pipeline_split"
+                 : "training.account_for_loss_in_pipeline_split",
+             "%s cannot be set with training.first_stage_layers or last_stage_layers "
+             "(Megatron-Core: one way to shape the end stages at a time)",
+             emb ? "training.account_for_embedding_in_pipeline_split"
+                 : "training.account_for_loss_in_pipeline_split");
     if ((emb || loss) && transformer && pp > 1 && (s->model.layers + emb + loss) % (pp * v) != 0)
         FAIL(emb ? "training.account_for_embedding_in_pipeline_split"
                  : "training.account_for_loss_in_pipeline_split",

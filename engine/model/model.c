@@ -116,7 +116,7 @@ static void eval_layout(const struct ctx *c, struct model_report *o)
 
 /* The share of the step the devices run: the rest they wait, at idle, for
  * a data path slower than the step (all of it on a serial path). */
-static double device_step_share(const struct device_step *d, const struct data_path *p)
+double model_device_step_share(const struct device_step *d, const struct data_path *p)
 {
     double wait = p->serial
                       ? p->read_s + p->preprocess_s + p->h2d_s
@@ -133,14 +133,16 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
 {
     model_device_step(c, d);
     model_data_path(c, d->total, dpth);
-    double busy = ratio(d->compute + d->recompute + d->optimizer, maxd(d->total, 1e-12));
+    /* Waiting for offloaded activations the device waits, as on traffic. */
+    double busy =
+        ratio(d->compute - d->offload_wait + d->recompute + d->optimizer, maxd(d->total, 1e-12));
     /* A device waiting on communication or in a pipeline bubble keeps its
      * clocks up and runs NCCL kernels: it draws DEVICE_WAIT_DYNAMIC_SHARE of
      * its dynamic power, not idle. */
     busy = mind(1.0, busy) + DEVICE_WAIT_DYNAMIC_SHARE * (1.0 - mind(1.0, busy));
     /* Waiting for data the devices idle: power is the step's average. */
-    busy *= device_step_share(d, dpth);
-    double cpu_util = mind(1.0, ratio(dpth->cores_busy, maxd(dpth->cores_total, 1.0)));
+    busy *= model_device_step_share(d, dpth);
+    double cpu_util = model_cpu_util(dpth);
     model_power(c, mind(1.0, busy), cpu_util, &o->power);
     o->power.full_rack_kw = o->power.per_rack_kw;
     double f = model_throttle_balanced(c, &o->power, DEVICE_WAIT_DYNAMIC_SHARE); /* i20 */
@@ -160,7 +162,8 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
         c->throttle = f * c->clock_share;
         model_device_step(c, d);
         model_data_path(c, d->total, dpth);
-        model_power_at_balance(c, mind(1.0, busy), cpu_util, &o->power);
+        /* the CPUs prepare the same batch over the longer step */
+        model_power_at_balance(c, mind(1.0, busy), model_cpu_util(dpth), &o->power);
         o->power.full_rack_kw = o->power.per_rack_kw > 0 ? o->power.full_rack_kw : 0;
     }
     return true;

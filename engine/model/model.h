@@ -223,7 +223,9 @@ struct model_stage_cost {
     double tp_s, cp_s, ep_s; /* exposed per micro-batch, both passes (inside fwd_s + bwd_s) */
     double ep_total_s;       /* the expert all-to-alls per micro-batch before overlap */
     double dp_mb_s;          /* exposed DP/ZeRO traffic per micro-batch (inside fwd_s + bwd_s) */
-    double slow_mb_s;   /* compute slowed beside hidden communication, per micro-batch (inside) */
+    double slow_mb_s; /* compute slowed beside hidden communication, per micro-batch (inside) */
+    double offload_wait_s;   /* of compute_fwd_s + compute_bwd_s, waits for offloaded activations */
+    double offload_filled_s; /* of offload_wait_s, what slowed compute fills (not in slow_mb_s) */
     double dp_tail_s;   /* after the stage's last backward: exposed DP/ZeRO traffic and slowdown */
     double slow_tail_s; /* of dp_tail_s, the slowdown beside the step's hidden DP traffic (less
                          * than 0 when the last micro-batch hides less than the others) */

@@ -1,5 +1,6 @@
 /* model_compute: the roofline of a GEMM, the times of one layer, and the
- * pipeline stages (their layers and parameters). The times of a stage and
+ * pipeline stages (their layers and parameters, and the few whose maximum
+ * is the most loaded one). The times of a stage and
  * the device step are model_stage.c. See docs/MODEL.md. */
 
 #include <math.h>
@@ -301,15 +302,36 @@ void model_make_stage(const struct ctx *c, int index, int first_layer, struct st
     st->params.experts = p.experts / ((double)c->etp * c->ep);
 }
 
-/* The stages worth looking at: the first, the second (the first middle one
- * gets the extra layers), the one before the last, and the last. Their
- * maximum is the slowest or most loaded stage without a walk over all p. */
-int model_candidate_stages(const struct ctx *c, struct stage out[4])
+/* The first middle stage whose layers are all MoE layers, past the
+ * dense_layers (the stages before it are lighter); -1 when none. Walks at
+ * most dense_layers + 1 stages. */
+static int first_moe_stage(const struct ctx *c, int *first_layer)
 {
-    int p = c->pp, n = 0;
-    int idx[4] = {0, 1, p - 2, p - 1};
+    const struct setup *s = c->s;
+    int dense = s->model.dense_layers, layer = 0;
+    if (s->model.experts <= 0 || dense <= 0)
+        return -1;
+    for (int k = 0; k < c->pp - 1; k++) {
+        if (layer >= dense) {
+            *first_layer = layer;
+            return k;
+        }
+        layer += setup_stage_layers(s, k);
+    }
+    return -1;
+}
+
+/* The stages worth looking at: the first, the second (the first middle one
+ * gets the extra layers), the first one past the dense layers of an MoE
+ * model, the one before the last, and the last. Their maximum is the most
+ * loaded stage without a walk over all p (the device step walks every
+ * stage, model_stage.c). */
+int model_candidate_stages(const struct ctx *c, struct stage out[MODEL_STAGE_CANDIDATES])
+{
+    int p = c->pp, n = 0, moe_first = 0;
+    int idx[MODEL_STAGE_CANDIDATES] = {0, 1, first_moe_stage(c, &moe_first), p - 2, p - 1};
     int last_first = c->s->model.kind == MODEL_TRANSFORMER ? c->s->model.layers : 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < MODEL_STAGE_CANDIDATES; i++) {
         if (idx[i] < 0 || idx[i] >= p)
             continue;
         bool seen = false;
@@ -318,7 +340,9 @@ int model_candidate_stages(const struct ctx *c, struct stage out[4])
         if (seen)
             continue;
         int first_layer = 0;
-        if (idx[i] == 1)
+        if (i == 2)
+            first_layer = moe_first;
+        else if (idx[i] == 1)
             first_layer = setup_stage_layers(c->s, 0);
         else if (idx[i] == p - 1 && p > 1)
             first_layer = last_first - setup_stage_layers(c->s, p - 1);

@@ -25,6 +25,21 @@ double model_nodes_in_rack(const struct ctx *c)
     return (double)(c->nodes < per_rack ? c->nodes : per_rack);
 }
 
+double model_node_rest_w(const struct ctx *c, double cpu_util)
+{
+    const struct setup *s = c->s;
+    const struct resolved *r = c->r;
+    double cpu_w = s->cluster.node.cpu_sockets *
+                   (r->cpu->idle_w + (r->cpu->tdp_w - r->cpu->idle_w) * cpu_util);
+    double nic_w = r->nic ? r->nic->power_w * s->cluster.node.nics_per_node : 0.0;
+    return cpu_w + nic_w + s->cluster.node.other_w;
+}
+
+double model_cpu_util(const struct data_path *p)
+{
+    return mind(1.0, ratio(p->cores_busy, maxd(p->cores_total, 1.0)));
+}
+
 void model_power(const struct ctx *c, double busy, double cpu_util, struct power_report *pw)
 {
     const struct setup *s = c->s;
@@ -32,10 +47,7 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
     const struct accelerator *a = r->accel;
     /* y2026: a busy device draws up to its power limit (model_power.c). */
     pw->device_w = a->idle_w + (model_power_limit_w(s, a) - a->idle_w) * busy;
-    double cpu_w = s->cluster.node.cpu_sockets *
-                   (r->cpu->idle_w + (r->cpu->tdp_w - r->cpu->idle_w) * cpu_util);
-    double nic_w = r->nic ? r->nic->power_w * s->cluster.node.nics_per_node : 0.0;
-    pw->node_w = pw->device_w * c->per_node + cpu_w + nic_w + s->cluster.node.other_w;
+    pw->node_w = pw->device_w * c->per_node + model_node_rest_w(c, cpu_util);
     pw->it_kw = pw->node_w * c->nodes / 1000.0;
     pw->pue = s->facility.pue > 0 ? s->facility.pue : r->cooling->pue;
     pw->facility_kw = pw->it_kw * pw->pue;

@@ -89,7 +89,11 @@ void model_transformer_flops(const struct ctx *c, struct device_step *d)
      * convention (Megatron-LM: full s x s, forward + 2 x backward). */
     struct attention_widths w; /* scores over q, values over every query head (out) */
     model_attention_widths(s, &w);
-    double attn_model = 3.0 * 2.0 * tokens * s->model.seq_len * (w.q + w.out) * s->model.layers;
+    /* Every layer's attention, the MTP modules' included (their layers run
+     * the same kernels); only the main layers' is recomputed. */
+    double layers = s->model.layers, all = layers + s->model.mtp_layers;
+    double attn_model = 3.0 * 2.0 * tokens * s->model.seq_len * (w.q + w.out) * all;
+    double main = layers / all; /* the main layers' share of it */
     /* LoRA (y2026): the frozen base weights get no weight gradients, so the
      * backward of every weight GEMM is one GEMM (dgrad), not two; attention
      * has no weights and keeps its whole backward (model_lora.c). */
@@ -97,9 +101,10 @@ void model_transformer_flops(const struct ctx *c, struct device_step *d)
     double attn_exec = attn_model;
     if (s->training.flash_attention)
         attn_exec = attn_model / 3.0 * (s->model.causal ? 0.5 : 1.0) * 3.5;
-    double attn_fwd_exec = s->training.flash_attention ? attn_exec / 3.5 : attn_model / 3.0;
+    double attn_fwd_exec =
+        main * (s->training.flash_attention ? attn_exec / 3.5 : attn_model / 3.0);
     /* Per-op checkpointing re-runs half the linear layers (y2026). */
-    double op_re = 0.5 * (stack_fwd_flops(s, tokens) - attn_model / 3.0);
+    double op_re = 0.5 * (stack_fwd_flops(s, tokens) - main * attn_model / 3.0);
     double re = s->training.recompute == RECOMPUTE_FULL        ? stack_fwd_flops(s, tokens)
                 : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_fwd_exec
                 : s->training.recompute == RECOMPUTE_OP        ? op_re
@@ -113,15 +118,20 @@ void model_transformer_flops(const struct ctx *c, struct device_step *d)
     if (cf > 0 && n_moe > 0) {
         double mats = s->model.mlp == MLP_SWIGLU ? 3.0 : 2.0;
         double routed = 2.0 * tokens * s->model.top_k * s->model.hidden *
-                        (double)setup_expert_ffn_hidden(s) * mats * n_moe;
-        double passes = 3.0 + (s->training.recompute == RECOMPUTE_FULL ? 1.0 : 0.0);
-        d->executed_flops += passes * routed * (cf - 1.0);
+                        (double)setup_expert_ffn_hidden(s) * mats;
+        /* forward, input gradients and (not under LoRA: frozen experts)
+         * weight gradients, and the forward again under full recomputation
+         * (the main layers'; the MTP modules' MoE layers are not recomputed) */
+        double passes = c->lora ? 2.0 : 3.0;
+        double re_passes = s->training.recompute == RECOMPUTE_FULL ? 1.0 : 0.0;
+        d->executed_flops +=
+            routed * (cf - 1.0) * ((passes + re_passes) * n_moe + passes * s->model.mtp_layers);
     }
     /* HFU in the MFU convention (full s^2), recomputation added
      * (Korthikanti et al. 2022), so that MFU <= HFU always. */
     d->hardware_flops =
         d->model_flops + (s->training.recompute == RECOMPUTE_FULL ? stack_fwd_flops(s, tokens)
-                          : s->training.recompute == RECOMPUTE_SELECTIVE ? attn_model / 3.0
+                          : s->training.recompute == RECOMPUTE_SELECTIVE ? main * attn_model / 3.0
                           : s->training.recompute == RECOMPUTE_OP        ? op_re
                                                                          : 0.0);
 }

@@ -22,12 +22,19 @@
 
 double model_gemm_with_epilogue(const struct ctx *c, double t_math, double out_elems)
 {
-    double rate = c->peak_flops * c->gemm_eff * c->throttle;
+    /* The measurement: at full clocks (a power limit or the cooling slows
+     * the math after, model_power.c) and with the memory the device had
+     * (a what-if with faster memory keeps the math rate it implies). */
+    const struct accelerator *a = c->r->accel;
+    double rate = c->peak_flops * c->gemm_eff;
+    double measured_bw = a->gemm_measured_bw_gbs * a->mem_bw_efficiency * 1e9;
+    if (!(measured_bw > 0)) /* an entry not loaded from a catalog file */
+        measured_bw = c->mem_bw;
     if (!(t_math > 0) || !(rate > 0) || !(c->mem_bw > 0))
         return t_math;
     double d = GEMM_REFERENCE_DIM;
     double ref_math = 2.0 * d * d * d / rate;
-    double ref_store = d * d * c->act_bytes / c->mem_bw;
+    double ref_store = d * d * c->act_bytes / measured_bw;
     /* The math's part of the measured time; a catalog whose reference GEMM
      * would spend more than half its time storing is taken at half. */
     double share = 1.0 - ref_store / ref_math;

@@ -191,8 +191,10 @@ struct device_step {
     double dp_mb_exposed; /* of dp_exposed, what every micro-batch's passes carry */
     double dp_mb_total;   /* of dp_total, what every micro-batch moves (ZeRO-2/3 per micro-batch) */
     double dp_mb_fwd;     /* of dp_mb_exposed, what the forward carries (ZeRO-3's gathers) */
+    double dp_hidden_gather; /* of dp_total, ZeRO-1/2 weight gathers hidden under the forward */
     double optimizer, straggler, overhead;
     double interference; /* i20: compute slowed beside overlapped communication (in compute) */
+    double offload_wait; /* y2026: of compute, the wait for offloaded activations' copies */
     double forward, backward;
     double total;
     double executed_flops, model_flops; /* whole cluster, per step */
@@ -233,7 +235,8 @@ struct layer_times {
 /* model_compute.c */
 void model_layer_times(const struct ctx *c, bool moe, struct layer_times *lt);
 void model_make_stage(const struct ctx *c, int index, int first_layer, struct stage *st);
-int model_candidate_stages(const struct ctx *c, struct stage out[4]);
+enum { MODEL_STAGE_CANDIDATES = 5 };
+int model_candidate_stages(const struct ctx *c, struct stage out[MODEL_STAGE_CANDIDATES]);
 
 /* model_stage.c: one stage's costs (the closed form and the step-schedule
  * simulator both run these; ld and lm: the dense and MoE layer times, unused
@@ -282,6 +285,13 @@ double model_op_checkpoint_bytes(const struct ctx *c, bool moe);
 double model_rack_load(const struct power_report *pw);
 double model_nodes_in_rack(const struct ctx *c);
 void model_power(const struct ctx *c, double busy, double cpu_util, struct power_report *pw);
+/* The power of a node besides its devices (CPUs at cpu_util, NICs, the
+ * rest), and the CPUs' utilization on a data path. */
+double model_node_rest_w(const struct ctx *c, double cpu_util);
+/* The share of the step the devices run, the rest waiting at idle for a
+ * data path slower than the device step (model.c). */
+double model_device_step_share(const struct device_step *d, const struct data_path *p);
+double model_cpu_util(const struct data_path *p);
 void model_power_at_balance(const struct ctx *c, double busy, double cpu_util,
                             struct power_report *pw);
 /* params: the model's parameter count (model_params), in the checkpoint. */
@@ -318,6 +328,9 @@ double model_embedding_copies(const struct setup *s);
 /* Output layer (logits GEMM, 16-bit even in FP8 recipes) and cross-entropy
  * loss for `tokens` tokens on one device: forward and backward times. */
 void model_output_layer(const struct ctx *c, double tokens, double *fwd, double *bwd);
+/* The forward time of one multi-token prediction module's 2h -> h
+ * projection for `tokens` tokens. */
+double model_mtp_projection(const struct ctx *c, double tokens);
 
 /* ZeRO-3: parameters gathered one unit (layer) at a time. */
 struct zero3_cost {

@@ -194,7 +194,7 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
 void model_memory_model(const struct ctx *c, struct memory_report *m)
 {
     const struct software *sw = c->r->software;
-    struct stage stages[4];
+    struct stage stages[MODEL_STAGE_CANDIDATES];
     int n = c->s->model.kind == MODEL_GENERIC ? 1 : model_candidate_stages(c, stages);
     if (c->s->model.kind == MODEL_GENERIC)
         model_make_stage(c, 0, 0, &stages[0]);

@@ -105,6 +105,7 @@ void model_dp_sync(const struct ctx *c, double params, int n, int stride, double
             d->dp_total += rs + ag;
             d->dp_exposed += maxd(0.0, rs - hide_b) + maxd(0.0, ag - hide_gather);
         }
+        d->dp_hidden_gather += zero == 3 ? 0.0 : mind(ag, hide_gather);
     }
     d->dp_algo = used;
 }

@@ -24,5 +24,17 @@ void model_output_layer(const struct ctx *c, double tokens, double *fwd, double 
     double loss =
         model_time_for(c->r->software->loss_bytes_per_logit * tokens * vocab_local, c->mem_bw);
     *fwd = gemm + loss / 2.0;
-    *bwd = 2.0 * gemm + loss / 2.0;
+    /* LoRA freezes the output layer: its backward is the input gradient
+     * alone (model_lora.c). */
+    *bwd = (c->lora ? 1.0 : 2.0) * gemm + loss / 2.0;
+}
+
+double model_mtp_projection(const struct ctx *c, double tokens)
+{
+    /* A multi-token prediction module projects the two normalised
+     * h-vectors of each token to h (DeepSeek-V3, 2.2), column-parallel over
+     * the tensor group; LoRA leaves it frozen (its backward is the input
+     * gradient alone). */
+    double h = c->s->model.hidden;
+    return model_gemm_time(c, 1, tokens, h / c->tp, 2.0 * h);
 }

@@ -110,9 +110,15 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
     double local = experts / c->ep;
     double up_mats = s->model.mlp == MLP_SWIGLU ? 2.0 : 1.0;
     double load = load_factor(c, M * k);
-    /* Each expert-parallel rank brings M tokens with k choices each; the ep
-     * ranks' experts share them: ep M k / E tokens per expert on average. */
-    double per_expert = c->ep * M * k / experts * load;
+    /* The expert GEMMs of an expert-tensor group run on the tokens of its
+     * et ranks, each holding M / t of them under sequence parallelism (the
+     * tensor group's tokens split over it), each rank 1/et of the width:
+     * M et / t tokens (M when et = t; MoE parallel folding, Liu et al. 2025,
+     * arXiv 2504.14960, section 3). */
+    double M_e = M * et / t;
+    /* Each expert-parallel rank brings M_e tokens with k choices each; the
+     * ep ranks' experts share them: ep M_e k / E tokens per expert. */
+    double per_expert = c->ep * M_e * k / experts * load;
     double router = model_gemm_time(c, 1, M, experts, h);
     double up =
         model_moe_expert_gemms(c, local, per_expert, up_mats * fe / et, h); /* model_moe.c */
@@ -128,7 +134,7 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
      * permutations of tokens into expert order and back (model_moe.c), the router's softmax/top-k
      * on M x E scores. */
     double act_fn = (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0);
-    double ew_elems = act_fn * M * k * load * fe / et + model_moe_permute_bytes(c, M) +
+    double ew_elems = act_fn * M_e * k * load * fe / et + model_moe_permute_bytes(c, M) +
                       4.0 * M * experts; /* i11 hook: model_moe.c */
     if (s->model.shared_experts > 0)
         ew_elems += act_fn * M * s->model.shared_experts * fe / t;

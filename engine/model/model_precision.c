@@ -103,7 +103,7 @@ void model_layer_quant_times(const struct ctx *c, bool moe, double M, double *fw
          * each token into fc1 and out of fc2 (model_moe.c). */
         double fe = setup_expert_ffn_hidden(s), et = c->etp;
         double cf = s->training.capacity_factor > 1.0 ? s->training.capacity_factor : 1.0;
-        double routed = s->model.top_k * cf;
+        double routed = s->model.top_k * cf * et / t; /* M et / t tokens (model_parallel.c) */
         x += routed * (h + fe / et) + s->model.shared_experts * (h + fe / t);
         g += routed * (up * fe / et + h) + s->model.shared_experts * (up * fe / t + h);
     }

@@ -20,6 +20,9 @@ struct stage_time {
     double hidden_f;       /* of it, beside the forward */
     double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
     double edge_f, edge_b; /* of fwd and bwd, the embedding or output layer */
+    double cp_f;           /* of cp, the forward's */
+    double ep_f;           /* of ep, the forward's */
+    double off_f, off_b;   /* of fwd and bwd, the waits for offloaded activations */
 };
 
 /* What the first and last stages run beside their layers: the output
@@ -37,11 +40,87 @@ static void stage_edges(const struct ctx *c, const struct stage *st, const struc
         double out_f, out_b, mtp = s->model.mtp_layers;
         const struct layer_times *l = s->model.experts > 0 ? lm : ld;
         model_output_layer(c, tokens_mb, &out_f, &out_b);
-        *fwd = (1.0 + mtp) * out_f + mtp * l->fwd;
-        *bwd = (1.0 + mtp) * out_b + mtp * l->bwd;
+        double proj = mtp > 0 ? model_mtp_projection(c, tokens_mb) : 0.0; /* model_output.c */
+        *fwd = (1.0 + mtp) * out_f + mtp * (l->fwd + proj);
+        *bwd = (1.0 + mtp) * out_b + mtp * (l->bwd + (c->lora ? 1.0 : 2.0) * proj);
     }
     if (st->first)
         *fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
+}
+
+/* Splits a stage's per-micro-batch time into its two passes: two of the
+ * four (six, with full recomputation) tensor-parallel all-reduces, the
+ * forward's share of the exposed expert all-to-alls (`t->ep_f`) and the
+ * ring-attention exchange of the forward (`cp_fwd`). */
+static void split_passes(const struct ctx *c, const struct stage_time *t, double cp_fwd, double *f,
+                         double *b)
+{
+    bool full = c->s->training.recompute == RECOMPUTE_FULL;
+    double tp_fwd = t->tp * (full ? 2.0 / 6.0 : 0.5);
+    *f = t->fwd + tp_fwd + cp_fwd + t->ep_f;
+    *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - t->ep_f);
+}
+
+/* The expert all-to-alls of one MoE layer and micro-batch: what stays
+ * exposed, and of what hides, the part in each pass. */
+struct ep_cost {
+    double exposed, exposed_f, hidden_f, hidden_b;
+};
+
+/* i20: a second of compute hides at most one second of communication: the
+ * all-to-alls of a layer (dispatch and combine forward, their transposes
+ * backward, again with the recomputed forward when `again` is 1) hide
+ * under what its TP and CP traffic leave free of both passes (the forward
+ * of one micro-batch runs beside the backward of another, docs/MODEL.md
+ * section 2; else a faster device could make a slower step). Each pass
+ * hides its own all-to-alls first; what one pass cannot hide (its
+ * overflow) hides in the other's spare compute, which that pass then
+ * spends beside the first one's all-to-alls: the first pass's wall holds
+ * its overflow, the other's shrinks by the spare it lent. So neither
+ * pass's wall nor its window for the gradient sync (stage_sync) grows when
+ * the compute of either shrinks. Without the overlap each pass waits for
+ * its own all-to-alls. */
+static void ep_hiding(const struct ctx *c, const struct layer_times *l, double again,
+                      struct ep_cost *o)
+{
+    double e_f = l->ep_fwd, e_b = (1.0 + again) * l->ep_fwd;
+    double free_f = maxd(0.0, l->fwd - 2.0 * l->tp_hidden - l->cp_hidden_f);
+    double free_b = maxd(0.0, l->bwd - 2.0 * l->tp_hidden - l->cp_hidden_b);
+    o->exposed = model_moe_exposed_a2a(c, e_f + e_b, free_f + free_b);
+    double over_f = maxd(0.0, e_f - free_f), over_b = maxd(0.0, e_b - free_b);
+    double spare_f = maxd(0.0, free_f - e_f);
+    bool overlap = c->s->training.ep_comm_overlap;
+    o->exposed_f = overlap ? over_f - mind(spare_f, over_b) : e_f;
+    double hidden = e_f + e_b - o->exposed;
+    o->hidden_f = mind(hidden, mind(free_f, e_f + over_b));
+    o->hidden_b = hidden - o->hidden_f;
+}
+
+/* The communication of the multi-token prediction modules on the last
+ * stage: each is a whole transformer layer (DeepSeek-V3, 2.2), with its
+ * tensor-parallel all-reduces, ring exchange and expert all-to-alls, run
+ * once forward and once backward (not recomputed, as their compute in
+ * stage_edges). */
+static void mtp_comm(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
+                     const struct layer_times *lm, struct stage_time *o)
+{
+    double mtp = c->s->model.mtp_layers;
+    if (!st->last || !(mtp > 0))
+        return;
+    bool moe = c->s->model.experts > 0;
+    const struct layer_times *l = moe ? lm : ld;
+    o->tp += 4.0 * mtp * l->tp_comm;
+    o->cp += mtp * (l->cp_fwd + l->cp_bwd);
+    o->cp_f += mtp * l->cp_fwd;
+    o->hidden += mtp * (4.0 * l->tp_hidden + l->cp_hidden_f + l->cp_hidden_b);
+    o->hidden_f += mtp * (2.0 * l->tp_hidden + l->cp_hidden_f);
+    if (moe) {
+        struct ep_cost e;
+        ep_hiding(c, l, 0.0, &e);
+        o->ep_total += mtp * 2.0 * l->ep_fwd, o->ep += mtp * e.exposed;
+        o->ep_f += mtp * e.exposed_f;
+        o->hidden += mtp * (e.hidden_f + e.hidden_b), o->hidden_f += mtp * e.hidden_f;
+    }
 }
 
 static void stage_time(const struct ctx *c, const struct stage *st, const struct layer_times *ld,
@@ -53,10 +132,6 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     stage_edges(c, st, ld, lm, &o->edge_f, &o->edge_b);
     o->fwd = nd * ld->fwd + nm * lm->fwd + o->edge_f;
     o->bwd = nd * ld->bwd + nm * lm->bwd + o->edge_b;
-    double off_f, off_b; /* activation offloading's copies (model_offload.c) */
-    model_offload_exposed(c, st, o->fwd, o->bwd, &off_f, &off_b);
-    o->fwd += off_f;
-    o->bwd += off_b;
     o->re = rc == RECOMPUTE_FULL        ? nd * ld->fwd + nm * lm->fwd
             : rc == RECOMPUTE_SELECTIVE ? nd * ld->attn_core + nm * lm->attn_core
             : rc == RECOMPUTE_OP        ? nd * ld->op_re + nm * lm->op_re
@@ -69,20 +144,29 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     double again = rc == RECOMPUTE_FULL ? 1.0 : 0.0;
     o->cp = nd * ((1.0 + again) * ld->cp_fwd + ld->cp_bwd) +
             nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
+    o->cp_f = nd * ld->cp_fwd + nm * lm->cp_fwd;
     /* Expert parallelism: dispatch and combine forward, their transposes
      * backward, again when the forward is recomputed. */
     o->ep_total = nm * (2.0 + again) * lm->ep_fwd;
-    /* i20: a second of compute hides at most one second of communication:
-     * the expert all-to-alls hide under what the TP and CP traffic of the
-     * layer leaves free (else a faster device could make a slower step). */
+    struct ep_cost e;
+    ep_hiding(c, lm, again, &e);
+    o->ep = nm * e.exposed;
+    o->ep_f = nm * e.exposed_f;
     double cp_f = lm->cp_hidden_f, cp_b = lm->cp_hidden_b;
-    double free = maxd(0.0, lm->fwd + lm->bwd - 4.0 * lm->tp_hidden - cp_f - cp_b);
-    o->ep = nm * model_moe_exposed_a2a(c, (2.0 + again) * lm->ep_fwd, free);
     o->hidden = per_layer * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
                 nd * ((1.0 + again) * ld->cp_hidden_f + ld->cp_hidden_b) +
-                nm * ((1.0 + again) * cp_f + cp_b) + (o->ep_total - o->ep);
+                nm * ((1.0 + again) * cp_f + cp_b + e.hidden_f + e.hidden_b);
     o->hidden_f = 2.0 * (nd * ld->tp_hidden + nm * lm->tp_hidden) + nd * ld->cp_hidden_f +
-                  nm * cp_f + (o->ep_total - o->ep) / (2.0 + again);
+                  nm * (cp_f + e.hidden_f);
+    mtp_comm(c, st, ld, lm, o);
+    /* Activation offloading's copies (model_offload.c) run on copy engines
+     * beside the SMs and NCCL: they hide under the whole pass, its exposed
+     * communication included, not only under its compute. */
+    double wall_f, wall_b;
+    split_passes(c, o, o->cp_f, &wall_f, &wall_b);
+    model_offload_exposed(c, st, wall_f, wall_b, &o->off_f, &o->off_b);
+    o->fwd += o->off_f;
+    o->bwd += o->off_b;
 }
 
 /* A generic model: FLOPs per sample from the user, two thirds in the
@@ -136,16 +220,24 @@ static void stage_sync(const struct ctx *c, const struct stage *st, const struct
 {
     /* Each pass's window is its own compute less the per-layer traffic
      * hidden beside it, longer by the slowdown that traffic brings
-     * (stage_slowdown, in proportion to the passes). */
+     * (stage_slowdown, in proportion to the passes) where it does not
+     * fill a wait for offloaded activations. */
     double share = ratio(t->fwd, t->fwd + t->bwd);
-    double t_f = maxd(0.0, t->fwd - t->hidden_f) + layer_slow * share;
-    double t_b = maxd(0.0, t->bwd - (t->hidden - t->hidden_f)) + layer_slow * (1.0 - share);
+    double t_f = maxd(0.0, t->fwd - t->hidden_f) + maxd(0.0, layer_slow * share - t->off_f);
+    double t_b = maxd(0.0, t->bwd - (t->hidden - t->hidden_f)) +
+                 maxd(0.0, layer_slow * (1.0 - share) - t->off_b);
     double dense, experts;
     trained_params(c, st, &dense, &experts);
     model_dp_sync(c, dense, c->dp * c->cp, c->tp, t_f, t_b, d);
-    double hid = d->dp_total - d->dp_exposed;
-    double w = c->r->software->dp_overlap_window > 0 ? c->r->software->dp_overlap_window : 1.0;
-    double t_b2 = maxd(0.0, t_b - hid / w), t_f2 = maxd(0.0, t_f - maxd(0.0, hid / w - t_b));
+    /* The expert gradients take what the dense sync left of the window:
+     * the dense weight gathers (ZeRO-1/2) hid under the forward, the rest
+     * under the backward, spilling into the forward. */
+    const struct software *sw = c->r->software;
+    double gather = d->dp_hidden_gather, hid = d->dp_total - d->dp_exposed - gather;
+    double w = sw->dp_overlap_window > 0 ? sw->dp_overlap_window : 1.0;
+    double g = sw->param_gather_overlap > 0 ? gather / sw->param_gather_overlap : 0.0;
+    double t_b2 = maxd(0.0, t_b - hid / w);
+    double t_f2 = maxd(0.0, t_f - g - maxd(0.0, hid / w - t_b));
     model_dp_sync(c, experts, (int)expert_dp(c), c->etp * c->ep, t_f2, t_b2, d);
 }
 
@@ -155,20 +247,6 @@ static double grad_accum_time(const struct ctx *c, const struct stage *st)
     double dense, experts;
     trained_params(c, st, &dense, &experts);
     return model_grad_accum_time(c, dense + experts);
-}
-
-/* Splits a stage's per-micro-batch time into its two passes: two of the
- * four (six, with full recomputation) tensor-parallel all-reduces and one
- * of the two (three) expert all-to-all rounds run in the forward, and the
- * ring-attention exchange of the forward (`cp_fwd`). */
-static void split_passes(const struct ctx *c, const struct stage_time *t, double cp_fwd, double *f,
-                         double *b)
-{
-    bool full = c->s->training.recompute == RECOMPUTE_FULL;
-    double tp_fwd = t->tp * (full ? 2.0 / 6.0 : 0.5);
-    double ep_fwd = t->ep / (full ? 3.0 : 2.0);
-    *f = t->fwd + tp_fwd + cp_fwd + ep_fwd;
-    *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - ep_fwd);
 }
 
 /* i20: compute beside overlapped communication runs slower (model_grads.c).
@@ -213,7 +291,7 @@ void model_stage_cost(const struct ctx *c, const struct stage *st, const struct 
          * (Qi et al. 2023, section 2: B and W are equal passes). */
         double nd = st->layers - st->moe_layers, nm = st->moe_layers;
         o->wgrad_s = 0.5 * maxd(0.0, t.bwd - t.edge_b - nd * ld->attn_bwd - nm * lm->attn_bwd);
-        cp_fwd = nd * ld->cp_fwd + nm * lm->cp_fwd;
+        cp_fwd = t.cp_f;
     }
     t.bwd += grad_accum_time(c, st);
     struct device_step d;
@@ -226,10 +304,20 @@ void model_stage_cost(const struct ctx *c, const struct stage *st, const struct 
      * to (ZeRO-3 gathers the forward's weights, the backward's weights and
      * reduce-scatters the gradients; ZeRO-2 waits for the last
      * micro-batch's reduce-scatter in the backward); the slowdown runs
-     * beside both passes, in proportion to them. */
+     * beside both passes, in proportion to them. Where a pass waits for
+     * offloaded activations the slowed compute fills that wait first (the
+     * copy engines do not slow down). */
     double share = ratio(f, f + b);
-    o->fwd_s = f + d.dp_mb_fwd + o->slow_mb_s * share;
-    o->bwd_s = b + (d.dp_mb_exposed - d.dp_mb_fwd) + o->slow_mb_s * (1.0 - share);
+    double slow_f = maxd(0.0, o->slow_mb_s * share - t.off_f);
+    double slow_b = maxd(0.0, o->slow_mb_s * (1.0 - share) - t.off_b);
+    o->offload_wait_s = t.off_f + t.off_b;
+    o->offload_filled_s = o->slow_mb_s - slow_f - slow_b;
+    o->slow_mb_s = slow_f + slow_b;
+    o->fwd_s = f + d.dp_mb_fwd + slow_f;
+    o->bwd_s = b + (d.dp_mb_exposed - d.dp_mb_fwd) + slow_b;
+    /* The backward lends its spare compute to the forward's all-to-alls
+     * (ep_hiding): its weight-gradient part stays within what is left. */
+    o->wgrad_s = mind(o->wgrad_s, maxd(0.0, o->bwd_s - o->edge_bwd_s));
     o->recompute_s = t.re;
     o->compute_fwd_s = t.fwd;
     o->compute_bwd_s = t.bwd;
@@ -349,8 +437,10 @@ static void step_update(const struct ctx *c, const struct stage_walk *w, struct 
     d->overhead = c->r->software->step_overhead_s;
     /* Every synchronous step waits for the slowest device: the compute of
      * each varies by MODEL_COMPUTE_JITTER_CV, and the expected maximum of N
-     * normals grows as sqrt(2 ln N), one of the losses that grow with scale. */
-    d->straggler = (d->compute + d->recompute) * MODEL_COMPUTE_JITTER_CV *
+     * normals grows as sqrt(2 ln N), one of the losses that grow with scale.
+     * The waits for offloaded activations are copies, not compute. */
+    double waits = (double)c->m * w->busy.offload_wait_s;
+    d->straggler = maxd(0.0, d->compute - waits + d->recompute) * MODEL_COMPUTE_JITTER_CV *
                    model_expected_max_normal(c->devices);
 }
 
@@ -405,6 +495,7 @@ void model_device_step(const struct ctx *c, struct device_step *d)
     d->interference = m * b->slow_mb_s + slow_tail;
     d->compute += d->interference;
     d->backward += d->interference;
+    d->offload_wait = m * (b->offload_wait_s - b->offload_filled_s);
     d->dp_exposed = m * b->dp_mb_s + pf.tail - slow_tail;
     d->total = d->compute + d->recompute + d->tp_comm + d->cp_comm + d->ep_comm + d->bubble +
                d->p2p + d->dp_exposed + d->optimizer + d->straggler + d->overhead;

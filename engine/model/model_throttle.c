@@ -14,16 +14,37 @@
 
 #include "model_internal.h"
 
-/* Mean dynamic power share over the step at clocks f. */
-static double dynamic_share(struct ctx *c, double f, double wait_share)
+/* What the rack leaves the devices: its cooling (W), the nodes in it, and
+ * a device's idle and dynamic power and the share of it a waiting device
+ * draws. */
+struct heat_budget {
+    double rack_w, in_rack, idle_w, dynamic_w, wait_share;
+};
+
+/* Mean dynamic power share over the step at clocks f, a share of the
+ * clock the power limit leaves (model_power.c): the step runs at f times
+ * that clock, as the throttled step itself does (model.c). Returned over
+ * the share the rack leaves the devices at that step: the rest of the node
+ * draws its own (model_node_rest_w), and its CPUs prepare the same batch
+ * over a longer step when the clocks are lower; while a slower data path
+ * starves them the devices idle. Above 1: too hot. */
+static double heat_ratio(struct ctx *c, double f, const struct heat_budget *hb)
 {
     struct device_step d;
-    c->throttle = f;
+    c->throttle = f * c->clock_share;
     model_device_step(c, &d);
-    double busy = d.compute + d.recompute + d.optimizer;
+    double busy = d.compute - d.offload_wait + d.recompute + d.optimizer; /* as model.c */
     double b = d.total > 0 ? busy / d.total : 1.0;
     b = b < 0 ? 0 : b > 1 ? 1 : b;
-    return f * f * f * (b + wait_share * (1.0 - b));
+    struct data_path p;
+    model_data_path(c, d.total, &p);
+    /* While the data path starves them the devices idle (as model.c counts
+     * the power). */
+    double share = f * f * f * (b + hb->wait_share * (1.0 - b)) * model_device_step_share(&d, &p);
+    double allowed =
+        (hb->rack_w / hb->in_rack - model_node_rest_w(c, model_cpu_util(&p))) / (double)c->per_node;
+    double want = (allowed - hb->idle_w) / hb->dynamic_w;
+    return want > 0 ? share / want : 1e300;
 }
 
 double model_throttle_balanced(struct ctx *c, const struct power_report *pw, double wait_share)
@@ -31,39 +52,41 @@ double model_throttle_balanced(struct ctx *c, const struct power_report *pw, dou
     if (!(pw->per_rack_kw > pw->rack_cooling_limit_kw))
         return 1.0;
     const struct accelerator *a = c->r->accel;
-    double in_rack = model_nodes_in_rack(c);
-    double excess_w = (pw->per_rack_kw - pw->rack_cooling_limit_kw) * 1000.0;
-    double allowed = pw->device_w - excess_w / (in_rack * c->per_node);
-    double dyn = a->tdp_w - a->idle_w;
-    if (!(allowed > a->idle_w) || !(dyn > 0))
+    /* The dynamic power of a busy device at the limited clock, as
+     * model_power counts it: the power limit (the TDP when none) above
+     * idle. */
+    struct heat_budget hb = {pw->rack_cooling_limit_kw * 1000.0, model_nodes_in_rack(c), a->idle_w,
+                             model_power_limit_w(c->s, a) - a->idle_w, wait_share};
+    /* Even idle CPUs leave the idle devices too little: no clock cools. */
+    double floor_w = (hb.rack_w / hb.in_rack - model_node_rest_w(c, 0.0)) / (double)c->per_node;
+    if (!(floor_w > a->idle_w) || !(hb.dynamic_w > 0))
         return 0.0;
-    double want = (allowed - a->idle_w) / dyn; /* mean dynamic share the rack allows */
-    /* The share goes nearly as f^k with k about 3 (the compute share
+    /* The heat goes nearly as f^k with k about 3 (the compute share
      * changes slowly with f): each guess solves the power law through the
      * last two evaluations (k = 3 for the first), a secant step in log-log,
-     * and narrows a bracket [lo, hi] (share(lo) <= want < share(hi)) that
-     * no guess leaves. The answer is the root, else lo (within the power). */
+     * and narrows a bracket [lo, hi] (ratio(lo) <= 1 < ratio(hi)) that no
+     * guess leaves. The answer is the root, else lo (within the power). */
     double keep = c->throttle, lo = 0.0, hi = 1.0, f = 1.0, k = 3.0;
-    double share = dynamic_share(c, f, wait_share), f_prev = 0.0, share_prev = 0.0;
+    double q = heat_ratio(c, f, &hb), f_prev = 0.0, q_prev = 0.0;
     for (int i = 0; i < 60; i++) {
-        if (fabs(share - want) <= 1e-9 * want) {
+        if (fabs(q - 1.0) <= 1e-9) {
             lo = f; /* the root, to a part in 1e9 of the power */
             break;
         }
-        if (share > want)
+        if (q > 1.0)
             hi = f;
         else
             lo = f;
         if (hi - lo < 1e-12)
             break;
-        if (f_prev > 0 && share_prev > 0 && f_prev != f && share_prev != share) {
-            double slope = log(share / share_prev) / log(f / f_prev);
+        if (f_prev > 0 && q_prev > 0 && q < 1e300 && q_prev < 1e300 && f_prev != f && q_prev != q) {
+            double slope = log(q / q_prev) / log(f / f_prev);
             k = slope > 0.5 && slope < 10.0 ? slope : 3.0;
         }
-        double next = f * pow(want / share, 1.0 / k);
-        f_prev = f, share_prev = share;
+        double next = q < 1e300 ? f * pow(1.0 / q, 1.0 / k) : 0.5 * (lo + hi);
+        f_prev = f, q_prev = q;
         f = next > lo && next < hi ? next : 0.5 * (lo + hi);
-        share = dynamic_share(c, f, wait_share);
+        q = heat_ratio(c, f, &hb);
     }
     c->throttle = keep;
     return lo;

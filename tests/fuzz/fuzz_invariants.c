@@ -1,8 +1,8 @@
 /* libFuzzer target: the physical invariants of issue 20 over setups decoded
  * from the fuzzer's bytes. The bytes drive the property tests' generator
  * (tests/unit/engine/gen_setup.c: every field of the setup table, a model
- * shape and a layout over 1 to 100,000 devices, repaired until it
- * resolves); every invariant of tests/unit/engine/invariants.c must hold,
+ * shape and a layout over 1 to 100,000 devices, the 2026 mechanisms,
+ * repaired until it resolves); every invariant of tests/unit/engine/invariants.c must hold,
  * else the target aborts with the violation. Run from the repository root
  * (or set MLVIZ_DATA). `make fuzz` runs it for FUZZ_SECONDS. */
 #include <stdint.h>

@@ -36,4 +36,7 @@ uint64_t gen_u64(struct gen_src *g);
 bool gen_setup(struct gen_src *g, const struct catalog *catalog, struct setup *s,
                struct resolved *r);
 
+/* Why the field at `path` is never drawn; NULL for a drawn field. */
+const char *gen_not_drawn_reason(const char *path);
+
 #endif

@@ -1,6 +1,8 @@
 /* invariants: the physical invariants of issue 20, checked on one resolved
  * setup by evaluating it and variants of it (faster links, more HBM
- * bandwidth, a higher peak, overlaps on, more memory, full recomputation).
+ * bandwidth, a higher peak, overlaps on, more memory, full recomputation,
+ * and the 2026 mechanisms: a higher power limit, more offloaded layers, a
+ * higher capacity factor, LoRA, multi-token prediction, bf16 gradients).
  * Used by tests/unit/engine/test_invariants.c and tests/fuzz/
  * fuzz_invariants.c; included as .c, not a library.
  *
@@ -15,15 +17,26 @@
 #include "model.h"
 #include "setup.h"
 
-/* The executed FLOP rate never exceeds the peak; HFU never exceeds the
- * executed rate nor 1; MFU never exceeds HFU in its own convention. */
+/* The executed FLOP rate never exceeds the peak at the clocks the model
+ * runs (power limit and cooling throttle); HFU never exceeds the executed
+ * rate nor 1; MFU never exceeds HFU in its own convention. */
 bool inv_rates(const struct model_report *o, char *msg, size_t len);
+/* Every layer of a transformer sits on exactly one pipeline stage. */
+bool inv_layers_placed(const struct setup *s, char *msg, size_t len);
 /* `better` (one resource improved, or an overlap turned on) is never slower. */
 bool inv_not_slower(const char *what, const struct model_report *base,
                     const struct model_report *better, char *msg, size_t len);
 /* More memory capacity leaves the step of a setup that fits unchanged. */
 bool inv_same_step(const char *what, const struct model_report *base,
                    const struct model_report *more, char *msg, size_t len);
+/* A change that saves memory (`less`: one more offloaded layer, LoRA, bf16
+ * gradients) never raises the device memory of `base`. */
+bool inv_not_more_memory(const char *what, const struct model_report *base,
+                         const struct model_report *less, char *msg, size_t len);
+/* A change that adds work (`more`: a higher capacity factor, one more MTP
+ * module) never lowers the executed FLOPs of `base`. */
+bool inv_not_fewer_flops(const char *what, const struct model_report *base,
+                         const struct model_report *more, char *msg, size_t len);
 /* Full recomputation is never faster than none when both fit. */
 bool inv_recompute(const struct model_report *none, const struct model_report *full, char *msg,
                    size_t len);
