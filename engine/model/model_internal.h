@@ -190,7 +190,8 @@ struct device_step {
     double ep_total;      /* expert all-to-alls before overlap (ep_comm: exposed) */
     double dp_mb_exposed; /* of dp_exposed, what every micro-batch's passes carry */
     double dp_mb_total;   /* of dp_total, what every micro-batch moves (ZeRO-2/3 per micro-batch) */
-    double dp_mb_fwd;     /* of dp_mb_exposed, what the forward carries (ZeRO-3's gathers) */
+    double dp_mb_fwd;     /* of dp_mb_exposed, what the forward carries (ZeRO-3's gathers; below 0:
+                           * the window it lends ZeRO-2's per-micro-batch reduce-scatter) */
     double dp_hidden_gather; /* of dp_total, ZeRO-1/2 weight gathers hidden under the forward */
     double optimizer, straggler, overhead;
     double interference; /* i20: compute slowed beside overlapped communication (in compute) */

@@ -101,6 +101,11 @@ void model_dp_sync(const struct ctx *c, double params, int n, int stride, double
                              maxd(0.0, ag - hide_gather);
             d->dp_mb_exposed += maxd(0.0, rs - hide_fb);
             d->dp_mb_total += rs;
+            /* In the passes' times (model_stage.c) the backward that issued
+             * it holds what outlasts its own window; the forward's window,
+             * spent beside it, comes out of the forward. Neither pass then
+             * grows when the other gets faster. */
+            d->dp_mb_fwd -= mind(hide_fb - hide_b, maxd(0.0, rs - hide_b));
         } else {
             d->dp_total += rs + ag;
             d->dp_exposed += maxd(0.0, rs - hide_b) + maxd(0.0, ag - hide_gather);

@@ -302,8 +302,10 @@ void model_stage_cost(const struct ctx *c, const struct stage *st, const struct 
     split_passes(c, &t, cp_fwd, &f, &b);
     /* The DP/ZeRO traffic of every micro-batch holds the pass it belongs
      * to (ZeRO-3 gathers the forward's weights, the backward's weights and
-     * reduce-scatters the gradients; ZeRO-2 waits for the last
-     * micro-batch's reduce-scatter in the backward); the slowdown runs
+     * reduce-scatters the gradients; ZeRO-2's per-micro-batch
+     * reduce-scatter holds the backward that issued it for what outlasts
+     * that backward's window, and the forward lends it its own window,
+     * model_dp_sync); the slowdown runs
      * beside both passes, in proportion to them. Where a pass waits for
      * offloaded activations the slowed compute fills that wait first (the
      * copy engines do not slow down). */
@@ -313,8 +315,9 @@ void model_stage_cost(const struct ctx *c, const struct stage *st, const struct 
     o->offload_wait_s = t.off_f + t.off_b;
     o->offload_filled_s = o->slow_mb_s - slow_f - slow_b;
     o->slow_mb_s = slow_f + slow_b;
-    o->fwd_s = f + d.dp_mb_fwd + slow_f;
-    o->bwd_s = b + (d.dp_mb_exposed - d.dp_mb_fwd) + slow_b;
+    double dp_f = maxd(d.dp_mb_fwd, o->edge_fwd_s - f); /* a forward lends what it has */
+    o->fwd_s = f + dp_f + slow_f;
+    o->bwd_s = b + (d.dp_mb_exposed - dp_f) + slow_b;
     /* The backward lends its spare compute to the forward's all-to-alls
      * (ep_hiding): its weight-gradient part stays within what is left. */
     o->wgrad_s = mind(o->wgrad_s, maxd(0.0, o->bwd_s - o->edge_bwd_s));
