@@ -210,6 +210,8 @@ static void help_symbols(char *buf, size_t len)
              "\t  85.5 GB usable: datasheets' GB are GiB)\n"
              "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n"
              "\twarming up: live figures wait for a whole step since the setup changed\n"
+             "\t~44%%: a live figure still settling (too few whole steps for a steady\n"
+             "\t  average: each step's storage and compute time varies)\n"
              "\tstep bar: compute, comm, bubble (pipeline fill and drain), stragglers\n"
              "\t  (waiting for the slowest device), data (waiting for batches), other\n"
              "\texposed: communication time not hidden behind computation\n"

@@ -117,6 +117,20 @@ bool view_warming(const struct view_ctx *v)
     return v->sim && v->report->runnable && !(v->win && v->win->steps > 0);
 }
 
+bool view_settling(const struct view_ctx *v)
+{
+    return v->sim && v->report->runnable && v->win && v->win->steps > 0 && !v->win_steady;
+}
+
+void view_mark_settling(const struct view_ctx *v, char *buf, size_t len)
+{
+    size_t n = strlen(buf);
+    if (!view_settling(v) || n + 2 > len)
+        return;
+    memmove(buf + 1, buf, n + 1);
+    buf[0] = '~';
+}
+
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady)
 {
     if (!v->sim || view_warming(v))
@@ -146,6 +160,7 @@ const char *view_live_text(const struct view_ctx *v, double x, const char *unit,
         fmt_pct(buf, len, x);
     else
         fmt_si(buf, len, x, unit);
+    view_mark_settling(v, buf, len);
     return buf;
 }
 

@@ -92,6 +92,7 @@ static void util_line(const struct view_ctx *v, int y, int x, int w, double util
         return;
     }
     fmt_pct(pct, sizeof pct, util);
+    view_mark_settling(v, pct, sizeof pct);
     int pw = draw_width(pct) + 1;
     draw_bar(y, x, w - pw, util, role, ROLE_DIM);
     draw_text(y, x + w - pw + 1, pw, ROLE_VALUE, pct);

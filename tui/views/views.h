@@ -74,6 +74,7 @@ struct view_ctx {
     const struct sim_live *live;
     const struct sim_counters *counters;
     const struct sim_window *win; /* live figures over whole steps; steps 0: warming up */
+    bool win_steady;              /* false: the figures are still settling ("~") */
     const struct stage_texts *texts;
     const struct layout *lay;
     /* time */
@@ -138,11 +139,17 @@ bool view_syncing(const struct view_ctx *v);
 /* Whether the live figures wait for their first whole step since the
  * setup changed (they show "warming up" then). */
 bool view_warming(const struct view_ctx *v);
+/* Whether they have whole steps but too few for a steady average (their
+ * spread leaves the mean more than a few percent uncertain). */
+bool view_settling(const struct view_ctx *v);
+/* Put "~" before a live figure's text while it is settling. */
+void view_mark_settling(const struct view_ctx *v, char *buf, size_t len);
 /* A series averaged over the whole steps since the setup changed (one
  * window for every live figure), else `steady` (no sim, warming up). */
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady);
 /* A live figure as text: "warming up" while the window is empty, else a
- * share (unit "%") or a value with an SI prefix and unit. */
+ * share (unit "%") or a value with an SI prefix and unit ("~" before it
+ * while settling). */
 const char *view_live_text(const struct view_ctx *v, double x, const char *unit, char *buf,
                            size_t len);
 /* Draw the verdict (the bottleneck and why, or why it cannot run) at
