@@ -70,23 +70,32 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     hit_add(out->hits, r.y, rx + used - 8, 1, 8, ACT_HELP, 0);
 }
 
+/* Footer entries shown at any width: help and quit (the last two), and
+ * on the overview the tour, where a newcomer starts. */
+static bool footer_kept(const struct key_binding **items, size_t n, size_t i, unsigned context)
+{
+    return i + 2 >= n || (context == KEYCTX_OVERVIEW && items[i]->cmd->action == ACT_TOUR);
+}
+
 void view_draw_footer(const struct view_ctx *v, struct view_out *out, unsigned context)
 {
     struct rect r = v->lay->footer;
     const struct key_binding *items[FOOTER_MAX];
     size_t n = keys_footer(context, items, FOOTER_MAX);
     int x = 1;
-    /* The last entries (help, quit) always show: reserve their room. */
-    enum { KEEP_LAST = 2 };
+    /* The entries that always show (footer_kept): reserve their room. */
     int reserve = 0;
-    for (size_t i = n > KEEP_LAST ? n - KEEP_LAST : 0; i < n; i++)
-        reserve += draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
+    for (size_t i = 0; i < n; i++)
+        if (footer_kept(items, n, i, context))
+            reserve += draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
     for (size_t i = 0; i < n; i++) {
         /* Scenario parameters belong to a played story, not the tour. */
         if (items[i]->cmd->action == ACT_PARAMS && !v->playing)
             continue;
         int need = draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
-        bool kept = i + KEEP_LAST >= n;
+        bool kept = footer_kept(items, n, i, context);
+        if (kept)
+            reserve -= need;
         if (x + need + (kept ? 0 : reserve) > r.w) {
             if (kept)
                 break;
