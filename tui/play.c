@@ -39,6 +39,7 @@ static void transcript_add(struct ui *u, const char *text, size_t len, bool prin
     memcpy(e->text, text, len);
     e->text[len] = '\0';
     e->printed = printed;
+    e->header = false;
     if (u->caption_scroll > 0)
         u->caption_scroll++; /* a reader scrolled back keeps their place (about) */
 }
@@ -67,6 +68,13 @@ static void hook_print(void *ctx, const char *text)
             p += n + (nl != NULL);
         } while (*p);
     }
+}
+
+static void hook_table_header(void *ctx, const char *text)
+{
+    hook_print(ctx, text);
+    if (play_ui && play_ui->transcript_count > 0)
+        play_ui->transcript[play_ui->transcript_count - 1].header = true;
 }
 
 static void hook_say(void *ctx, const char *text)
@@ -135,6 +143,7 @@ void tui_play_hooks(struct luahost_hooks *hooks)
 {
     hooks->ctx = NULL;
     hooks->print = hook_print;
+    hooks->table_header = hook_table_header;
     hooks->say = hook_say;
     hooks->focus = hook_focus;
     hooks->mark = hook_mark;

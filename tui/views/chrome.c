@@ -118,8 +118,34 @@ static int said_rows(const struct ui_said *e, int w)
     return n > 0 ? n : 1;
 }
 
+/* The table header to pin above the transcript when `first` (a wrapped
+ * row) falls among a printed table's rows below it: the header's entry
+ * index, or -1 (the header is in sight, or no table row is first). */
+static int pinned_header(const struct view_ctx *v, int w, int first)
+{
+    int row = 0, at = -1;
+    for (int i = 0; i < v->transcript_count && at < 0; i++) {
+        int n = said_rows(&v->transcript[i], w);
+        if (row + n > first)
+            at = i;
+        else
+            row += n;
+    }
+    if (at < 0 || (v->transcript[at].header && row == first))
+        return -1;
+    for (int i = at; i >= 0; i--) {
+        const struct ui_said *e = &v->transcript[i];
+        if (e->header)
+            return i;
+        if (!e->printed)
+            return -1;
+    }
+    return -1;
+}
+
 /* mlviz play: the transcript (narration and printed lines, newest at the
- * bottom, scrolled back by caption_scroll rows) above one prompt row. */
+ * bottom, scrolled back by caption_scroll rows) above one prompt row. A
+ * printed table keeps its header row at the top while its rows show. */
 static void draw_transcript(const struct view_ctx *v, struct view_out *out, struct rect in)
 {
     int rows = in.h - 1;
@@ -133,6 +159,13 @@ static void draw_transcript(const struct view_ctx *v, struct view_out *out, stru
     if (first < 0)
         first = 0;
     int row = 0, y = in.y;
+    int pin = rows > 1 ? pinned_header(v, in.w, first) : -1;
+    if (pin >= 0) {
+        struct rect r = {in.y, in.x, 1, in.w};
+        draw_wrap(&r, ROLE_CAPTION, v->transcript[pin].text, 0);
+        first++; /* the rest of the pane shows the rows below, to the newest */
+        y++;
+    }
     for (int i = 0; i < v->transcript_count && y < in.y + rows; i++) {
         const struct ui_said *e = &v->transcript[i];
         int n = said_rows(e, in.w);

@@ -43,6 +43,7 @@ enum { TOUR_STOPS = STAGE_COUNT + 2 };
 struct ui_said {
     char text[UI_MSG_LEN * 2];
     bool printed;
+    bool header; /* a printed table's header row (pinned while its rows show) */
 };
 
 /* A stage view's knobs: fields of the setup field table. */
