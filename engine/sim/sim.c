@@ -166,8 +166,10 @@ static void step_shares(const struct model_report *rep, struct capacities *k)
     const struct stage_times *st = &rep->stages;
     const struct step_breakdown *b = &rep->breakdown;
     double ds = max2(rep->device_step_s, MIN_STAGE_S);
-    k->busy_share = clamp01((b->compute + b->recompute + b->optimizer) / ds);
-    k->comm_share = clamp01((b->tp_comm + b->pp_p2p + st->dp_comm_s) / ds);
+    /* The model's busy times (model_devices_busy_s), so the live gauges
+     * and eval's utilization are one quantity. */
+    k->busy_share = clamp01(model_devices_busy_s(rep) / ds);
+    k->comm_share = clamp01(model_links_busy_s(rep) / ds);
     double fwd = st->forward_s;
     double bwd = st->backward_s + b->recompute + b->tp_comm + b->pp_bubble + b->pp_p2p;
     double sync = b->dp_comm_exposed;

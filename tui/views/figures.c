@@ -76,6 +76,16 @@ double view_live_stage_util(const struct view_ctx *v, int stage)
     return isfinite(x) && x > 0 ? x : 0;
 }
 
+double view_live_cores_busy(const struct view_ctx *v)
+{
+    const struct model_report *r = v->report;
+    double steady = r->utilization[STAGE_CPUS], cores = r->stages.cpu_cores_busy;
+    if (!v->sim || !(steady > 0))
+        return cores;
+    double x = cores * view_live_stage_util(v, STAGE_CPUS) / steady;
+    return isfinite(x) && x >= 0 ? fmin(x, r->stages.cpu_cores_total) : cores;
+}
+
 size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n)
 {
     static const enum sim_series_id util_series[STAGE_COUNT] = {

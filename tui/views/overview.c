@@ -141,7 +141,7 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
                s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
     char busy[16];
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy",
-               view_fmt_busy(r->stages.cpu_cores_busy, busy, sizeof busy),
+               view_fmt_busy(view_live_cores_busy(v), busy, sizeof busy),
                r->stages.cpu_cores_total);
     util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
               theme_role_for_util(v->live->stage_util[STAGE_CPUS]));

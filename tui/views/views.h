@@ -130,6 +130,10 @@ double view_live_util(const struct view_ctx *v, double steady);
  * infrastructure reads 100% while the racks throttle (it sets the pace:
  * more heat than the cooling can remove). */
 double view_live_stage_util(const struct view_ctx *v, int stage);
+/* Loader cores busy per node, live: the model's count scaled as the CPUs
+ * stage's live busy share is to its steady one (the same source as the
+ * CPUs gauge). */
+double view_live_cores_busy(const struct view_ctx *v);
 /* The newest n samples of a stage's busy share into out->series, by the
  * same rule; returns how many. */
 size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n);
