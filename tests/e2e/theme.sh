@@ -2,7 +2,7 @@
 # Themes: no theme draws near-white ink on the terminal's own paper: not
 # --theme light, not COLORFGBG with a light background, and not the default
 # theme either, which must stay readable where the paper is not known
-# (issue 22; tests/e2e/contrast.sh measures its contrast); in mono each part of the step-time bar has its own
+# (issue 22; tests/e2e/screens.sh measures its contrast); in mono each part of the step-time bar has its own
 # pattern with a legend. Prints "PASS name" or "FAIL name: why" per check.
 . "$(dirname "$0")/tmux-lib"
 
