@@ -13,6 +13,7 @@
 #    (never 80 or 86 GB), no GiB;
 #  - a setup that cannot run shows no throughput, MFU, achieved TFLOP/s,
 #    energy or cost anywhere;
+#  - the verdict shows whole (wrapped, never cut) at 100 columns and more;
 #  - GPT-3 175B on 1,024 A100: the step bar's bubble is eval's, and so is
 #    the Interconnect picture's where the picture shows it; a PP = 1 setup's
 #    step bar has no bubble.
@@ -40,7 +41,7 @@ stages() {
 visit() {
     size=$1 cols=${1%x*} rows=${1#*x}
     s=c$cols
-    start "$s" "$cols" "$rows" -u COLORFGBG -- --set cluster.storage=hdd --speed 10
+    start "$s" "$cols" "$rows" -u COLORFGBG -- $STARVED --speed 10
     g=g$cols
     start "$g" "$cols" "$rows" -u COLORFGBG -- -c gpt3-175b-a100
     n=n$cols
@@ -60,9 +61,16 @@ visit() {
 }
 
 NORUN="--set training.zero_stage=0 --set training.recompute=none"
+STARVED="--set cluster.storage=hdd --set data.sample_bytes=64e6"
 BUBBLE=$("$BIN" eval gpt3-175b-a100 | sed -n 's/^  B pp_bubble .* \([0-9.]*%\)$/\1/p')
 [ -n "$BUBBLE" ] || fail "eval shows GPT-3's bubble" "none in eval's breakdown"
 export BUBBLE
+# The verdicts as eval words them: each must show whole where the screen is
+# 100 columns or more (wrapped to two lines if need be).
+VERDICT_h100=$("$BIN" eval default $STARVED | sed -n 's/^bottleneck: [^-]* - //p')
+VERDICT_gpt3=$("$BIN" eval gpt3-175b-a100 | sed -n 's/^bottleneck: [^-]* - //p')
+VERDICT_norun=$("$BIN" eval default $NORUN 2>/dev/null | sed -n 's/^  CANNOT RUN: //p')
+export VERDICT_h100 VERDICT_gpt3 VERDICT_norun
 for size in 80x24 100x30 200x60; do
     (visit "$size") > "$T/visit-$size.log" 2>&1 &
 done
@@ -177,6 +185,20 @@ for size in sizes:
     report(bar == [want] and all(p == want for p in pic),
            "%s: GPT-3's bubble is eval's %s in the step bar%s" % (size, want, " and the picture" if pic else ""),
            "step bar %s, picture %s" % (bar, pic))
+    if int(size.split("x")[0]) >= 100:
+        cut = []
+        for k, t in sorted(mine.items()):
+            setup = k.split("-")[1]
+            if not re.search(r"-(overview|stage[1-5])$", k) or setup not in ("h100", "gpt3", "norun"):
+                continue
+            want = os.environ.get("VERDICT_" + setup, "")
+            lines = t.split("\n")
+            at = [i for i, l in enumerate(lines) if "BOTTLENECK \u25b6" in l or "CANNOT RUN:" in l]
+            got = " ".join(" ".join(lines[at[0]:at[0] + 2]).split()) if at else ""
+            if not want or want not in got:
+                cut.append("%s: '%s' not in '%s'" % (k, want, got))
+        report(not cut, "%s: the verdict shows whole on the overview and every stage view" % size,
+               "; ".join(cut[:2]))
     legend = [l for k, t in mine.items() if k.endswith("h100-overview") for l in t.split("\n")
               if "steady state" in l]
     report(legend and "bubble" not in legend[0], "%s: a PP = 1 setup's step bar has no bubble" % size, str(legend))
