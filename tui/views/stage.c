@@ -367,9 +367,11 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         return;
     }
     draw_live_figures(v, out);
-    /* The verdict always shows; a long one takes the summary's row too
-     * (above it) rather than being cut. */
-    if (!v->status[0] && !view_verdict_fits(v, l.w - 2)) {
+    /* The verdict always shows whole; a long one takes the summary's row
+     * too (above it) rather than being cut, even over a status message
+     * (which the verdict then answers: a knob's change shows as its new
+     * bottleneck). */
+    if (!view_verdict_fits(v, l.w - 2)) {
         view_draw_verdict(v, l.y + 1, x, l.w - 2, 2, false);
         return;
     }
