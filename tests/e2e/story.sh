@@ -47,12 +47,18 @@ done
 # wraps over several rows).
 joined() { screen "$1" | tr '\n' ' ' | tr -s ' '; }
 
-# at_pause SESSION TITLE: poll until the prompt is up and the title names TITLE.
+# at_pause SESSION TITLE: poll until the prompt is up and the title names
+# TITLE; a case's title ("SETUP - CASE") may have its setup part cut on a
+# narrow screen, never the case.
 at_pause() {
     i=0
+    case_part="- ${2##* - }"
+    [ "$case_part" = "- $2" ] && case_part=$2
     while [ $i -lt 300 ]; do
         s=$(screen "$1")
-        if echo "$s" | grep -qF "space: continue" && echo "$s" | head -1 | grep -qF -- "$2"; then
+        if echo "$s" | grep -qF "space: continue" &&
+            echo "$s" | head -1 | grep -qF -- "$case_part" &&
+            echo "$s" | head -1 | grep -qF -- "$(echo "$2" | cut -c1-5)"; then
             return 0
         fi
         sleep 0.1
@@ -81,12 +87,12 @@ marked_ok() {
         { [ "$3" = decode ] || echo "$j" | grep -qF "the bottleneck is $2"; }
 }
 
-# Every scenario at 100x30; the serving stories (in the inference mode) also
-# at 80x24 and 200x60.
+# Every scenario at 100x30; the serving stories (in the inference mode) and
+# two training stories of several cases also at 80x24 and 200x60.
 {
     echo "$EXPECT" | sed 's/^/100x30|/'
     for size in 80x24 200x60; do
-        echo "$EXPECT" | grep '|serving ' | sed "s/^/$size|/"
+        echo "$EXPECT" | grep '|serving \|^parallelism|\|^cooling|' | sed "s/^/$size|/"
     done
 } >"$T/expect"
 while IFS='|' read -r size scen rest; do

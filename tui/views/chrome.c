@@ -14,6 +14,31 @@
 
 enum { FOOTER_MAX = 24 };
 
+/* A story's case is named "SETUP - CASE": where the title is too narrow
+ * for all of it, the setup's part is cut ("4 DGX H100 per… - immersion")
+ * so the case stays in sight. Cuts whole UTF-8 characters. */
+static void title_keep_case(char *title, size_t len, int w)
+{
+    char *sep = strstr(title, " - ");
+    for (char *next = sep; next; next = strstr(next + 3, " - "))
+        sep = next;
+    if (!sep || draw_width(title) <= w)
+        return;
+    char tail[192];
+    snprintf(tail, sizeof tail, "%s", sep);
+    const char *ell = glyphs_active()->ellipsis;
+    size_t keep = (size_t)(sep - title);
+    int head_min = draw_width(" mlviz | x | ") + 4;
+    while (keep > 0 && draw_width(title) > w) {
+        do
+            keep--;
+        while (keep > 0 && ((unsigned char)title[keep] & 0xC0) == 0x80);
+        snprintf(title + keep, len - keep, "%s%s", ell, tail);
+        if (draw_width(title) - draw_width(tail) < head_min)
+            return; /* no room for the setup's part: draw_text cuts the end */
+    }
+}
+
 void view_draw_title(const struct view_ctx *v, struct view_out *out, const char *where)
 {
     const struct glyphs *g = glyphs_active();
@@ -57,6 +82,7 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     int rx = r.w - rw;
     if (rx < 0)
         rx = 0;
+    title_keep_case(left, sizeof left, rx - 1);
     draw_text(r.y, 0, rx - 1, ROLE_TITLE, left);
     int used = draw_text(r.y, rx, r.w - rx, ROLE_TITLE, right);
     if (state) {
