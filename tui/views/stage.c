@@ -366,19 +366,20 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         view_infer_live(v, out);
         return;
     }
+    draw_live_figures(v, out);
     /* The verdict always shows whole; a long one takes the summary's row
      * too (above it) rather than being cut. A status message (a knob's
-     * change, a scenario's mark) then stands in for the live figures'
-     * row while it is up. */
+     * change, a scenario's mark) then takes the throughput's half of the
+     * figures' row while it is up; the stage's own figure stays. */
     if (!view_verdict_fits(v, l.w - 2)) {
-        if (v->status[0])
-            draw_textf(l.y, x, l.w - 2, ROLE_WARN, "%s %s", g->bullet, v->status);
-        else
-            draw_live_figures(v, out);
+        if (v->status[0]) {
+            int half = l.w / 2;
+            draw_repeat(l.y, half, l.w - half, ROLE_TEXT, " ");
+            draw_textf(l.y, half, l.w - half - 1, ROLE_WARN, "%s %s", g->bullet, v->status);
+        }
         view_draw_verdict(v, l.y + 1, x, l.w - 2, 2, false);
         return;
     }
-    draw_live_figures(v, out);
     view_draw_verdict(v, l.y + 2, x, l.w - 2, 1, false);
     /* A status message takes the summary's row, never the verdict's. */
     if (v->status[0]) {
