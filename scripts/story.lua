@@ -96,9 +96,9 @@ local SHARE_KEYS = { mfu = true, hfu = true, starvation = true, goodput = true,
 function story.cell(key, v)
   if type(v) ~= "number" then return v end
   local last = key:match("([^.]+)$") or key
-  if SHARE_KEYS[last] then return string.format("%.1f%%", 100 * v) end
+  if SHARE_KEYS[last] or key:match("^utilization%.") then return string.format("%.1f%%", 100 * v) end
   if last:match("^usd") then return "$" .. mlviz.format_si(v) end
-  if math.abs(v) >= 1e4 or (v ~= 0 and math.abs(v) < 1e-2) then return mlviz.format_si(v) end
+  if math.abs(v) >= 1e3 or (v ~= 0 and math.abs(v) < 1e-2) then return mlviz.format_si(v) end
   return string.format("%.3g", v)
 end
 

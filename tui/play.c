@@ -45,6 +45,14 @@ static void hook_print(void *ctx, const char *text)
     }
 }
 
+static void hook_table_header(void *ctx, const char *text)
+{
+    hook_print(ctx, text);
+    struct ui *u = ctx;
+    if (u)
+        ui_transcript_mark_header(u);
+}
+
 static void hook_say(void *ctx, const char *text)
 {
     struct ui *u = ctx;
@@ -105,6 +113,7 @@ void tui_play_hooks(struct luahost_hooks *hooks)
 {
     hooks->ctx = NULL;
     hooks->print = hook_print;
+    hooks->table_header = hook_table_header;
     hooks->say = hook_say;
     hooks->focus = hook_focus;
     hooks->mark = hook_mark;

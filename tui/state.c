@@ -93,9 +93,19 @@ void ui_pick_speed(struct ui *u)
 }
 
 /* Live figures average whole steps (sim_window), at most this many: the
- * sim draws each step's storage and compute time at random (tens of
- * percent for shared storage), so a few steps would still swing. */
-enum { WINDOW_STEPS = 64, WINDOW_SAMPLES = 4096 };
+ * sim draws each step's storage and compute time at random (a coefficient
+ * of variation of 0.2 for shared storage), so a few steps still swing.
+ * The window needs WINDOW_SAMPLES samples of the sim's series (one a
+ * simulated second) to hold WINDOW_STEPS 30-s steps. */
+enum { WINDOW_STEPS = 256, WINDOW_SAMPLES = 16384 };
+/* The figures are steady (no "~" before them) once the window's relative
+ * standard error is at most this: a reading then lies within 5% of the
+ * rate the pipeline sustains with 3 standard errors to spare. A healthy
+ * setup, whose steps vary by a few percent, is steady after STEADY_MIN_STEPS
+ * steps; a storage-starved one needs about 150. Fewer steps than that
+ * minimum give too rough an estimate of the spread itself. */
+#define STEADY_REL_SE (0.05 / 3)
+enum { STEADY_MIN_STEPS = 4 };
 
 /* A new sim or a setup that runs at another pace restarts the window. On a
  * starved pipeline the batches already queued feed a few fast steps first:
@@ -120,6 +130,25 @@ static void window_restart_if_changed(struct ui *u)
     w->since_s = NAN;
 }
 
+/* Steady: the spread of the window's steps leaves its mean within the
+ * band, or the window holds all it can (steps, or samples of the series). */
+static bool window_steady(const struct sim *sim, const struct sim_window *a)
+{
+    if (a->steps < 1)
+        return false;
+    if (a->steps >= WINDOW_STEPS)
+        return true;
+    size_t len = sim_series_len(sim);
+    if (len >= WINDOW_SAMPLES) {
+        double held = sim_series_at(sim, SERIES_TIME_S, len - 1) -
+                      sim_series_at(sim, SERIES_TIME_S, len - WINDOW_SAMPLES);
+        double step = (a->to_s - a->from_s) / a->steps;
+        if (a->to_s - a->from_s + step >= held)
+            return true;
+    }
+    return a->steps >= STEADY_MIN_STEPS && a->rel_se <= STEADY_REL_SE;
+}
+
 static void window_update(struct ui *u)
 {
     struct ui_window *w = &u->win;
@@ -127,10 +156,12 @@ static void window_update(struct ui *u)
     if (isnan(w->since_s) && u->counters.steps >= w->steps_at_start + w->skip_steps)
         w->since_s = u->counters.time_s;
     if (isnan(w->since_s)) {
-        w->avg = (struct sim_window){0};
+        w->avg = (struct sim_window){.rel_se = NAN};
+        w->steady = false;
         return;
     }
     sim_window(u->sim, w->since_s, WINDOW_STEPS, WINDOW_SAMPLES, &w->avg);
+    w->steady = window_steady(u->sim, &w->avg);
     if (w->avg.steps < 1)
         return;
     static const enum sim_series_id util[STAGE_COUNT] = {
@@ -172,6 +203,7 @@ bool ui_new_sim(struct ui *u)
     struct sim_options so;
     sim_default_options(&so);
     so.seed = 1;
+    so.series_capacity = WINDOW_SAMPLES;
     ui_free_sim(u);
     u->sim_error[0] = '\0';
     if (!u->report.runnable) {
@@ -623,8 +655,15 @@ void ui_transcript_add(struct ui *u, const char *text, size_t len, bool printed)
     memcpy(e->text, text, len);
     e->text[len] = '\0';
     e->printed = printed;
+    e->header = false;
     if (u->caption_scroll > 0)
         u->caption_scroll++; /* a reader scrolled back keeps their place (about) */
+}
+
+void ui_transcript_mark_header(struct ui *u)
+{
+    if (u->transcript_count > 0)
+        u->transcript[u->transcript_count - 1].header = true;
 }
 
 void ui_transcript_clear(struct ui *u, const char *first)

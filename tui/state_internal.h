@@ -34,6 +34,7 @@ struct ui {
         uint64_t skip_steps;     /* steps fed from batches already queued then */
         double since_s;          /* steps after this count (NAN: not yet) */
         struct sim_window avg;
+        bool steady; /* the average is steady (else its figures show "~") */
     } win;
 
     /* time */

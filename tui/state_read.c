@@ -55,6 +55,7 @@ void ui_view_ctx(const struct ui *u, struct view_ctx *v)
         .live = &u->live,
         .counters = &u->counters,
         .win = &u->win.avg,
+        .win_steady = u->win.steady,
         .texts = u->texts,
         .lay = &u->lay,
         .speed = u->speed,

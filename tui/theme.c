@@ -46,6 +46,17 @@ enum { DEF = -1 };
  * set built on blue / orange / yellow, with magenta for alarms, so no
  * meaning rests on a red-vs-green difference. */
 enum {
+    /* Inks for text, figures included: each has a contrast of at least
+     * 4.5:1 (WCAG AA) on black and on white paper, so figures stay
+     * readable when the paper is not known (no COLORFGBG, no answer to
+     * OSC 11: tmux, screen, many terminals). Only bars, sparklines and
+     * borders use the brighter colours below them. */
+    C256_TEXT_GREY = 243,    /* 118 grey: 4.54 on white, 4.62 on black */
+    C256_TEXT_BLUE = 63,     /* 4.60 / 4.57 */
+    C256_TEXT_PURPLE = 98,   /* 4.52 / 4.65 */
+    C256_TEXT_GREEN = 29,    /* 4.53 / 4.63 */
+    C256_TEXT_RED = 131,     /* 4.54 / 4.62 */
+    C256_TEXT_MAGENTA = 163, /* 4.66 / 4.51 */
     C256_GREY = 245,
     C256_DARKGREY = 240,
     C256_WHITE = 255,
@@ -71,24 +82,24 @@ enum {
 
 static const struct theme_style default_theme[ROLE_COUNT] = {
     [ROLE_TEXT] = S(DEF, DEF, 0),
-    [ROLE_DIM] = S(C256_GREY, DEF, 0),
+    [ROLE_DIM] = S(C256_TEXT_GREY, DEF, 0),
     [ROLE_TITLE] = S(C256_WHITE, C256_NAVY, B),
-    [ROLE_HEADING] = S(C256_SKY, DEF, B),
+    [ROLE_HEADING] = S(C256_TEXT_BLUE, DEF, B),
     [ROLE_BORDER] = S(C256_DARKGREY, DEF, 0),
-    [ROLE_BORDER_SEL] = S(C256_WHITE, DEF, B),
+    [ROLE_BORDER_SEL] = S(DEF, DEF, B),
     [ROLE_STAGE_IDLE] = S(C256_BLUE, DEF, 0),
     [ROLE_STAGE_MID] = S(C256_TEAL, DEF, 0),
     [ROLE_STAGE_BUSY] = S(C256_YELLOW, DEF, B),
-    [ROLE_BOTTLENECK] = S(C256_MAGENTA, DEF, B),
+    [ROLE_BOTTLENECK] = S(C256_TEXT_MAGENTA, DEF, B),
     [ROLE_QUEUE] = S(C256_SKY, DEF, 0),
     [ROLE_FLOW] = S(C256_ORANGE, DEF, B),
-    [ROLE_OK] = S(C256_GREEN, DEF, 0),
-    [ROLE_WARN] = S(C256_ORANGE, DEF, B),
-    [ROLE_FAILED] = S(C256_MAGENTA, DEF, B | R),
+    [ROLE_OK] = S(C256_TEXT_GREEN, DEF, 0),
+    [ROLE_WARN] = S(C256_TEXT_RED, DEF, B),
+    [ROLE_FAILED] = S(C256_TEXT_MAGENTA, DEF, B | R),
     [ROLE_PAUSED] = S(C256_YELLOW, C256_NAVY, B | R),
-    [ROLE_KEY] = S(C256_YELLOW, DEF, B),
+    [ROLE_KEY] = S(C256_TEXT_PURPLE, DEF, B),
     [ROLE_KNOB_SEL] = S(C256_WHITE, C256_NAVY, B),
-    [ROLE_VALUE] = S(C256_WHITE, DEF, B),
+    [ROLE_VALUE] = S(DEF, DEF, B),
     [ROLE_CAPTION] = S(C256_WHITE, C256_NAVY, B),
     [ROLE_SPARK_TPUT] = S(C256_TEAL, DEF, 0),
     [ROLE_SPARK_POWER] = S(C256_ORANGE, DEF, 0),

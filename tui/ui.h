@@ -168,6 +168,9 @@ void ui_set_playing(struct ui *u, const char *caption); /* the transcript starts
 void ui_set_caption(struct ui *u, const char *text);
 void ui_transcript_add(struct ui *u, const char *text, size_t len, bool printed);
 void ui_transcript_clear(struct ui *u, const char *first);
+/* The newest entry is a printed table's header row (the narration pane
+ * pins it while the table's rows show). */
+void ui_transcript_mark_header(struct ui *u);
 /* The script's sim on screen (not the view's to free); its setup becomes
  * the one "as loaded". */
 void ui_adopt_sim(struct ui *u, struct sim *sim);

@@ -88,6 +88,15 @@ void lh_host_print(struct luahost *h, const char *text)
     fputc('\n', stdout);
 }
 
+void lh_host_print_header(struct luahost *h, const char *text)
+{
+    if (!h->describing && h->opt.hooks.table_header) {
+        h->opt.hooks.table_header(h->opt.hooks.ctx, text);
+        return;
+    }
+    lh_host_print(h, text);
+}
+
 /* print(...): tab-separated tostring of the arguments, one line. */
 int lh_print(lua_State *L)
 {

@@ -176,6 +176,8 @@ bool lh_file_exists(const char *path);
 void lh_dir_of(const char *path, char *buf, size_t len);
 double lh_check_duration(lua_State *L, int idx, const char *fn);
 void lh_host_print(struct luahost *h, const char *text);
+/* A table's header row: the table_header hook, else as lh_host_print. */
+void lh_host_print_header(struct luahost *h, const char *text);
 int lh_print(lua_State *L);
 int lh_say(lua_State *L);
 bool lh_can_yield_to_host(struct luahost *h, lua_State *L);

@@ -152,7 +152,10 @@ int lh_print_table(lua_State *L)
             luaL_addstring(&b, padded);
         }
         luaL_pushresult(&b);
-        lh_host_print(h, lua_tostring(L, -1));
+        if (r == 0)
+            lh_host_print_header(h, lua_tostring(L, -1));
+        else
+            lh_host_print(h, lua_tostring(L, -1));
         lua_settop(L, row - 1);
     }
     return 0;

@@ -42,6 +42,9 @@ struct luahost_hooks {
     /* mode("infer") or mode("train"): how the view reads the stages (for
      * serving the setup, or for training it). */
     void (*mode)(void *ctx, bool infer);
+    /* mlviz.print_table's header row (the view keeps it in sight while its
+     * rows are); when NULL it goes to print. */
+    void (*table_header)(void *ctx, const char *text);
 };
 
 struct luahost_options {

@@ -268,11 +268,21 @@ static void eval_throughput(const struct ctx *c, const struct device_step *d,
     o->utilization[STAGE_DATA] = mind(1.0, ratio(dpth->read_s, o->step_time_s));
     o->utilization[STAGE_CPUS] =
         mind(1.0, ratio(maxd(dpth->preprocess_s, dpth->h2d_s), o->step_time_s));
-    o->utilization[STAGE_ACCELERATORS] =
-        mind(1.0, ratio(d->compute + d->recompute + d->optimizer, o->step_time_s));
-    o->utilization[STAGE_INTERCONNECT] = mind(
-        1.0, ratio(d->tp_comm + d->cp_comm + d->ep_comm + d->p2p + d->dp_total, o->step_time_s));
+    o->utilization[STAGE_ACCELERATORS] = mind(1.0, ratio(model_devices_busy_s(o), o->step_time_s));
+    o->utilization[STAGE_INTERCONNECT] = mind(1.0, ratio(model_links_busy_s(o), o->step_time_s));
     o->utilization[STAGE_INFRASTRUCTURE] = mind(1.0, model_rack_load(&o->power));
+}
+
+double model_devices_busy_s(const struct model_report *r)
+{
+    const struct step_breakdown *b = &r->breakdown;
+    return b->compute + b->recompute + b->optimizer;
+}
+
+double model_links_busy_s(const struct model_report *r)
+{
+    const struct step_breakdown *b = &r->breakdown;
+    return b->tp_comm + b->cp_comm + b->ep_comm + b->pp_p2p + r->stages.dp_comm_s;
 }
 
 /* What cannot run says so: no progress without cooling, no cost without

@@ -170,6 +170,14 @@ struct model_report {
  * finite numbers. */
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *out);
 
+/* The busy time of a step's stages, one definition for the model's
+ * utilization and the step loop's live one: the devices computing
+ * (compute, recomputation, optimizer), and the links carrying traffic
+ * (tensor, context, expert and pipeline exchanges, and the data-parallel
+ * sync whether hidden behind compute or not). */
+double model_devices_busy_s(const struct model_report *r);
+double model_links_busy_s(const struct model_report *r);
+
 /* Coefficient of variation of one device's compute speed. Sinha et al.,
  * "Not All GPUs Are Created Equal" (SC 2022, arXiv 2208.11035), measured
  * over 90% of the GPUs of five clusters (Summit's 27,648 V100 among them)

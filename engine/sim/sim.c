@@ -166,8 +166,10 @@ static void step_shares(const struct model_report *rep, struct capacities *k)
     const struct stage_times *st = &rep->stages;
     const struct step_breakdown *b = &rep->breakdown;
     double ds = max2(rep->device_step_s, MIN_STAGE_S);
-    k->busy_share = clamp01((b->compute + b->recompute + b->optimizer) / ds);
-    k->comm_share = clamp01((b->tp_comm + b->pp_p2p + st->dp_comm_s) / ds);
+    /* The model's busy times (model_devices_busy_s), so the live gauges
+     * and eval's utilization are one quantity. */
+    k->busy_share = clamp01(model_devices_busy_s(rep) / ds);
+    k->comm_share = clamp01(model_links_busy_s(rep) / ds);
     double fwd = st->forward_s;
     double bwd = st->backward_s + b->recompute + b->tp_comm + b->pp_bubble + b->pp_p2p;
     double sync = b->dp_comm_exposed;
@@ -258,12 +260,14 @@ static void take_sample(struct sim *S)
     double interval = (double)(S->ticks - S->last_sample_tick) * S->tick_s;
     S->last_sample_tick = S->ticks;
     double d_read = S->flow_read - S->s_flow_read;
+    double d_busy = S->read_busy_s - S->s_read_busy_s;
     double d_pre = S->flow_pre - S->s_flow_pre;
     double d_h2d = S->flow_h2d - S->s_flow_h2d;
     double d_step = S->step_total_s - S->s_step_s;
     double d_tokens = S->tokens_done - S->s_tokens_done;
     double d_energy = S->energy_it_j - S->s_energy_it_j;
     S->s_flow_read = S->flow_read;
+    S->s_read_busy_s = S->read_busy_s;
     S->s_flow_pre = S->flow_pre;
     S->s_flow_h2d = S->flow_h2d;
     S->s_step_s = S->step_total_s;
@@ -271,7 +275,10 @@ static void take_sample(struct sim *S)
     S->s_energy_it_j = S->energy_it_j;
 
     double u[STAGE_COUNT];
-    u[STAGE_DATA] = clamp01(safe_div(d_read * k->read_s / max2(S->storage_factor, 1e-6), interval));
+    /* Storage's busy share is the time it spent reading: a jittered read
+     * takes longer than the nominal one, so batches read times the nominal
+     * read time would count a slow stretch as idle. */
+    u[STAGE_DATA] = clamp01(safe_div(d_busy, interval));
     u[STAGE_CPUS] = clamp01(safe_div(max2(d_pre * k->pre_s, d_h2d * k->h2d_s), interval));
     u[STAGE_ACCELERATORS] = clamp01(safe_div(d_step * k->busy_share, interval));
     u[STAGE_INTERCONNECT] = clamp01(safe_div(d_step * k->comm_share, interval));

@@ -160,6 +160,12 @@ struct sim_window {
     int steps;           /* whole steps averaged; 0: none yet */
     double from_s, to_s; /* the span */
     double mean[SERIES_COUNT];
+    /* How far the span's rate may be from the rate the pipeline sustains:
+     * the relative standard error of its mean time per token, from the
+     * spread of the times between completions (jittered storage and
+     * compute make each step's length a random draw). NAN with fewer than
+     * two intervals. */
+    double rel_se;
 };
 /* The newest whole steps that ended by sample `end` (an index as for
  * sim_series_at) and began after since_s: at most max_steps of them within

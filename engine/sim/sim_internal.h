@@ -141,6 +141,7 @@ struct sim {
     /* accumulators: totals */
     struct sim_counters c;
     double flow_read, flow_pre, flow_h2d, flow_steps; /* batches */
+    double read_busy_s; /* storage reading (not held back by a full loader queue) */
     double dropped[STAGE_COUNT];
     double ckpt_in, ckpt_out;
     double step_total_s; /* time spent in steps */
@@ -150,6 +151,7 @@ struct sim {
     double e_dev_j, e_other_j; /* per device / per node, since the last thermal update */
     /* at the last sample */
     double s_flow_read, s_flow_pre, s_flow_h2d, s_step_s, s_tokens_done, s_energy_it_j;
+    double s_read_busy_s;
     double energy_it_j;
     double tokens_done; /* tokens of completed steps, rolled back or not */
     /* the last two step completions (time, tokens_done then): the series'

@@ -235,6 +235,8 @@ static void device_slow(struct sim *S, double dt)
         case PH_PRE:
         case PH_H2D: {
             double used = min2(S->rem_s, left);
+            if (S->phase == PH_READ)
+                S->read_busy_s += used;
             if (S->phase == PH_CKPT)
                 S->c.checkpoint_s += used;
             else if (S->phase == PH_RESTART)
@@ -286,6 +288,10 @@ void sim_run_ticks(struct sim *S, uint64_t n)
     double lq = S->lq, pq = S->pq, dq = S->dq, rem = S->rem_s;
     double rr = S->rt_read, rp = S->rt_pre, rh = S->rt_h2d;
     double fr = 0, fp = 0, fh = 0;
+    /* Storage time per batch read: a tick that reads f batches kept it
+     * busy f * per_read seconds (less than the tick when the loader queue
+     * had less room than a tick's reading). */
+    double per_read = rr > 0 ? dt / rr : 0, busy = 0;
     int ph = S->phase;
     uint64_t base = S->ticks, stretch = 0; /* first tick of the current fast stretch */
     for (uint64_t i = 0; i < n; i++) {
@@ -301,6 +307,7 @@ void sim_run_ticks(struct sim *S, uint64_t n)
             device_slow(S, dt);
             lq = S->lq, pq = S->pq, dq = S->dq, rem = S->rem_s, ph = S->phase;
             rr = S->rt_read, rp = S->rt_pre, rh = S->rt_h2d;
+            per_read = rr > 0 ? dt / rr : 0;
         }
         /* Downstream first, so that room freed this tick is used this tick. */
         double f = min2(min2(rh, pq), dcap - dq);
@@ -316,11 +323,13 @@ void sim_run_ticks(struct sim *S, uint64_t n)
         f = max2(min2(rr, lcap - lq), 0.0);
         lq += f;
         fr += f;
+        busy += f * per_read;
     }
     add_phase_time(S, ph, (double)(n - stretch) * dt);
     S->ticks = base + n;
     S->lq = lq, S->pq = pq, S->dq = dq, S->rem_s = rem, S->phase = ph;
     S->flow_read += fr;
+    S->read_busy_s += busy;
     S->flow_pre += fp;
     S->flow_h2d += fh;
 }

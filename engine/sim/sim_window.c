@@ -55,6 +55,44 @@ static void span_means(const struct sim *sim, size_t first, size_t last, double 
     }
 }
 
+/* The relative standard error of the span's time per token. Each interval
+ * between completions (a ratio estimator: its length over the tokens it
+ * made) varies by the steps' own spread and by where the completions fell
+ * within their samples: up to m = min(sample interval, step) at each end,
+ * a variance of m^2 / 6 per interval. That part telescopes over the span
+ * (only its two ends count), the steps' spread averages over n intervals. */
+static double span_rel_se(const struct sim *sim, size_t first, size_t last, int steps)
+{
+    double d_sum = 0, k_sum = 0, resid = 0;
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        double ratio = k_sum > 0 ? d_sum / k_sum : 0;
+        size_t prev = first;
+        for (size_t i = first + 1; i <= last; i++) {
+            if (!completes(sim, i))
+                continue;
+            double d =
+                sim_series_at(sim, SERIES_TIME_S, i) - sim_series_at(sim, SERIES_TIME_S, prev);
+            double k = sim_series_at(sim, SERIES_TOKENS_TOTAL, i) -
+                       sim_series_at(sim, SERIES_TOKENS_TOTAL, prev);
+            prev = i;
+            if (pass == 0)
+                d_sum += d, k_sum += k, n++;
+            else
+                resid += (d - ratio * k) * (d - ratio * k);
+        }
+    }
+    if (n < 2 || !(d_sum > 0) || steps < 1)
+        return NAN;
+    double sample =
+        (sim_series_at(sim, SERIES_TIME_S, last) - sim_series_at(sim, SERIES_TIME_S, first)) /
+        (double)(last - first);
+    double m = fmin(sample, d_sum / steps), quant = m * m / 6;
+    double spread = fmax(0, resid / (n - 1) - quant);
+    double x = sqrt(spread / n + quant / ((double)n * n)) / (d_sum / n);
+    return isfinite(x) ? x : NAN;
+}
+
 /* A step far longer than the window's average (racks throttling, devices
  * down, storage slowed) is a change of pace, not noise: then the figures
  * are that step's, the newest whole one or the one still running, so they
@@ -67,7 +105,7 @@ static void span_means(const struct sim *sim, size_t first, size_t last, double 
 void sim_window_at(const struct sim *sim, size_t end, double since_s, int max_steps,
                    size_t max_samples, struct sim_window *out)
 {
-    *out = (struct sim_window){0};
+    *out = (struct sim_window){.rel_se = NAN};
     size_t len = sim ? sim_series_len(sim) : 0;
     if (len < 2 || end >= len || max_steps < 1)
         return;
@@ -86,16 +124,19 @@ void sim_window_at(const struct sim *sim, size_t end, double since_s, int max_st
     double newest = t1 - sim_series_at(sim, SERIES_TIME_S, prev);
     double running = sim_series_at(sim, SERIES_TIME_S, end) - t1;
     span_means(sim, first, last, out->mean);
+    out->rel_se = span_rel_se(sim, first, last, steps);
     /* Tokens are counted, not sampled: the rate is what the steps made. */
     double rate = tok > 0 ? tok / (t1 - t0) : 0;
     if (steps > 1 && newest > PACE_CHANGE * gap) {
         double made = sim_series_at(sim, SERIES_TOKENS_TOTAL, last) -
                       sim_series_at(sim, SERIES_TOKENS_TOTAL, prev);
         span_means(sim, prev, last, out->mean);
+        out->rel_se = NAN; /* one step: no spread to judge by */
         rate = fmin(rate, made > 0 ? made / newest : 0);
     }
     if (running > PACE_CHANGE * gap && end > last && per_step / running < rate) {
         span_means(sim, last, end, out->mean);
+        out->rel_se = NAN;
         rate = per_step / running;
     }
     out->mean[SERIES_TOKENS_PER_S] = rate;

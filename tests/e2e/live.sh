@@ -71,7 +71,7 @@ tput_check() {
     readings="" bad="" off=0
     i=0
     while [ $i -lt 10 ]; do
-        got=$(value_of "$(screen "$name" | sed -n 's/.*tokens\/s \([0-9.]* [kM]*\).*/\1/p' | head -1)")
+        got=$(value_of "$(screen "$name" | sed -n 's/.*tokens\/s ~\{0,1\}\([0-9.]* [kM]*\).*/\1/p' | head -1)")
         readings="$readings $got"
         awk -v g="$got" -v w="$want" 'BEGIN { exit !(g > 0.9 * w && g < 1.1 * w) }' || off=$((off + 1))
         sleep 0.3

@@ -9,9 +9,10 @@
 # Prints "PASS name" or "FAIL name: why".
 . "$(dirname "$0")/tmux-lib"
 
-# tps SESSION: the tokens/s figure on screen, in tokens/s.
+# tps SESSION: the tokens/s figure on screen, in tokens/s (a "~" before it,
+# still settling after the change of pace, is left out).
 tps() {
-    screen "$1" | grep -o 'tokens/s [0-9.]* [kMG]\{0,1\}' | head -1 |
+    screen "$1" | grep -o 'tokens/s ~\{0,1\}[0-9.]* [kMG]\{0,1\}' | head -1 | tr -d '~' |
         awk '{ v = $2; if ($3 == "k") v *= 1e3; else if ($3 == "M") v *= 1e6; else if ($3 == "G") v *= 1e9; print v }'
 }
 
@@ -43,7 +44,12 @@ else
     fail "throttled: the stage view's tokens/s follows the clocks within a step" \
         "at sim $(sim_s hot) s (throttled at $t0 s): $(screen hot | grep -m1 'tokens/s')"
 fi
-if wait_for hot "Infrastructure busy 100.0%" 20; then
+i=0
+while [ $i -lt 20 ] && ! screen hot | grep -q "Infrastructure busy ~\{0,1\}100\.0%"; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if screen hot | grep -q "Infrastructure busy ~\{0,1\}100\.0%"; then
     pass "throttled: the Infrastructure view's strip says the infrastructure is at its limit"
 else
     fail "throttled: the Infrastructure view's strip says the infrastructure is at its limit" \

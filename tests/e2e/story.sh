@@ -26,7 +26,7 @@ gpu-generations|Llama-8B on 4 x 8 v100-sxm2-32gb|accelerators|Llama-8B on 4 x 8 
 host-ram|Llama-8B on one 8 x h200-sxm server - 2048 GB host RAM|accelerators|Llama-8B on one 8 x h200-sxm server - 256 GB host RAM|accelerators|Llama-8B on one 8 x h200-sxm server|accelerators
 links|34B-class model on 16 DGX H100 - NVLink 4 (450.0 GB/s)|accelerators|34B-class model on 16 DGX H100 - PCIe 5 x16 (63.0 GB/s)|interconnect|34B-class model on 16 DGX H100|interconnect|34B-class model on 16 DGX H100 - InfiniBand NDR|accelerators|34B-class model on 16 DGX H100 - Ethernet 400G (RoCE)|accelerators|34B-class model on 16 DGX H100 - Ethernet 100G|interconnect|34B-class model on 16 DGX H100|interconnect
 long-context|Llama-8B at long context on 1x DGX H100 - CP 1|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 2|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 4|cannot-run|Llama-8B at long context on 1x DGX H100 - CP 8|accelerators|Llama-8B at long context on 1x DGX H100|accelerators
-moe-experts|Mixtral-8x7B-style MoE on 64 H100 - EP 8 inside a node|accelerators|Mixtral-8x7B-style MoE on 64 H100 - EP 8 across nodes|accelerators|Mixtral-8x7B-style MoE on|interconnect|Mixtral-8x7B-style MoE on 64 H100|interconnect
+moe-experts|Mixtral-8x7B-style MoE on 64 H100 - EP 8 inside a node|accelerators|Mixtral-8x7B-style MoE on 64 H100 - EP 8 across nodes|accelerators|Mixtral-8x7B-style MoE on 64 H100 - EP 8 across nodes, 2 NICs per node|interconnect|Mixtral-8x7B-style MoE on 64 H100|interconnect
 parallelism|30B model on 8 DGX H100 - data parallel (ZeRO-3)|accelerators|30B model on 8 DGX H100 - tensor 8 x data|accelerators|30B model on 8 DGX H100 - pipeline 8 x data|accelerators|30B model on 8 DGX H100 - tensor 4 x pipeline 2|accelerators|30B model on 8 DGX H100|accelerators
 power|Llama-8B FP8 on 8 GB300 - gb300 1400 W|accelerators|Llama-8B FP8 on 8 GB200 - gb200 1200 W|accelerators|Llama-8B on 1x DGX H100 at 700 W - h100 700 W|accelerators|Llama-8B on 1x DGX H100 at 500 W - h100 500 W|accelerators|Llama-8B FP8 on 8 GB200|accelerators
 plan-a-run|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators|70B on 2,048 H100|accelerators
@@ -47,12 +47,18 @@ done
 # wraps over several rows).
 joined() { screen "$1" | tr '\n' ' ' | tr -s ' '; }
 
-# at_pause SESSION TITLE: poll until the prompt is up and the title names TITLE.
+# at_pause SESSION TITLE: poll until the prompt is up and the title names
+# TITLE; a case's title ("SETUP - CASE") may have its setup part cut on a
+# narrow screen, never the case.
 at_pause() {
     i=0
+    case_part="- ${2##* - }"
+    [ "$case_part" = "- $2" ] && case_part=$2
     while [ $i -lt 300 ]; do
         s=$(screen "$1")
-        if echo "$s" | grep -qF "space: continue" && echo "$s" | head -1 | grep -qF -- "$2"; then
+        if echo "$s" | grep -qF "space: continue" &&
+            echo "$s" | head -1 | grep -qF -- "$case_part" &&
+            echo "$s" | head -1 | grep -qF -- "$(echo "$2" | cut -c1-5)"; then
             return 0
         fi
         sleep 0.1
@@ -81,12 +87,12 @@ marked_ok() {
         { [ "$3" = decode ] || echo "$j" | grep -qF "the bottleneck is $2"; }
 }
 
-# Every scenario at 100x30; the serving stories (in the inference mode) also
-# at 80x24 and 200x60.
+# Every scenario at 100x30; the serving stories (in the inference mode) and
+# two training stories of several cases also at 80x24 and 200x60.
 {
     echo "$EXPECT" | sed 's/^/100x30|/'
     for size in 80x24 200x60; do
-        echo "$EXPECT" | grep '|serving ' | sed "s/^/$size|/"
+        echo "$EXPECT" | grep '|serving \|^parallelism|\|^cooling|' | sed "s/^/$size|/"
     done
 } >"$T/expect"
 while IFS='|' read -r size scen rest; do

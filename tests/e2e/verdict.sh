@@ -25,7 +25,7 @@ keys cool Escape
 wait_title cool overview
 s=$(screen cool)
 clocks=$(printf '%s\n' "$s" | sed -n 's/.*now: clocks \([0-9]*\)%.*/\1/p' | head -1)
-tps=$(value_of "$(printf '%s\n' "$s" | sed -n 's/^ tokens\/s \([0-9.]* [kM]*\).*/\1/p' | head -1)")
+tps=$(value_of "$(printf '%s\n' "$s" | sed -n 's/^ tokens\/s ~\{0,1\}\([0-9.]* [kM]*\).*/\1/p' | head -1)")
 top=$(value_of "$(printf '%s\n' "$s" | sed -n 's/^ top \([0-9.]* [kM]*\).*/\1/p' | head -1)")
 if [ -n "$clocks" ] && [ -n "$tps" ] && awk -v t="$tps" -v s="$steady" -v c="$clocks" \
     'BEGIN { w = s * c / 100; exit !(t > 0.5 * w && t < 2 * w + 0.02 * s) }'; then

@@ -15,6 +15,31 @@
 
 enum { FOOTER_MAX = 24 };
 
+/* A story's case is named "SETUP - CASE": where the title is too narrow
+ * for all of it, the setup's part is cut ("4 DGX H100 per… - immersion")
+ * so the case stays in sight. Cuts whole UTF-8 characters. */
+static void title_keep_case(char *title, size_t len, int w)
+{
+    char *sep = strstr(title, " - ");
+    for (char *next = sep; next; next = strstr(next + 3, " - "))
+        sep = next;
+    if (!sep || draw_width(title) <= w)
+        return;
+    char tail[192];
+    snprintf(tail, sizeof tail, "%s", sep);
+    const char *ell = glyphs_active()->ellipsis;
+    size_t keep = (size_t)(sep - title);
+    int head_min = draw_width(" mlviz | x | ") + 4;
+    while (keep > 0 && draw_width(title) > w) {
+        do
+            keep--;
+        while (keep > 0 && ((unsigned char)title[keep] & 0xC0) == 0x80);
+        snprintf(title + keep, len - keep, "%s%s", ell, tail);
+        if (draw_width(title) - draw_width(tail) < head_min)
+            return; /* no room for the setup's part: draw_text cuts the end */
+    }
+}
+
 void view_draw_title(const struct view_ctx *v, struct view_out *out, const char *where)
 {
     const struct glyphs *g = glyphs_active();
@@ -58,6 +83,7 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     int rx = r.w - rw;
     if (rx < 0)
         rx = 0;
+    title_keep_case(left, sizeof left, rx - 1);
     draw_text(r.y, 0, rx - 1, ROLE_TITLE, left);
     int used = draw_text(r.y, rx, r.w - rx, ROLE_TITLE, right);
     if (state) {
@@ -71,23 +97,32 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     hit_add(out->hits, r.y, rx + used - 8, 1, 8, ACT_HELP, 0);
 }
 
+/* Footer entries shown at any width: help and quit (the last two), and
+ * on the overview the tour, where a newcomer starts. */
+static bool footer_kept(const struct key_binding **items, size_t n, size_t i, unsigned context)
+{
+    return i + 2 >= n || (context == KEYCTX_OVERVIEW && items[i]->cmd->action == ACT_TOUR);
+}
+
 void view_draw_footer(const struct view_ctx *v, struct view_out *out, unsigned context)
 {
     struct rect r = v->lay->footer;
     const struct key_binding *items[FOOTER_MAX];
     size_t n = keys_footer(context, items, FOOTER_MAX);
     int x = 1;
-    /* The last entries (help, quit) always show: reserve their room. */
-    enum { KEEP_LAST = 2 };
+    /* The entries that always show (footer_kept): reserve their room. */
     int reserve = 0;
-    for (size_t i = n > KEEP_LAST ? n - KEEP_LAST : 0; i < n; i++)
-        reserve += draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
+    for (size_t i = 0; i < n; i++)
+        if (footer_kept(items, n, i, context))
+            reserve += draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
     for (size_t i = 0; i < n; i++) {
         /* Scenario parameters belong to a played story, not the tour. */
         if (items[i]->cmd->action == ACT_PARAMS && !v->playing)
             continue;
         int need = draw_width(items[i]->label) + 1 + draw_width(items[i]->hint) + 2;
-        bool kept = i + KEEP_LAST >= n;
+        bool kept = footer_kept(items, n, i, context);
+        if (kept)
+            reserve -= need;
         if (x + need + (kept ? 0 : reserve) > r.w) {
             if (kept)
                 break;
@@ -110,8 +145,34 @@ static int said_rows(const struct ui_said *e, int w)
     return n > 0 ? n : 1;
 }
 
+/* The table header to pin above the transcript when `first` (a wrapped
+ * row) falls among a printed table's rows below it: the header's entry
+ * index, or -1 (the header is in sight, or no table row is first). */
+static int pinned_header(const struct view_ctx *v, int w, int first)
+{
+    int row = 0, at = -1;
+    for (int i = 0; i < v->transcript_count && at < 0; i++) {
+        int n = said_rows(&v->transcript[i], w);
+        if (row + n > first)
+            at = i;
+        else
+            row += n;
+    }
+    if (at < 0 || (v->transcript[at].header && row == first))
+        return -1;
+    for (int i = at; i >= 0; i--) {
+        const struct ui_said *e = &v->transcript[i];
+        if (e->header)
+            return i;
+        if (!e->printed)
+            return -1;
+    }
+    return -1;
+}
+
 /* mlviz play: the transcript (narration and printed lines, newest at the
- * bottom, scrolled back by caption_scroll rows) above one prompt row. */
+ * bottom, scrolled back by caption_scroll rows) above one prompt row. A
+ * printed table keeps its header row at the top while its rows show. */
 static void draw_transcript(const struct view_ctx *v, struct view_out *out, struct rect in)
 {
     int rows = in.h - 1;
@@ -125,6 +186,13 @@ static void draw_transcript(const struct view_ctx *v, struct view_out *out, stru
     if (first < 0)
         first = 0;
     int row = 0, y = in.y;
+    int pin = rows > 1 ? pinned_header(v, in.w, first) : -1;
+    if (pin >= 0) {
+        struct rect r = {in.y, in.x, 1, in.w};
+        draw_wrap(&r, ROLE_CAPTION, v->transcript[pin].text, 0);
+        first++; /* the rest of the pane shows the rows below, to the newest */
+        y++;
+    }
     for (int i = 0; i < v->transcript_count && y < in.y + rows; i++) {
         const struct ui_said *e = &v->transcript[i];
         int n = said_rows(e, in.w);
@@ -211,6 +279,8 @@ static void help_symbols(char *buf, size_t len)
              "\t  85.5 GB usable: datasheets' GB are GiB)\n"
              "\tPgDn 2/5: where the explanation is (PgUp/PgDn/Home/End; e: full)\n"
              "\twarming up: live figures wait for a whole step since the setup changed\n"
+             "\t~44%%: a live figure still settling (too few whole steps for a steady\n"
+             "\t  average: each step's storage and compute time varies)\n"
              "\tstep bar: compute, comm, bubble (pipeline fill and drain), stragglers\n"
              "\t  (waiting for the slowest device), data (waiting for batches), other\n"
              "\texposed: communication time not hidden behind computation\n"

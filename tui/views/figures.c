@@ -77,6 +77,16 @@ double view_live_stage_util(const struct view_ctx *v, int stage)
     return isfinite(x) && x > 0 ? x : 0;
 }
 
+double view_live_cores_busy(const struct view_ctx *v)
+{
+    const struct model_report *r = v->report;
+    double steady = r->utilization[STAGE_CPUS], cores = r->stages.cpu_cores_busy;
+    if (!v->sim || !(steady > 0))
+        return cores;
+    double x = cores * view_live_stage_util(v, STAGE_CPUS) / steady;
+    return isfinite(x) && x >= 0 ? fmin(x, r->stages.cpu_cores_total) : cores;
+}
+
 size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n)
 {
     static const enum sim_series_id util_series[STAGE_COUNT] = {
@@ -118,6 +128,20 @@ bool view_warming(const struct view_ctx *v)
     return v->sim && v->report->runnable && !(v->win && v->win->steps > 0);
 }
 
+bool view_settling(const struct view_ctx *v)
+{
+    return v->sim && v->report->runnable && v->win && v->win->steps > 0 && !v->win_steady;
+}
+
+void view_mark_settling(const struct view_ctx *v, char *buf, size_t len)
+{
+    size_t n = strlen(buf);
+    if (!view_settling(v) || n + 2 > len)
+        return;
+    memmove(buf + 1, buf, n + 1);
+    buf[0] = '~';
+}
+
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady)
 {
     if (!v->sim || view_warming(v))
@@ -147,6 +171,7 @@ const char *view_live_text(const struct view_ctx *v, double x, const char *unit,
         format_percent(buf, len, x);
     else
         format_si(buf, len, x, unit);
+    view_mark_settling(v, buf, len);
     return buf;
 }
 

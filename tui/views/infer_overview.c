@@ -145,8 +145,11 @@ static void accel_box(const struct view_ctx *v, struct view_out *out)
     row(in, 0, ROLE_TEXT, a, b, NULL);
     double parts[INFER_MEM_PARTS];
     double cap = infer_memory_parts(r, parts);
-    snprintf(a, sizeof a, "KV %.0f of %.0f GB", parts[1], cap);
-    snprintf(b, sizeof b, "KV %.0f/%.0f GB", parts[1], cap);
+    /* The capacity as every screen writes it (85.5 GB for an H100). */
+    char gb[16];
+    format_significant(gb, sizeof gb, cap, 3);
+    snprintf(a, sizeof a, "KV %.0f of %s GB", parts[1], gb);
+    snprintf(b, sizeof b, "KV %.0f/%s GB", parts[1], gb);
     int used = 0;
     if (in.h > 1) {
         const char *const variants[] = {a, b};
@@ -371,7 +374,9 @@ static void metrics(const struct view_ctx *v)
     double parts[INFER_MEM_PARTS];
     double cap = infer_memory_parts(r, parts);
     if (y < end) {
-        int used = draw_textf(y, x, LABEL_W, ROLE_TEXT, "memory %.0f GB", cap);
+        char gb[16];
+        format_significant(gb, sizeof gb, cap, 3);
+        int used = draw_textf(y, x, LABEL_W, ROLE_TEXT, "memory %s GB", gb);
         (void)used;
         draw_stacked(y++, x + LABEL_W, w - LABEL_W, parts, infer_mem_roles, INFER_MEM_PARTS, cap);
     }

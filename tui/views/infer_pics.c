@@ -303,8 +303,10 @@ static void pic_devices(const struct view_ctx *v, struct rect in)
     double parts[INFER_MEM_PARTS];
     double cap = infer_memory_parts(r, parts);
     if (y < in.y + in.h) {
-        int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %.0f/%.0f GB ", cap - parts[4],
-                              r->capacity_gb);
+        char use_gb[16], cap_gb[16];
+        format_significant(use_gb, sizeof use_gb, cap - parts[4], 3);
+        format_significant(cap_gb, sizeof cap_gb, r->capacity_gb, 3);
+        int used = draw_textf(y, in.x, in.w, ROLE_TEXT, "memory %s/%s GB ", use_gb, cap_gb);
         draw_stacked(y++, in.x + used, in.w - used, parts, infer_mem_roles, INFER_MEM_PARTS, cap);
     }
     /* The legend gives way to the roofline on short pictures. */

@@ -93,6 +93,7 @@ static void util_line(const struct view_ctx *v, int y, int x, int w, double util
         return;
     }
     format_percent(pct, sizeof pct, util);
+    view_mark_settling(v, pct, sizeof pct);
     int pw = draw_width(pct) + 1;
     draw_bar(y, x, w - pw, util, role, ROLE_DIM);
     draw_text(y, x + w - pw + 1, pw, ROLE_VALUE, pct);
@@ -140,7 +141,7 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
                s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
     char busy[16];
-    format_significant(busy, sizeof busy, r->stages.cpu_cores_busy, 2);
+    format_significant(busy, sizeof busy, view_live_cores_busy(v), 2);
     draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy", busy,
                r->stages.cpu_cores_total);
     util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],

@@ -16,10 +16,10 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
     const struct model_report *r = v->report;
     const struct setup *s = v->setup;
     int y = in.y;
-    int total = (int)lround(r->stages.cpu_cores_total),
-        busy = (int)lround(r->stages.cpu_cores_busy);
+    double cores = view_live_cores_busy(v);
+    int total = (int)lround(r->stages.cpu_cores_total), busy = (int)lround(cores);
     char nbusy[16];
-    format_significant(nbusy, sizeof nbusy, r->stages.cpu_cores_busy, 2);
+    format_significant(nbusy, sizeof nbusy, cores, 2);
     draw_textf(y++, in.x, in.w, ROLE_HEADING, "cores of one node: %s of %d busy loading data",
                nbusy, total);
     int grid_h = in.h / 3;

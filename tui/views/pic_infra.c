@@ -18,8 +18,8 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
     int y = in.y;
     double limit = r->power.rack_cooling_limit_kw;
     double heat = limit > 0 ? view_live_rack_kw(v) / limit : 0;
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "%d racks, %s cooling, limit %.0f kW each", r->racks,
-               s->facility.cooling, limit);
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "%d rack%s, %s cooling, limit %.0f kW%s", r->racks,
+               r->racks == 1 ? "" : "s", s->facility.cooling, limit, r->racks == 1 ? "" : " each");
     int rows = r->racks < RACK_ROWS_MAX ? r->racks : RACK_ROWS_MAX;
     int room = in.h - 6;
     if (rows > room)

@@ -18,7 +18,7 @@ enum {
     KNOB_VALUE_MIN = 8, /* knob value column, arrows included */
     KNOB_ARROWS_W = 4,  /* the two arrows and their spaces */
     PIC_PAD = 2,
-    LIVE_LABEL_W = 26, /* "Infrastructure busy 100.0%" */
+    LIVE_LABEL_W = 27, /* "Infrastructure busy ~100.0%" (settling) */
 };
 
 static struct rect inner(const struct rect *r)
@@ -368,9 +368,16 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
         return;
     }
     draw_live_figures(v, out);
-    /* The verdict always shows; a long one takes the summary's row too
-     * (above it) rather than being cut. */
-    if (!v->status[0] && !view_verdict_fits(v, l.w - 2)) {
+    /* The verdict always shows whole; a long one takes the summary's row
+     * too (above it) rather than being cut. A status message (a knob's
+     * change, a scenario's mark) then takes the throughput's half of the
+     * figures' row while it is up; the stage's own figure stays. */
+    if (!view_verdict_fits(v, l.w - 2)) {
+        if (v->status[0]) {
+            int half = l.w / 2;
+            draw_repeat(l.y, half, l.w - half, ROLE_TEXT, " ");
+            draw_textf(l.y, half, l.w - half - 1, ROLE_WARN, "%s %s", g->bullet, v->status);
+        }
         view_draw_verdict(v, l.y + 1, x, l.w - 2, 2, false);
         return;
     }

@@ -44,6 +44,7 @@ enum { TOUR_STOPS = STAGE_COUNT + 2 };
 struct ui_said {
     char text[UI_MSG_LEN * 2];
     bool printed;
+    bool header; /* a printed table's header row (pinned while its rows show) */
 };
 
 /* A stage view's knobs: fields of the setup field table. */
@@ -90,6 +91,7 @@ struct view_ctx {
     const struct sim_live *live;
     const struct sim_counters *counters;
     const struct sim_window *win; /* live figures over whole steps; steps 0: warming up */
+    bool win_steady;              /* false: the figures are still settling ("~") */
     const struct stage_texts *texts;
     const struct layout *lay;
     /* time */
@@ -146,6 +148,10 @@ double view_live_util(const struct view_ctx *v, double steady);
  * infrastructure reads 100% while the racks throttle (it sets the pace:
  * more heat than the cooling can remove). */
 double view_live_stage_util(const struct view_ctx *v, int stage);
+/* Loader cores busy per node, live: the model's count scaled as the CPUs
+ * stage's live busy share is to its steady one (the same source as the
+ * CPUs gauge). */
+double view_live_cores_busy(const struct view_ctx *v);
 /* The newest n samples of a stage's busy share into out->series, by the
  * same rule; returns how many. */
 size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n);
@@ -156,11 +162,17 @@ bool view_syncing(const struct view_ctx *v);
 /* Whether the live figures wait for their first whole step since the
  * setup changed (they show "warming up" then). */
 bool view_warming(const struct view_ctx *v);
+/* Whether they have whole steps but too few for a steady average (their
+ * spread leaves the mean more than a few percent uncertain). */
+bool view_settling(const struct view_ctx *v);
+/* Put "~" before a live figure's text while it is settling. */
+void view_mark_settling(const struct view_ctx *v, char *buf, size_t len);
 /* A series averaged over the whole steps since the setup changed (one
  * window for every live figure), else `steady` (no sim, warming up). */
 double view_live_sample(const struct view_ctx *v, enum sim_series_id id, double steady);
 /* A live figure as text: "warming up" while the window is empty, else a
- * share (unit "%") or a value with an SI prefix and unit. */
+ * share (unit "%") or a value with an SI prefix and unit ("~" before it
+ * while settling). */
 const char *view_live_text(const struct view_ctx *v, double x, const char *unit, char *buf,
                            size_t len);
 /* Draw the verdict (the bottleneck and why, or why it cannot run) at

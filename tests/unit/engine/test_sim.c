@@ -596,6 +596,37 @@ static void test_whole_step_window(void **state)
     sim_free(sim);
 }
 
+/* With storage jitter on (each batch's read time a random draw, CV 0.2)
+ * the whole-step window states how uncertain its mean is: its relative
+ * standard error shrinks as steps add up (about 0.2 / sqrt(steps)), and
+ * storage counts as busy whenever it reads, so a starved pipeline's data
+ * stage reads 100% busy as in the model, jittered or not. */
+static void test_window_spread(void **state)
+{
+    (void)state;
+    struct setup s;
+    load_preset("default", &s);
+    set_field(&s, "cluster.storage", "hdd");
+    set_field(&s, "data.sample_bytes", "64e6");
+    struct sim_options o;
+    sim_default_options(&o);
+    o.failures = false;
+    o.series_capacity = 16384;
+    struct sim *sim = make_sim(&s, &o);
+    const struct model_report *r = sim_report(sim);
+    run(sim, 3 * 3600);
+    struct sim_window few, many;
+    sim_window(sim, 600, 4, 16384, &few);
+    sim_window(sim, 600, 200, 16384, &many);
+    assert_int_equal(few.steps, 4);
+    assert_int_equal(many.steps, 200);
+    assert_true(few.rel_se > 0.01);
+    assert_true(many.rel_se > 0.007 && many.rel_se < 0.05 / 3);
+    assert_true(fabs(many.mean[SERIES_TOKENS_PER_S] / r->tokens_per_s - 1) < 0.05);
+    assert_true(many.mean[SERIES_UTIL_DATA] > 0.98);
+    sim_free(sim);
+}
+
 static void test_series_api(void **state)
 {
     (void)state;
@@ -657,6 +688,7 @@ int main(void)
         cmocka_unit_test(test_straggler_order_statistics),
         cmocka_unit_test(test_series_api),
         cmocka_unit_test(test_whole_step_window),
+        cmocka_unit_test(test_window_spread),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -100,8 +100,8 @@ static inline struct luahost *host_with(struct captured *c, const struct luahost
         opt = *o;
     opt.cat = cat;
     opt.memory_cap_bytes = (size_t)64 << 20;
-    opt.hooks =
-        (struct luahost_hooks){c, cap_print, cap_say, cap_focus, cap_mark, cap_show, cap_mode};
+    opt.hooks = (struct luahost_hooks){c,        cap_print, cap_say,  cap_focus,
+                                       cap_mark, cap_show,  cap_mode, NULL};
     struct luahost *h = luahost_new(&opt, err, sizeof err);
     assert_non_null(h);
     return h;

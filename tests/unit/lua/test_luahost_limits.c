@@ -210,7 +210,7 @@ static struct luahost *limited_host(struct captured *c, bool played, uint64_t bu
     o.time_limit_s = time_limit_s;
     o.memory_cap_bytes = (size_t)64 << 20;
     o.hooks = (struct luahost_hooks){
-        c, print_maybe_interrupt, cap_say, cap_focus, cap_mark, cap_show, cap_mode};
+        c, print_maybe_interrupt, cap_say, cap_focus, cap_mark, cap_show, cap_mode, NULL};
     struct luahost *h = luahost_new(&o, err, sizeof err);
     assert_non_null(h);
     return h;
