@@ -70,7 +70,7 @@ EOF
 # machine's start-up).
 for sz in $SIZES; do start "s$sz" "${sz%x*}" "${sz#*x}" -- $SETS --speed 20; done
 for sz in $SIZES; do
-    if wait_for "s$sz" "warming up" 40 && ! screen "s$sz" | grep -q "tokens/s 0 \|busy 0%"; then
+    if wait_for "s$sz" "warming up" 40 && ! screen "s$sz" | grep -q "tokens/s 0 \|busy 0\(\.0\)\?%"; then
         pass "$sz: before the first whole step the live figures say warming up"
     else
         fail "$sz: before the first whole step the live figures say warming up" \
@@ -118,7 +118,7 @@ for sz in $SIZES; do
     keys "s$sz" Space
     wait_title "s$sz" "PAUSED"
     keys "s$sz" Right
-    if wait_for "s$sz" "warming" 30 && ! screen "s$sz" | grep -q "busy 0%\|tokens/s 0 "; then
+    if wait_for "s$sz" "warming" 30 && ! screen "s$sz" | grep -q "busy 0\(\.0\)\?%\|tokens/s 0 "; then
         pass "$sz: after a setup change the live figures warm up again instead of reading 0"
     else
         fail "$sz: after a setup change the live figures warm up again instead of reading 0" \
