@@ -91,9 +91,13 @@ for t in "$BUILD"/tests/unit/*/* "$BUILD"/tests/validation/*; do
 done
 # A suite whose header says "# shards: N" runs as N parts side by side
 # (each runs every Nth of its independent cases; tests/e2e/tmux-lib).
+# MLVIZ_TEST_HEADLESS=1 leaves out the tmux suites (tests/e2e/) and the fuzz
+# replay (make asan in CI: .ci/run); MLVIZ_TEST_SKIP lists suites to leave out.
 for s in tests/cli/*.sh tests/lua/*.sh tests/e2e/*.sh tests/fuzz/run.sh; do
     [ -f "$s" ] || continue
-    [ "${VALGRIND:-0}" = 1 ] && case "$s" in tests/e2e/*|tests/fuzz/*) continue ;; esac
+    [ "${VALGRIND:-0}" = 1 ] || [ "${MLVIZ_TEST_HEADLESS:-0}" = 1 ] &&
+        case "$s" in tests/e2e/*|tests/fuzz/*) continue ;; esac
+    case " ${MLVIZ_TEST_SKIP:-} " in *" $s "*) continue ;; esac
     shards=$(sed -n '1,20s/^# shards: \([1-9][0-9]*\)$/\1/p' "$s" | head -n 1)
     if [ "${shards:-1}" -gt 1 ]; then
         k=1
@@ -106,6 +110,7 @@ for s in tests/cli/*.sh tests/lua/*.sh tests/e2e/*.sh tests/fuzz/run.sh; do
     fi
 done
 add structure tests/layers.sh
+add shell tests/layers_compile.sh
 add py tests/sizes.py
 add structure tests/format.sh
 
