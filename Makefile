@@ -12,7 +12,8 @@
 #   make valgrind   unit tests and headless commands under valgrind
 #   make tsan       the planner's threads under ThreadSanitizer (tests/tsan.sh)
 #   make fuzz       every tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 30) each
-#   make bench      speed figures (eval_per_s, sim_ticks_per_s, frame_ms, ...)
+#   make bench      speed figures in CPU and wall time, the median of
+#                   BENCH_RUNS=3, against tests/bench/goals (exit 1 on a miss)
 #   make install    PREFIX=/usr/local DESTDIR= ; make uninstall
 #   make deps       check (and on Debian as root, install) the libraries
 #
