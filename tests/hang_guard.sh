@@ -6,13 +6,13 @@
 # bounds stretch by it too.
 
 HG_CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-# load_factor: 2 + the 1-minute load average per core (rounded down), in
-# shell built-ins (suites guard hundreds of commands); 4 without /proc.
+# load_factor: sets HG_FACTOR to 2 + the 1-minute load average per core
+# (rounded down), in shell built-ins: suites guard hundreds of commands.
 load_factor() {
     hg_load=3
     [ -r /proc/loadavg ] && read -r hg_load _ </proc/loadavg
     hg_load=${hg_load%%.*}
-    echo $((2 + ${hg_load:-3} / ${HG_CORES:-1}))
+    HG_FACTOR=$((2 + ${hg_load:-3} / ${HG_CORES:-1}))
 }
 
 # hang_guard SECONDS CMD...: runs CMD with at most SECONDS of CPU time
@@ -21,7 +21,8 @@ load_factor() {
 hang_guard() {
     hg_s=$(($1 * ${MLVIZ_TEST_TIME_FACTOR:-1}))
     shift
-    hg_wall=$((hg_s * $(load_factor)))
+    load_factor
+    hg_wall=$((hg_s * HG_FACTOR))
     (ulimit -H -t $((hg_s + 1)) 2>/dev/null; ulimit -S -t "$hg_s" 2>/dev/null
         exec timeout "$hg_wall" "$@")
     hg_rc=$?
