@@ -5,7 +5,7 @@
 #    shell suites that print "PASS name" or "FAIL name: why" per check
 #  - the structure checks tests/layers.sh, tests/sizes.py, tests/format.sh:
 #    one check each (docs/STYLE.md: Layers, Sizes, Formatting)
-# The suites run side by side, MLVIZ_TEST_JOBS at a time (default 8: the tmux
+# The suites run side by side, MLVIZ_TEST_JOBS at a time (default 6: the tmux
 # suites mostly wait). Each has its own log, temporary directory and tmux
 # server, so none sees another's files. Results print in a fixed order as
 # they come in; a failing suite's findings (or its log's tail) follow its line.
@@ -114,35 +114,28 @@ add shell tests/layers_compile.sh
 add py tests/sizes.py
 add structure tests/format.sh
 
-# The longest suites start first: by their wall time in the last full run
-# ($BUILD/test-times, written at the end; a suite new since then counts as
-# long), else by the list below (measured with MLVIZ_TEST_TIMES=1: the tmux
-# suites wait on the screen), then the rest in list order; each argument
-# line of xargs is "N KIND PATH".
-SLOW="tests/e2e/story.sh tests/e2e/wordcut.sh tests/e2e/steady.sh tests/e2e/tour_try.sh
-      tests/cli/plan.sh tests/cli/setups.sh tests/e2e/plan.sh
+# The longest suites start first (measured with MLVIZ_TEST_TIMES=1: the
+# tmux suites wait on the screen), mixed with the CPU-bound ones, then the
+# rest in list order; each argument line of xargs is "N KIND PATH". (Ordered
+# by last run's wall times, every tmux suite started at once and their
+# sessions, animating side by side, took 10% more CPU.)
+SLOW="tests/e2e/story.sh tests/cli/plan.sh tests/e2e/wordcut.sh tests/cli/setups.sh
+      tests/e2e/steady.sh tests/e2e/tour_try.sh tests/e2e/plan.sh
       $BUILD/tests/unit/engine/test_plan tests/lua/limits.sh tests/e2e/live.sh
       tests/lua/hostile.sh $BUILD/tests/unit/engine/test_sim tests/cli/sim.sh tests/fuzz/run.sh
       tests/e2e/play.sh tests/lua/run.sh tests/e2e/verdict.sh tests/e2e/motion.sh
       tests/e2e/stage_live.sh tests/cli/install.sh tests/e2e/netpic.sh
       tests/cli/commands.sh tests/e2e/legend.sh tests/e2e/tui.sh
       $BUILD/tests/unit/lua/test_luahost_limits tests/e2e/captures.sh tests/e2e/controls.sh"
-TIMES=$BUILD/test-times
 {
-    if [ -s "$TIMES" ]; then
-        awk 'NR == FNR { t[$2 " " $3] = $1; next }
-             { k = $2 " " $3; print (k in t ? t[k] : 1e9), $0 }' "$TIMES" "$list" |
-            sort -s -k1,1 -g -r | cut -d' ' -f2-
-    else
-        for s in $SLOW; do awk -v p="$s" '$3 == p' "$list"; done
-        awk -v slow=" $(echo $SLOW) " 'index(slow, " " $3 " ") == 0' "$list"
-    fi
+    for s in $SLOW; do awk -v p="$s" '$3 == p' "$list"; done
+    awk -v slow=" $(echo $SLOW) " 'index(slow, " " $3 " ") == 0' "$list"
 } | (
     if [ -n "${SHELL_BIN:-}" ]; then
         MLVIZ_BIN=$SHELL_BIN MLVIZ_TEST_TIME_FACTOR=$SHELL_FACTOR
         export MLVIZ_BIN MLVIZ_TEST_TIME_FACTOR
     fi
-    xargs -L 1 -P "${MLVIZ_TEST_JOBS:-8}" sh "$0" --one
+    xargs -L 1 -P "${MLVIZ_TEST_JOBS:-6}" sh "$0" --one
 ) &
 runner=$!
 
@@ -205,14 +198,6 @@ while read -r i kind path; do
     esac
 done <"$list"
 wait $runner
-# Each suite's wall time, for the order of the next run ("SECONDS KIND PATH").
-if [ "${VALGRIND:-0}" != 1 ]; then
-    for i in $(cut -d' ' -f1 "$list"); do
-        [ -f "$RUN_DIR/$i.time" ] || continue
-        awk -v i="$i" 'NR == FNR { if ($1 == i) { k = $2; p = $3 } next }
-                       { printf "%.2f %s %s\n", $2 - $1, k, p }' "$list" "$RUN_DIR/$i.time"
-    done >"$TIMES.tmp" 2>/dev/null && mv "$TIMES.tmp" "$TIMES"
-fi
 # MLVIZ_TEST_TIMES=1: each suite's wall and CPU time, slowest first (stderr).
 if [ "${MLVIZ_TEST_TIMES:-0}" = 1 ]; then
     cat "$RUN_DIR"/*.time | awk '
