@@ -8,10 +8,13 @@
 #                   each one's time); see tests/run.sh
 #   make check-layers, check-sizes, check-format   the structure checks alone
 #   make asan       the test suite under AddressSanitizer + UBSan
+#                   (MLVIZ_TEST_HEADLESS=1: without the tmux suites)
+#   make clang      everything built with clang and -Werror (build-clang/)
 #   make valgrind   unit tests and headless commands under valgrind
 #   make tsan       the planner's threads under ThreadSanitizer (tests/tsan.sh)
 #   make fuzz       every tests/fuzz/fuzz_*.c for FUZZ_SECONDS (default 30) each
-#   make bench      speed figures (eval_per_s, sim_ticks_per_s, frame_ms, ...)
+#   make bench      speed figures in CPU and wall time, the median of
+#                   BENCH_RUNS=3, against tests/bench/goals (exit 1 on a miss)
 #   make install    PREFIX=/usr/local DESTDIR= ; make uninstall
 #   make deps       check (and on Debian as root, install) the libraries
 #
@@ -60,8 +63,34 @@ CLI_DIRS    := tui/cli
 SCREEN_DIRS := tui tui/views
 # The flags mlviz needs live in their own variables; the user's come after.
 MLVIZ_CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-            $(addprefix -I,$(ENGINE_DIRS) $(LUA_DIRS) $(CLI_DIRS) $(SCREEN_DIRS)) \
             -DMLVIZ_VERSION='"$(VERSION)"' -DMLVIZ_DATADIR='"$(DATADIR)"'
+ALL_INC  := $(addprefix -I,$(ENGINE_DIRS) $(LUA_DIRS) $(CLI_DIRS) $(SCREEN_DIRS))
+# Layers the compiler enforces: each directory compiles with -I for itself
+# and the layers below it only (docs/STYLE.md, Layers), so an upward
+# include ("views.h" in engine/model/) is not found; the directories of
+# tests/layers/ put an #error in front of the library headers a layer may
+# not use (<curses.h> in the engine and tui/cli, <lua.h> in the engine
+# below engine/lua). tests/layers_compile.sh tries both; tests/layers.sh
+# checks what paths cannot say (tui/cli sees tui.h only, views no app.h).
+INC_CORE   := engine/core
+INC_MODEL  := $(INC_CORE) engine/model
+INC_SCHED  := $(INC_MODEL) engine/sched
+INC_SIM    := $(INC_MODEL) engine/sim
+INC_PLAN   := $(INC_SCHED) engine/plan
+INC_IO     := $(INC_SCHED) engine/sim engine/plan engine/io
+INC_LUA    := $(ENGINE_DIRS) $(LUA_DIRS)
+INC_CLI    := tests/layers/no-screen $(INC_LUA) $(CLI_DIRS) tui
+INC_SCREEN := $(INC_LUA) $(SCREEN_DIRS)
+NO_LIBS    := tests/layers/no-screen tests/layers/no-lua
+$(BUILD)/engine/core/%.o:  LAYER_INC = $(NO_LIBS) $(INC_CORE)
+$(BUILD)/engine/model/%.o: LAYER_INC = $(NO_LIBS) $(INC_MODEL)
+$(BUILD)/engine/sched/%.o: LAYER_INC = $(NO_LIBS) $(INC_SCHED)
+$(BUILD)/engine/sim/%.o:   LAYER_INC = $(NO_LIBS) $(INC_SIM)
+$(BUILD)/engine/plan/%.o:  LAYER_INC = $(NO_LIBS) $(INC_PLAN)
+$(BUILD)/engine/io/%.o:    LAYER_INC = $(NO_LIBS) $(INC_IO)
+$(BUILD)/engine/lua/%.o:   LAYER_INC = tests/layers/no-screen $(INC_LUA)
+$(BUILD)/tui/cli/%.o:      LAYER_INC = $(INC_CLI)
+$(BUILD)/tui/%.o:          LAYER_INC = $(INC_SCREEN)
 MLVIZ_CFLAGS   := -std=c11 $(OPT) $(WARN)
 MLVIZ_LDFLAGS  :=
 MLVIZ_LDLIBS   := $(PKG_LIBS) -lm
@@ -69,7 +98,8 @@ ifneq ($(SANITIZE),)
 MLVIZ_CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 MLVIZ_LDFLAGS  += -fsanitize=$(SANITIZE)
 endif
-COMPILE  = $(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) $(MLVIZ_CFLAGS) $(LAYER_CFLAGS) $(CFLAGS)
+COMPILE  = $(CC) $(MLVIZ_CPPFLAGS) $(addprefix -I,$(LAYER_INC)) $(CPPFLAGS) $(MLVIZ_CFLAGS) \
+           $(LAYER_CFLAGS) $(CFLAGS)
 
 layer_src = $(sort $(foreach d,$(1),$(wildcard $(d)/*.c)))
 ENGINE_SRC := $(call layer_src,$(ENGINE_DIRS))
@@ -110,7 +140,7 @@ FUZZ_SECONDS ?= 30
 
 BIN        := mlviz
 
-.PHONY: deb check-deb docs all run test test-build asan valgrind bench install uninstall clean deps \
+.PHONY: deb check-deb docs all run test test-build asan clang valgrind bench install uninstall clean deps \
         deps-test check-tools tsan fuzz fuzz-build fuzz-targets format check-layers check-sizes \
         check-format
 
@@ -165,7 +195,7 @@ $(BUILD)/%.o: %.c
 	$(COMPILE) -MMD -MP -c -o $@ $<
 
 # One cmocka program per test file, linked with its layer's libraries only.
-TEST_COMPILE = $(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) $(MLVIZ_CFLAGS) $(CFLAGS)
+TEST_COMPILE = $(CC) $(MLVIZ_CPPFLAGS) $(ALL_INC) $(CPPFLAGS) $(MLVIZ_CFLAGS) $(CFLAGS)
 ENGINE_TEST_BIN := $(ENGINE_TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 LUA_TEST_BIN    := $(LUA_TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 CLI_TEST_BIN    := $(CLI_TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -178,8 +208,8 @@ $(LUA_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(LUA_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(LUA_LIB) $(ENGINE_LIB) \
 	  $(MLVIZ_LDFLAGS) $(LDFLAGS) $(LDLIBS) $(YAML_LIBS) $(LUA_LIBS) -lm $(TEST_LIBS)
-# The command table (tui/cli/commands.c) dispatches into the view (play,
-# lesson, keys through tui/tui.h), so the CLI tests link the screen below it.
+# The CLI tests link the CLI library and the layers below it, never the
+# screen (the commands that start the view are not linked into them).
 $(CLI_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB)
 	@mkdir -p $(dir $@)
 	$(TEST_COMPILE) $(YAML_CFLAGS) $(LUA_CFLAGS) -o $@ $< $(CLI_LIB) $(LUA_LIB) $(ENGINE_LIB) \
@@ -193,7 +223,7 @@ $(SCREEN_TEST_BIN) $(BENCH_BIN): $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(SCREEN
 # fuzz_lesson drives `mlviz lesson`'s preparation (tui/cli/) and links the
 # CLI library too.
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_LIB) $(LUA_LIB)
-	$(CC) $(MLVIZ_CPPFLAGS) $(CPPFLAGS) -std=c11 -g -O1 $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
+	$(CC) $(MLVIZ_CPPFLAGS) $(ALL_INC) $(CPPFLAGS) -std=c11 -g -O1 $(WARN) $(PKG_CFLAGS) $(CFLAGS) \
 	  -fsanitize=fuzzer,$(FUZZ_SANITIZE) -o $@ $< $(FUZZ_CLI_LIB) $(LUA_LIB) $(ENGINE_LIB) \
 	  $(LDFLAGS) $(MLVIZ_LDLIBS)
 $(BUILD)/fuzz_lesson: $(CLI_LIB)
@@ -245,6 +275,12 @@ asan: deps-test
 	  OPT="-O1 -g" test-build BIN=build-asan/mlviz
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BUILD=build-asan MLVIZ_BIN=build-asan/mlviz sh tests/run.sh
+
+# The second compiler: the binary, the man page and every test program
+# built with clang and -Werror in build-clang/ (CI builds both: .ci/run).
+clang:
+	@$(MAKE) --no-print-directory CC=clang WERROR=1 BUILD=build-clang BIN=build-clang/mlviz \
+	  test-build
 
 # The cmocka programs and the headless suites (the binary runs under
 # valgrind through a wrapper, tests/run.sh); the tmux suites are skipped.

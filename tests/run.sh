@@ -32,12 +32,18 @@ if [ "$1" = --one ]; then
             "$path" >"$log" 2>&1
         fi ;;
     py) python3 "$path" >"$log" 2>&1 ;;
+    shard*)
+        # One part of a suite that says "# shards: N" (tests/e2e/tmux-lib,
+        # in_shard): TEST_SHARD of TEST_SHARDS, from the kind "shardK/N".
+        k=${kind#shard}
+        TEST_SHARD=${k%/*} TEST_SHARDS=${k#*/} sh "$path" >"$log" 2>&1 ;;
     *) sh "$path" >"$log" 2>&1 ;;
     esac
     rc=$?
     # wall start and end, then the CPU time of the suite's processes
     # (`times`, children: user and system; not the tmux servers' programs)
     times >"$RUN_DIR/$n.cpu"
+    case $kind in shard*) path="$path[${kind#shard}]" ;; esac
     echo "$start $(date +%s.%N) $path $(tail -n 1 "$RUN_DIR/$n.cpu")" >"$RUN_DIR/$n.time"
     echo $rc >"$RUN_DIR/$n.rc.tmp" && mv "$RUN_DIR/$n.rc.tmp" "$RUN_DIR/$n.rc"
     exit 0
@@ -83,23 +89,42 @@ for t in "$BUILD"/tests/unit/*/* "$BUILD"/tests/validation/*; do
     case "$t" in *.d|*.o) continue ;; esac
     add cmocka "$t"
 done
+# A suite whose header says "# shards: N" runs as N parts side by side
+# (each runs every Nth of its independent cases; tests/e2e/tmux-lib).
+# MLVIZ_TEST_HEADLESS=1 leaves out the tmux suites (tests/e2e/) and the fuzz
+# replay (make asan in CI: .ci/run); MLVIZ_TEST_SKIP lists suites to leave out.
 for s in tests/cli/*.sh tests/lua/*.sh tests/e2e/*.sh tests/fuzz/run.sh; do
     [ -f "$s" ] || continue
-    [ "${VALGRIND:-0}" = 1 ] && case "$s" in tests/e2e/*|tests/fuzz/*) continue ;; esac
-    add shell "$s"
+    [ "${VALGRIND:-0}" = 1 ] || [ "${MLVIZ_TEST_HEADLESS:-0}" = 1 ] &&
+        case "$s" in tests/e2e/*|tests/fuzz/*) continue ;; esac
+    case " ${MLVIZ_TEST_SKIP:-} " in *" $s "*) continue ;; esac
+    shards=$(sed -n '1,20s/^# shards: \([1-9][0-9]*\)$/\1/p' "$s" | head -n 1)
+    if [ "${shards:-1}" -gt 1 ]; then
+        k=1
+        while [ $k -le "$shards" ]; do
+            add "shard$k/$shards" "$s"
+            k=$((k + 1))
+        done
+    else
+        add shell "$s"
+    fi
 done
 add structure tests/layers.sh
+add shell tests/layers_compile.sh
 add py tests/sizes.py
 add structure tests/format.sh
 
-# The longest suites start first (measured with MLVIZ_TEST_TIMES=1: the tmux
-# suites wait on the screen, the fuzz replay builds first), then the rest in
-# list order; each argument line of xargs is "N KIND PATH".
-SLOW="tests/cli/plan.sh tests/cli/setups.sh tests/e2e/wordcut.sh tests/e2e/plan.sh
+# The longest suites start first (measured with MLVIZ_TEST_TIMES=1: the
+# tmux suites wait on the screen), mixed with the CPU-bound ones, then the
+# rest in list order; each argument line of xargs is "N KIND PATH". (Ordered
+# by last run's wall times, every tmux suite started at once and their
+# sessions, animating side by side, took 10% more CPU.)
+SLOW="tests/e2e/story.sh tests/cli/plan.sh tests/e2e/wordcut.sh tests/cli/setups.sh
+      tests/e2e/steady.sh tests/e2e/tour_try.sh tests/e2e/plan.sh
       $BUILD/tests/unit/engine/test_plan tests/lua/limits.sh tests/e2e/live.sh
       tests/lua/hostile.sh $BUILD/tests/unit/engine/test_sim tests/cli/sim.sh tests/fuzz/run.sh
       tests/e2e/play.sh tests/lua/run.sh tests/e2e/verdict.sh tests/e2e/motion.sh
-      tests/e2e/story.sh tests/e2e/stage_live.sh tests/cli/install.sh tests/e2e/netpic.sh
+      tests/e2e/stage_live.sh tests/cli/install.sh tests/e2e/netpic.sh
       tests/cli/commands.sh tests/e2e/legend.sh tests/e2e/tui.sh
       $BUILD/tests/unit/lua/test_luahost_limits tests/cli/docs.sh tests/e2e/controls.sh"
 {
@@ -143,7 +168,8 @@ while read -r i kind path; do
         else
             echo "ok   $name ($p tests)"
         fi ;;
-    shell)
+    shell|shard*)
+        [ "$kind" = shell ] || path="$path [${kind#shard}]"
         p=$(grep -c '^PASS ' "$log")
         f=$(grep -c '^FAIL ' "$log")
         passed=$((passed + p))

@@ -22,6 +22,9 @@
 /* Wall time the simulation may use per frame before it is declared
  * lagging (it then runs slower than asked rather than freezing the UI). */
 #define SIM_BUDGET_S 0.012
+/* When nothing moves (paused, no script, tour, message or plan screen) the
+ * loop draws once and then blocks in poll() for input, waking this often. */
+#define STILL_WAIT_S 1.0
 /* Never advance more than this much wall time at once (after a stall). */
 #define MAX_FRAME_GAP_S 0.25
 enum { MAX_KEYS_PER_FRAME = 64 };
@@ -60,8 +63,8 @@ static void draw_frame(struct ui *u)
 
 /* Handles input until the next frame is due (at `due`, a ui_now_s time).
  * Returns false to quit, with *status set when the terminal went away. A
- * key shows its effect at once: the frame is drawn after each. */
-static bool wait_input(struct ui *u, double due, int *status)
+ * key shows its effect at once: the frame is drawn after each (*key set). */
+static bool wait_input(struct ui *u, double due, int *status, bool *key)
 {
     bool ready = false; /* poll saw input that getch has not yet read */
     for (int k = 0; k < MAX_KEYS_PER_FRAME; k++) {
@@ -70,6 +73,7 @@ static bool wait_input(struct ui *u, double due, int *status)
         if (termguard_quit_signal())
             return false;
         if (ch != ERR) {
+            *key = true;
             termguard_read_failed(false);
             if (input_key(u, ch))
                 return true;
@@ -110,11 +114,20 @@ static void advance_free(struct ui *u, double wall_dt)
     }
 }
 
+/* Nothing on the screen can change without input: the frame drawn last
+ * stays right until a key, a mouse event or a resize. */
+static bool still(const struct ui *u, app_tick_fn tick)
+{
+    return !tick && ui_paused(u) && !ui_touring(u) && !ui_status_shown(u) &&
+           ui_current_view(u) != VIEW_PLAN;
+}
+
 static int run_loop(struct ui *u, long max_frames, app_tick_fn tick, void *ctx)
 {
     double last = ui_now_s(), start = last;
     long frames = 0;
     int status = APP_EXIT_OK;
+    bool drawn_still = false; /* the still frame is on the screen */
     for (;;) {
         double frame_start = ui_now_s();
         double wall_dt = frame_start - last;
@@ -138,12 +151,17 @@ static int run_loop(struct ui *u, long max_frames, app_tick_fn tick, void *ctx)
         if (ui_touring(u) && !ui_paused(u) && ui_wall_s(u) >= ui_tour_next_s(u))
             tour_move(u, +1);
         ui_expire_status(u);
-        draw_frame(u);
+        bool is_still = still(u, tick);
+        if (!is_still || !drawn_still)
+            draw_frame(u);
+        drawn_still = is_still;
         frames++;
         if (max_frames && frames >= max_frames)
             break;
-        if (!wait_input(u, frame_start + FRAME_S, &status))
+        bool key = false;
+        if (!wait_input(u, frame_start + (is_still ? STILL_WAIT_S : FRAME_S), &status, &key))
             break;
+        drawn_still = drawn_still && !key;
     }
     return status;
 }

@@ -135,6 +135,11 @@ bool ui_paused(const struct ui *u)
     return u->paused;
 }
 
+bool ui_status_shown(const struct ui *u)
+{
+    return u->status[0] != '\0';
+}
+
 double ui_wall_s(const struct ui *u)
 {
     return u->wall_s;

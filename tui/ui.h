@@ -44,6 +44,7 @@ double ui_speed(const struct ui *u);
 int ui_speed_index(const struct ui *u);
 bool ui_speed_chosen(const struct ui *u);
 bool ui_paused(const struct ui *u);
+bool ui_status_shown(const struct ui *u); /* a status message is on the screen */
 double ui_wall_s(const struct ui *u);
 enum ui_view ui_current_view(const struct ui *u);
 int ui_stage(const struct ui *u);

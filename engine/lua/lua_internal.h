@@ -34,6 +34,8 @@
 #include "setup.h"
 #include "sim.h"
 
+struct report_field;
+
 /* ---- limits and defaults ------------------------------------------------------ */
 
 /* About a few seconds of plain Lua on a current core: generous for any
@@ -202,10 +204,22 @@ const struct catalog *lh_need_catalog(lua_State *L, struct luahost *h, const cha
 int lh_load(lua_State *L);
 int lh_setup(lua_State *L);
 void lh_push_field_value(lua_State *L, const struct field *f, const void *obj);
-void lh_push_report(lua_State *L, const struct setup *s, const struct resolved *r,
-                    const struct model_report *o);
 void lh_new_class(lua_State *L, const char *mt, const luaL_Reg *methods, const char *what,
                   lua_CFunction gc, lua_CFunction tostring);
+
+/* lua_report.c: report tables. lh_push_report pushes one that fills
+ * itself as it is read; lh_report_complete fills every field of such a
+ * table at idx (anything else is left alone): call it before walking a
+ * table with lua_next or lua_rawget. lh_push_picked pushes the fields named
+ * by arguments 2.. (setup:eval's names form); lh_push_report_table builds a
+ * whole table from a field table (the serving report). */
+void lh_push_report(lua_State *L, const struct setup *s, const struct resolved *r,
+                    const struct model_report *o);
+void lh_report_complete(lua_State *L, int idx);
+int lh_push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
+                   const struct model_report *o);
+void lh_push_report_table(lua_State *L, const struct report_field *rows, size_t n, const void *base,
+                          const struct setup *s, const struct resolved *r);
 
 /* lua_sim.c */
 int lh_sim(lua_State *L);

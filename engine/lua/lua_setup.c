@@ -269,165 +269,11 @@ static int setup_copy_m(lua_State *L)
     return 1;
 }
 
-/* Report -> Lua table, through the one walk of report_visit. */
-enum { TABLE_MAX_NEST = 8 };
-struct table_builder {
-    lua_State *L;
-    const char *keys[TABLE_MAX_NEST];
-    lua_Integer count[TABLE_MAX_NEST];
-    int depth;
-};
-
-static void tb_open(void *ctx, const char *key, int narr)
-{
-    struct table_builder *b = ctx;
-    lua_createtable(b->L, narr, narr ? 0 : 8);
-    b->depth++;
-    b->keys[b->depth] = key;
-    b->count[b->depth] = 0;
-}
-
-static void tb_close(void *ctx)
-{
-    struct table_builder *b = ctx;
-    const char *key = b->keys[b->depth];
-    b->depth--;
-    if (key)
-        lua_setfield(b->L, -2, key);
-    else
-        lua_rawseti(b->L, -2, ++b->count[b->depth]);
-}
-
-static void tb_begin(void *ctx, const char *key)
-{
-    tb_open(ctx, key, 0);
-}
-static void tb_begin_list(void *ctx, const char *key)
-{
-    tb_open(ctx, key, SUGGESTION_MAX);
-}
-
-static void tb_set(struct table_builder *b, const char *key)
-{
-    if (key)
-        lua_setfield(b->L, -2, key);
-    else
-        lua_rawseti(b->L, -2, ++b->count[b->depth]);
-}
-
-static void tb_num(void *ctx, const char *key, double v)
-{
-    struct table_builder *b = ctx;
-    if (v == floor(v) && fabs(v) < 9e15)
-        lua_pushinteger(b->L, (lua_Integer)v);
-    else
-        lua_pushnumber(b->L, v);
-    tb_set(b, key);
-}
-
-static void tb_str(void *ctx, const char *key, const char *v)
-{
-    struct table_builder *b = ctx;
-    lua_pushstring(b->L, v);
-    tb_set(b, key);
-}
-
-static void tb_bool(void *ctx, const char *key, bool v)
-{
-    struct table_builder *b = ctx;
-    lua_pushboolean(b->L, v);
-    tb_set(b, key);
-}
-
-void lh_push_report(lua_State *L, const struct setup *s, const struct resolved *r,
-                    const struct model_report *o)
-{
-    struct table_builder b = {.L = L};
-    struct report_visitor v = {&b,       tb_begin, tb_close, tb_begin_list,
-                               tb_close, tb_num,   tb_str,   tb_bool};
-    luaL_checkstack(L, TABLE_MAX_NEST + 4, "report");
-    lua_createtable(L, 0, 32);
-    report_visit(s, r, o, &v);
-}
-
-/* Values of single report fields, kept in C until they are pushed. */
-struct picked {
-    int type; /* LUA_TNUMBER, LUA_TSTRING, LUA_TBOOLEAN; LUA_TNONE: not a single value */
-    double num;
-    const char *str; /* points into the report or setup, alive during the call */
-};
-
-static void pk_num(void *ctx, const char *key, double v)
-{
-    (void)key;
-    *(struct picked *)ctx = (struct picked){LUA_TNUMBER, v, NULL};
-}
-static void pk_str(void *ctx, const char *key, const char *v)
-{
-    (void)key;
-    *(struct picked *)ctx = (struct picked){LUA_TSTRING, 0, v};
-}
-static void pk_bool(void *ctx, const char *key, bool v)
-{
-    (void)key;
-    *(struct picked *)ctx = (struct picked){LUA_TBOOLEAN, v, NULL};
-}
-static void pk_nest(void *ctx, const char *key)
-{
-    (void)key;
-    ((struct picked *)ctx)->type = LUA_TNONE; /* a list: not one value */
-}
-static void pk_none(void *ctx)
-{
-    (void)ctx;
-}
-
-/* The fields named by arguments 2.. (strings, or one array of them), read
- * straight from the report through report_fields: no table, no walk. */
-static int push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
-                       const struct model_report *o)
-{
-    enum { PICK_MAX = 64 };
-    int top = lua_gettop(L);
-    bool array = top == 2 && lua_type(L, 2) == LUA_TTABLE;
-    lua_Integer n = array ? (lua_Integer)lua_rawlen(L, 2) : top - 1;
-    if (n > PICK_MAX)
-        return luaL_error(L, "eval: at most %d result keys", PICK_MAX);
-    luaL_checkstack(L, (int)n + 2, "eval");
-    for (lua_Integer i = 1; i <= n; i++) {
-        int t = array ? lua_rawgeti(L, 2, i) : lua_type(L, (int)i + 1);
-        if (t != LUA_TSTRING)
-            return luaL_error(L, "eval: result keys must be strings (key %d is a %s)", (int)i,
-                              lua_typename(L, t));
-        const char *name = lua_tostring(L, array ? -1 : (int)i + 1);
-        const struct report_field *f = report_field_find(name);
-        struct picked v = {LUA_TNONE, 0, NULL};
-        if (f) {
-            struct report_visitor vis = {&v,      pk_nest, pk_none, pk_nest,
-                                         pk_none, pk_num,  pk_str,  pk_bool};
-            report_visit_field(f, s, r, o, &vis);
-        }
-        if (v.type == LUA_TNONE)
-            return luaL_error(L, "eval: no result field '%s' (see setup:eval() for the keys)",
-                              name);
-        if (array)
-            lua_pop(L, 1);
-        if (v.type == LUA_TSTRING)
-            lua_pushstring(L, v.str);
-        else if (v.type == LUA_TBOOLEAN)
-            lua_pushboolean(L, v.num != 0);
-        else if (v.num == floor(v.num) && fabs(v.num) < 9e15)
-            lua_pushinteger(L, (lua_Integer)v.num);
-        else
-            lua_pushnumber(L, v.num);
-    }
-    return (int)n;
-}
-
-/* setup:eval() -> the whole report table. setup:eval("tokens_per_s",
- * "memory.fits") or setup:eval{"tokens_per_s", "memory.fits"} -> just
- * those values, in that order: no table is built, so a loop that reads two
- * figures pays for the evaluation alone. */
+/* setup:eval() -> the whole report table (filled as it is read:
+ * lua_report.c). setup:eval("tokens_per_s", "memory.fits") or
+ * setup:eval{"tokens_per_s", "memory.fits"} -> just those values, in that
+ * order: no table is built, so a loop that reads two figures pays for the
+ * evaluation alone. */
 static int setup_eval_m(lua_State *L)
 {
     struct luahost *h = lh_host_of(L);
@@ -442,7 +288,7 @@ static int setup_eval_m(lua_State *L)
         return lh_api_error(L, "eval", err);
     model_eval(&u->s, &r, &o);
     if (lua_gettop(L) > 1)
-        return push_picked(L, &u->s, &r, &o);
+        return lh_push_picked(L, &u->s, &r, &o);
     lh_push_report(L, &u->s, &r, &o);
     lh_follow_setup(L, &u->s);
     return 1;
@@ -478,12 +324,7 @@ static int setup_infer_m(lua_State *L)
         return lh_api_error(L, "infer", err);
     struct infer_report o;
     infer_eval(s, &r, &o);
-    struct table_builder b = {.L = L};
-    struct report_visitor v = {&b,       tb_begin, tb_close, tb_begin_list,
-                               tb_close, tb_num,   tb_str,   tb_bool};
-    luaL_checkstack(L, TABLE_MAX_NEST + 4, "infer");
-    lua_createtable(L, 0, 32);
-    report_visit_table(infer_report_fields, infer_report_field_count, &o, s, &r, &v);
+    lh_push_report_table(L, infer_report_fields, infer_report_field_count, &o, s, &r);
     return 1;
 }
 

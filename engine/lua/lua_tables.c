@@ -77,6 +77,7 @@ static void check_rows(lua_State *L, int idx, const char *fn)
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_rawgeti(L, idx, i) != LUA_TTABLE)
             lh_raisef(L, "%s: row %d is a %s, not a table", fn, (int)i, luaL_typename(L, -1));
+        lh_report_complete(L, -1); /* rows are read raw */
         lua_pop(L, 1);
     }
 }
@@ -382,6 +383,7 @@ static bool json_value(lua_State *L, int idx, struct json_writer *w, const char 
         snprintf(err, err_len, "cannot write a %s as JSON", luaL_typename(L, idx));
         return false;
     }
+    lh_report_complete(L, idx); /* walked raw */
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     lua_Integer count = 0;
     lua_pushnil(L);

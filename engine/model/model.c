@@ -318,7 +318,10 @@ static void eval_limits(bool cooled, struct model_report *o)
                          bad);
 }
 
-void model_eval(const struct setup *s, const struct resolved *r, struct model_report *o)
+/* words: the verdict's sentences (why the bottleneck, what would make it
+ * fit) as well as the numbers. */
+static void eval_all(const struct setup *s, const struct resolved *r, struct model_report *o,
+                     bool words)
 {
     memset(o, 0, sizeof *o);
     struct ctx c;
@@ -332,8 +335,20 @@ void model_eval(const struct setup *s, const struct resolved *r, struct model_re
     eval_stages(&c, &d, &dpth, o);
     eval_throughput(&c, &d, &dpth, o);
     model_energy_and_cost(&c, o);
-    if (!o->memory.fits)
+    if (!o->memory.fits && words)
         model_not_fit(s, r, o);
-    model_name_bottleneck(&c, o);
+    else if (!o->memory.fits)
+        o->runnable = false;
+    model_name_bottleneck(&c, o, words);
     eval_limits(cooled, o);
+}
+
+void model_eval(const struct setup *s, const struct resolved *r, struct model_report *o)
+{
+    eval_all(s, r, o, true);
+}
+
+void model_eval_numbers(const struct setup *s, const struct resolved *r, struct model_report *o)
+{
+    eval_all(s, r, o, false);
 }

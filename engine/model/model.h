@@ -169,6 +169,11 @@ struct model_report {
 /* Evaluate a resolved setup. Never allocates; always fills every field with
  * finite numbers. */
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *out);
+/* The same numbers (and flags, bottleneck stages, runnable) without the
+ * verdict's sentences: no bottleneck_reason, next_reason, suggestions, and
+ * no why_not for a setup that does not fit. For the planner and loops that
+ * read figures only. */
+void model_eval_numbers(const struct setup *s, const struct resolved *r, struct model_report *out);
 
 /* The busy time of a step's stages, one definition for the model's
  * utilization and the step loop's live one: the devices computing

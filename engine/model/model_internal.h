@@ -303,7 +303,8 @@ void model_energy_and_cost(const struct ctx *c, struct model_report *o);
 /* model_verdict.c */
 void model_cannot_run(struct model_report *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void model_name_bottleneck(const struct ctx *c, struct model_report *o);
+/* words: also the sentences bottleneck_reason and next_reason. */
+void model_name_bottleneck(const struct ctx *c, struct model_report *o, bool words);
 void model_not_fit(const struct setup *s, const struct resolved *r, struct model_report *o);
 const char *model_stalled_part(const struct model_report *o);
 

@@ -204,7 +204,7 @@ static void stage_pressure(const struct model_report *o, double out[STAGE_COUNT]
     out[STAGE_INFRASTRUCTURE] = f > 0 && f < 1 ? (k->compute + k->recompute) * (1.0 - f) : 0.0;
 }
 
-void model_name_bottleneck(const struct ctx *c, struct model_report *o)
+void model_name_bottleneck(const struct ctx *c, struct model_report *o, bool words)
 {
     double p[STAGE_COUNT];
     stage_pressure(o, p);
@@ -223,6 +223,8 @@ void model_name_bottleneck(const struct ctx *c, struct model_report *o)
             second = i;
     o->bottleneck = first;
     o->next_bottleneck = second;
+    if (!words)
+        return;
     stage_reason(c, o, first, o->bottleneck_reason, sizeof o->bottleneck_reason);
     stage_reason(c, o, second, o->next_reason, sizeof o->next_reason);
 }

@@ -273,7 +273,7 @@ bool plan_eval_setup(const struct setup *s, const struct catalog *cat, struct pl
     e->sim_step_s = e->closed_step_s = 0.0;
     if (!setup_resolve(s, cat, &r, err, sizeof err))
         return false;
-    model_eval(s, &r, &o);
+    model_eval_numbers(s, &r, &o);
     plan_figures_of(&o, e->fig);
     return plan_usable(&o);
 }

@@ -69,7 +69,7 @@ static void unit_exhaustive(struct worker *w, uint64_t unit)
             w->res->counts.invalid++;
             continue;
         }
-        model_eval(&s, &r, &o);
+        model_eval_numbers(&s, &r, &o);
         record(w, &o, index);
     }
 }
@@ -221,7 +221,7 @@ static void unit_pruned(struct worker *w, uint64_t unit)
             c->memory_cut++;
             continue;
         }
-        model_eval(&s, &r, &o);
+        model_eval_numbers(&s, &r, &o);
         record(w, &o, unit * sp->per_unit + j);
     }
 }

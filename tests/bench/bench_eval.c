@@ -3,34 +3,28 @@
  * experts setups (issue 11 goal: at least 500,000). Prints `eval_per_s: N`
  * and `moe_eval_per_s: N`. */
 #include <stdio.h>
-#include <time.h>
 
+#include "bench.h"
 #include "model.h"
 
-enum { SETUPS = 64, MIN_SECONDS = 2 };
+enum { SETUPS = 64, MIN_SECONDS = 1 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double evals_per_s(const struct setup *setups, const struct resolved *resolved, int n,
-                          double *sink)
+/* Prints NAME: evaluations per CPU second and per wall second, over at
+ * least MIN_SECONDS of CPU time. */
+static void evals_per_s(const char *name, const struct setup *setups,
+                        const struct resolved *resolved, int n, double *sink)
 {
     struct model_report o;
     long evals = 0;
-    double t0 = now_s(), t = t0;
-    while (t - t0 < MIN_SECONDS) {
+    struct bench_clock t0 = bench_now();
+    do {
         for (int k = 0; k < 10000; k++) {
             model_eval(&setups[k % n], &resolved[k % n], &o);
             *sink += o.step_time_s;
         }
         evals += 10000;
-        t = now_s();
-    }
-    return evals / (t - t0);
+    } while (bench_since(t0).cpu_s < MIN_SECONDS);
+    bench_rate(name, (double)evals, bench_since(t0));
 }
 
 int main(void)
@@ -68,7 +62,7 @@ int main(void)
         setups[n++] = s;
     }
     double sink = 0;
-    printf("eval_per_s: %.0f\n", evals_per_s(setups, resolved, n, &sink));
+    evals_per_s("eval_per_s", setups, resolved, n, &sink);
     fprintf(stderr, "(%d distinct setups, checksum %.3g)\n", n, sink);
     /* Mixture of experts: the MoE preset with varied expert counts, top-k,
      * expert parallelism, capacity and context parallelism. */
@@ -98,7 +92,7 @@ int main(void)
         fprintf(stderr, "no MoE setup resolved: %s\n", err);
         return 1;
     }
-    printf("moe_eval_per_s: %.0f\n", evals_per_s(setups, resolved, n, &sink));
+    evals_per_s("moe_eval_per_s", setups, resolved, n, &sink);
     fprintf(stderr, "(%d distinct MoE setups, checksum %.3g)\n", n, sink);
     catalog_free(cat);
     return 0;

@@ -6,20 +6,13 @@
  * field table). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench.h"
 #include "setup.h"
 #include "sim.h"
 #include "yamldoc.h"
 
 enum { KEYS = 120000, EVENTS = 100000 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(void)
 {
@@ -29,9 +22,9 @@ int main(void)
         return 1;
     for (int i = 0; i < KEYS; i++)
         used += (size_t)snprintf(text + used, cap - used, "k%06d: %d\n", i, i);
-    double t0 = now_s();
+    struct bench_clock t0 = bench_now();
     struct ydoc *doc = ydoc_load_string("bench.yaml", text, used, err, sizeof err);
-    double keys_ms = (now_s() - t0) * 1e3;
+    struct bench_clock keys = bench_since(t0);
     if (!doc) {
         fprintf(stderr, "bench_load: %s\n", err);
         return 1;
@@ -46,15 +39,16 @@ int main(void)
     setup_defaults(&s);
     struct sim_event *ev;
     size_t n;
-    t0 = now_s();
+    t0 = bench_now();
     bool ok = sim_events_load_string("bench.yaml", text, &s, &ev, &n, err, sizeof err);
-    double events_ms = (now_s() - t0) * 1e3;
+    struct bench_clock events = bench_since(t0);
     free(text);
     if (!ok) {
         fprintf(stderr, "bench_load: %s\n", err);
         return 1;
     }
     free(ev);
-    printf("yaml_120k_keys_ms: %.0f\nevents_100k_ms: %.0f\n", keys_ms, events_ms);
+    bench_ms("yaml_120k_keys_ms", keys, 1);
+    bench_ms("events_100k_ms", events, 1);
     return 0;
 }

@@ -6,19 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "probe.h"
 
 enum { PROCESSORS = 450000, CORES = 16384 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Writes DIR/cpuinfo and DIR/meminfo; false on failure. */
 static bool write_proc(const char *dir)
@@ -51,9 +44,9 @@ int main(void)
         return 1;
     static struct probe_machine m;
     bool ok = write_proc(dir);
-    double t0 = now_s();
+    struct bench_clock t0 = bench_now();
     ok = ok && probe_read_host(&m, dir, "/nonexistent-sys", err, sizeof err);
-    double ms = (now_s() - t0) * 1e3;
+    struct bench_clock dt = bench_since(t0);
     snprintf(path, sizeof path, "%s/cpuinfo", dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/meminfo", dir);
@@ -64,6 +57,6 @@ int main(void)
                 m.cores_per_socket, ok ? "wrong counts" : err);
         return 1;
     }
-    printf("cpuinfo_35mb_ms: %.0f\n", ms);
+    bench_ms("cpuinfo_35mb_ms", dt, 1);
     return 0;
 }

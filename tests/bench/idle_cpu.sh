@@ -1,11 +1,14 @@
 #!/bin/sh
-# idle_cpu: CPU used by mlviz animating the overview for 10 s in a tmux
-# pane (utime + stime from /proc/PID/stat), as a share of one core.
-# Prints `idle_cpu_pct: P`. Uses $MLVIZ_BIN (default ./mlviz).
+# idle_cpu: CPU used by mlviz in a tmux pane (utime + stime from
+# /proc/PID/stat), as a share of one core: animating the overview for 5 s
+# (`anim_cpu_pct: P P`), then paused with no input for 5 s (`idle_cpu_pct:
+# P P`: the view draws once and blocks in poll()). Both columns are the
+# same figure (CPU time over wall time; tests/bench/bench.h). Uses
+# $MLVIZ_BIN (default ./mlviz).
 BIN=${MLVIZ_BIN:-./mlviz}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 export MLVIZ_DATA=${MLVIZ_DATA:-$(pwd)}
-SECONDS_MEASURED=10
+SECONDS_MEASURED=5
 SOCK=mlviz-idle-$$
 TM="tmux -L $SOCK -f /dev/null"
 if ! command -v tmux >/dev/null 2>&1 || [ ! -r /proc/self/stat ]; then
@@ -23,13 +26,20 @@ if [ "$(cat /proc/$pid/comm 2>/dev/null)" != mlviz ]; then
     [ -n "$child" ] && pid=$child
 fi
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
-a=$(ticks "$pid")
-sleep $SECONDS_MEASURED
-b=$(ticks "$pid")
 hz=$(getconf CLK_TCK)
-if [ -z "$a" ] || [ -z "$b" ]; then
-    echo "idle_cpu_pct: failed (mlviz exited)" >&2
-    exit 1
-fi
-awk -v a="$a" -v b="$b" -v hz="$hz" -v s=$SECONDS_MEASURED \
-    'BEGIN { printf "idle_cpu_pct: %.2f\n", (b - a) / hz / s * 100 }'
+# measure NAME: the share of a core over SECONDS_MEASURED.
+measure() {
+    a=$(ticks "$pid")
+    sleep $SECONDS_MEASURED
+    b=$(ticks "$pid")
+    if [ -z "$a" ] || [ -z "$b" ]; then
+        echo "$1: failed (mlviz exited)" >&2
+        exit 1
+    fi
+    awk -v n="$1" -v a="$a" -v b="$b" -v hz="$hz" -v s=$SECONDS_MEASURED \
+        'BEGIN { p = (b - a) / hz / s * 100; printf "%s: %.2f %.2f\n", n, p, p }'
+}
+measure anim_cpu_pct
+$TM send-keys -t idle Space
+sleep 0.5
+measure idle_cpu_pct

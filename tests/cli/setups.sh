@@ -20,6 +20,7 @@ if [ ! -x "$MLVIZ_BIN" ]; then
 fi
 
 tmp=$(mktemp -d)
+. "$(dirname "$0")/../hang_guard.sh"
 trap 'rm -rf "$tmp"' EXIT
 out="$tmp/out"
 err="$tmp/err"
@@ -28,7 +29,7 @@ pass() { printf 'PASS %s\n' "$1"; }
 fail() { printf 'FAIL %s: %s\n' "$1" "$2"; }
 
 # check_bad NAME FILE SHOWN CMD...: FILE holds "# expect:" and "# at:" on
-# lines 1-2; CMD must exit with exactly 2 within seconds (timeout turns a
+# lines 1-2; CMD must exit with exactly 2 within seconds (hang_guard turns a
 # hang into a failure), print nothing on stdout and one line on stderr
 # starting "SHOWN:LINE:COL: " and containing the expected message.
 check_bad() {
@@ -44,7 +45,7 @@ check_bad() {
         fail "$name" "line 1 must be '# expect: MESSAGE' and line 2 '# at: LINE:COL'"
         return
     fi
-    timeout $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) "$@" >"$out" 2>"$err"
+    hang_guard 20 "$@" >"$out" 2>"$err"
     rc=$?
     first="" lines=0
     while IFS= read -r line; do
@@ -53,7 +54,7 @@ check_bad() {
     done <"$err"
     if [ $rc -ne 2 ]; then
         if [ $rc -eq 124 ]; then
-            fail "$name" "still running after $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) s"
+            fail "$name" "still running after 20 s of CPU (or of wall time x load)"
         elif [ $rc -gt 128 ]; then
             fail "$name" "crashed with signal $((rc - 128)): $(head -c 300 "$err")"
         else
@@ -207,14 +208,14 @@ expect_exit() {
     want=$2
     text=$3
     shift 3
-    timeout $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) "$@" >"$out" 2>"$err"
+    hang_guard 20 "$@" >"$out" 2>"$err"
     rc=$?
     where=$err
     [ "$want" -eq 0 ] && where=$out
     if [ $rc -eq "$want" ] && grep -qF -- "$text" "$where"; then
         pass "$name"
     elif [ $rc -eq 124 ]; then
-        fail "$name" "still running after $((20 * ${MLVIZ_TEST_TIME_FACTOR:-1})) s"
+        fail "$name" "still running after 20 s of CPU (or of wall time x load)"
     else
         fail "$name" "exit $rc (want $want), stderr: $(head -c 200 "$err")"
     fi

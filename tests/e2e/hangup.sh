@@ -14,6 +14,9 @@ import fcntl, os, select, signal, struct, subprocess, sys, termios, time
 
 binary = sys.argv[1]
 fails = 0
+# The waits below are hang guards: stretched by the load as in
+# tests/hang_guard.sh (2 + the 1-minute load average per core).
+LOAD = 2 + int(os.getloadavg()[0]) // (os.cpu_count() or 1)
 
 
 def check(name, args):
@@ -26,7 +29,7 @@ def check(name, args):
     proc = subprocess.Popen([binary] + args, stdin=slave, stdout=slave, stderr=slave,
                             env=env, start_new_session=True)
     os.close(slave)
-    seen, deadline = b"", time.monotonic() + 20
+    seen, deadline = b"", time.monotonic() + 10 * LOAD
     while b"\x1b[?1049h" not in seen and time.monotonic() < deadline:
         ready, _, _ = select.select([master], [], [], 0.2)
         if ready:
@@ -42,12 +45,12 @@ def check(name, args):
         return
     os.close(master)
     try:
-        proc.wait(timeout=10)
+        proc.wait(timeout=5 * LOAD)
         print("PASS %s" % name)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-        print("FAIL %s: still running 10 s after its terminal was closed" % name)
+        print("FAIL %s: still running %d s after its terminal was closed" % (name, 5 * LOAD))
         fails += 1
 
 

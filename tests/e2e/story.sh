@@ -5,6 +5,7 @@
 # names. Also: b goes back a pause, PgUp scrolls the narration, the end says
 # so, and what the script printed is on stdout after quitting.
 # Prints "PASS name" or "FAIL name: why" per check.
+# shards: 3
 . "$(dirname "$0")/tmux-lib"
 
 # What each pause must show, written from the scripts' narration (a story
@@ -38,7 +39,7 @@ batch-latency|Llama-8B on 1x DGX H100|serving accelerators|Llama-8B on 1x DGX H1
 kv-cache-users|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators|Llama 3 70B on 8 H100|serving accelerators'
 
 # Every shipped scenario has a line (a new one must say what it shows).
-for f in "$MLVIZ_DATA"/scenarios/*.lua; do
+in_shard 0 && for f in "$MLVIZ_DATA"/scenarios/*.lua; do
     n=$(basename "$f" .lua)
     echo "$EXPECT" | grep -q "^$n|" || fail "scenario $n is listed" "add it to EXPECT in $0"
 done
@@ -95,7 +96,10 @@ marked_ok() {
         echo "$EXPECT" | grep '|serving \|^parallelism|\|^cooling|' | sed "s/^/$size|/"
     done
 } >"$T/expect"
+case_k=0
 while IFS='|' read -r size scen rest; do
+    case_k=$((case_k + 1))
+    in_shard $case_k || continue
     sess=$(echo "$scen$size" | tr -c 'a-z0-9\n' '_')
     start "$sess" "${size%x*}" "${size#*x}" -- play "$scen" --speed 86400
     at=""
@@ -137,6 +141,7 @@ while IFS='|' read -r size scen rest; do
 done <"$T/expect"
 
 # --- b goes back a pause; the end offers restart; stdout after quitting -------------
+if in_shard 1; then
 start back 100 30 -- play data-starvation --speed 86400
 # Space through the cases to the last pause.
 k=0
@@ -170,8 +175,11 @@ if wait_rc back && wait_for back "Feeding the GPUs, one cure at a time" 20 &&
 else
     fail "printed tables are on stdout after quitting, header included" "$(screen back | tail -4)"
 fi
+fi
+
 
 # --- the narration scrolls at 80x24 -----------------------------------------------
+if in_shard 2; then
 start scroll 80 24 -- play data-starvation --speed 86400
 if at_pause scroll "ResNet"; then
     a=$(screen scroll | grep -o "narration [0-9]*/[0-9]*")
@@ -192,5 +200,6 @@ else
     fail "PgUp scrolls the narration back at 80x24" "no pause: $(screen scroll | head -1)"
 fi
 keys scroll q
+fi
 
 [ "$FAILS" -eq 0 ]

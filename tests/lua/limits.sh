@@ -26,7 +26,8 @@ expect "parameters after a slow top: the message says how far they were looked f
 expect "hostile mlviz.plan stops at --timeout" 1 "plan_long.lua:5: script exceeded its time limit of 0.3 s" -- run --timeout 0.3 $H/plan_long.lua
 expect "hostile mlviz.plan stops at the instruction budget" 1 "plan_long.lua:5: $B" -- run $lim $H/plan_long.lua
 expect "hostile flood of sim:at" 1 "sim_at_flood.lua:4: at: too many scheduled events \(at most 100000" -- run $lim $H/sim_at_flood.lua
-expect "hostile 90000 events in reverse order" 0 "^callbacks	90000$" -- run --timeout $((5 * ${MLVIZ_TEST_TIME_FACTOR:-1})) $H/sim_at_many.lua
+load_factor
+expect "hostile 90000 events in reverse order" 0 "^callbacks	90000$" -- run --timeout $((5 * ${MLVIZ_TEST_TIME_FACTOR:-1} * HG_FACTOR)) $H/sim_at_many.lua
 expect "hostile sweep with 12 axes" 1 "sweep_nine_axes.lua:5: sweep: at most 8 axes" -- run $H/sweep_nine_axes.lua
 expect "hostile sweep with 9 axes (map)" 1 "sweep_nine_axes_map.lua:3: sweep: at most 8 axes" -- run $H/sweep_nine_axes_map.lua
 expect "hostile sweep of 300^8 combinations" 1 "sweep_overflow.lua:7: sweep: too many combinations" -- run $H/sweep_overflow.lua

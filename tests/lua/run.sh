@@ -16,6 +16,26 @@ for t in tests/lua/test_*.lua; do
     if [ $rc -ne 0 ]; then fail "$n" "exit $rc: $(tail -n 5 "$out/$n.log" | tr '\n' ' ')"; fi
 done
 
+# ---- the writers see every field of a report that was never read ---------------
+cat >"$out/lazy.lua" <<'EOS'
+local s = mlviz.load("default")
+mlviz.write_json("unread.json", s:eval())
+local r = s:eval()
+for _ in pairs(r) do end
+mlviz.write_json("whole.json", r)
+mlviz.write_csv("unread.csv", { s:eval() }, { "tokens_per_s", "mfu", "bottleneck" })
+local w = s:eval()
+for _ in pairs(w) do end
+mlviz.write_csv("whole.csv", { w }, { "tokens_per_s", "mfu", "bottleneck" })
+EOS
+if (cd "$out" && "$MLVIZ_BIN" run lazy.lua --out "$out" >"$out/lazy.log" 2>&1) &&
+    grep -q '"tokens_per_s"' "$out/unread.json" && cmp -s "$out/unread.json" "$out/whole.json" &&
+    grep -q '[0-9]' "$out/unread.csv" && cmp -s "$out/unread.csv" "$out/whole.csv"; then
+    pass "write_json and write_csv of an unread report write every field"
+else
+    fail "write_json and write_csv of an unread report write every field" "$(tail -n 3 "$out/lazy.log")"
+fi
+
 # ---- the API surface: what the host registers is what the docs describe ---------
 if "$MLVIZ_BIN" run --trust tests/lua/api_surface.lua >"$out/surface" 2>"$out/stderr"; then
     python3 tests/lua/api_surface.py "$out/surface" || fails=$((fails + 1))

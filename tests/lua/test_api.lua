@@ -42,6 +42,28 @@ check("eval devices", r.layout.devices == 8)
 local sum = 0
 for _, v in pairs(r.breakdown_s) do sum = sum + v end
 check("breakdown adds up to the step", math.abs(sum - r.step_time_s) < 1e-6 * r.step_time_s + 1e-9, sum .. " vs " .. r.step_time_s)
+-- The report fills itself as it is read (engine/lua/lua_report.c): each
+-- figure read alone from a fresh report is the figure of a whole one, a
+-- group read after a figure is whole, and pairs() lists every field.
+local whole, count, differ = {}, 0, nil
+for k, v in pairs(s:eval()) do whole[k] = v; count = count + 1 end
+local scalars = 0
+for k, v in pairs(whole) do
+  if type(v) ~= "table" then
+    scalars = scalars + 1
+    if s:eval()[k] ~= v then differ = k .. ": " .. tostring(s:eval()[k]) .. " vs " .. tostring(v) end
+  end
+end
+check("a report read one figure at a time has the whole report's figures", scalars > 10 and differ == nil, differ)
+local lazy = s:eval()
+local _ = lazy.tokens_per_s
+check("a group read after a figure is whole", lazy.memory.fits == whole.memory.fits and #lazy.suggestions == #whole.suggestions)
+local listed = 0
+local lazy2 = s:eval(); _ = lazy2.mfu
+for _ in pairs(lazy2) do listed = listed + 1 end
+check("pairs lists every field of a report read in part", listed == count, listed .. " of " .. count)
+local mine = s:eval(); mine.tokens_per_s = -1
+check("a value set in a report stays when it fills", mine.tokens_per_s == -1 and mine.memory ~= nil and mine.tokens_per_s == -1)
 raises("eval of an unrunnable layout", function() s:copy():set("training.tensor_parallel", 3):eval() end, "eval:")
 local ok, msg = s:copy():set("training.tensor_parallel", 3):check()
 check("check returns nil, message", ok == nil and type(msg) == "string", msg)

@@ -143,6 +143,43 @@ static void test_not_fitting_is_not_runnable(void **state)
     assert_true(o.n_suggestions > 0);
 }
 
+/* model_eval_numbers: the numbers of model_eval, without the sentences. */
+static void clear_words(struct model_report *o)
+{
+    memset(o->why_not, 0, sizeof o->why_not);
+    memset(o->bottleneck_reason, 0, sizeof o->bottleneck_reason);
+    memset(o->next_reason, 0, sizeof o->next_reason);
+    memset(o->suggestions, 0, sizeof o->suggestions);
+    o->n_suggestions = 0;
+}
+
+static void test_numbers_only_eval(void **state)
+{
+    (void)state;
+    struct setup s;
+    gpt3(&s);
+    for (int k = 0; k < 3; k++) {
+        /* does not fit (with suggestions), fits, fits on half the nodes */
+        if (k == 1)
+            s.training.recompute = RECOMPUTE_FULL;
+        if (k == 2)
+            s.cluster.nodes = 64;
+        struct resolved r;
+        char err[512];
+        if (!setup_resolve(&s, cat, &r, err, sizeof err))
+            fail_msg("resolve: %s", err);
+        static struct model_report words, numbers;
+        model_eval(&s, &r, &words);
+        model_eval_numbers(&s, &r, &numbers);
+        assert_int_equal(numbers.n_suggestions, 0);
+        assert_int_equal(numbers.bottleneck_reason[0], 0);
+        assert_true(k > 0 || (words.n_suggestions > 0 && words.why_not[0]));
+        clear_words(&words);
+        clear_words(&numbers);
+        assert_memory_equal(&words, &numbers, sizeof words);
+    }
+}
+
 static void test_mfu_definition(void **state)
 {
     (void)state;
@@ -572,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_selective_recompute_flops),
         cmocka_unit_test(test_mfu_definition),
         cmocka_unit_test(test_not_fitting_is_not_runnable),
+        cmocka_unit_test(test_numbers_only_eval),
         cmocka_unit_test(test_activations_korthikanti),
         cmocka_unit_test(test_pipeline_bubble),
         cmocka_unit_test(test_interleaved_bubble),
