@@ -550,6 +550,15 @@ static void test_straggler_order_statistics(void **state)
     }
 }
 /* Series access helpers and the live view. */
+/* The default preset starved by its storage (issue 22's classroom case):
+ * HDD and 64 MB samples. */
+static void load_starved(struct setup *s)
+{
+    load_preset("default", s);
+    set_field(s, "cluster.storage", "hdd");
+    set_field(s, "data.sample_bytes", "64e6");
+}
+
 /* The whole-step window (sim_window): on a storage-starved setup whose
  * single samples swing between idle and busy, the averages over whole steps
  * read the analytic model's figures at every sample; before a whole step
@@ -558,9 +567,7 @@ static void test_whole_step_window(void **state)
 {
     (void)state;
     struct setup s;
-    load_preset("default", &s);
-    set_field(&s, "cluster.storage", "hdd");
-    set_field(&s, "data.sample_bytes", "64e6");
+    load_starved(&s);
     struct sim_options o;
     steady_options(&o);
     struct sim *sim = make_sim(&s, &o);
@@ -605,9 +612,7 @@ static void test_window_spread(void **state)
 {
     (void)state;
     struct setup s;
-    load_preset("default", &s);
-    set_field(&s, "cluster.storage", "hdd");
-    set_field(&s, "data.sample_bytes", "64e6");
+    load_starved(&s);
     struct sim_options o;
     sim_default_options(&o);
     o.failures = false;
