@@ -157,6 +157,8 @@ static const struct field software_fields[] = {
         "kernels launched per transformer layer in a forward pass", 0),
     NUM(struct software, "elementwise_bytes_sbh", elementwise_bytes_sbh, 0, 1000, 22, "bytes",
         "memory traffic of norms, residual adds and dropout per s*b*h, forward", 0),
+    NUM(struct software, "swiglu_bytes_per_inner", swiglu_bytes_per_inner, 1, 100, 6, "bytes",
+        "memory traffic of a SwiGLU activation per inner element, forward (fused kernel: 6)", 0),
     NUM(struct software, "attention_efficiency", attention_efficiency, MIN_SHARE, 1, 0.65, "",
         "fused attention kernels: share of the device's GEMM efficiency", 0),
     NUM(struct software, "softmax_bytes_as2b", softmax_bytes_as2b, 0, 1000, 9, "bytes",

@@ -140,6 +140,10 @@ struct software {
     struct catalog_head head;
     int kernels_per_layer_fwd;    /* kernels launched per layer per micro-batch forward */
     double elementwise_bytes_sbh; /* bytes moved per s*b*h by norms, residuals, dropout, fwd */
+    /* rows26: bytes moved per inner element by a gated (SwiGLU) activation,
+     * forward: 6 fused (read gate and up, write the product), 10 in eager
+     * PyTorch (silu writes its output, the product reads it back). */
+    double swiglu_bytes_per_inner;
     double attention_efficiency;  /* fused attention: share of the GEMM efficiency reached */
     double softmax_bytes_as2b;    /* bytes moved per a*s*s*b by softmax/dropout, forward */
     double runtime_reserved_gb;   /* CUDA context, NCCL and cuBLAS workspaces */

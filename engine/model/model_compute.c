@@ -159,9 +159,11 @@ static double elementwise_time(const struct ctx *c, bool moe, double M)
      * parallelism. */
     double split = s->training.sequence_parallel ? 1.0 / t : (10.0 + 24.0 / t) / 34.0;
     /* The MLP activation function reads and writes the inner activations:
-     * GeLU one 2-byte read and write per element (4 bytes), SwiGLU reads
-     * gate and up and writes their product (6 bytes). */
-    double act_fn_bytes = moe ? 0.0 : (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0) * M * f / t;
+     * GeLU one 2-byte read and write per element (4 bytes), SwiGLU the
+     * stack's count (fused: read gate and up, write their product, 6 bytes;
+     * eager: 10, software catalog). */
+    double act_fn_bytes =
+        moe ? 0.0 : (s->model.mlp == MLP_SWIGLU ? sw->swiglu_bytes_per_inner : 4.0) * M * f / t;
     double ew_bytes = sw->elementwise_bytes_sbh * M * h * split + act_fn_bytes;
     return time_for(ew_bytes * (c->act_bytes / 2.0), c->mem_bw);
 }

@@ -130,10 +130,10 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
             model_gemm_time(c, 1, M, up_mats * fs / t, h) + model_gemm_time(c, 1, M, h, fs / t);
     }
     /* Element-wise traffic: the activation function on every routed inner
-     * element (6 bytes for SwiGLU, 4 for GeLU, as the dense MLP), the
+     * element (the stack's SwiGLU count, 4 for GeLU, as the dense MLP), the
      * permutations of tokens into expert order and back (model_moe.c), the router's softmax/top-k
      * on M x E scores. */
-    double act_fn = (s->model.mlp == MLP_SWIGLU ? 6.0 : 4.0);
+    double act_fn = s->model.mlp == MLP_SWIGLU ? c->r->software->swiglu_bytes_per_inner : 4.0;
     double ew_elems = act_fn * M_e * k * load * fe / et + model_moe_permute_bytes(c, M) +
                       4.0 * M * experts; /* i11 hook: model_moe.c */
     if (s->model.shared_experts > 0)

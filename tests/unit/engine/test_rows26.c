@@ -1,0 +1,102 @@
+/* The mechanisms that brought the last 2026 rows in (issue 21, docs/MODEL.md
+ * section 12), each checked against a figure worked out by hand from its
+ * catalog counts, so that removing the mechanism fails the test:
+ *   - eager PyTorch's unfused element-wise kernels (software `torchtitan`:
+ *     every norm, rotary, residual and activation op a separate HBM round
+ *     trip) against a stack whose kernels are fused.
+ * Tests run from the repository root. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "model_internal.h"
+
+#include "../../catalog_fixture.h"
+
+#define assert_close(a, b, rel)                                                                    \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(fabs(a_ - b_) <= (rel)*fmax(fabs(a_), fabs(b_)) + 1e-300))                           \
+            fail_msg("%s = %.12g, expected %.12g", #a, a_, b_);                                    \
+    } while (0)
+
+static void load(const char *file, struct setup *s, struct resolved *r)
+{
+    char path[256], err[1024];
+    snprintf(path, sizeof path, "tests/validation/setups/%s", file);
+    if (!setup_load_file(s, path, cat, err, sizeof err))
+        fail_msg("%s", err);
+    if (!setup_resolve(s, cat, r, err, sizeof err))
+        fail_msg("%s", err);
+}
+
+/* Row 12 (torchtitan, Llama-3.1-8B, 2 x 8192 tokens per micro-batch): the
+ * eager entry moves 118 bytes per s*b*h and 10 per SwiGLU inner element in
+ * a layer's forward against the fused 22 and 6, and launches 37 kernels
+ * against 16. The layer's forward grows by exactly that traffic at the
+ * device's achievable bandwidth plus the extra launches; the backward by
+ * twice both. */
+static void test_eager_elementwise(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct resolved r;
+    load("torchtitan-8b-h100-96gb.yaml", &s, &r);
+    const struct software *eager = r.software;
+    assert_string_equal(eager->head.id, "torchtitan");
+    assert_close(eager->elementwise_bytes_sbh, 118.0, 1e-12);
+    assert_close(eager->swiglu_bytes_per_inner, 10.0, 1e-12);
+    assert_int_equal(eager->kernels_per_layer_fwd, 37);
+
+    struct software fused = *eager;
+    fused.elementwise_bytes_sbh = 22;
+    fused.swiglu_bytes_per_inner = 6;
+    fused.kernels_per_layer_fwd = 16;
+    struct ctx c;
+    struct layer_times le, lf;
+    model_make_ctx(&s, &r, &c);
+    model_layer_times(&c, false, &le);
+    struct resolved rf = r;
+    rf.software = &fused;
+    c.r = &rf;
+    model_layer_times(&c, false, &lf);
+
+    double M = 2.0 * 8192, h = 4096, f = 14336;
+    double extra_bytes = (118.0 - 22.0) * M * h + (10.0 - 6.0) * M * f;
+    double extra = extra_bytes / c.mem_bw + (37 - 16) * c.kernel_s;
+    assert_true(extra > 1e-3); /* 7.4 GB per layer: milliseconds */
+    assert_close(le.fwd - lf.fwd, extra, 1e-9);
+    assert_close(le.bwd - lf.bwd, 2.0 * extra, 1e-9);
+
+    /* Through the whole step: eager is slower, by no more than the traffic
+     * of every pass (forward, backward, per-op recomputation) of every
+     * layer, the loss's extra 24 bytes per logit and the straggler share. */
+    struct model_report oe, of;
+    model_eval(&s, &r, &oe);
+    struct setup sf = s;
+    snprintf(sf.training.software, sizeof sf.training.software, "fsdp");
+    struct resolved r2;
+    char err[1024];
+    if (!setup_resolve(&sf, cat, &r2, err, sizeof err))
+        fail_msg("%s", err);
+    model_eval(&sf, &r2, &of);
+    double logits = M * 128256;
+    double bound = 1.1 * (32 * 4 * extra + logits * 24 / c.mem_bw);
+    assert_true(oe.step_time_s > of.step_time_s + 0.8 * 32 * 4 * extra);
+    assert_true(oe.step_time_s < of.step_time_s + bound);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eager_elementwise),
+    };
+    return cmocka_run_group_tests(tests, load_catalog, free_catalog);
+}
