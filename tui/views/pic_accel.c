@@ -142,6 +142,46 @@ static int memory_rows(struct rect in, int y, const struct memory_report *m)
     return y;
 }
 
+/* y2026 notes under the device grid: the power-limited clock and the
+ * precision split (empty when they do not apply), and the rows they and
+ * the host-memory line take. A short picture takes their one-row forms, so
+ * that the memory verdict stays on it. */
+struct accel_notes {
+    char clock[160], prec[160];
+    int rows;
+};
+
+static void accel_notes(const struct model_report *r, struct rect in, struct accel_notes *n)
+{
+    bool capped = r->power.clock_share < 0.999;
+    int host = r->memory.host_offload_gb > 0;
+    for (int compact = 0; compact < 2; compact++) {
+        n->clock[0] = n->prec[0] = '\0';
+        if (!precision_text(r, in.w, compact, n->prec, sizeof n->prec))
+            n->prec[0] = '\0';
+        if (capped)
+            power_clock_text(r, compact, n->clock, sizeof n->clock);
+        n->rows = (capped ? wrapped_rows(n->clock, in.w) : 0) +
+                  (n->prec[0] ? wrapped_rows(n->prec, in.w) : 0) + host;
+        /* heading, grid, the notes, memory bar and legend, verdict, compute */
+        if (2 + n->rows + 4 <= in.h)
+            break;
+    }
+}
+
+/* y2026: the activations offloaded to host memory, on row y. */
+static void host_memory_row(const struct view_ctx *v, struct rect in, int y)
+{
+    char gb[16], text[96];
+    format_significant(gb, sizeof gb, v->report->memory.host_offload_gb, 3);
+    int layers = v->setup->training.activation_offload_layers;
+    snprintf(text, sizeof text, "host memory %s GB: %d offloaded layer%s", gb, layers,
+             layers == 1 ? "" : "s");
+    if (draw_width(text) > in.w)
+        snprintf(text, sizeof text, "host %s GB: %d layers offloaded", gb, layers);
+    draw_text(y, in.x, in.w, ROLE_DIM, text);
+}
+
 void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
 {
     (void)out;
@@ -160,24 +200,9 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     enum { FIXED_ROWS = 7, NOTE_ROWS = 2 };
     int roof_h = in.h - FIXED_ROWS - NOTE_ROWS - 1;
     roof_h = roof_h < ROOFLINE_MIN_H ? 1 : roof_h > ROOFLINE_MAX_H ? ROOFLINE_MAX_H : roof_h;
-    /* y2026 notes under the grid: the power-limited clock, the precision
-     * split, the host memory of offloaded activations. */
-    char prec[160] = "", clock[160] = "";
-    bool capped = r->power.clock_share<0.999, host = r->memory.host_offload_gb> 0;
-    int notes = 0;
-    /* A short picture takes the notes' one-row forms, so that the memory
-     * verdict stays on it. */
-    for (int compact = 0; compact < 2; compact++) {
-        if (!precision_text(r, in.w, compact, prec, sizeof prec))
-            prec[0] = '\0';
-        if (capped)
-            power_clock_text(r, compact, clock, sizeof clock);
-        notes = (capped ? wrapped_rows(clock, in.w) : 0) +
-                (prec[0] ? wrapped_rows(prec, in.w) : 0) + host;
-        if (2 + notes + 4 + host <= in.h)
-            break;
-    }
-    bool low = prec[0] != '\0';
+    struct accel_notes n;
+    accel_notes(r, in, &n);
+    int notes = n.rows;
     int grid_h = in.h - FIXED_ROWS + 1 - roof_h - notes;
     if (grid_h < 1)
         grid_h = 1;
@@ -189,10 +214,10 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
                    hot ? ROLE_WARN : theme_role_for_util(util), &per);
     if (hot)
         draw_textf(y++, in.x, in.w, ROLE_WARN, "%s hot: throttled", g->device_hot);
-    if (capped) /* y2026: the power-limited clock */
-        y = wrap_from(in, y, ROLE_WARN, clock);
-    if (low)
-        y = wrap_from(in, y, ROLE_DIM, prec);
+    if (n.clock[0]) /* y2026: the power-limited clock */
+        y = wrap_from(in, y, ROLE_WARN, n.clock);
+    if (n.prec[0])
+        y = wrap_from(in, y, ROLE_DIM, n.prec);
     if (per > 1)
         draw_textf(y++, in.x, in.w, ROLE_DIM, "each %s = %d devices", g->device, per);
     if (v->live->failed_devices)
@@ -207,17 +232,8 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     if (y < 0)
         return;
     y++;
-    if (m->host_offload_gb > 0 && y < in.y + in.h) { /* y2026: offloaded activations */
-        char gb[16];
-        format_significant(gb, sizeof gb, m->host_offload_gb, 3);
-        int layers = v->setup->training.activation_offload_layers;
-        char text[96];
-        snprintf(text, sizeof text, "host memory %s GB: %d offloaded layer%s", gb, layers,
-                 layers == 1 ? "" : "s");
-        if (draw_width(text) > in.w)
-            snprintf(text, sizeof text, "host %s GB: %d layers offloaded", gb, layers);
-        draw_text(y++, in.x, in.w, ROLE_DIM, text);
-    }
+    if (m->host_offload_gb > 0 && y < in.y + in.h) /* y2026: offloaded activations */
+        host_memory_row(v, in, y++);
     draw_textf(y++, in.x, in.w, m->fits ? ROLE_OK : ROLE_FAILED, "%s %s",
                m->fits ? g->pass : g->fail,
                m->fits ? "fits in device memory" : "does not fit: try ZeRO 3, recompute or TP");
