@@ -106,8 +106,8 @@ done
 
 # --- Interconnect: DeepEP inside one NVL72 domain, then across two -----------
 # nvlink5: 900 GB/s per direction x 0.95; ib-ndr: 50 GB/s x 0.9, one NIC per GPU.
-inside="DeepEP: all 16 ranks inside one 72-device NVLink domain, 855 GB/s each"
-across="DeepEP: 2 domains of 72 ranks; inside a domain NVLink 855 GB/s, across RDMA 45.0 GB/s per device"
+inside="DeepEP: all 16 ranks inside one 72-device nvlink5 domain, 855 GB/s each"
+across="DeepEP: 2 domains of 72 ranks; inside a domain nvlink5 855 GB/s, across RDMA 45.0 GB/s per device"
 a_in=$(json ep_comm "$MOE")
 # shellcheck disable=SC2086
 a_out=$(json ep_comm "$MOE" $ACROSS)
@@ -131,6 +131,25 @@ for size in 80x24 200x60; do
     fi
     keys "$s" q
 done
+# NCCL's all-to-all (moe-h100: EP 8 at TP 2, two 4-rank halves on two DGX
+# H100 nodes): the links at their NCCL efficiency, from the catalog.
+eff() {
+    sig3 "$("$BIN" catalog links --format csv | python3 -c '
+import csv, sys
+for row in csv.DictReader(sys.stdin):
+    if row["id"] == sys.argv[1]:
+        print(float(row["bw_gbs"]) * float(row["nccl_efficiency"]))
+' "$1")"
+}
+nccl="NCCL all-to-all: 2 domains of 4 ranks; inside a domain nvlink4 $(eff nvlink4) GB/s, across the NICs $(eff ib-ndr) GB/s per device"
+open_view nccl 100 30 4 "collectives and pipeline" -c moe-h100
+box nccl "collectives and pipeline"
+if has nccl "$nccl" && no_exp nccl; then
+    pass "100x30 Interconnect: '$nccl'"
+else
+    fail "100x30 Interconnect: NCCL all-to-all across two nodes" "want '$nccl': $(cat "$T/nccl.text")"
+fi
+keys nccl q
 # The model's reason for the picture: crossing the domains costs more.
 if awk -v a="$a_in" -v b="$a_out" 'BEGIN { exit !(b > 2 * a) }'; then
     pass "the all-to-all across two domains takes longer ($a_out s against $a_in s)"

@@ -62,14 +62,16 @@ static const char *ep_paths_text(const struct view_ctx *v, char *buf, size_t len
     format_significant(in_bw, sizeof in_bw, p.inside_gbs, 3);
     format_significant(out_bw, sizeof out_bw, p.across_gbs, 3);
     int domain = setup_scaleup_domain(v->setup);
+    const char *link = v->res->intra_link ? v->res->intra_link->head.id : "scale-up";
     if (p.domains <= 1)
-        snprintf(buf, len, "%s: all %d ranks inside one %d-device NVLink domain, %s GB/s each", who,
-                 p.ranks, domain, in_bw);
+        snprintf(buf, len, "%s: all %d ranks inside one %d-device %s domain, %s GB/s each", who,
+                 p.ranks, domain, link, in_bw);
     else
         snprintf(buf, len,
-                 "%s: %d domains of %d ranks; inside a domain NVLink %s GB/s, across %s %s GB/s "
+                 "%s: %d domains of %d rank%s; inside a domain %s %s GB/s, across %s %s GB/s "
                  "per device",
-                 who, p.domains, p.ranks_in_domain, in_bw, p.deepep ? "RDMA" : "the NICs", out_bw);
+                 who, p.domains, p.ranks_in_domain, p.ranks_in_domain == 1 ? "" : "s", link, in_bw,
+                 p.deepep ? "RDMA" : "the NICs", out_bw);
     return buf;
 }
 
