@@ -86,7 +86,8 @@ end
 
 -- Keys whose values are shares of 1 (printed as percentages).
 local SHARE_KEYS = { mfu = true, hfu = true, starvation = true, goodput = true,
-  achieved_fraction = true, cooling_headroom = true, throttle_factor = true, lost_fraction = true }
+  achieved_fraction = true, cooling_headroom = true, throttle_factor = true, lost_fraction = true,
+  clock_share = true }
 
 --- A table cell formatted by what its key holds: shares as percentages,
 --- dollars with a "$" and an SI prefix, other numbers with an SI prefix

@@ -228,6 +228,11 @@ static const struct field software_fields[] = {
      "has DeepEP", 0, 0, NULL, NULL, 0},
     {"activation_offload", FIELD_BOOL, offsetof(struct software, activation_offload), 0, 1, 0, NULL,
      NULL, 0, "", "offloads saved activations to host memory", 0, 0, NULL, NULL, 0},
+    {"xla_layer_gather", FIELD_BOOL, offsetof(struct software, xla_layer_gather), 0, 1, 0, NULL,
+     NULL, 0, "",
+     "ZeRO-3 as XLA runs it over a scanned layer stack: layers gathered and their gradients "
+     "reduce-scattered in the compute format",
+     0, 0, NULL, NULL, 0},
     SOFTWARE_RULE_FIELDS /* i20: catalog_rules.h */
 };
 

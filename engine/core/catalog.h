@@ -188,6 +188,12 @@ struct software {
     bool moe_folding;        /* expert tensor parallelism folded over TP x CP x DP */
     bool deepep;             /* DeepEP token dispatcher */
     bool activation_offload; /* activations offloaded to host memory */
+    /* y2026: ZeRO-3 as XLA's SPMD partitioner runs it over a scanned layer
+     * stack (MaxText): each layer's shard is cast to the compute format
+     * before its all-gather, one layer is prefetched, and the gathered
+     * layer's gradient is reduce-scattered in the compute format
+     * (model_zero.c). False: PyTorch FSDP's picture. */
+    bool xla_layer_gather;
     /* i20: what the stack can run, each rule with its source (a paper, a
      * release note or the code that enforces it); setup_check refuses a
      * setup that breaks one and quotes the source. */

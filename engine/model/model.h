@@ -266,4 +266,19 @@ int model_pipeline_costs(const struct setup *s, const struct resolved *r,
                          const struct model_report *o, struct model_pipeline *out,
                          struct model_stage_cost *stages, int max);
 
+/* y2026: the paths the expert dispatch and combine take, as the model times
+ * them (model_deepep.c, model_parallel.c): how many of the EP ranks share
+ * one scale-up domain (an NVL72 rack, an 8-GPU node) and the per-device
+ * bandwidth inside it and across domains. For screens and explanations. */
+struct ep_dispatch_paths {
+    bool deepep;         /* training.moe_dispatcher deepep */
+    int ranks;           /* expert-parallel size */
+    int ranks_in_domain; /* of them on one scale-up fabric */
+    int domains;         /* scale-up domains the group spans */
+    double inside_gbs;   /* per device inside a domain */
+    double across_gbs;   /* per device between domains (0 when inside one) */
+};
+void model_ep_dispatch_paths(const struct setup *s, const struct resolved *r,
+                             struct ep_dispatch_paths *out);
+
 #endif

@@ -168,6 +168,9 @@ double model_cp_ring_fwd(const struct ctx *c);
 /* Time of an all-to-all where each device sends `bytes` in total (split
  * evenly over the n ranks, itself included). */
 double model_alltoall_time(const struct ctx *c, double bytes, int64_t n, int64_t stride);
+/* Distance between the ranks of an expert-parallel group (tp x cp; etp
+ * under MoE parallel folding). */
+int64_t model_ep_stride(const struct ctx *c);
 
 /* Mixture-of-experts layers among layers [first, first + n) (the first
  * dense_layers are dense). */

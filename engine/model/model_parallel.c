@@ -72,6 +72,12 @@ int64_t model_group_in_domain(const struct ctx *c, int64_t n, int64_t stride)
     return inside < 1 ? 1 : (inside > n ? n : inside);
 }
 
+int64_t model_ep_stride(const struct ctx *c)
+{
+    /* With MoE parallel folding the expert ranks are etp apart. */
+    return c->s->training.expert_tensor_parallel > 0 ? c->etp : c->tp * c->cp;
+}
+
 double model_alltoall_time(const struct ctx *c, double bytes, int64_t n, int64_t stride)
 {
     if (n <= 1 || bytes <= 0)
@@ -146,8 +152,7 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
      * tensor group) to k experts, h 16-bit values each; ranks are tp x cp
      * apart. */
     double bytes = M / t * k * h * 2.0;
-    /* With MoE parallel folding the expert ranks are etp apart. */
-    int64_t stride = s->training.expert_tensor_parallel > 0 ? c->etp : c->tp * c->cp;
+    int64_t stride = model_ep_stride(c);
     out->a2a_fwd = s->training.moe_dispatcher == MOE_DISPATCH_DEEPEP
                        ? model_deepep_time(c, bytes, c->ep, stride)
                        : 2.0 * model_alltoall_time(c, bytes, c->ep, stride);

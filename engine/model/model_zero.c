@@ -7,8 +7,10 @@
  * again (resharded after forward) and its gradient reduce-scattered. Each of
  * these is its own collective, so each pays its own latency, and the first
  * gather of the forward and the last reduce-scatter of the backward have no
- * compute to hide behind. Formulas: docs/MODEL.md, sections 3 and 4. Nothing
- * here allocates. */
+ * compute to hide behind. XLA (MaxText's scan over layers, software
+ * xla_layer_gather) gathers and reduce-scatters in the compute format
+ * instead (below). Formulas: docs/MODEL.md, sections 3 and 4. Nothing here
+ * allocates. */
 #include "model_internal.h"
 
 static double max0(double x)
@@ -25,15 +27,26 @@ double model_zero3_units(const struct ctx *c)
     return units < 1.0 ? 1.0 : units;
 }
 
+/* y2026: XLA's SPMD partitioner over a scanned layer stack (MaxText; XLA's
+ * collective pipeliner, MaxText layers/fsdp_prefetch.py): each layer's
+ * shard is cast to the compute dtype where the layer reads it, so the
+ * all-gather moves the compute format and the gathered layer's gradient is
+ * reduce-scattered in it, before the cast back to the stored dtype. */
+static double xla_compute_bytes(const struct ctx *c)
+{
+    return c->r->software->xla_layer_gather ? c->act_bytes : 0.0;
+}
+
 void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int algo,
                       double params, double t_f, double t_b, struct zero3_cost *out)
 {
     const struct software *sw = c->r->software;
     double units = model_zero3_units(c);
-    double ag = collective_time(COLL_ALL_GATHER, algo, params * model_param_gather_bytes(c) / units,
-                                net, NULL);
-    double rs =
-        collective_time(COLL_REDUCE_SCATTER, algo, params * c->grad_bytes / units, net, NULL);
+    double xla = xla_compute_bytes(c);
+    double gather_b = xla > 0 ? xla : model_param_gather_bytes(c);
+    double ag = collective_time(COLL_ALL_GATHER, algo, params * gather_b / units, net, NULL);
+    double rs = collective_time(COLL_REDUCE_SCATTER, algo,
+                                params * (xla > 0 ? xla : c->grad_bytes) / units, net, NULL);
     /* Without overlap every collective waits for the compute before it. */
     double w = c->s->training.overlap_grad_sync ? sw->dp_overlap_window : 0.0;
     double f_unit = t_f / units, b_unit = t_b / units;
@@ -53,6 +66,15 @@ void model_zero3_sync(const struct ctx *c, const struct collective_net *net, int
 
 double model_zero3_buffer_bytes(const struct ctx *c, double layer_params)
 {
+    double xla = xla_compute_bytes(c);
+    if (xla > 0) {
+        /* XLA: forward, the layer computing and the one prefetched; backward,
+         * W(k), the prefetched W(k-1) and dW(k) until its reduce-scatter:
+         * three gathered layers in the compute format at the peak (MaxText
+         * layers/fsdp_prefetch.py; the collective pipeliner holds the same
+         * one extra iteration). */
+        return layer_params * 3.0 * xla;
+    }
     /* Two layers' weights whole at once (the one computing and the one
      * prefetched: FSDP's limit_all_gathers, DeepSpeed's prefetch bucket)
      * and one layer's unsharded gradient until its reduce-scatter ends. */

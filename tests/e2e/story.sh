@@ -23,6 +23,7 @@ data-starvation|ResNet-152 on 8 x H100 - 1 worker, no prefetch|cpus|ResNet-152 o
 failures-16k|Llama-8B on 2048 DGX H100|accelerators
 fit-70b|Llama-2-70B on 8 DGX H100|cannot-run
 gpt3-energy|GPT-3 175B on 1024 A100|accelerators
+fp4|Llama-405B on 256 GB300 - dense FP8|accelerators|Llama-405B on 256 GB300 - dense NVFP4|accelerators|Qwen3-30B-A3B MoE on 8 GB300 - MoE MXFP8|accelerators|Qwen3-30B-A3B MoE on 8 GB300 - MoE NVFP4|accelerators|Llama-405B on 256 GB300|accelerators|Qwen3-30B-A3B MoE on 8 GB300|accelerators
 gpu-generations|Llama-8B on 4 x 8 v100-sxm2-32gb|accelerators|Llama-8B on 4 x 8 a100-sxm-80gb|accelerators|Llama-8B on 4 x 8 h100-sxm|accelerators|Llama-8B on 4 x 8 h200-sxm|accelerators|Llama-8B on 4 x 8 h200-sxm|accelerators
 host-ram|Llama-8B on one 8 x h200-sxm server - 2048 GB host RAM|accelerators|Llama-8B on one 8 x h200-sxm server - 256 GB host RAM|accelerators|Llama-8B on one 8 x h200-sxm server|accelerators
 links|34B-class model on 16 DGX H100 - NVLink 4 (450.0 GB/s)|accelerators|34B-class model on 16 DGX H100 - PCIe 5 x16 (63.0 GB/s)|interconnect|34B-class model on 16 DGX H100|interconnect|34B-class model on 16 DGX H100 - InfiniBand NDR|accelerators|34B-class model on 16 DGX H100 - Ethernet 400G (RoCE)|accelerators|34B-class model on 16 DGX H100 - Ethernet 100G|interconnect|34B-class model on 16 DGX H100|interconnect

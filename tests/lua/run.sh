@@ -51,6 +51,8 @@ conclusion data-starvation "bottleneck moves from (cpus|data) to accelerators"
 conclusion host-ram "is too little for .*host_ram_ok = false"
 conclusion gpu-generations "h200-sxm trains [0-9.]+x faster than v100"
 conclusion power "GB300 trains [0-9]+% faster than the GB200.*H100 capped at 500 W keeps 88% of its clock"
+# The FP4 story's claim: a large gain on the dense 405B, a few percent on the MoE.
+conclusion fp4 "NVFP4 trains the dense 405B 1\.[3-9]x as fast as FP8 but the MoE only [0-9]% faster than MXFP8"
 conclusion precision "bf16 is [0-9.]+x faster than fp32.*fp32 does not fit"
 conclusion fit-70b "first setting that fits is ZeRO 3"
 conclusion parallelism "fastest layout that fits is"

@@ -21,33 +21,84 @@ static void with_commas(char *buf, size_t len, double x)
 }
 
 /* y2026: the GEMM clock a power cap leaves ("clocks 1,740 of 1,965 MHz:
- * power-limited at 1,200 W"); returns the next row. */
-static int power_clock_row(const struct model_report *r, struct rect in, int y)
+ * power-limited at 1,200 W"). */
+static void power_clock_text(const struct model_report *r, bool compact, char *buf, size_t len)
 {
     char now[32], top[32], cap[32];
     double share = r->power.clock_share;
     with_commas(now, sizeof now, r->power.clock_mhz);
     with_commas(top, sizeof top, share > 0 ? r->power.clock_mhz / share : 0);
     with_commas(cap, sizeof cap, r->power.limit_w);
-    if (r->power.clock_mhz > 0)
-        draw_textf(y++, in.x, in.w, ROLE_WARN, "clocks %s of %s MHz: power-limited at %s W", now,
-                   top, cap);
+    if (r->power.clock_mhz > 0 && compact)
+        snprintf(buf, len, "clocks %s/%s MHz, %s W cap", now, top, cap);
+    else if (r->power.clock_mhz > 0)
+        snprintf(buf, len, "clocks %s of %s MHz: power-limited at %s W", now, top, cap);
     else
-        draw_textf(y++, in.x, in.w, ROLE_WARN, "clocks at %.0f%% of boost: power-limited at %s W",
-                   100.0 * share, cap);
-    return y;
+        snprintf(buf, len, "clocks at %.0f%% of boost: power-limited at %s W", 100.0 * share, cap);
 }
 
-/* y2026: which GEMMs run in the low format (Transformer Engine: every
- * linear layer's fprop, dgrad and wgrad) and which stay 16-bit. */
-static int precision_row(const struct model_report *r, struct rect in, int y)
+/* Rows `text` takes wrapped at word boundaries into w columns (as
+ * draw_wrap fills them: greedy, a word longer than a row cut). */
+static int wrapped_rows(const char *text, int w)
 {
-    const char *p = r->precision;
-    if (strcmp(p, "fp8") != 0 && strcmp(p, "mxfp8") != 0 && strcmp(p, "fp4") != 0 &&
-        strcmp(p, "nvfp4") != 0)
+    int rows = 1, used = 0;
+    while (*text && w > 0) {
+        while (*text == ' ')
+            text++;
+        size_t n = strcspn(text, " ");
+        if (n == 0)
+            break;
+        char word[64];
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), text);
+        int ww = draw_width(word);
+        if (used > 0 && used + 1 + ww > w) {
+            rows++;
+            used = 0;
+        }
+        used += (used > 0) + ww;
+        while (used > w) {
+            rows++;
+            used -= w;
+        }
+        text += n;
+    }
+    return rows;
+}
+
+/* y2026: which GEMMs run in the low format and which stay 16-bit, as the
+ * model times them (model_precision.c, model_output.c: Transformer Engine
+ * runs every linear layer's fprop, dgrad and wgrad in the low format;
+ * attention and the output layer stay BF16), the long form when it fits
+ * in w columns. False for 16/32-bit runs. */
+static bool precision_text(const struct model_report *r, int w, bool compact, char *buf, size_t len)
+{
+    static const char *const low[][2] = {
+        {"fp8", "FP8"}, {"mxfp8", "MXFP8"}, {"fp4", "MXFP4"}, {"nvfp4", "NVFP4"}};
+    for (size_t i = 0; i < sizeof low / sizeof low[0]; i++) {
+        if (strcmp(r->precision, low[i][0]) == 0) {
+            snprintf(buf, len,
+                     "%s: fprop, dgrad, wgrad of every linear layer; BF16: attention, output layer",
+                     low[i][1]);
+            if (compact)
+                snprintf(buf, len, "%s linear GEMMs, BF16 attention", low[i][1]);
+            else if (draw_width(buf) > w) /* two rows at most */
+                snprintf(buf, len, "%s: linear fprop/dgrad/wgrad; BF16: attention, output layer",
+                         low[i][1]);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Text wrapped at word boundaries from row y, never past the rectangle's
+ * bottom; returns the next row. */
+static int wrap_from(struct rect in, int y, enum theme_role role, const char *text)
+{
+    struct rect r = {.y = y, .x = in.x, .h = in.y + in.h - y, .w = in.w};
+    if (r.h <= 0)
         return y;
-    draw_textf(y++, in.x, in.w, ROLE_DIM, "linear GEMMs %s; attention, logits bf16", p);
-    return y;
+    int n = draw_wrap(&r, role, text, 0);
+    return y + (n < r.h ? n : r.h);
 }
 
 /* The memory bar and its legend from row y; returns the row after them, or
@@ -91,6 +142,46 @@ static int memory_rows(struct rect in, int y, const struct memory_report *m)
     return y;
 }
 
+/* y2026 notes under the device grid: the power-limited clock and the
+ * precision split (empty when they do not apply), and the rows they and
+ * the host-memory line take. A short picture takes their one-row forms, so
+ * that the memory verdict stays on it. */
+struct accel_notes {
+    char clock[160], prec[160];
+    int rows;
+};
+
+static void accel_notes(const struct model_report *r, struct rect in, struct accel_notes *n)
+{
+    bool capped = r->power.clock_share < 0.999;
+    int host = r->memory.host_offload_gb > 0;
+    for (int compact = 0; compact < 2; compact++) {
+        n->clock[0] = n->prec[0] = '\0';
+        if (!precision_text(r, in.w, compact, n->prec, sizeof n->prec))
+            n->prec[0] = '\0';
+        if (capped)
+            power_clock_text(r, compact, n->clock, sizeof n->clock);
+        n->rows = (capped ? wrapped_rows(n->clock, in.w) : 0) +
+                  (n->prec[0] ? wrapped_rows(n->prec, in.w) : 0) + host;
+        /* heading, grid, the notes, memory bar and legend, verdict, compute */
+        if (2 + n->rows + 4 <= in.h)
+            break;
+    }
+}
+
+/* y2026: the activations offloaded to host memory, on row y. */
+static void host_memory_row(const struct view_ctx *v, struct rect in, int y)
+{
+    char gb[16], text[96];
+    format_significant(gb, sizeof gb, v->report->memory.host_offload_gb, 3);
+    int layers = v->setup->training.activation_offload_layers;
+    snprintf(text, sizeof text, "host memory %s GB: %d offloaded layer%s", gb, layers,
+             layers == 1 ? "" : "s");
+    if (draw_width(text) > in.w)
+        snprintf(text, sizeof text, "host %s GB: %d layers offloaded", gb, layers);
+    draw_text(y, in.x, in.w, ROLE_DIM, text);
+}
+
 void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
 {
     (void)out;
@@ -109,7 +200,10 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     enum { FIXED_ROWS = 7, NOTE_ROWS = 2 };
     int roof_h = in.h - FIXED_ROWS - NOTE_ROWS - 1;
     roof_h = roof_h < ROOFLINE_MIN_H ? 1 : roof_h > ROOFLINE_MAX_H ? ROOFLINE_MAX_H : roof_h;
-    int grid_h = in.h - FIXED_ROWS + 1 - roof_h;
+    struct accel_notes n;
+    accel_notes(r, in, &n);
+    int notes = n.rows;
+    int grid_h = in.h - FIXED_ROWS + 1 - roof_h - notes;
     if (grid_h < 1)
         grid_h = 1;
     int per = 1;
@@ -120,12 +214,10 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
                    hot ? ROLE_WARN : theme_role_for_util(util), &per);
     if (hot)
         draw_textf(y++, in.x, in.w, ROLE_WARN, "%s hot: throttled", g->device_hot);
-    if (r->power.clock_share < 0.999) /* y2026: the power-limited clock */
-        y = power_clock_row(r, in, y);
-    y = precision_row(r, in, y);
-    if (r->memory.host_offload_gb > 0) /* y2026: offloaded activations */
-        draw_textf(y++, in.x, in.w, ROLE_DIM, "+ %.0f GB of activations in host memory",
-                   r->memory.host_offload_gb);
+    if (n.clock[0]) /* y2026: the power-limited clock */
+        y = wrap_from(in, y, ROLE_WARN, n.clock);
+    if (n.prec[0])
+        y = wrap_from(in, y, ROLE_DIM, n.prec);
     if (per > 1)
         draw_textf(y++, in.x, in.w, ROLE_DIM, "each %s = %d devices", g->device, per);
     if (v->live->failed_devices)
@@ -133,10 +225,15 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
                    "%s %d failed: restarting from the last checkpoint", g->device_failed,
                    v->live->failed_devices);
     const struct memory_report *m = &r->memory;
-    y = memory_rows(in, y + 1, m);
+    /* Below: the memory bar and legend, the host memory, the verdict and
+     * the compute bar; the blank rows between them only where they fit. */
+    int below = 4 + (m->host_offload_gb > 0), spare = in.y + in.h - y - below;
+    y = memory_rows(in, y + (spare > 0), m);
     if (y < 0)
         return;
     y++;
+    if (m->host_offload_gb > 0 && y < in.y + in.h) /* y2026: offloaded activations */
+        host_memory_row(v, in, y++);
     draw_textf(y++, in.x, in.w, m->fits ? ROLE_OK : ROLE_FAILED, "%s %s",
                m->fits ? g->pass : g->fail,
                m->fits ? "fits in device memory" : "does not fit: try ZeRO 3, recompute or TP");

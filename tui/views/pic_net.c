@@ -49,6 +49,32 @@ static double ep_a2a_full_s(const struct view_ctx *v)
     return v->report->stages.ep_comm_s;
 }
 
+/* y2026: where the dispatch goes (model_ep_dispatch_paths): inside one
+ * scale-up domain (an NVL72 rack, an 8-GPU node) over NVLink, or across
+ * domains over the NICs, with the per-device bandwidths the model times;
+ * DeepEP's NVLink + RDMA kernels or NCCL's all-to-all. */
+static const char *ep_paths_text(const struct view_ctx *v, char *buf, size_t len)
+{
+    struct ep_dispatch_paths p;
+    model_ep_dispatch_paths(v->setup, v->res, &p);
+    const char *who = p.deepep ? "DeepEP" : "NCCL all-to-all";
+    char in_bw[16], out_bw[16];
+    format_significant(in_bw, sizeof in_bw, p.inside_gbs, 3);
+    format_significant(out_bw, sizeof out_bw, p.across_gbs, 3);
+    int domain = setup_scaleup_domain(v->setup);
+    const char *link = v->res->intra_link ? v->res->intra_link->head.id : "scale-up";
+    if (p.domains <= 1)
+        snprintf(buf, len, "%s: all %d ranks inside one %d-device %s domain, %s GB/s each", who,
+                 p.ranks, domain, link, in_bw);
+    else
+        snprintf(buf, len,
+                 "%s: %d domains of %d rank%s; inside a domain %s %s GB/s, across %s %s GB/s "
+                 "per device",
+                 who, p.domains, p.ranks_in_domain, p.ranks_in_domain == 1 ? "" : "s", link, in_bw,
+                 p.deepep ? "RDMA" : "the NICs", out_bw);
+    return buf;
+}
+
 /* Ranks on top, each rank's experts below, every rank linked to every
  * other ('/' and '\' between the columns): the dispatch sends each token
  * to the ranks of its top-k experts, the combine brings the results back. */
@@ -67,6 +93,7 @@ static int pic_experts(const struct view_ctx *v, struct rect in, int y)
         snprintf(line, sizeof line,
                  "expert dispatch/combine all-to-all, EP=%d: %s per step, all exposed", r->ep, exp);
     y += wrap_rows(in, y, ROLE_HEADING, line);
+    y += wrap_rows(in, y, ROLE_DIM, ep_paths_text(v, line, sizeof line));
     int label = in.w >= 40 ? 8 : 0;
     int shown = r->ep < RING_MAX ? r->ep : RING_MAX;
     /* Room after the ranks for "12 of 36" (or the phase) when it leaves
