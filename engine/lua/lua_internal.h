@@ -218,6 +218,9 @@ void lh_push_report(lua_State *L, const struct setup *s, const struct resolved *
 void lh_report_complete(lua_State *L, int idx);
 int lh_push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
                    const struct model_report *o);
+/* Whether the names form asks for a verdict sentence (then the full
+ * evaluation; otherwise model_eval_numbers serves it). */
+bool lh_picks_need_words(lua_State *L);
 void lh_push_report_table(lua_State *L, const struct report_field *rows, size_t n, const void *base,
                           const struct setup *s, const struct resolved *r);
 
