@@ -144,6 +144,8 @@ struct lsim {
     lua_State *running; /* thread inside sim:run, NULL otherwise */
     int next_id;
     double tick_s;
+    double carry_s;       /* of the runs asked for, what whole ticks did not cover */
+    bool tick_auto;       /* the tick was chosen by sim_auto_tick */
     bool closed;          /* sim:close() while the front end still shows it */
     bool has_error;       /* a callback failed; its error value is in the user value [0] */
     size_t charged_bytes; /* the sim's heap, counted against the memory cap */
