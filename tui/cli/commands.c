@@ -217,7 +217,7 @@ static const struct commands_spec specs[] = {
        .arg = ARG_ANY,
        .flags = COMMANDS_AUTO,
        .help = "the step loop's tick, 1 us to 60 s; auto (the default): the coarsest that "
-               "leaves the results within 0.01% (coarser past 1e7 ticks), said in the output"},
+               "leaves the results within 0.01% (coarser past 1e8 ticks), said in the output"},
       SWITCH("--no-jitter", "no step-time jitter or stragglers"),
       SWITCH("--no-failures", "no device or node failures"),
       SWITCH("--no-thermal", "no thermal model (no throttling)"),
