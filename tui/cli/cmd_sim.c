@@ -55,13 +55,13 @@ struct sim_args {
 #define MAX_TICK_S 60.0
 enum { SIM_HELP = -1 };
 /* How long a run may take. The automatic tick (sim_auto_tick: the
- * coarsest that leaves the results within 0.01%) is made coarser still for
- * a run that would take more than AUTO_TICKS; an explicit --tick may ask
- * for up to MAX_TICKS. The steps are simulated one by one whatever the tick, so a run
- * of more than MAX_STEPS steps (at the model's step time) is refused. The
- * costs per tick and per step (measured with `make bench` on the
- * development machine, 2 cores) give the estimate printed for long runs.
- * The step loop's figures do not depend on the tick (tests/cli/sim.sh). */
+ * coarsest that leaves the results within 0.01%,
+ * tests/unit/engine/test_sim_tick.c) is made coarser still for a run that
+ * would take more than AUTO_TICKS; an explicit --tick may ask for up to
+ * MAX_TICKS. The steps are simulated one by one whatever the tick, so a
+ * run of more than MAX_STEPS steps (at the model's step time) is refused.
+ * The costs per tick and per step (measured with `make bench` on the
+ * development machine, 2 cores) give the estimate printed for long runs. */
 #define AUTO_TICKS  1e8
 #define MAX_TICKS   1e9
 #define MAX_STEPS   1e8
