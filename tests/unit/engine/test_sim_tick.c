@@ -4,7 +4,8 @@
  * - it is coarser than the old fixed 1 ms where the setup allows it (GPT-3:
  *   30 s steps) and at most a tenth of a short step;
  * - it divides the run, the sample interval and every event's time;
- * - more failures make it finer; a probe that disagrees refuses a tick;
+ * - more failures make it finer; the probe refuses the ticks a
+ *   storage-bound run would feel;
  * - sim_counters_agree's own thresholds. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -114,6 +115,24 @@ static void test_short_steps_fine(void **state)
     assert_agrees(&s, &o, 10 * 60, NULL, 0, "22 ms steps");
 }
 
+/* Storage-bound (1 GB samples: 4.6 s to read a batch for a 3.7 s step):
+ * each step starts at a tick after its batch arrived, and a tick of a
+ * tenth of the read moves the throughput by 8e-4; the probe refuses it. */
+static void test_probe_refuses(void **state)
+{
+    (void)state;
+    struct setup s;
+    load_preset("workstation", &s);
+    set_field(&s, "data.sample_bytes", "1000000000");
+    struct sim_options o;
+    sim_default_options(&o);
+    struct sim_tick_choice k;
+    double t = choose(&s, &o, HOUR, NULL, 0, &k);
+    assert_string_equal(k.bound_by, "reading a batch");
+    assert_true(k.refused > 0 && t < k.bound_s / 10);
+    assert_agrees(&s, &o, HOUR, NULL, 0, "storage-bound workstation");
+}
+
 static bool divides(double x, double t)
 {
     double n = x / t;
@@ -185,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_gpt3_coarse_and_unchanged),
         cmocka_unit_test(test_presets_unchanged),
         cmocka_unit_test(test_short_steps_fine),
+        cmocka_unit_test(test_probe_refuses),
         cmocka_unit_test(test_aligned),
         cmocka_unit_test(test_counters_agree),
     };
