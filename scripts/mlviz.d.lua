@@ -104,6 +104,10 @@ function Sim:setup() end
 ---Simulated time in seconds.
 ---@return number
 function Sim:time() end
+---The step loop's tick in seconds, and whether it was chosen automatically.
+---@return number tick_s
+---@return boolean automatic
+function Sim:tick() end
 ---Free the simulation now (the GC does it otherwise).
 function Sim:close() end
 

@@ -144,6 +144,8 @@ struct lsim {
     lua_State *running; /* thread inside sim:run, NULL otherwise */
     int next_id;
     double tick_s;
+    double carry_s;       /* of the runs asked for, what whole ticks did not cover */
+    bool tick_auto;       /* the tick was chosen by sim_auto_tick */
     bool closed;          /* sim:close() while the front end still shows it */
     bool has_error;       /* a callback failed; its error value is in the user value [0] */
     size_t charged_bytes; /* the sim's heap, counted against the memory cap */
@@ -218,6 +220,9 @@ void lh_push_report(lua_State *L, const struct setup *s, const struct resolved *
 void lh_report_complete(lua_State *L, int idx);
 int lh_push_picked(lua_State *L, const struct setup *s, const struct resolved *r,
                    const struct model_report *o);
+/* Whether the names form asks for a verdict sentence (then the full
+ * evaluation; otherwise model_eval_numbers serves it). */
+bool lh_picks_need_words(lua_State *L);
 void lh_push_report_table(lua_State *L, const struct report_field *rows, size_t n, const void *base,
                           const struct setup *s, const struct resolved *r);
 

@@ -148,6 +148,28 @@ static bool push_field(lua_State *L, const struct report_field *f, const struct 
     return v.type != LUA_TNONE;
 }
 
+/* Whether the names at arguments 2.. (setup:eval's names form) ask for a
+ * sentence of the verdict (report_field_is_words): if not, the numbers-only
+ * evaluation gives every value they read. A name that is no string or no
+ * field counts as words, so that lh_push_picked raises its error after the
+ * full evaluation, as before. */
+bool lh_picks_need_words(lua_State *L)
+{
+    int top = lua_gettop(L);
+    bool array = top == 2 && lua_type(L, 2) == LUA_TTABLE;
+    lua_Integer n = array ? (lua_Integer)lua_rawlen(L, 2) : top - 1;
+    bool words = false;
+    for (lua_Integer i = 1; i <= n && !words; i++) {
+        int t = array ? lua_rawgeti(L, 2, i) : lua_type(L, (int)i + 1);
+        const char *name = t == LUA_TSTRING ? lua_tostring(L, array ? -1 : (int)i + 1) : NULL;
+        const struct report_field *f = name ? report_field_find(name) : NULL;
+        words = !f || report_field_is_words(f);
+        if (array)
+            lua_pop(L, 1);
+    }
+    return words;
+}
+
 /* The fields named by arguments 2.. (strings, or one array of them), read
  * straight from the report through report_fields: no table, no walk. */
 int lh_push_picked(lua_State *L, const struct setup *s, const struct resolved *r,

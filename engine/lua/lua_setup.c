@@ -272,8 +272,9 @@ static int setup_copy_m(lua_State *L)
 /* setup:eval() -> the whole report table (filled as it is read:
  * lua_report.c). setup:eval("tokens_per_s", "memory.fits") or
  * setup:eval{"tokens_per_s", "memory.fits"} -> just those values, in that
- * order: no table is built, so a loop that reads two figures pays for the
- * evaluation alone. */
+ * order: no table is built, and without a verdict sentence among them the
+ * evaluation is the numbers-only one, so a loop that reads two figures
+ * pays for the numbers alone. */
 static int setup_eval_m(lua_State *L)
 {
     struct luahost *h = lh_host_of(L);
@@ -286,9 +287,15 @@ static int setup_eval_m(lua_State *L)
     if (!model_settle_auto(&u->s, cat, err, sizeof err) ||
         !setup_resolve_memo(&u->s, cat, &u->memo, &r, err, sizeof err))
         return lh_api_error(L, "eval", err);
-    model_eval(&u->s, &r, &o);
-    if (lua_gettop(L) > 1)
+    /* The names form skips the verdict's sentences unless it reads one. */
+    if (lua_gettop(L) > 1) {
+        if (lh_picks_need_words(L))
+            model_eval(&u->s, &r, &o);
+        else
+            model_eval_numbers(&u->s, &r, &o);
         return lh_push_picked(L, &u->s, &r, &o);
+    }
+    model_eval(&u->s, &r, &o);
     lh_push_report(L, &u->s, &r, &o);
     lh_follow_setup(L, &u->s);
     return 1;

@@ -1,5 +1,5 @@
 /* lua_sim: the Sim class (mlviz.sim, sim:at/run/set/counters/series/
- * report/setup/time/close): the step loop driven from a script, its memory
+ * report/setup/time/tick/close): the step loop driven from a script, its memory
  * counted against the cap, its callbacks run protected. */
 #include "counter_fields.h"
 #include "lua_internal.h"
@@ -121,6 +121,16 @@ static const char *const sim_option_names[] = {
 #define SIM_MAX_SERIES 10000000.0
 #define SIM_MAX_CV     10.0
 
+/* Whether the options at index 2 give tick_s. */
+static bool tick_given(lua_State *L)
+{
+    if (lua_type(L, 2) != LUA_TTABLE)
+        return false;
+    bool given = lua_getfield(L, 2, "tick_s") != LUA_TNIL;
+    lua_pop(L, 1);
+    return given;
+}
+
 int lh_sim(lua_State *L)
 {
     struct luahost *h = lh_host_of(L);
@@ -149,10 +159,18 @@ int lh_sim(lua_State *L)
     /* "auto" values become numbers first, in place (as eval does). */
     if (!model_settle_auto(&s->s, cat, err, sizeof err))
         return lh_api_error(L, "sim", err);
+    /* No view draws this sim: without tick_s, the coarsest tick that
+     * leaves its results as they are (a setup that cannot run is refused
+     * by sim_new below, with the same message). */
+    bool tick_auto = !tick_given(L) && !h->opt.played;
+    struct sim_tick_choice choice;
+    if (tick_auto && sim_auto_tick(&s->s, cat, &o, 0, NULL, 0, &choice, err, sizeof err))
+        o.tick_s = choice.tick_s;
     struct lsim *u = lua_newuserdatauv(L, sizeof *u, 1);
     memset(u, 0, sizeof *u);
     u->h = h;
     u->tick_s = o.tick_s;
+    u->tick_auto = tick_auto;
     luaL_setmetatable(L, SIM_MT);
     lua_newtable(L);
     lua_setiuservalue(L, -2, 1);
@@ -288,7 +306,10 @@ static int sim_run_m(lua_State *L)
     if (u->running)
         return luaL_error(L, "run: this simulation is already running (sim:run inside its own "
                              "event callback)");
-    double ticks = floor(d / u->tick_s + 0.5);
+    /* Whole ticks; what they leave over (at most half a tick either way)
+     * goes to the next run, so that runs of a fraction of a tick add up. */
+    double want = d + u->carry_s;
+    double ticks = floor(want / u->tick_s + 0.5);
     if (ticks > LUAHOST_MAX_SIM_TICKS) {
         char msg[160];
         snprintf(msg, sizeof msg,
@@ -298,6 +319,7 @@ static int sim_run_m(lua_State *L)
         return lh_api_error(L, "run", msg);
     }
     if (lh_can_yield_to_host(h, L)) {
+        u->carry_s = 0;            /* the front end runs d as it is */
         h->follow_pending = false; /* the view shows this sim */
         h->yield_kind = LUAHOST_RUN;
         h->req.sim = u->sim;
@@ -308,6 +330,7 @@ static int sim_run_m(lua_State *L)
     }
     /* The step loop runs in C where the count hook cannot fire: advance in
      * slices and look at the limits between them. */
+    u->carry_s = want - ticks * u->tick_s;
     uint64_t left = (uint64_t)ticks;
     while (left > 0) {
         uint64_t n = left < LUAHOST_SIM_SLICE_TICKS ? left : LUAHOST_SIM_SLICE_TICKS;
@@ -431,6 +454,16 @@ static int sim_time_m(lua_State *L)
     return 1;
 }
 
+/* sim:tick() -> seconds, automatic: the step loop's tick, and whether
+ * sim_auto_tick chose it. */
+static int sim_tick_m(lua_State *L)
+{
+    struct lsim *u = check_sim(L, 1);
+    lua_pushnumber(L, u->tick_s);
+    lua_pushboolean(L, u->tick_auto);
+    return 2;
+}
+
 static int sim_close_m(lua_State *L)
 {
     struct lsim *u = luaL_checkudata(L, 1, SIM_MT);
@@ -464,11 +497,17 @@ static int sim_tostring(lua_State *L)
 }
 
 static const luaL_Reg sim_methods[] = {
-    {"at", sim_at_m},         {"run", sim_run_m},
-    {"set", sim_set_m},       {"counters", sim_counters_m},
-    {"series", sim_series_m}, {"report", sim_report_m},
-    {"setup", sim_setup_m},   {"time", sim_time_m},
-    {"close", sim_close_m},   {NULL, NULL},
+    {"at", sim_at_m},
+    {"run", sim_run_m},
+    {"set", sim_set_m},
+    {"counters", sim_counters_m},
+    {"series", sim_series_m},
+    {"report", sim_report_m},
+    {"setup", sim_setup_m},
+    {"time", sim_time_m},
+    {"tick", sim_tick_m},
+    {"close", sim_close_m},
+    {NULL, NULL},
 };
 
 void lh_sim_register(lua_State *L)

@@ -35,6 +35,7 @@ struct sweep_ctx {
     const char *section;
     int nest;
     int found;
+    bool words; /* a pick is a verdict sentence: the full evaluation */
 };
 
 static int sweep_match(struct sweep_ctx *x, const char *key)
@@ -282,6 +283,9 @@ static void sweep_read_fields(lua_State *L, struct sweep_ctx *x, struct sweep_sp
     for (int i = 0; i < x->n_picks; i++) {
         lua_pushstring(L, x->picks[i].name);
         lua_rawseti(L, sp->cols, ++sp->ncols);
+        /* A name that is no field is raised after the first row. */
+        const struct report_field *f = report_field_find(x->picks[i].name);
+        x->words = x->words || !f || report_field_is_words(f);
     }
 }
 
@@ -323,7 +327,12 @@ static void sweep_push_row(lua_State *L, struct sweep_ctx *x, const struct sweep
         lua_setfield(L, -2, "error");
         return;
     }
-    model_eval(&s, &r, &o);
+    /* Rows read figures: without a verdict sentence among the picks, the
+     * numbers-only evaluation gives the same values. */
+    if (x->words)
+        model_eval(&s, &r, &o);
+    else
+        model_eval_numbers(&s, &r, &o);
     x->ordinal = 0;
     x->nest = 0;
     x->list_depth = 0;

@@ -321,11 +321,12 @@ static void eval_limits(bool cooled, struct model_report *o)
 /* words: the verdict's sentences (why the bottleneck, what would make it
  * fit) as well as the numbers. */
 static void eval_all(const struct setup *s, const struct resolved *r, struct model_report *o,
-                     bool words)
+                     bool words, const struct model_split *split)
 {
     memset(o, 0, sizeof *o);
     struct ctx c;
     model_make_ctx(s, r, &c);
+    c.split = split;
     eval_layout(&c, o);
     model_memory_model(&c, &o->memory);
     struct device_step d;
@@ -345,10 +346,16 @@ static void eval_all(const struct setup *s, const struct resolved *r, struct mod
 
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *o)
 {
-    eval_all(s, r, o, true);
+    eval_all(s, r, o, true, NULL);
 }
 
 void model_eval_numbers(const struct setup *s, const struct resolved *r, struct model_report *o)
 {
-    eval_all(s, r, o, false);
+    eval_all(s, r, o, false, NULL);
+}
+
+void model_eval_numbers_split(const struct setup *s, const struct resolved *r,
+                              const struct model_split *split, struct model_report *o)
+{
+    eval_all(s, r, o, false, split);
 }

@@ -214,6 +214,33 @@ bool model_settle_auto(struct setup *s, const struct catalog *cat, char *err, si
  * callers that reject setups that do not fit before a full evaluation. */
 void model_memory(const struct setup *s, const struct resolved *r, struct memory_report *out);
 
+/* The pipeline split of one layout: the stages whose memory the model
+ * weighs (the first, the second, the first one of whole MoE layers, the
+ * last two: the device's memory is the most loaded one's), each with its
+ * layers and parameters per device. It depends on the model, the
+ * pipeline, tensor and expert sizes and the uneven-split fields, not on
+ * recomputation, ZeRO, sequence parallelism, flash attention or
+ * gradient-sync overlap, so a caller that evaluates many setups of one
+ * layout (the planner: one unit) computes it once with model_split_of and
+ * hands it to model_memory_split and model_eval_numbers_split, which give
+ * what model_memory and model_eval_numbers give. */
+enum { MODEL_SPLIT_STAGES = 5 };
+struct model_split_stage {
+    int index, first_layer, layers, moe_layers;
+    bool first, last;
+    double dense, experts; /* parameters per device (after TP and EP) */
+    double embedding;      /* of dense: the embedding and output layer */
+};
+struct model_split {
+    int n;
+    struct model_split_stage stage[MODEL_SPLIT_STAGES];
+};
+void model_split_of(const struct setup *s, const struct resolved *r, struct model_split *out);
+void model_memory_split(const struct setup *s, const struct resolved *r,
+                        const struct model_split *split, struct memory_report *out);
+void model_eval_numbers_split(const struct setup *s, const struct resolved *r,
+                              const struct model_split *split, struct model_report *out);
+
 /* Parameter count of the model in the setup. */
 double model_params(const struct setup *s);
 /* Parameters each token uses (mixture of experts: top_k of the routed

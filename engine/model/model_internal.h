@@ -43,6 +43,7 @@ struct ctx {
         double dense_dense, moe_dense, moe_experts;
     } lp;
     double act_dense, act_moe, act_full_dense, act_full_moe; /* bytes per layer, micro-batch */
+    const struct model_split *split; /* the layout's split, given by the caller; or NULL */
 };
 
 /* ---- small helpers every part uses ---- */

@@ -191,13 +191,45 @@ static double stage_activations(const struct ctx *c, const struct stage *st, dou
     return acts;
 }
 
+_Static_assert((int)MODEL_SPLIT_STAGES == (int)MODEL_STAGE_CANDIDATES, "one split, two names");
+
+/* The stages the memory weighs: from the caller's split, or made now. */
+static int split_stages(const struct ctx *c, struct stage st[MODEL_STAGE_CANDIDATES])
+{
+    if (c->split) {
+        int n = c->split->n;
+        for (int i = 0; i < n; i++) {
+            const struct model_split_stage *p = &c->split->stage[i];
+            st[i] = (struct stage){
+                p->index, p->first_layer,         p->layers,   p->moe_layers, p->first,
+                p->last,  {p->dense, p->experts}, p->embedding};
+        }
+        return n;
+    }
+    if (c->s->model.kind != MODEL_GENERIC)
+        return model_candidate_stages(c, st);
+    model_make_stage(c, 0, 0, &st[0]);
+    return 1;
+}
+
+void model_split_of(const struct setup *s, const struct resolved *r, struct model_split *out)
+{
+    struct ctx c;
+    model_make_ctx(s, r, &c);
+    struct stage st[MODEL_STAGE_CANDIDATES];
+    memset(out, 0, sizeof *out);
+    out->n = split_stages(&c, st);
+    for (int i = 0; i < out->n; i++)
+        out->stage[i] = (struct model_split_stage){
+            st[i].index, st[i].first_layer,  st[i].layers,         st[i].moe_layers, st[i].first,
+            st[i].last,  st[i].params.dense, st[i].params.experts, st[i].embedding};
+}
+
 void model_memory_model(const struct ctx *c, struct memory_report *m)
 {
     const struct software *sw = c->r->software;
     struct stage stages[MODEL_STAGE_CANDIDATES];
-    int n = c->s->model.kind == MODEL_GENERIC ? 1 : model_candidate_stages(c, stages);
-    if (c->s->model.kind == MODEL_GENERIC)
-        model_make_stage(c, 0, 0, &stages[0]);
+    int n = split_stages(c, stages);
     double best = -1.0;
     for (int i = 0; i < n; i++) {
         struct states st;
@@ -230,5 +262,14 @@ void model_memory(const struct setup *s, const struct resolved *r, struct memory
 {
     struct ctx c;
     model_make_ctx(s, r, &c);
+    model_memory_model(&c, out);
+}
+
+void model_memory_split(const struct setup *s, const struct resolved *r,
+                        const struct model_split *split, struct memory_report *out)
+{
+    struct ctx c;
+    model_make_ctx(s, r, &c);
+    c.split = split;
     model_memory_model(&c, out);
 }

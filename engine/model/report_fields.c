@@ -10,6 +10,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "idindex.h"
@@ -219,6 +220,26 @@ const struct report_field *report_field_find(const char *key)
         if (strcmp(report_fields[i].key, key) == 0)
             return &report_fields[i];
     return NULL;
+}
+
+bool report_field_is_words(const struct report_field *f)
+{
+    static const size_t words[] = {
+        offsetof(struct model_report, why_not),
+        offsetof(struct model_report, bottleneck_reason),
+        offsetof(struct model_report, next_reason),
+        offsetof(struct model_report, suggestions),
+    };
+    /* Only rows of report_fields: a suggestion's own fields are offsets
+     * into struct suggestion. */
+    uintptr_t at = (uintptr_t)f, first = (uintptr_t)report_fields;
+    if (!f || at < first || at >= first + report_field_count * sizeof *f ||
+        (f->type != REPORT_TEXT && f->type != REPORT_SUGGESTIONS))
+        return false;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (f->offset == words[i])
+            return true;
+    return false;
 }
 
 double report_field_number(const struct report_field *f, const void *base)

@@ -8,6 +8,7 @@
 #ifndef MLVIZ_REPORT_FIELDS_H
 #define MLVIZ_REPORT_FIELDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model.h"
@@ -39,6 +40,11 @@ extern const size_t report_suggestion_field_count;
 
 /* The field with this key ("memory.fits"), or NULL. */
 const struct report_field *report_field_find(const char *key);
+/* Whether the field is one of the verdict's sentences that
+ * model_eval_numbers leaves empty (why_not, bottleneck_reason, next_reason,
+ * suggestions): a caller that reads no such field may take the numbers-only
+ * evaluation and get the same values. */
+bool report_field_is_words(const struct report_field *f);
 /* A numeric field (NUM, INT, STAGE, BOOL as 0/1) of a struct. */
 double report_field_number(const struct report_field *f, const void *base);
 /* Zeroes every non-finite double of the report (and turns -0 into 0);

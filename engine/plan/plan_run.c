@@ -92,7 +92,7 @@ enum { BOUND_TRIES_MAX = 16 };
  * values (memory is monotone in each, docs/PLAN.md) and every value of
  * those without one. False when no switch setting of the unit `s` fits. */
 static bool unit_may_fit(const struct plan_space *sp, const struct setup *s,
-                         const struct resolved *r)
+                         const struct resolved *r, const struct model_split *split)
 {
     int first_switch = sp->n_dims - sp->n_switch;
     struct memory_report m;
@@ -114,7 +114,7 @@ static bool unit_may_fit(const struct plan_space *sp, const struct setup *s,
             }
             plan_apply_value(d, v, &f);
         }
-        model_memory(&f, r, &m);
+        model_memory_split(&f, r, split, &m);
         if (m.fits)
             return true;
     }
@@ -205,7 +205,12 @@ static void unit_pruned(struct worker *w, uint64_t unit)
         c->bound_cut += sp->per_unit;
         return;
     }
-    if (!unit_may_fit(sp, &s, &r)) {
+    /* The pipeline split is the layout's, the same for every switch
+     * setting (model.h): made once here, not twice a candidate (memory
+     * check, evaluation). */
+    struct model_split split;
+    model_split_of(&s, &r, &split);
+    if (!unit_may_fit(sp, &s, &r, &split)) {
         c->memory_cut += sp->per_unit;
         return;
     }
@@ -216,12 +221,12 @@ static void unit_pruned(struct worker *w, uint64_t unit)
             c->invalid++;
             continue;
         }
-        model_memory(&s, &r, &m);
+        model_memory_split(&s, &r, &split, &m);
         if (!m.fits) {
             c->memory_cut++;
             continue;
         }
-        model_eval_numbers(&s, &r, &o);
+        model_eval_numbers_split(&s, &r, &split, &o);
         record(w, &o, unit * sp->per_unit + j);
     }
 }

@@ -226,6 +226,53 @@ struct sim_live {
 };
 void sim_live(const struct sim *sim, struct sim_live *out);
 
+/* ---- the automatic tick (sim_tick.c) ----
+ * The step loop times step ends, checkpoint writes, restarts and the
+ * serial data path exactly inside a tick; what the tick rounds is a wait
+ * for data (a step starts at a tick), a failure, an event and a sample
+ * (each at the tick after its time). So a tick far below the time of a
+ * batch leaves the results as they are, and the automatic tick is the
+ * coarsest one, of 1, 2 or 5 times a power of ten from 1 ms
+ * (SIM_AUTO_TICK_MIN_S, the step loop's default) to 50 s, that:
+ *  - is at most a tenth of the slowest stage's time per batch (the step,
+ *    or reading, preprocessing or copying a batch), and no longer than a
+ *    restart when failures can happen;
+ *  - moves few failures across a step end: a failure comes at the tick
+ *    after its time, and one that moves past the end of a step keeps that
+ *    step (the runs then draw their jitter apart): the failures expected
+ *    in the run (one when its length is not known) times tick / step stay
+ *    below 5%, and their rounding within the tolerance of the run's time;
+ *  - divides the run's length, the sample interval and every event's time;
+ *  - and passes a check: a probe of the run's first 50 slowest-stage times
+ *    (at most the run) at the tick and at a tenth of it gives the same
+ *    counters within SIM_AUTO_TICK_TOLERANCE (sim_counters_agree); a tick
+ *    that fails it gives way to the next finer one. */
+#define SIM_AUTO_TICK_TOLERANCE 1e-4
+#define SIM_AUTO_TICK_MIN_S     0.001
+#define SIM_AUTO_TICK_MAX_S     50.0
+struct sim_tick_choice {
+    double tick_s;        /* the tick chosen */
+    double bound_s;       /* the coarsest the setup allows, before alignment and check */
+    const char *bound_by; /* what sets the bound: "a step", "a restart", "the failures"... */
+    double probe_s;       /* simulated time the check ran; 0: none (the finest tick) */
+    double probe_tick_s;  /* the finer tick it compared with */
+    int refused;          /* coarser ticks that failed the check */
+};
+/* Chooses the tick for a run of duration_s (0: not known, as for a Lua
+ * sim: no alignment to it, one failure in doubt) of setup s with options o
+ * (its tick_s is not read) and the events ev. False, with the message,
+ * when the setup cannot run (sim_new's). */
+bool sim_auto_tick(const struct setup *s, const struct catalog *cat, const struct sim_options *o,
+                   double duration_s, const struct sim_event *ev, size_t n_ev,
+                   struct sim_tick_choice *out, char *err, size_t err_len);
+/* Whether two runs of the same length agree within tol: counts and
+ * amounts (kept steps, failures, checkpoints, tokens, energy, hottest
+ * rack) relative to the larger, times (starved, lost, throttled,
+ * checkpointing) relative to the run's time; completed steps as well, or
+ * within one a failure (the step a failure ends is rolled back, whether it
+ * completed first or not). */
+bool sim_counters_agree(const struct sim_counters *a, const struct sim_counters *b, double tol);
+
 /* Whether the sim can run a setup: it resolves, fits in device memory and
  * can be cooled at idle (a setup whose failures leave no progress still
  * runs: showing that is the point). Same message as sim_new otherwise. */

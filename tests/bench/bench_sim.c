@@ -6,6 +6,11 @@
  *                         8-device one (goal >= 0.9)
  *   sim_hour_1024_ms: T   ms to simulate 1 hour of the 1,024-device
  *                         GPT-3 preset (goal <= 200)
+ *   sim_auto_tick_ms: T   ms to choose the automatic tick of a 30-day
+ *                         run of that preset (sim_auto_tick: its probes)
+ *   sim_30d_gpt3_s: T     s to choose the tick and simulate those 30 days
+ *                         headless, as `mlviz sim gpt3-175b-a100
+ *                         --duration 30d` does (issue 23: 15 s at 1 ms)
  * Run from the repository root (or with MLVIZ_DATA set). About 10 s. */
 #include <math.h>
 #include <stdio.h>
@@ -81,6 +86,32 @@ static struct bench_clock ticks_per_s(const struct setup *s)
     return best;
 }
 
+/* The 30-day GPT-3 run headless: the automatic tick (as `mlviz sim`
+ * chooses it, a minute's samples) and the run at it. */
+static void month_at_auto_tick(const struct setup *s)
+{
+    char err[1024];
+    const double month_s = 30 * 86400.0;
+    struct sim_options o;
+    sim_default_options(&o);
+    o.sample_interval_s = 60;
+    o.series_capacity = 43201;
+    struct sim_tick_choice k;
+    struct bench_clock t0 = bench_now();
+    if (!sim_auto_tick(s, cat, &o, month_s, NULL, 0, &k, err, sizeof err))
+        die("sim_auto_tick", err);
+    struct bench_clock choose = bench_since(t0);
+    o.tick_s = k.tick_s;
+    struct sim *sim = sim_new(s, cat, &o, err, sizeof err);
+    if (!sim || !sim_run(sim, month_s, err, sizeof err))
+        die("30 days", err);
+    struct bench_clock all = bench_since(t0);
+    sim_free(sim);
+    printf("sim_auto_tick_ms: %.1f %.1f\n", choose.cpu_s * 1e3, choose.wall_s * 1e3);
+    printf("sim_30d_gpt3_s: %.2f %.2f\n", all.cpu_s, all.wall_s);
+    fprintf(stderr, "(30 days of GPT-3 at the automatic %g s tick)\n", k.tick_s);
+}
+
 int main(void)
 {
     char err[1024];
@@ -114,6 +145,7 @@ int main(void)
         sim_free(sim);
     }
     printf("sim_hour_1024_ms: %.1f %.1f\n", best.cpu_s * 1e3, best.wall_s * 1e3);
+    month_at_auto_tick(&gpt);
     catalog_free(cat);
     return 0;
 }

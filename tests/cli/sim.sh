@@ -87,7 +87,7 @@ if run series-sample 0 sim default --duration 1h --series --sample 5m; then
 fi
 
 if run csv-summary 0 sim laptop-cpu --duration 1h --format csv; then
-    if [ "$(wc -l <"$tmp/out")" -eq 2 ] && head -n 1 "$tmp/out" | grep -q '^setup,duration_s,seed,tokens_per_s'; then
+    if [ "$(wc -l <"$tmp/out")" -eq 2 ] && head -n 1 "$tmp/out" | grep -q '^setup,duration_s,seed,tick_s,tick_auto,tokens_per_s'; then
         pass csv-summary
     else
         fail csv-summary "$(head -c 300 "$tmp/out")"
@@ -185,16 +185,39 @@ optcheck "tick-61" --tick sim default --duration 1m --tick 61
 optcheck "tick-too-fine" --tick sim default --duration 1m --tick 0.0000001
 optcheck "duration-huge" --duration sim default --duration 1e10
 # A run is bounded: too many ticks at an explicit --tick, or too many steps,
-# is refused before it starts; without --tick a long run gets a coarser tick
-# (1e8 s at 10 s: 1e7 ticks, the duration kept exactly).
+# is refused before it starts; the automatic tick keeps a long run's
+# duration exactly (1e8 s: a whole number of ticks).
 optcheck "ticks-too-many" --tick sim default --duration 1e9 --tick 1ms
 optcheck "steps-too-many" --duration sim default --duration 1e9 --set model.layers=1
+optcheck "tick-auto-misspelt" --tick sim default --duration 1m --tick autox
 if run auto-tick 0 sim default --duration 1e8 --set training.global_batch=65536 --format json; then
-    if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["ticks"] == 10**7 and d["duration_s"] == 10**8, (d["ticks"], d["duration_s"])' <"$tmp/out" 2>/dev/null; then
+    if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["tick_auto"] is True and d["duration_s"] == 10**8 and d["ticks"] * d["tick_s"] == 10**8, (d["ticks"], d["tick_s"], d["duration_s"])' <"$tmp/out" 2>/dev/null; then
         pass auto-tick
     else
-        fail auto-tick "$(grep -E '"(ticks|duration_s)"' "$tmp/out" | tr -d '\n')"
+        fail auto-tick "$(grep -E '"(ticks|tick_s|duration_s)"' "$tmp/out" | tr -d '\n')"
     fi
+fi
+# --tick auto is the default: GPT-3's 30 s steps take a tick far coarser
+# than 1 ms (the engine's tests check the results stay within 0.01%), said
+# in JSON, CSV and text; an explicit --tick is kept and said so.
+if run tick-auto-default 0 sim gpt3-175b-a100 --duration 1d --format json &&
+    python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["tick_auto"] is True and d["tick_s"] >= 0.1 and abs(d["ticks"] * d["tick_s"] - 86400) < 1e-6, d["tick_s"]' <"$tmp/out" 2>/dev/null &&
+    cp "$tmp/out" "$tmp/default.json" &&
+    run tick-auto-word 0 sim gpt3-175b-a100 --duration 1d --tick auto --format json &&
+    cmp -s "$tmp/out" "$tmp/default.json"; then
+    pass tick-auto-default
+else
+    fail tick-auto-default "$(grep -E '"tick' "$tmp/out" | tr -d '\n')"
+fi
+if run tick-auto-text 0 sim gpt3-175b-a100 --duration 1d &&
+    grep -Eq "^  tick +[0-9.]+ m?s, automatic: the coarsest within 0.01% of a [0-9.]+ m?s tick" "$tmp/out" &&
+    run tick-given-text 0 sim gpt3-175b-a100 --duration 1h --tick 1ms &&
+    grep -Eq "^  tick +1(.0)? ms \(--tick\)" "$tmp/out" &&
+    run tick-given-csv 0 sim gpt3-175b-a100 --duration 1h --tick 10ms --format csv &&
+    python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin))[0]; assert float(r["tick_s"]) == 0.01 and r["tick_auto"] == "false", r' <"$tmp/out" 2>/dev/null; then
+    pass tick-said
+else
+    fail tick-said "$(head -c 300 "$tmp/out")"
 fi
 optcheck "events-empty" --events sim default --duration 1m --events ""
 optcheck "seed-missing" --seed sim default --duration 1m --seed

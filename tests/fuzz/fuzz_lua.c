@@ -217,7 +217,7 @@ static void stmt_sim(char *st, size_t st_len, struct input *in, int kind)
     case 10:
         snprintf(st, st_len,
                  "local t = sim:series(%s) local c = sim:counters() "
-                 "local r = sim:report() local u = sim:setup()",
+                 "local r = sim:report() local u = sim:setup() local k, a = sim:tick()",
                  PICK(in, words));
         break;
     case 21:

@@ -133,6 +133,21 @@ raises("sim unknown option", function() mlviz.sim(s, { seeed = 1 }) end, "did yo
 local a = mlviz.sim(s, { seed = 3, jitter = true }):run(20):counters()
 local b = mlviz.sim(s, { seed = 3, jitter = true }):run(20):counters()
 check("sim is deterministic", a.tokens == b.tokens and a.steps == b.steps)
+-- Headless, without tick_s, the tick is automatic (sim_auto_tick): GPT-3's
+-- 30 s steps run at a coarse tick whose results are a ten times finer
+-- tick's; an explicit tick_s stays; runs of a part of a tick add up.
+local g = mlviz.load("gpt3-175b-a100")
+local auto_sim = mlviz.sim(g, { seed = 2 })
+local tick, auto = auto_sim:tick()
+check("sim tick automatic headless", auto == true and tick >= 0.1, tick)
+local fine_sim = mlviz.sim(g, { seed = 2, tick_s = tick / 10 })
+local fine_tick, fine_auto = fine_sim:tick()
+check("sim tick_s given stays", fine_auto == false and fine_tick == tick / 10, fine_tick)
+local ca, cf = auto_sim:run("2h"):counters(), fine_sim:run("2h"):counters()
+check("sim automatic tick leaves the results", ca.steps == cf.steps and math.abs(ca.tokens - cf.tokens) <= 1e-4 * cf.tokens
+  and math.abs(ca.energy_j - cf.energy_j) <= 1e-4 * cf.energy_j, ca.tokens .. " vs " .. cf.tokens)
+for _ = 1, 10 do auto_sim:run(tick / 10) end
+check("sim runs of a tenth of a tick add up to one", math.abs(auto_sim:time() - (7200 + tick)) < 1e-6, auto_sim:time())
 
 -- sandbox
 check("math.random is seeded", (function() math.randomseed(); local x = math.random(); math.randomseed(); return x == math.random() end)())

@@ -41,9 +41,12 @@ struct sim_args {
     struct cli_setup_args changes; /* --set */
     double duration_s;
     double sample_s;
-    double tick_s;
+    double tick_s; /* 0: automatic */
     uint64_t seed;
     bool series, jitter, failures, thermal;
+    /* The tick run: --tick's, or automatic (choose_tick) */
+    bool tick_auto;
+    struct sim_tick_choice tick;
 };
 
 /* The options' ranges are in their rows of the command table
@@ -51,14 +54,15 @@ struct sim_args {
  * SIM_HELP: parse's answer after --help. */
 #define MAX_TICK_S 60.0
 enum { SIM_HELP = -1 };
-/* How long a run may take. Without --tick a long run gets a coarser tick,
- * so that it takes at most AUTO_TICKS; an explicit --tick may ask for up to
- * MAX_TICKS. The steps are simulated one by one whatever the tick, so a run
- * of more than MAX_STEPS steps (at the model's step time) is refused. The
- * costs per tick and per step (measured with `make bench` on the
- * development machine, 2 cores) give the estimate printed for long runs.
- * The step loop's figures do not depend on the tick (tests/cli/sim.sh). */
-#define AUTO_TICKS  1e7
+/* How long a run may take. The automatic tick (sim_auto_tick: the
+ * coarsest that leaves the results within 0.01%,
+ * tests/unit/engine/test_sim_tick.c) is made coarser still for a run that
+ * would take more than AUTO_TICKS; an explicit --tick may ask for up to
+ * MAX_TICKS. The steps are simulated one by one whatever the tick, so a
+ * run of more than MAX_STEPS steps (at the model's step time) is refused.
+ * The costs per tick and per step (measured with `make bench` on the
+ * development machine, 2 cores) give the estimate printed for long runs. */
+#define AUTO_TICKS  1e8
 #define MAX_TICKS   1e9
 #define MAX_STEPS   1e8
 #define TICK_COST_S 3e-8
@@ -95,6 +99,8 @@ static int sim_option(void *ctx, const char *name, const char *v)
         fields_parse_duration(v, &a->duration_s);
     else if (strcmp(name, "--sample") == 0)
         fields_parse_duration(v, &a->sample_s);
+    else if (strcmp(name, "--tick") == 0 && strcmp(v, "auto") == 0)
+        a->tick_s = 0;
     else if (strcmp(name, "--tick") == 0)
         fields_parse_duration(v, &a->tick_s);
     else if (strcmp(name, "--seed") == 0)
@@ -128,15 +134,15 @@ static int parse(int argc, char **argv, struct sim_args *a)
     return check_args(a);
 }
 
-/* The automatic tick: the step loop's default, or for a long run the
- * smallest of 1, 2 or 5 times a power of ten that keeps it within
- * AUTO_TICKS (at most 50 s, the largest such below MAX_TICK_S), so that a
- * round duration is a whole number of ticks. */
-static double auto_tick_s(double default_s, double duration_s)
+/* The tick a long run needs to stay within AUTO_TICKS: the smallest of 1,
+ * 2 or 5 times a power of ten at or above duration / AUTO_TICKS (at most
+ * 50 s, the largest such below MAX_TICK_S), so that a round duration is a
+ * whole number of ticks; `tick_s` when that is coarse enough already. */
+static double cost_tick_s(double tick_s, double duration_s)
 {
     double want = duration_s / AUTO_TICKS;
-    if (!(want > default_s))
-        return default_s;
+    if (!(want > tick_s))
+        return tick_s;
     double decade = pow(10.0, floor(log10(want))), m = want / decade;
     double tick = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * decade;
     return tick < 50.0 ? tick : 50.0;
@@ -174,6 +180,34 @@ static void summarize(const struct sim_counters *c, const struct model_report *o
 static bool compared_here(const struct counter_field *f)
 {
     return strcmp(f->key, "tokens_per_s") == 0;
+}
+
+/* The tick's line of the text summary: the tick, and how it was chosen. */
+static void write_tick_text(const struct sim_args *a)
+{
+    char t[48], fine[48], probe[48];
+    format_duration(t, sizeof t, a->tick_s);
+    if (!a->tick_auto) {
+        printf("  tick         %s (--tick)\n", t);
+        return;
+    }
+    const struct sim_tick_choice *k = &a->tick;
+    format_duration(fine, sizeof fine, k->tick_s);
+    if (a->tick_s > k->tick_s)
+        printf("  tick         %s, automatic: coarser than the %s that keeps the results within "
+               "0.01%%, for a run of at most %.0e ticks\n",
+               t, fine, AUTO_TICKS);
+    else if (k->probe_s > 0) {
+        format_duration(fine, sizeof fine, k->probe_tick_s);
+        format_duration(probe, sizeof probe, k->probe_s);
+        printf("  tick         %s, automatic: the coarsest within 0.01%% of a %s tick over the "
+               "first %s (bound by %s)\n",
+               t, fine, probe, k->bound_by ? k->bound_by : "the setup");
+    } else {
+        printf("  tick         %s, automatic: none coarser keeps the results within 0.01%% "
+               "(bound by %s)\n",
+               t, k->bound_by ? k->bound_by : "the setup");
+    }
 }
 
 static void write_text(const struct setup *s, const struct sim_args *a,
@@ -216,6 +250,7 @@ static void write_text(const struct setup *s, const struct sim_args *a,
     format_fixed(a1, sizeof a1, m->energy_kwh, 1);
     format_fixed(a2, sizeof a2, m->avg_facility_kw, 2);
     printf("  energy       %s kWh at the facility (%s kW average)\n", a1, a2);
+    write_tick_text(a);
 }
 
 static void json_counter(struct json_writer *w, const struct counter_field *f,
@@ -246,6 +281,8 @@ static void json_summary(struct json_writer *w, const struct setup *s, const str
     json_key_str(w, "setup", s->name);
     json_key_num(w, "duration_s", c->time_s);
     json_key_uint(w, "seed", (unsigned long long)a->seed);
+    json_key_num(w, "tick_s", a->tick_s);
+    json_key_bool(w, "tick_auto", a->tick_auto);
     json_key_bool(w, "jitter", a->jitter);
     json_key_bool(w, "failures_on", a->failures);
     json_key_bool(w, "thermal", a->thermal);
@@ -311,6 +348,8 @@ static void write_csv_summary(const struct setup *s, const struct sim_args *a,
     csv_row_field(&row, "setup");
     csv_row_field(&row, "duration_s");
     csv_row_field(&row, "seed");
+    csv_row_field(&row, "tick_s");
+    csv_row_field(&row, "tick_auto");
     for (size_t i = 0; i < counter_field_count; i++) {
         csv_counter_header(&row, &counter_fields[i]);
         if (compared_here(&counter_fields[i]))
@@ -321,6 +360,8 @@ static void write_csv_summary(const struct setup *s, const struct sim_args *a,
     csv_row_field(&row, s->name);
     csv_row_number(&row, c->time_s, 9);
     csv_row_count(&row, a->seed);
+    csv_row_number(&row, a->tick_s, 9);
+    csv_row_field(&row, a->tick_auto ? "true" : "false");
     for (size_t i = 0; i < counter_field_count; i++) {
         csv_counter(&row, &counter_fields[i], c);
         if (compared_here(&counter_fields[i])) {
@@ -412,16 +453,35 @@ static void options_for(const struct sim_args *a, struct sim_options *o)
     o->jitter = a->jitter;
     o->failures = a->failures;
     o->thermal = a->thermal;
-    o->tick_s = a->tick_s > 0 ? a->tick_s : auto_tick_s(o->tick_s, a->duration_s);
+    if (a->tick_s > 0)
+        o->tick_s = a->tick_s;
     o->sample_interval_s = a->sample_s > 0                ? a->sample_s
                            : a->duration_s <= SHORT_RUN_S ? SHORT_SAMPLE_S
                                                           : LONG_SAMPLE_S;
-    if (o->sample_interval_s < o->tick_s)
+    if (a->tick_s > 0 && o->sample_interval_s < o->tick_s)
         o->sample_interval_s = o->tick_s;
     double want = ceil(a->duration_s / o->sample_interval_s) + 1;
     o->series_capacity = want < 2                         ? 2
                          : want > (double)MAX_CLI_SAMPLES ? MAX_CLI_SAMPLES
                                                           : (size_t)want;
+}
+
+/* The tick when --tick is auto or left out: the coarsest that leaves the
+ * results within 0.01% (sim_auto_tick), made coarser for a run past
+ * AUTO_TICKS ticks. A setup that cannot run keeps the finest; new_sim
+ * says why. */
+static void choose_tick(struct sim_args *a, const struct setup *s, const struct catalog *cat,
+                        const struct sim_event *events, size_t n_events)
+{
+    a->tick_auto = !(a->tick_s > 0);
+    if (!a->tick_auto)
+        return;
+    struct sim_options o;
+    options_for(a, &o);
+    char err[1024];
+    if (!sim_auto_tick(s, cat, &o, a->duration_s, events, n_events, &a->tick, err, sizeof err))
+        a->tick.tick_s = SIM_AUTO_TICK_MIN_S;
+    a->tick_s = cost_tick_s(a->tick.tick_s, a->duration_s);
 }
 
 /* Schedules the events (warning about those after the end of the run);
@@ -498,7 +558,7 @@ static bool bounded(const struct sim_args *a, const struct sim_options *o, doubl
     double cost_s = steps * STEP_COST_S + ticks * TICK_COST_S;
     if (cost_s > 1)
         cli_error("note: %s is %.3g steps at a %s tick (%s); expect about %.0f s", d, steps, t,
-                  a->tick_s > 0 ? "--tick" : "automatic, --tick sets it", cost_s);
+                  a->tick_auto ? "automatic, --tick sets it" : "--tick", cost_s);
     return true;
 }
 
@@ -542,6 +602,8 @@ int cmd_sim(int argc, char **argv)
     struct sim_event *events = NULL;
     size_t n_events = 0;
     rc = load_inputs(&a, cat, &s, &events, &n_events);
+    if (rc == EXIT_OK)
+        choose_tick(&a, &s, cat, events, n_events);
     struct sim *sim = NULL;
     if (rc == EXIT_OK && !(sim = new_sim(&s, cat, &a, &rc)) && rc == EXIT_OK)
         rc = EXIT_RUNTIME;

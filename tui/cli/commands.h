@@ -40,8 +40,14 @@ enum { COMMANDS_MAX_OPTIONS = 20 };
 
 /* Option flags: given more than once adds up (--set); the view's option
  * that play and lesson do not take (--tour); a VALUE_NUMBER above min,
- * not min itself (--speed). */
-enum { COMMANDS_REPEAT = 1u << 0, COMMANDS_VIEW_ONLY = 1u << 1, COMMANDS_ABOVE_MIN = 1u << 2 };
+ * not min itself (--speed); a measure that also takes the word "auto"
+ * (--tick). */
+enum {
+    COMMANDS_REPEAT = 1u << 0,
+    COMMANDS_VIEW_ONLY = 1u << 1,
+    COMMANDS_ABOVE_MIN = 1u << 2,
+    COMMANDS_AUTO = 1u << 3
+};
 
 struct commands_option {
     const char *name;    /* "--format" */

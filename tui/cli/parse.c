@@ -62,6 +62,8 @@ static bool check_count(const struct commands_option *o, const char *v)
 
 static bool check_measure(const struct commands_option *o, const char *v)
 {
+    if ((o->flags & COMMANDS_AUTO) && strcmp(v, "auto") == 0)
+        return true;
     double x = 0;
     bool read = o->value == VALUE_NUMBER     ? fields_parse_number(v, &x)
                 : o->value == VALUE_DURATION ? fields_parse_duration(v, &x)
@@ -73,8 +75,9 @@ static bool check_measure(const struct commands_option *o, const char *v)
                        : o->value == VALUE_DURATION ? "a time such as 90s, 15m, 6h or 2d,"
                                                     : "a size such as 1GiB, 64MB or 4096,";
     const char *unit = o->value == VALUE_DURATION ? " s" : o->value == VALUE_BYTES ? " bytes" : "";
-    cli_error("%s must be %s %s %g%s and at most %g%s (got '%s')", o->name, what,
-              above ? "above" : "from", o->min, unit, o->max, unit, v);
+    cli_error("%s must be %s%s %s %g%s and at most %g%s (got '%s')", o->name,
+              o->flags & COMMANDS_AUTO ? "auto or " : "", what, above ? "above" : "from", o->min,
+              unit, o->max, unit, v);
     return false;
 }
 

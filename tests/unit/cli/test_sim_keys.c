@@ -20,9 +20,9 @@
 
 /* Keys `mlviz sim` prints besides the counters. */
 static const char *const run_keys[] = {
-    "setup",       "duration_s", "seed",   "jitter",
-    "failures_on", "thermal",    "events", "analytic_tokens_per_s",
-    "ratio",       "goodput"};
+    "setup",  "duration_s",  "seed",    "tick_s", "tick_auto",
+    "jitter", "failures_on", "thermal", "events", "analytic_tokens_per_s",
+    "ratio",  "goodput"};
 enum { RUN_KEYS = sizeof run_keys / sizeof run_keys[0], MAX_KEYS = 128 };
 
 /* Runs `mlviz sim default ...` and returns its standard output (free it). */
