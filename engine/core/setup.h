@@ -246,7 +246,9 @@ bool setup_resolve_blame(const struct setup *s, const struct catalog *cat, struc
 /* The cross-checks of setup_resolve without its catalog lookups, for a
  * setup whose references r already holds (resolved for a setup with the
  * same catalog ids): what the planner runs on each candidate that changes
- * fields that are no references. */
+ * fields that are no references. With err_len 0 (err may be NULL) no
+ * message is formatted: a caller that only needs the verdict skips the
+ * cost of the sentence. */
 bool setup_check_resolved(const struct setup *s, const struct resolved *r, char *err,
                           size_t err_len);
 /* The catalog ids of the last setup a memo resolved, and what they resolved

@@ -37,14 +37,6 @@ static bool resolve_ref(const struct catalog *cat, enum catalog_kind kind, const
 
 /* Fails naming the field to blame; when that field is not written in the
  * file (it took its default), messages point at `alt` instead. */
-#define FAIL_AT(path, alt, ...)                                                                    \
-    do {                                                                                           \
-        snprintf(err, err_len, __VA_ARGS__);                                                       \
-        bad_path[0] = path;                                                                        \
-        bad_path[1] = alt;                                                                         \
-        return false;                                                                              \
-    } while (0)
-#define FAIL(path, ...) FAIL_AT(path, NULL, __VA_ARGS__)
 
 /* The catalog references of the setup, resolved into r. */
 static bool resolve_refs(const struct setup *s, const struct catalog *cat, struct resolved *r,

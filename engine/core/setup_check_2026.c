@@ -9,15 +9,6 @@
 #include "setup.h"
 #include "setup_internal.h"
 
-#define FAIL_AT(path, alt, ...)                                                                    \
-    do {                                                                                           \
-        snprintf(err, err_len, __VA_ARGS__);                                                       \
-        bad_path[0] = path;                                                                        \
-        bad_path[1] = alt;                                                                         \
-        return false;                                                                              \
-    } while (0)
-#define FAIL(path, ...) FAIL_AT(path, NULL, __VA_ARGS__)
-
 static bool check_power(const struct setup *s, const struct resolved *r, char *err, size_t err_len,
                         const char *bad_path[2])
 {

@@ -51,14 +51,6 @@ static double format_peak(const struct accelerator *a, int train_precision)
     return setup_gemm_peak_tflops(&probe, a);
 }
 
-#define FAIL(path, ...)                                                                            \
-    do {                                                                                           \
-        snprintf(err, err_len, __VA_ARGS__);                                                       \
-        bad_path[0] = path;                                                                        \
-        bad_path[1] = NULL;                                                                        \
-        return false;                                                                              \
-    } while (0)
-
 bool setup_check_inference(const struct setup *s, const struct resolved *r, char *err,
                            size_t err_len, const char *bad_path[2])
 {

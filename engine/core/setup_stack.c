@@ -7,14 +7,6 @@
 #include "setup.h"
 #include "setup_internal.h"
 
-#define FAIL_AT(path, alt, ...)                                                                    \
-    do {                                                                                           \
-        snprintf(err, err_len, __VA_ARGS__);                                                       \
-        bad_path[0] = path;                                                                        \
-        bad_path[1] = alt;                                                                         \
-        return false;                                                                              \
-    } while (0)
-
 /* " (source: ...)" when the entry names one, else "". */
 static const char *src_open(const char *src)
 {

@@ -263,11 +263,10 @@ static bool shape_ok(const struct setup *s)
 static void add_suggestion(struct model_report *o, double base_gb, const struct setup *changed,
                            const struct resolved *r, const char *text, const char *changes)
 {
-    char err[256];
     /* A suggestion the stack cannot run is no suggestion (issue 20: the
      * stack rules of setup_check hold here too). */
     if (o->n_suggestions >= SUGGESTION_MAX || !shape_ok(changed) ||
-        !setup_check_resolved(changed, r, err, sizeof err))
+        !setup_check_resolved(changed, r, NULL, 0))
         return;
     double after = memory_of(changed, r);
     double saves = base_gb - after;

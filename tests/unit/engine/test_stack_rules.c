@@ -133,6 +133,42 @@ static void test_suggestions_obey_the_stack(void **state)
             fail_msg("megatron cannot run: %s", o.suggestions[i].changes);
 }
 
+/* The planner's check asks for no message (err_len 0): the verdict is the
+ * loader's, and the buffer it passes is left alone. */
+static void test_silent_check_gives_the_same_verdict(void **state)
+{
+    (void)state;
+    struct setup base;
+    setup_defaults(&base);
+    struct resolved r;
+    char err[512];
+    assert_true(setup_resolve(&base, cat, &r, err, sizeof err));
+    for (int k = 0; k < 4; k++) {
+        struct setup s = base;
+        if (k == 1) { /* a stack rule: ZeRO-3 on the 2021 stack */
+            snprintf(s.training.software, sizeof s.training.software, "megatron");
+            s.training.zero_stage = 3;
+        } else if (k == 2) { /* a layout rule: heads over tensor ranks */
+            s.training.tensor_parallel = 3;
+        } else if (k == 3) { /* interleaving without enough micro-batches */
+            s.cluster.nodes = 4;
+            s.training.pipeline_parallel = 4;
+            s.training.virtual_stages = 2;
+            s.training.global_batch = s.training.micro_batch;
+        }
+        char untouched[8] = "intact";
+        err[0] = 0;
+        bool loud = setup_check_resolved(&s, &r, err, sizeof err);
+        bool silent = setup_check_resolved(&s, &r, untouched, 0);
+        assert_int_equal(loud, silent);
+        assert_int_equal(loud, k == 0);
+        if (k > 0)
+            assert_true(err[0] != 0);
+        assert_string_equal(untouched, "intact");
+        assert_int_equal(setup_check_resolved(&s, &r, NULL, 0), loud);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_interleave_rules),
         cmocka_unit_test(test_every_rule_has_a_source),
         cmocka_unit_test(test_suggestions_obey_the_stack),
+        cmocka_unit_test(test_silent_check_gives_the_same_verdict),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
