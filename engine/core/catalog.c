@@ -103,6 +103,10 @@ static const struct field cpu_fields[] = {
     NUM(struct cpu, "l3_mb", l3_mb, 0, 1e5, 0, "MB", "last-level cache per socket", 0),
     {"vector_ext", FIELD_STR, offsetof(struct cpu, vector_ext), 0, 0, 0, "", NULL, 0, "",
      "vector and matrix extensions", 0, 0, NULL, NULL, 0},
+    NUM(struct cpu, "host_op_us", host_op_us, 0, 1e4, 0, "us",
+        "host time of one eager PyTorch op on a GPU tensor: Python, dispatch, launch (0 = not "
+        "measured)",
+        0),
 };
 
 static const struct field storage_fields[] = {
@@ -233,6 +237,17 @@ static const struct field software_fields[] = {
      "ZeRO-3 as XLA runs it over a scanned layer stack: layers gathered and their gradients "
      "reduce-scattered in the compute format",
      0, 0, NULL, NULL, 0},
+    NUM(struct software, "host_ops_per_layer_fwd", host_ops_per_layer_fwd, 0, 1e4, 0, "",
+        "host operations of one layer's forward in eager PyTorch ops (0 = compiled or not "
+        "counted)",
+        0),
+    NUM(struct software, "host_ops_per_moe_fwd", host_ops_per_moe_fwd, 0, 1e4, 0, "",
+        "host operations an MoE block adds to a layer's forward, besides one per expert GEMM", 0),
+    {"moe_host_sync", FIELD_BOOL, offsetof(struct software, moe_host_sync), 0, 1, 0, NULL, NULL, 0,
+     "", "dropless routing reads the tokens per expert on the host in every MoE layer", 0, 0, NULL,
+     NULL, 0},
+    {"cuda_graphs", FIELD_BOOL, offsetof(struct software, cuda_graphs), 0, 1, 0, NULL, NULL, 0, "",
+     "replays layers from CUDA graphs (training.cuda_graphs)", 0, 0, NULL, NULL, 0},
     SOFTWARE_RULE_FIELDS /* i20: catalog_rules.h */
 };
 

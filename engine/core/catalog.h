@@ -91,6 +91,9 @@ struct cpu {
     double idle_w;
     double l3_mb;
     char vector_ext[FIELD_STR_LEN]; /* "AVX-512, AMX" */
+    /* issue 21: host time of one eager PyTorch operation on a GPU tensor
+     * (Python, dispatcher, launch), microseconds; 0 = not measured. */
+    double host_op_us;
 };
 
 enum storage_scope { STORAGE_LOCAL, STORAGE_SHARED, STORAGE_MEMORY };
@@ -194,6 +197,15 @@ struct software {
      * layer's gradient is reduce-scattered in the compute format
      * (model_zero.c). False: PyTorch FSDP's picture. */
     bool xla_layer_gather;
+    /* issue 21: host operations one layer's forward issues, in units of one
+     * eager PyTorch op (0 = compiled or not counted: no host time); what an
+     * MoE block adds besides one launch per expert GEMM; whether dropless
+     * routing reads the tokens per expert on the host once per MoE layer;
+     * whether the stack can replay layers from CUDA graphs. */
+    double host_ops_per_layer_fwd;
+    double host_ops_per_moe_fwd;
+    bool moe_host_sync;
+    bool cuda_graphs;
     /* i20: what the stack can run, each rule with its source (a paper, a
      * release note or the code that enforces it); setup_check refuses a
      * setup that breaks one and quotes the source. */

@@ -68,15 +68,13 @@ const char *const infer_precision_names[] = {"auto", "bf16", "fp16", "fp8", "int
  * from the Llama 3 run on 16,384 H100s (Meta 2024): ~0.1 GPU interruptions
  * per GPU-year (MTBF ~87,600 h) and ~172 non-GPU interruptions over 2,048
  * nodes in 54 days (node MTBF ~15,000 h). */
-/* Ceilings on counts, far above any machine or model built so far, chosen so
- * every product the model forms stays exact: devices (nodes x per node) <
- * 2^27; samples per step (global_batch) <= 2^24 and tokens per step
- * (x seq_len) <= 2^44, exact in a double; devices x micro_batch x seq_len <=
- * 2^63 in 64-bit integers; parameter counts (layers x hidden x ffn_hidden x
- * 3, vocab x hidden) < 2^53, exact in a double. Floors on capacities (1 MB
- * of host RAM, 1 kB/s of storage, 36 s between failures) keep every rate
- * finite: a bandwidth of 4.9e-324 GB/s would pass "above 0" and divide into
- * inf. `mlviz fields` prints every range. */
+/* Ceilings on counts, far above any machine or model built so far, chosen so every product the
+ * model forms stays exact: devices (nodes x per node) < 2^27; samples per step (global_batch) <=
+ * 2^24 and tokens per step (x seq_len) <= 2^44, exact in a double; devices x micro_batch x seq_len
+ * <= 2^63 in 64-bit integers; parameter counts (layers x hidden x ffn_hidden x 3, vocab x hidden)
+ * < 2^53, exact in a double. Floors on capacities (1 MB of host RAM, 1 kB/s of storage, 36 s
+ * between failures) keep every rate finite: a bandwidth of 4.9e-324 GB/s would pass "above 0" and
+ * divide into inf. `mlviz fields` prints every range. */
 #define MAX_NODES        100000 /* the largest 2025 clusters: ~25,000 nodes */
 #define MAX_PER_NODE     1024   /* a wafer-scale or CPU "node" */
 #define MAX_LAYERS       16384  /* largest models: ~130 layers */
@@ -310,6 +308,8 @@ static const struct field setup_field_list[] = {
          "the output layer and loss count as one layer when layers are split over pipeline "
          "stages (Megatron-Core)",
          0, 4),
+    BOOL("training.cuda_graphs", training.cuda_graphs, 0,
+         "replay layers from CUDA graphs (no host time per op; dropless MoE stays eager)", 0, 4),
     AUTO("inference.batch", inference.batch, 1, 1048576, "sequences",
          "concurrent sequences per model replica (auto: as many as the KV cache holds, up to the "
          "engine's cap)",

@@ -167,6 +167,7 @@ struct setup {
         int fp8_scaling;               /* enum fp8_scaling */
         bool account_for_embedding_in_pipeline_split;
         bool account_for_loss_in_pipeline_split;
+        bool cuda_graphs; /* issue 21: layers replayed from CUDA graphs (no per-op host time) */
     } training;
     /* Serving the model (mlviz infer): one deployment of tensor_parallel x
      * pipeline_parallel devices per model replica, every replica of the

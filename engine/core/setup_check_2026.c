@@ -134,10 +134,30 @@ static bool check_training_2026(const struct setup *s, const struct resolved *r,
     return true;
 }
 
+/* Issue 21: CUDA graphs are a CUDA feature of the stack (Megatron-Core
+ * --cuda-graph-impl; Transformer Engine make_graphed_callables). */
+static bool check_host_2026(const struct setup *s, const struct resolved *r, char *err,
+                            size_t err_len, const char *bad_path[2])
+{
+    if (!s->training.cuda_graphs)
+        return true;
+    if (!r->software->cuda_graphs)
+        FAIL_AT("training.cuda_graphs", "training.software",
+                "training.cuda_graphs: %s does not capture layers in CUDA graphs; use "
+                "megatron-core or nemo",
+                r->software->head.id);
+    if (strcmp(r->accel->head.vendor, "NVIDIA") != 0 || r->accel->kind != ACCEL_GPU)
+        FAIL_AT("training.cuda_graphs", "cluster.node.accelerator",
+                "training.cuda_graphs: CUDA graphs run on NVIDIA GPUs, not on %s",
+                r->accel->head.id);
+    return true;
+}
+
 bool setup_check_2026(const struct setup *s, const struct resolved *r, char *err, size_t err_len,
                       const char *bad_path[2])
 {
     return check_power(s, r, err, err_len, bad_path) &&
            check_moe_2026(s, r, err, err_len, bad_path) &&
-           check_training_2026(s, r, err, err_len, bad_path);
+           check_training_2026(s, r, err, err_len, bad_path) &&
+           check_host_2026(s, r, err, err_len, bad_path);
 }

@@ -260,7 +260,11 @@ void model_layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
         lt->op_re += 0.5 * mt.fwd;
         lt->ep_fwd = mt.a2a_fwd;
     }
-    layer_comm(c, M, gemms, attn, at.bwd, lt);
+    /* Issue 21: the GPU's wait for the host to issue the layer
+     * (model_host.c); communication on its own streams runs on while the
+     * compute stream waits, so the wait widens the windows it hides in. */
+    model_layer_host(c, moe, lt);
+    layer_comm(c, M, gemms + lt->host_f, attn + lt->host_f, at.bwd + lt->host_b, lt);
 }
 
 /* ---- pipeline stages ------------------------------------------------------------ */

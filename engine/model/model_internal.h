@@ -235,7 +235,16 @@ struct layer_times {
     double cp_bwd;
     double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
     double op_re;  /* y2026: recompute of torchtitan's per-op policy */
+    double host_f; /* issue 21: of fwd, the GPU's wait for the host to issue the layer */
+    double host_b; /* and of bwd */
 };
+
+/* model_host.c (issue 21): whether a dropless MoE layer makes the host wait
+ * for the GPU once per forward; host operations of one layer's forward; the
+ * host's share of a layer's passes (added to fwd and bwd). */
+bool model_moe_syncs(const struct ctx *c);
+double model_layer_host_ops(const struct ctx *c, bool moe);
+void model_layer_host(const struct ctx *c, bool moe, struct layer_times *lt);
 
 /* model_compute.c */
 void model_layer_times(const struct ctx *c, bool moe, struct layer_times *lt);
