@@ -476,7 +476,11 @@ static void run_program(const char *program, bool from_file, bool played)
     o.time_limit_s = limit && atof(limit) > 0 ? atof(limit) : INPUT_TIME_LIMIT_S;
     o.output_dir = "/nonexistent-fuzz-output";
     o.played = played;
-    o.hooks = (struct luahost_hooks){NULL, sink_text, sink_text, sink_stage, sink_text, sink_setup};
+    o.hooks = (struct luahost_hooks){.print = sink_text,
+                                     .say = sink_text,
+                                     .focus = sink_stage,
+                                     .mark = sink_text,
+                                     .show = sink_setup};
     char err[4096] = "";
     struct luahost *h = luahost_new(&o, err, sizeof err);
     if (!h)
