@@ -298,6 +298,11 @@ for f in "$MLVIZ_DATA"/scenarios/*.lua; do
         check_sizes "$sess" "$1" "$2"
         shift 2
         next_pause "$sess"
+        # After the last pause, its end (the conclusion): the formats.
+        if [ $# -eq 0 ]; then
+            k=end
+            wait_for "$sess" "The end." 300 && check_sizes "$sess" "" ""
+        fi
     done
     for sz in $SIZES; do
         name="$scen at $sz: each pause shows the setup and bottleneck it narrates, no e+/e- number, one memory figure"
