@@ -334,8 +334,9 @@ static void draw_compare(const struct view_ctx *v, struct view_out *out)
  * each with its sparkline, by the figures every view shows. */
 static void draw_live_figures(const struct view_ctx *v, struct view_out *out)
 {
-    static const char *const short_names[STAGE_COUNT] = {"Data", "CPUs", "Accelerators", "Network",
-                                                         "Infrastructure"};
+    /* The CPUs' gauge is the feed's share of the step (pic_cpus). */
+    static const char *const short_names[STAGE_COUNT] = {"Data", "Feeding", "Accelerators",
+                                                         "Network", "Infrastructure"};
     struct rect l = v->lay->live;
     int half = l.w / 2, x = l.x + 1;
     char pct[16], tp[32];
