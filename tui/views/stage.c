@@ -10,6 +10,7 @@
 #include "glyphs.h"
 #include "keys.h"
 #include "pictures.h"
+#include "schedule.h"
 #include "theme.h"
 #include "units.h"
 #include "views.h"
@@ -419,9 +420,17 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
     case STAGE_INTERCONNECT:
         format_duration(a, sizeof a, r->stages.dp_comm_s);
         format_duration(b, sizeof b, r->breakdown.dp_comm_exposed);
-        format_duration(c, sizeof c, r->breakdown.pp_bubble);
-        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "%s %s (%s exposed)   pipeline bubble %s",
-                   view_dp_traffic_label(v, false), a, b, c);
+        if (r->pp <= 1) { /* no pipeline, no bubble (straggler wait is not one) */
+            draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "%s %s (%s exposed)   no pipeline",
+                       view_dp_traffic_label(v, false), a, b);
+            break;
+        }
+        /* The bubble as eval and the pipeline picture give it. */
+        char share[16];
+        format_duration(c, sizeof c, sched_bubble_s(r));
+        format_percent(share, sizeof share, sched_bubble_share(r));
+        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "%s %s (%s exposed)   pipeline bubble %s (%s)",
+                   view_dp_traffic_label(v, false), a, b, c, share);
         break;
     default: {
         char it[32], fac[32];
