@@ -34,11 +34,12 @@ if fastest then
                :set("training.recompute", fastest["training.recompute"]))
 end
 if not first then
-  story.conclude("no combination fits: even the smallest needs more than %.0f GB per GPU", worst["memory.capacity_gb"])
+  story.conclude("no combination fits: even the smallest needs more than the %s a GPU has", mlviz.format_si(worst["memory.capacity_gb"] * 1e9, "B"))
   return { fits = false }
 end
-story.conclude("without ZeRO or recomputation a GPU needs %.0f GB (it has %.0f); the first setting that fits is ZeRO %d with %s recomputation (%.0f GB), and the fastest that fits is ZeRO %d with %s recomputation (%.0f tokens/s)",
-  worst["memory.per_device_gb"], worst["memory.capacity_gb"], first["training.zero_stage"], first["training.recompute"],
-  first["memory.per_device_gb"], fastest["training.zero_stage"], fastest["training.recompute"], fastest.tokens_per_s)
+-- The device's memory as every screen writes it ("85.5 GB", not "86").
+story.conclude("without ZeRO or recomputation a GPU needs %.0f GB (it has %s); the first setting that fits is ZeRO %d with %s recomputation (%.0f GB), and the fastest that fits is ZeRO %d with %s recomputation (%s tokens/s)",
+  worst["memory.per_device_gb"], mlviz.format_si(worst["memory.capacity_gb"] * 1e9, "B"), first["training.zero_stage"], first["training.recompute"],
+  first["memory.per_device_gb"], fastest["training.zero_stage"], fastest["training.recompute"], mlviz.format_si(fastest.tokens_per_s, ""))
 return { fits = true, first_zero = first["training.zero_stage"], first_recompute = first["training.recompute"],
          base_gb = worst["memory.per_device_gb"] }

@@ -505,6 +505,7 @@ void ui_scroll_text(struct ui *u, int lines)
 
 void ui_scroll_caption(struct ui *u, int lines)
 {
+    u->caption_home = false; /* from where the last frame showed it */
     scroll_by(&u->caption_scroll, lines);
 }
 
@@ -530,7 +531,7 @@ struct view_out *ui_frame_begin(struct ui *u, int cols, int lines, struct view_c
     struct view_out *out = &u->out;
     out->hits = &u->hits;
     out->text_scroll = u->text_scroll;
-    out->caption_scroll = u->caption_scroll;
+    out->caption_scroll = u->caption_home ? -1 : u->caption_scroll;
     out->help_scroll = u->help_scroll;
     return out;
 }
@@ -656,8 +657,10 @@ void ui_transcript_add(struct ui *u, const char *text, size_t len, bool printed)
     e->text[len] = '\0';
     e->printed = printed;
     e->header = false;
-    if (u->caption_scroll > 0)
+    if (u->caption_scroll > 0 && !u->caption_home)
         u->caption_scroll++; /* a reader scrolled back keeps their place (about) */
+    else
+        u->caption_home = true; /* the newest entry shows from its start */
 }
 
 void ui_transcript_mark_header(struct ui *u)

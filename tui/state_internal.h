@@ -76,6 +76,7 @@ struct ui {
     struct ui_said transcript[UI_TRANSCRIPT_MAX]; /* narration and output, oldest first */
     int transcript_count;
     int caption_scroll; /* transcript lines scrolled back from the newest */
+    bool caption_home;  /* show the newest entry from its start (until the reader scrolls) */
     bool playing;       /* mlviz play */
     bool play_waiting;  /* the script paused for the presenter */
     bool play_done;

@@ -79,7 +79,7 @@ void ui_view_ctx(const struct ui *u, struct view_ctx *v)
         .play_done = u->play_done,
         .transcript = u->transcript,
         .transcript_count = u->transcript_count,
-        .caption_scroll = u->caption_scroll,
+        .caption_scroll = u->caption_home ? -1 : u->caption_scroll,
         .params = u->params,
         .n_params = u->n_params,
         .params_more = u->params_more,

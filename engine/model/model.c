@@ -227,8 +227,11 @@ static void eval_stages(const struct ctx *c, const struct device_step *d,
     st->need_bw_gbs = ratio(bytes, d->total) / 1e9;
     st->cpu_cores_total = dpth->cores_total;
     st->ep_comm_s = d->ep_total;
-    st->cpu_cores_busy =
-        mind(dpth->cores_total, dpth->cores_busy * ratio(d->total, o->step_time_s));
+    /* Each worker prepares for preprocess_s of every step: averaged over the
+     * step, workers x that share are busy (all of them when the loaders set
+     * the pace), the same share the CPUs' utilization counts. */
+    st->cpu_cores_busy = mind(dpth->cores_total,
+                              dpth->workers * mind(1.0, ratio(dpth->preprocess_s, o->step_time_s)));
     o->pcie_lanes_needed = dpth->lanes_need;
     o->pcie_lanes_have = dpth->lanes_have;
     o->pcie_lanes_ok = dpth->lanes_have >= dpth->lanes_need;

@@ -36,6 +36,7 @@ void model_data_path(const struct ctx *c, double device_step_s, struct data_path
     p->preprocess_s =
         time_for(samples * s->data.preprocess_us_per_sample * 1e-6, c->nodes * eff_workers);
     p->cores_total = cores;
+    p->workers = eff_workers;
     p->cores_busy = device_step_s > 0
                         ? mind(eff_workers, eff_workers * ratio(p->preprocess_s, device_step_s))
                         : 0.0;

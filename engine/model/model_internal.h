@@ -210,7 +210,8 @@ struct device_step {
 
 struct data_path {
     double read_s, preprocess_s, h2d_s, bw_gbs, cores_busy, cores_total, lanes_need, lanes_have;
-    bool serial; /* no loader workers or prefetch: nothing overlaps */
+    double workers; /* loader workers per node that run (at most the free cores) */
+    bool serial;    /* no loader workers or prefetch: nothing overlaps */
 };
 
 /* model.c: the context of one evaluation. */

@@ -44,3 +44,65 @@ if echo "$j" | grep -q '"tokens_per_s": null' && [ -z "$bad" ] && [ -z "$cells" 
 else
     fail "JSON and CSV of a setup that cannot run hold no throughput, MFU, energy or cost" "$bad $cells"
 fi
+
+# Anywhere: eval's text, JSON and CSV of every preset and test setup, also
+# air-cooled, and the series of a rack that cannot be cooled, hold no
+# negative power or energy (a field or column in W, kW, MW, Wh or energy, a
+# text figure with a power unit). One python reads them all.
+out=$(mktemp -d)
+k=0
+for f in scenarios/presets/*.yaml tests/setups/good/*.yaml "$HOT"; do
+    for cool in "" "--set facility.cooling=air"; do
+        k=$((k + 1))
+        echo "$f $cool" >"$out/$k.name"
+        for fmt in text json csv; do
+            # shellcheck disable=SC2086
+            "$MLVIZ_BIN" eval $f $cool --format $fmt >"$out/$k.$fmt" 2>/dev/null
+        done
+    done
+done
+"$MLVIZ_BIN" sim $HOT --duration 10m --series --format csv >"$out/series.csv" 2>/dev/null
+echo "sim --series of the hot rack" >"$out/series.name"
+neg=$(python3 - "$out" <<'PY'
+import csv, glob, json, os, re, sys
+d = sys.argv[1]
+name = re.compile(r"(_w|_kw|_mw|_wh|_kwh|_mwh)$|energy", re.I)
+bad = []
+def walk(o, path, out):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            walk(v, k, out)
+    elif isinstance(o, list):
+        for v in o:
+            walk(v, path, out)
+    elif isinstance(o, (int, float)) and not isinstance(o, bool) and o < 0 and name.search(path):
+        out.append("%s=%s" % (path, o))
+for n in sorted(glob.glob(d + "/*.name")):
+    base, what, found = n[:-5], open(n).read().strip(), []
+    if os.path.exists(base + ".text"):
+        found += [l.strip() for l in open(base + ".text").read().split("\n")
+                  if re.search(r"-[0-9.]+ ?[kMG]?(W|Wh)\b", l)]
+    if os.path.exists(base + ".json"):
+        try:
+            walk(json.load(open(base + ".json")), "", found)
+        except ValueError:
+            pass
+    rows = list(csv.reader(open(base + ".csv"))) if os.path.exists(base + ".csv") else []
+    for row in rows[1:]:
+        for k, v in zip(rows[0], row):
+            try:
+                if name.search(k) and float(v) < 0:
+                    found.append("%s=%s" % (k, v))
+            except ValueError:
+                pass
+    if found:
+        bad.append("[%s: %s]" % (what, "; ".join(found[:3])))
+print(" ".join(bad))
+PY
+)
+rm -rf "$out"
+if [ "$k" -ge 30 ] && [ -z "$neg" ]; then
+    pass "no negative power or energy in eval's text, JSON or CSV of any preset or test setup (also air-cooled), nor in a series"
+else
+    fail "no negative power or energy in eval's text, JSON or CSV of any preset or test setup (also air-cooled), nor in a series" "$neg"
+fi

@@ -9,16 +9,16 @@
 busy=$("$BIN" eval default --format json | sed -n 's/.*"cpu_cores_busy": *\([0-9.e+-]*\).*/\1/p' | head -1)
 want=$(awk -v b="$busy" 'BEGIN { printf "%.2g", b }')
 start cores 100 30 --
-if wait_for cores "cores $want/112 busy" 60 && ! screen cores | grep -q "cores 0\.0/"; then
+if wait_for cores "cores used $want/112" 60 && ! screen cores | grep -q "cores used 0\.0/"; then
     pass "the CPUs box shows $want of 112 cores busy (eval: $busy)"
 else
     fail "the CPUs box shows $want of 112 cores busy (eval: $busy)" "$(screen cores | grep cores)"
 fi
 keys cores 2
-if wait_for cores "cores of one node: $want of 112 busy" 40; then
+if wait_for cores "loaders use $want of 112 cores" 40; then
     pass "the CPUs picture says $want of 112 cores busy"
 else
-    fail "the CPUs picture says $want of 112 cores busy" "$(screen cores | grep 'cores of')"
+    fail "the CPUs picture says $want of 112 cores busy" "$(screen cores | grep "loaders use")"
 fi
 keys cores q
 

@@ -10,7 +10,8 @@
 #    docs/TUI.md);
 #  - no number in scientific notation ("2e-05", "1.3e+08");
 #  - one memory figure per device: an H100 reads 85.5 GB on every screen
-#    (never 80 or 86 GB), no GiB;
+#    (never 80 or 86 GB), no GiB; on any screen one device capacity, not
+#    also rounded or in GiB;
 #  - a setup that cannot run shows no throughput, MFU, achieved TFLOP/s,
 #    energy or cost anywhere;
 #  - the verdict shows whole (wrapped, never cut) at 100 columns and more;
@@ -18,8 +19,9 @@
 #    the Interconnect picture's where the picture shows it; a PP = 1 setup's
 #    step bar has no bubble.
 # Screens: the overview and the five stage views of a data-starved H100
-# setup (with its plan screen, tour stop and serving overview), of GPT-3
-# and of a setup that cannot run. Prints PASS/FAIL lines.
+# setup (with its plan screen, the tour's start and each of its stops, and
+# its serving overview), of GPT-3 and of a setup that cannot run. Prints
+# PASS/FAIL lines.
 . "$(dirname "$0")/tmux-lib"
 command -v python3 >/dev/null || { echo "SKIP screens: no python3"; exit 0; }
 
@@ -52,6 +54,11 @@ visit() {
     wait_for "$s" "  rank  " 100 && grab "$s" "$size-h100-plan"
     keys "$s" Escape t
     wait_for "$s" "end tour" && grab "$s" "$size-h100-tour"
+    # Each tour stop (it loads a setup of its own).
+    for k in 1 2 3 4 5; do
+        keys "$s" n
+        wait_title "$s" "│ $k " && wait_for "$s" "BOTTLENECK" && grab "$s" "$size-tour$k"
+    done
     keys "$s" Escape i
     wait_title "$s" "serving" && grab "$s" "$size-h100-infer"
     wait_for "$g" "BOTTLENECK" 60 && stages "$g" "$size-gpt3"
@@ -96,9 +103,12 @@ def ratio(a, b):
     return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 PAPER, INK = (255, 255, 255), (0, 0, 0)
 def cells(text):
-    """(row, col, char, fg, bg, reverse) per cell of a tmux capture-pane -e dump."""
+    """(row, col, char, fg, bg, reverse) per cell of a tmux capture-pane -e dump
+    (its attributes carry on from one row to the next, as the dump writes
+    them only where they change)."""
+    fg = bg = None; rev = False
     for row, line in enumerate(text.split("\n")):
-        fg = bg = None; rev = False; col = 0
+        col = 0
         for m in re.finditer(r"\x1b\[([0-9;]*)m|\x1b\][^\x07]*\x07|([^\x1b])", line):
             if m.group(2) is not None:
                 yield row, col, m.group(2), fg, bg, rev
@@ -169,7 +179,18 @@ for size in sizes:
     report(not sci, "%s: no number in scientific notation on %d screens" % (size, len(mine)), "; ".join(sci[:3]))
     mem = ["%s: '%s'" % (k, m.group(0)) for k, t in sorted(mine.items()) if "-h100" in k or "-norun" in k
            for m in re.finditer(r"(?<![0-9.])(?:80|86|80\.0|86\.0) GB\b|\bGiB\b", t)]
-    report(not mem, "%s: one memory figure per device (85.5 GB for an H100, no GiB)" % size, "; ".join(mem[:3]))
+    # Every screen: one device capacity ("used/capacity GB"), and that
+    # capacity nowhere else rounded or in GiB ("86 GB", "80 GB" beside 85.5).
+    for k, t in sorted(mine.items()):
+        caps = sorted(set(m.group(1) for m in re.finditer(r"[0-9.]+/([0-9.]+) GB", t)))
+        if len(caps) > 1:
+            mem.append("%s: capacities %s" % (k, caps))
+        for c in caps[:1]:
+            other = {"%.0f" % float(c), "%.0f" % (float(c) / 1.073741824)} - {c}
+            mem += ["%s: '%s' beside %s GB" % (k, m.group(0), c)
+                    for m in re.finditer(r"(?<![0-9./])([0-9.]+) GB\b", t) if m.group(1) in other]
+    report(not mem, "%s: one memory figure per device on every screen (85.5 GB for an H100, no GiB)" % size,
+           "; ".join(mem[:3]))
     bad = re.compile(r"(?:tokens|samples)/s ~?[0-9]|MFU ~?[0-9]|HFU [0-9]|achieved [0-9]|TFLOP/s/device"
                      r"|compute [0-9.]+ of|[0-9.]+ [kMG]?Wh\b|\$[0-9]|[0-9.]+ days\b")
     shown = ["%s: '%s'" % (k, m.group(0)) for k, t in sorted(mine.items()) if "-norun" in k
@@ -181,10 +202,15 @@ for size in sizes:
            for m in re.finditer(r"■ bubble ([0-9.]+%)", t)]
     pic = [m.group(1) for k, t in mine.items() if k.endswith("gpt3-stage4")
            for m in re.finditer(r"micro-batches: bubble [^(]*\(([0-9.]+%)\)", t)]
+    strip = [m.group(1) for k, t in mine.items() if k.endswith("gpt3-stage4")
+             for m in re.finditer(r"pipeline bubble [^(]*\(([0-9.]+%)\)", t)]
     want = os.environ.get("BUBBLE", "")
-    report(bar == [want] and all(p == want for p in pic),
-           "%s: GPT-3's bubble is eval's %s in the step bar%s" % (size, want, " and the picture" if pic else ""),
-           "step bar %s, picture %s" % (bar, pic))
+    # (At 80x24 a long verdict takes the strip's summary row, and the picture
+    # has no room for the schedule: 100x30 and 200x60 show them.)
+    report(bar == [want] and all(p == want for p in strip + pic),
+           "%s: GPT-3's bubble is eval's %s in the step bar%s%s"
+           % (size, want, ", the Interconnect strip" if strip else "", " and the picture" if pic else ""),
+           "step bar %s, strip %s, picture %s" % (bar, strip, pic))
     if int(size.split("x")[0]) >= 100:
         cut = []
         for k, t in sorted(mine.items()):
@@ -201,7 +227,10 @@ for size in sizes:
                "; ".join(cut[:2]))
     legend = [l for k, t in mine.items() if k.endswith("h100-overview") for l in t.split("\n")
               if "steady state" in l]
-    report(legend and "bubble" not in legend[0], "%s: a PP = 1 setup's step bar has no bubble" % size, str(legend))
+    legend += [l for k, t in mine.items() if k.endswith("h100-stage4") for l in t.split("\n")
+               if "exposed)" in l]
+    report(legend and not any("bubble" in l for l in legend),
+           "%s: a PP = 1 setup's step bar and Interconnect strip show no bubble" % size, str(legend))
 sys.exit(1 if fails else 0)
 EOF
 [ $? -eq 0 ] && [ "$FAILS" -eq 0 ]

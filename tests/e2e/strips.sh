@@ -69,12 +69,31 @@ fi
 keys st Escape
 wait_title st "overview"
 steady st
-cores=$(screen st | grep -o "cores [0-9.]*/" | head -1 | sed 's/cores //; s|/||')
+cores=$(screen st | grep -o "cores used [0-9.]*/" | head -1 | sed 's/cores used //; s|/||')
 want=$("$BIN" eval default $STARVED --format json | awk -F'[:,]' '/"cpu_cores_busy"/ { print $2; exit }')
 if [ -n "$cores" ] && near "$cores" "$want" "$(awk -v w="$want" 'BEGIN { print 0.05 * w + 0.00005 }')"; then
     pass "the CPUs box's busy cores match eval's ($cores of $want)"
 else
     fail "the CPUs box's busy cores match eval's" "'$cores' vs $want"
+fi
+if screen st | grep -q "cores used [0-9.]*/112 " && screen st | grep -q "feed [█▏▎▍▌▋▊▉░]* ~\?[0-9.]*%"; then
+    pass "the CPUs box names its two counts: cores used and the feed's busy share"
+else
+    fail "the CPUs box names its two counts: cores used and the feed's busy share" "$(screen st | sed -n 3,7p)"
+fi
+# Loader-bound (8 workers, no prefetch): the cores used are the workers times
+# the CPUs' busy share, the two figures of the box agree.
+CPUBOUND="--set model.kind=generic --set model.params=60.2e6 --set model.flops_per_sample=69e9
+    --set training.global_batch=2048 --set training.micro_batch=256 --set data.sample_bytes=110e3
+    --set data.preprocess_us_per_sample=1000 --set data.loader_workers_per_device=1
+    --set data.prefetch_batches=0 --set cluster.storage=object-store --set cluster.storage_bw_gbs=1"
+j=$("$BIN" eval default $CPUBOUND --format json)
+c=$(echo "$j" | awk -F'[:,]' '/"cpu_cores_busy"/ { print $2; exit }')
+u=$(util cpus default $CPUBOUND)
+if echo "$j" | grep -q '"bottleneck": "cpus"' && near "$c" "$(awk -v u="$u" 'BEGIN { print 8 * u }')" 0.01; then
+    pass "loader-bound: cores used = 8 workers x the CPUs' busy share ($c, $u)"
+else
+    fail "loader-bound: cores used = 8 workers x the CPUs' busy share" "cores $c, share $u"
 fi
 keys st q
 keys moe q

@@ -1,10 +1,12 @@
 #!/bin/sh
 # Whole-screen word-cut layout test: nothing on screen is cut mid-word by a
 # border or by the screen's right edge (issue 12, "readable at projector
-# sizes"). At 80x24, 100x30 and 140x40 it visits the overview, the five stage
-# views (keys 1-5, every page of each explanation), the help overlay and the
-# tour's stops, the verdict of a throttled setup and of one that cannot
-# run (overview and Infrastructure view), and at 80x24, 100x30 and 200x60
+# sizes"). At 80x24, 100x30, 140x40 and 200x60 it visits the overview, the
+# five stage views (keys 1-5, every page of each explanation but at 200x60),
+# the help overlay, the plan screen, a played story at a pause and
+# its parameters, and the tour's stops, the verdict of a throttled setup and
+# of one that cannot run (overview and Infrastructure view), and at 80x24,
+# 100x30 and 200x60
 # the inference mode's overview and stage views (issue 25) of three serving
 # setups; it captures each screen with tmux and looks for cut words and for
 # numbers in scientific notation ("2e-05").
@@ -25,10 +27,11 @@
 #      scenarios and the string literals of the C code (labels, help,
 #      reasons), compared without regard to case. A one-letter run counts as
 #      a word only when a space, a '/' or the line's start comes before it
-#      (the article "a", the "s" of a unit such as TB/s; the "a" of a clipped
-#      legend item "■a" is a cut).
-#   4. Text behind the help window is hidden, not cut: on the help screen
-#      only the window itself is checked.
+#      (the article "a", the "s" of a unit such as TB/s), or for an "s" an
+#      apostrophe (the possessive "server's"; the "a" of a clipped legend
+#      item "■a" is a cut).
+#   4. Text behind a window (the help, a story's parameters) is hidden, not
+#      cut: on such a screen only the window itself is checked.
 #   A run that is a whole word of the sources is accepted even where the
 #   sentence goes on (wrapping at a word boundary, or an ellipsis, is fine):
 #   this can miss a cut that happens to leave a whole shorter word ("in" of
@@ -61,9 +64,10 @@ capture() {
     [ -n "$WORDCUT_KEEP" ] && mkdir -p "$WORDCUT_KEEP" && cp "$T/$2.txt" "$WORDCUT_KEEP/"
 }
 
-# visit SIZE: every screen at COLSxROWS.
+# visit SIZE [light]: every screen at COLSxROWS ("light": the stage views
+# without their full-screen explanation).
 visit() {
-    cols=${1%x*} rows=${1#*x}
+    cols=${1%x*} rows=${1#*x} light=$2
     s=wc$cols
     start "$s" "$cols" "$rows" -- -c default
     if ! wait_for "$s" "BOTTLENECK" 60; then
@@ -76,6 +80,7 @@ visit() {
         keys "$s" "$d"
         wait_title "$s" "│ $d " || { fail "wordcut $1 stage $d" "not opened: $(screen "$s" | head -1)"; continue; }
         capture "$s" "$1-stage$d"
+        [ -n "$light" ] && continue
         # The explanation full screen (e), every page: its position reads
         # "PgDn k/n" (one page when it all fits and no position shows).
         keys "$s" e
@@ -100,7 +105,23 @@ visit() {
         fail "wordcut $1 help" "no help overlay"
     fi
     keys "$s" Escape
+    # The plan screen.
+    keys "$s" p
+    wait_for "$s" "  rank  " 100 && capture "$s" "$1-plan"
+    keys "$s" Escape
     keys "$s" q
+    # A played story at its first pause, and its parameters (o).
+    p=wp$cols
+    start "$p" "$cols" "$rows" -- play data-starvation
+    if wait_for "$p" "space: continue" 100; then
+        capture "$p" "$1-story"
+        keys "$p" o
+        wait_for "$p" "prefetch" 20 && capture "$p" "$1-story-params"
+    else
+        fail "wordcut $1 story" "no pause: $(screen "$p" | head -2)"
+    fi
+    keys "$p" Escape
+    keys "$p" q
     # The tour: its introduction and each stop.
     t=wt$cols
     start "$t" "$cols" "$rows" -- -c default --tour
@@ -179,8 +200,10 @@ visit_infer() {
 # The three sizes side by side, each in sessions of its own; each writes its
 # findings to $T/visit-SIZE.log and exits with their count; beside them the
 # inference mode's screens at the sizes issue 25 names, the same way.
-for size in 80x24 100x30 140x40; do
-    (visit "$size"; exit $FAILS) > "$T/visit-$size.log" 2>&1 &
+for size in 80x24 100x30 140x40 200x60; do
+    light=""
+    [ "$size" = 200x60 ] && light=1 # (the smaller sizes page the explanations)
+    (visit "$size" $light; exit $FAILS) > "$T/visit-$size.log" 2>&1 &
 done
 for size in 80x24 100x30 200x60; do
     (visit_infer "$size"; exit $FAILS) > "$T/infer-$size.log" 2>&1 &
@@ -220,16 +243,20 @@ def longer_with_prefix(run):
         return ordered[i]
     return None
 
+backward = sorted(w[::-1] for w in words)
 def longer_with_suffix(run):
-    for w in ordered:
-        if len(w) > len(run) and w.endswith(run):
-            return w
+    import bisect
+    r = run[::-1]
+    i = bisect.bisect_right(backward, r)
+    if i < len(backward) and backward[i].startswith(r):
+        return backward[i][::-1]
     return None
 
 def overlay(lines):
-    """The help window's rectangle (top, bottom, left, right), or None."""
+    """The rectangle (top, bottom, left, right) of a window over the screen
+    (the help, a played story's parameters), or None."""
     for top, line in enumerate(lines):
-        i = line.find("help - keys")
+        i = max(line.find("help - keys"), line.find("scenario parameters"))
         if i < 0:
             continue
         left, right = line.rfind("\u250f", 0, i), line.find("\u2513", i)
@@ -256,7 +283,8 @@ for path in sorted(glob.glob(os.path.join(caps, "*-*.txt"))):
             run = m.group(0).lower()
             s, e = m.start(), m.end()
             # A whole word of the sources; one letter only when it stands alone.
-            if run in words and (len(run) > 1 or at(s - 1) in ("", " ", "/")):
+            if run in words and (len(run) > 1 or at(s - 1) in ("", " ", "/")
+                                 or (run == "s" and at(s - 1) in ("'", "\u2019"))):
                 continue
             end_edge = (at(e) and is_box(at(e))) or (at(e) == " " and at(e + 1) and is_box(at(e + 1))) \
                 or (not box and e >= cols - 1)

@@ -74,11 +74,15 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     int rw = draw_width(right) + (state ? draw_width(state) + 2 : 11) + 8;
     /* The setup's name must show (it is what a class is looking at): on a
      * narrow screen the clock and the state word give way first. */
+    bool bare = false; /* running, on a narrow screen: no state arrow either */
     if (draw_width(left) + rw + 1 > r.w) {
         snprintf(right, sizeof right, "%s ", speed);
-        if (state)
-            state = "";
-        rw = draw_width(right) + (state ? 2 : 11) + 8;
+        bare = state != NULL;
+        rw = draw_width(right) + (bare ? 0 : 11) + 8;
+        if (bare && draw_width(left) + rw + 1 > r.w) {
+            right[0] = '\0'; /* and then the speed */
+            rw = 8;
+        }
     }
     int rx = r.w - rw;
     if (rx < 0)
@@ -86,11 +90,11 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     title_keep_case(left, sizeof left, rx - 1);
     draw_text(r.y, 0, rx - 1, ROLE_TITLE, left);
     int used = draw_text(r.y, rx, r.w - rx, ROLE_TITLE, right);
-    if (state) {
+    if (state && !bare) {
         char st[64];
         snprintf(st, sizeof st, "%s %s", g->arrow_right, state);
         used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_TITLE, st);
-    } else {
+    } else if (!state) {
         used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_PAUSED, " || PAUSED ");
     }
     used += draw_text(r.y, rx + used, r.w - rx - used, ROLE_TITLE, "  ? help");
@@ -171,16 +175,23 @@ static int pinned_header(const struct view_ctx *v, int w, int first)
 }
 
 /* mlviz play: the transcript (narration and printed lines, newest at the
- * bottom, scrolled back by caption_scroll rows) above one prompt row. A
- * printed table keeps its header row at the top while its rows show. */
+ * bottom, scrolled back by caption_scroll rows) above one prompt row. Until
+ * the reader scrolls (caption_scroll -1) an entry taller than the pane shows
+ * from its start: a case's "Case 3 of 4, ...: the bottleneck is ..." keeps
+ * its verdict in sight on a small screen, PgDn reads on. A printed table
+ * keeps its header row at the top while its rows show. */
 static void draw_transcript(const struct view_ctx *v, struct view_out *out, struct rect in)
 {
     int rows = in.h - 1;
-    int total = 0;
+    int total = 0, newest = 0;
     for (int i = 0; i < v->transcript_count; i++)
-        total += said_rows(&v->transcript[i], in.w);
+        total += newest = said_rows(&v->transcript[i], in.w);
     int max_scroll = total > rows ? total - rows : 0;
-    int scroll = v->caption_scroll > max_scroll ? max_scroll : v->caption_scroll;
+    int scroll = v->caption_scroll;
+    if (scroll < 0)
+        scroll = newest > rows ? newest - rows : 0;
+    if (scroll > max_scroll)
+        scroll = max_scroll;
     out->caption_scroll = scroll;
     int first = total - rows - scroll;
     if (first < 0)

@@ -335,7 +335,7 @@ static void breakdown_row(int y, int x, int w, const char *label, double total,
 {
     char t[32];
     format_duration(t, sizeof t, total);
-    char text[64];
+    char text[sizeof t + 64]; /* a label of up to 63 characters, a space, the time */
     snprintf(text, sizeof text, "%s %s", label, t);
     draw_text(y, x, LABEL_W, ROLE_TEXT, text);
     double parts[INFER_PARTS];

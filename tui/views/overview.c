@@ -140,11 +140,15 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s", s->cluster.node.cpu_sockets, name);
     draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
                s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
+    /* Two different counts, each named: the loader cores in use (an
+     * average over a step) and the gauge, the share of the step that
+     * feeding the devices (preparing or copying a batch) takes. */
     char busy[16];
     format_significant(busy, sizeof busy, view_live_cores_busy(v), 2);
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores %s/%.0f busy", busy,
+    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores used %s/%.0f", busy,
                r->stages.cpu_cores_total);
-    util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_CPUS],
+    int lw = draw_text(in.y + 3, in.x, in.w, ROLE_DIM, "feed ");
+    util_line(v, in.y + 3, in.x + lw, in.w - lw, v->live->stage_util[STAGE_CPUS],
               theme_role_for_util(v->live->stage_util[STAGE_CPUS]));
     if (in.h > 4) {
         const struct glyphs *g = glyphs_active();

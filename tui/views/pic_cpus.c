@@ -20,8 +20,8 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
     int total = (int)lround(r->stages.cpu_cores_total), busy = (int)lround(cores);
     char nbusy[16];
     format_significant(nbusy, sizeof nbusy, cores, 2);
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "cores of one node: %s of %d busy loading data",
-               nbusy, total);
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "loaders use %s of %d cores (one node)", nbusy,
+               total);
     int grid_h = in.h / 3;
     if (grid_h < 1)
         grid_h = 1;
@@ -30,7 +30,15 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
                    theme_role_for_util(v->live->stage_util[STAGE_CPUS]), &per);
     if (per > 1)
         draw_textf(y++, in.x, in.w, ROLE_DIM, "each cell = %d cores", per);
-    y++;
+    /* The strip's and the overview's gauge: a share of the step's time,
+     * not of the cores (a few cores can keep the feed busy all step). */
+    char feed[16] = "warming up";
+    if (!view_warming(v)) {
+        format_percent(feed, sizeof feed, view_live_stage_util(v, STAGE_CPUS));
+        view_mark_settling(v, feed, sizeof feed);
+    }
+    draw_textf(y++, in.x, in.w, ROLE_TEXT, "feeding (prepare, copy a batch) busy %s%s", feed,
+               view_warming(v) ? "" : " of the step");
     double dev_mem = r->memory.capacity_gb * s->cluster.node.accelerators_per_node;
     draw_textf(y++, in.x, in.w, ROLE_TEXT, "host RAM %.0f GB  vs  device memory %.0f GB per node",
                s->cluster.node.host_ram_gb, dev_mem);

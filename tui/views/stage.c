@@ -10,6 +10,7 @@
 #include "glyphs.h"
 #include "keys.h"
 #include "pictures.h"
+#include "schedule.h"
 #include "theme.h"
 #include "units.h"
 #include "views.h"
@@ -334,8 +335,9 @@ static void draw_compare(const struct view_ctx *v, struct view_out *out)
  * each with its sparkline, by the figures every view shows. */
 static void draw_live_figures(const struct view_ctx *v, struct view_out *out)
 {
-    static const char *const short_names[STAGE_COUNT] = {"Data", "CPUs", "Accelerators", "Network",
-                                                         "Infrastructure"};
+    /* The CPUs' gauge is the feed's share of the step (pic_cpus). */
+    static const char *const short_names[STAGE_COUNT] = {"Data", "Feeding", "Accelerators",
+                                                         "Network", "Infrastructure"};
     struct rect l = v->lay->live;
     int half = l.w / 2, x = l.x + 1;
     char pct[16], tp[32];
@@ -355,6 +357,26 @@ static void draw_live_figures(const struct view_ctx *v, struct view_out *out)
                v->setup->model.kind == MODEL_GENERIC ? "samples/s" : "tokens/s", tp);
     draw_spark(l.y, half + LIVE_LABEL_W, l.w - half - LIVE_LABEL_W - 1, 1, out->series, n,
                view_spark_top(out->series, n, v->report->tokens_per_s), ROLE_SPARK_TPUT);
+}
+
+/* The Interconnect strip's summary: the data-parallel traffic and the
+ * pipeline bubble as eval and the pipeline picture give it (none at PP = 1:
+ * waiting for the slowest device is not a bubble). */
+static void draw_net_summary(const struct view_ctx *v, int y, int x, int w)
+{
+    const struct model_report *r = v->report;
+    char a[32], b[32], c[32], share[16];
+    format_duration(a, sizeof a, r->stages.dp_comm_s);
+    format_duration(b, sizeof b, r->breakdown.dp_comm_exposed);
+    if (r->pp <= 1) {
+        draw_textf(y, x, w, ROLE_TEXT, "%s %s (%s exposed)   no pipeline",
+                   view_dp_traffic_label(v, false), a, b);
+        return;
+    }
+    format_duration(c, sizeof c, sched_bubble_s(r));
+    format_percent(share, sizeof share, sched_bubble_share(r));
+    draw_textf(y, x, w, ROLE_TEXT, "%s %s (%s exposed)   pipeline bubble %s (%s)",
+               view_dp_traffic_label(v, false), a, b, c, share);
 }
 
 static void draw_live(const struct view_ctx *v, struct view_out *out)
@@ -416,11 +438,7 @@ static void draw_live(const struct view_ctx *v, struct view_out *out)
             view_live_util(v, r->tflops_per_device), a, r->peak_tflops, c, b);
         break;
     case STAGE_INTERCONNECT:
-        format_duration(a, sizeof a, r->stages.dp_comm_s);
-        format_duration(b, sizeof b, r->breakdown.dp_comm_exposed);
-        format_duration(c, sizeof c, r->breakdown.pp_bubble);
-        draw_textf(l.y + 1, x, l.w - 2, ROLE_TEXT, "%s %s (%s exposed)   pipeline bubble %s",
-                   view_dp_traffic_label(v, false), a, b, c);
+        draw_net_summary(v, l.y + 1, x, l.w - 2);
         break;
     default: {
         char it[32], fac[32];

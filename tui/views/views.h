@@ -115,7 +115,7 @@ struct view_ctx {
     bool playing, play_waiting, play_done;
     const struct ui_said *transcript;
     int transcript_count;
-    int caption_scroll;
+    int caption_scroll; /* -1: the newest entry from its start (or all of it) */
     const struct ui_param *params;
     int n_params;
     int params_more; /* declared beyond UI_MAX_PARAMS */
