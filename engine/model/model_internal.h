@@ -293,6 +293,16 @@ void model_data_path(const struct ctx *c, double device_step_s, struct data_path
 /* model_memory.c */
 double model_layer_activation_bytes(const struct ctx *c, bool moe, int recompute);
 void model_memory_model(const struct ctx *c, struct memory_report *m);
+/* The phases of a step whose largest is a stage's peak (model_memory.c). */
+enum {
+    MEMORY_PHASE_FORWARD_END,   /* stored activations + the loss's logits */
+    MEMORY_PHASE_BACKWARD_LAST, /* stored activations + the rebuilt layer */
+    MEMORY_PHASE_OPTIMIZER,     /* the model states alone */
+    MEMORY_PHASES
+};
+/* What stage `stage_index` holds in each phase, bytes; returns the number
+ * of stages (phases all 0 for an index out of range). */
+int model_memory_phases(const struct ctx *c, int stage_index, double phase[MEMORY_PHASES]);
 /* y2026: activation bytes of one layer under torchtitan's per-op policy. */
 double model_op_checkpoint_bytes(const struct ctx *c, bool moe);
 

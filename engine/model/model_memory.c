@@ -161,34 +161,48 @@ double model_inflight(int64_t p, int v, int64_t m, int stage)
     return in_flight;
 }
 
-static double stage_activations(const struct ctx *c, const struct stage *st, double *logits,
-                                double *host)
+/* The activations of a stage: `stored`, what the in-flight micro-batches
+ * keep for their backward; `rebuilt`, the one layer recomputation rebuilds
+ * in full for its backward; `logits`, what the loss holds on the last
+ * stage. Each lives in its own phase of the step (model_memory_model). */
+struct stage_acts {
+    double stored, rebuilt, logits, host;
+};
+
+static void stage_activations(const struct ctx *c, const struct stage *st, struct stage_acts *o)
 {
-    *host = 0.0;
+    *o = (struct stage_acts){0};
     const struct setup *s = c->s;
-    *logits = 0.0;
-    if (s->model.kind == MODEL_GENERIC)
-        return s->model.activation_bytes_per_sample * c->mb;
+    if (s->model.kind == MODEL_GENERIC) {
+        o->stored = s->model.activation_bytes_per_sample * c->mb;
+        return;
+    }
     int rc = s->training.recompute;
     double inflight = model_inflight(c->pp, s->training.virtual_stages, c->m, st->index);
     int dense = st->layers - st->moe_layers;
     double per_mb = dense * c->act_dense + st->moe_layers * c->act_moe;
     if (st->last && s->model.mtp_layers > 0) /* multi-token prediction layers */
         per_mb += s->model.mtp_layers * (s->model.experts > 0 ? c->act_moe : c->act_dense);
-    double acts = per_mb * inflight - model_offload_device_saving(c, st, inflight);
-    *host = model_offload_host_bytes(c, st, inflight);
-    if (rc == RECOMPUTE_FULL || rc == RECOMPUTE_OP) /* the layer being recomputed, whole */
-        acts += st->moe_layers > 0 ? c->act_full_moe : c->act_full_dense;
+    o->stored = per_mb * inflight - model_offload_device_saving(c, st, inflight);
+    o->host = model_offload_host_bytes(c, st, inflight);
+    if (rc == RECOMPUTE_FULL || rc == RECOMPUTE_OP) {
+        /* The layer being recomputed, whole, less what it already stores:
+         * its saved input (and, per-op, its saved outputs) are the tensors
+         * the rebuilt layer reads, not copies of them. */
+        bool moe = st->moe_layers > 0;
+        double full = moe ? c->act_full_moe : c->act_full_dense;
+        double kept = moe ? c->act_moe : c->act_dense;
+        o->rebuilt = full > kept ? full - kept : 0.0;
+    }
     if (st->last) {
         /* Logits: per token and vocabulary entry, the software's bytes held
          * at the loss (a fused vocabulary-parallel cross entropy: the
          * 16-bit output plus an fp32 copy; eager PyTorch more), 2 more per
          * logit in fp32 training; once more per MTP module. */
-        *logits = (double)s->model.seq_len / c->cp * c->mb * s->model.vocab / c->tp *
-                  (c->r->software->loss_logit_bytes + c->act_bytes - 2.0) *
-                  (1.0 + s->model.mtp_layers);
+        o->logits = (double)s->model.seq_len / c->cp * c->mb * s->model.vocab / c->tp *
+                    (c->r->software->loss_logit_bytes + c->act_bytes - 2.0) *
+                    (1.0 + s->model.mtp_layers);
     }
-    return acts;
 }
 
 _Static_assert((int)MODEL_SPLIT_STAGES == (int)MODEL_STAGE_CANDIDATES, "one split, two names");
@@ -225,6 +239,50 @@ void model_split_of(const struct setup *s, const struct resolved *r, struct mode
             st[i].last,  st[i].params.dense, st[i].params.experts, st[i].embedding};
 }
 
+/* The phases of a stage's step (docs/MODEL.md, section 4). The model states
+ * live throughout. At the end of a micro-batch's forward pass the stored
+ * activations of every micro-batch in flight and the loss's logits are
+ * live; the logits and their gradient die in the output layer's backward,
+ * before the first layer (the last one) is rebuilt, so the backward phase
+ * holds the stored activations and the rebuilt layer instead (PyTorch's
+ * autograd frees a node's saved tensors once its backward has run;
+ * Megatron-Core's and torch.utils.checkpoint's recomputation rebuilds one
+ * layer inside its own backward; XLA's buffer assignment gives buffers of
+ * disjoint lifetimes the same memory). The optimizer step holds the states
+ * alone: the fused Adam kernels of these stacks update in place. */
+struct stage_phases {
+    struct states st;
+    struct stage_acts acts;
+    double phase[MEMORY_PHASES];
+};
+
+static void stage_phases(const struct ctx *c, const struct stage *stage, struct stage_phases *o)
+{
+    stage_states(c, stage, &o->st);
+    stage_activations(c, stage, &o->acts);
+    double states = o->st.params + o->st.grads + o->st.optim;
+    o->phase[MEMORY_PHASE_FORWARD_END] = states + o->acts.stored + o->acts.logits;
+    o->phase[MEMORY_PHASE_BACKWARD_LAST] = states + o->acts.stored + o->acts.rebuilt;
+    o->phase[MEMORY_PHASE_OPTIMIZER] = states;
+}
+
+int model_memory_phases(const struct ctx *c, int stage_index, double phase[MEMORY_PHASES])
+{
+    struct stage stages[MODEL_STAGE_CANDIDATES];
+    int n = split_stages(c, stages);
+    for (int p = 0; p < MEMORY_PHASES; p++)
+        phase[p] = 0.0;
+    if (stage_index < 0 || stage_index >= n)
+        return n;
+    struct stage_phases o;
+    stage_phases(c, &stages[stage_index], &o);
+    for (int p = 0; p < MEMORY_PHASES; p++)
+        phase[p] = o.phase[p];
+    return n;
+}
+
+/* The peak of the step: over the stages, the largest phase (never the sum
+ * of what the phases hold). The report breaks the peak phase down. */
 void model_memory_model(const struct ctx *c, struct memory_report *m)
 {
     const struct software *sw = c->r->software;
@@ -232,23 +290,31 @@ void model_memory_model(const struct ctx *c, struct memory_report *m)
     int n = split_stages(c, stages);
     double best = -1.0;
     for (int i = 0; i < n; i++) {
-        struct states st;
-        stage_states(c, &stages[i], &st);
-        double logits;
-        double host;
-        double acts = stage_activations(c, &stages[i], &logits, &host);
-        double used = st.params + st.grads + st.optim + acts + logits;
+        struct stage_phases o;
+        stage_phases(c, &stages[i], &o);
+        int peak = MEMORY_PHASE_FORWARD_END;
+        for (int p = 0; p < MEMORY_PHASES; p++)
+            if (o.phase[p] > o.phase[peak])
+                peak = p;
+        double used = o.phase[peak];
+        /* The caching allocator's reserve and fragmentation (PyTorch
+         * stacks); XLA's static buffer assignment has no fragmentation (the
+         * software entry's fraction is 0 there). */
         double reserved = sw->runtime_reserved_gb * GB + sw->fragmentation * used;
         if (used + reserved <= best)
             continue;
         best = used + reserved;
-        m->params_gb = st.params / GB;
-        m->grads_gb = st.grads / GB;
-        m->optimizer_gb = st.optim / GB;
-        m->experts_gb = st.experts / GB;
-        m->activations_gb = acts / GB;
-        m->logits_gb = logits / GB;
-        m->host_offload_gb = host / GB;
+        m->params_gb = o.st.params / GB;
+        m->grads_gb = o.st.grads / GB;
+        m->optimizer_gb = o.st.optim / GB;
+        m->experts_gb = o.st.experts / GB;
+        m->activations_gb =
+            (peak == MEMORY_PHASE_OPTIMIZER
+                 ? 0.0
+                 : o.acts.stored + (peak == MEMORY_PHASE_BACKWARD_LAST ? o.acts.rebuilt : 0.0)) /
+            GB;
+        m->logits_gb = (peak == MEMORY_PHASE_FORWARD_END ? o.acts.logits : 0.0) / GB;
+        m->host_offload_gb = o.acts.host / GB;
         m->reserved_gb = reserved / GB;
         m->per_device_gb = (used + reserved) / GB;
     }
