@@ -246,25 +246,42 @@ void model_stage_cost(const struct ctx *c, const struct stage *st, const struct 
                       const struct layer_times *lm, struct model_stage_cost *o);
 void model_device_step(const struct ctx *c, struct device_step *d);
 
-/* model_pipeline.c: the closed form of the pipeline schedule, two passes
- * over the stages (the totals, then each stage's path), the same physics as
- * the step-schedule simulator (engine/sched). */
+/* model_pipeline.c: the closed form of the pipeline schedule, passes over
+ * the stages (the totals, then each stage's path; interleaved with m >= p a
+ * third, first stage first, for the rounds), the same physics as the
+ * step-schedule simulator (engine/sched). */
+struct pipe_rounds {
+    double fill, drain;  /* chunk 0 of the first and last micro-batch to stage k */
+    double enter, leave; /* the longest paths into stage k's first chunk v - 1 forward and
+                          * out of its last chunk v - 1 backward */
+    double pre_pair;     /* the chunk passes of the stages before k */
+    double gap_in, gap_around, gap_ring; /* the last stage's cycles through another stage
+                                          * (-1: none) */
+    double phi_prev, beta_prev;          /* stage k - 1's chunk passes */
+    double makespan;
+};
 struct pipe_form {
     int p, v;
-    double m, e, link;       /* micro-batches, blocking and whole send */
-    double chain_f, chain_b; /* pass 1: every stage's chunk on the first path */
-    double work_total;       /* pass 1: every stage's whole micro-batch */
-    double after_f, after_b; /* pass 2 (last stage first): the stages after k */
-    double after_max;        /* the longest any of them takes to send its backwards */
-    double light; /* pass 1: the longest chunk pair (forward, backward) of the other stages */
-    double last;  /* pass 1: the last stage's chunk pair, without the output layer */
+    double m, e, link;        /* micro-batches, blocking and whole send */
+    double chain_f, chain_b;  /* pass 1: every stage's chunk on the first path */
+    double work_total;        /* pass 1: every stage's whole micro-batch */
+    double sum_phi, sum_beta; /* pass 1: every stage's chunk passes, without the ends' extras */
+    double mid_pair;          /* pass 1: the same, forward and backward, of all but the last */
+    double edge_last;         /* pass 1: the output layer's forward and backward */
+    double after_f, after_b;  /* pass 2 (last stage first): the stages after k */
+    double after_max;         /* the longest any of them takes to send its backwards */
     double makespan;
     double tail; /* how long after the pipeline the last stage's tail ends */
+    struct pipe_rounds r;
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);
 void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost *st);
 /* Stage k's path; called for k = p - 1 down to 0. */
 void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st);
+/* Interleaved with at least p micro-batches: Megatron-Core's rounds, the
+ * third pass, called for k = 0 up to p - 1 after the other two. */
+bool model_pipe_rounds(const struct pipe_form *pf);
+void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost *st);
 
 /* model_network.c */
 double model_tp_allreduce_time(const struct ctx *c, double bytes);

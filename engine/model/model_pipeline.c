@@ -74,6 +74,7 @@ void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v)
     pf->m = (double)c->m;
     pf->link = c->pp > 1 ? model_pp_send_time(c) : 0.0;
     pf->e = (1.0 - c->r->software->pp_p2p_overlap) * pf->link;
+    pf->r.gap_in = pf->r.gap_around = pf->r.gap_ring = -1.0;
 }
 
 /* A chunk's forward and backward on the first micro-batch's path. */
@@ -100,34 +101,13 @@ void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost
     pf->chain_f += chain_f(pf, st);
     pf->chain_b += chain_b(pf, st);
     pf->work_total += st->fwd_s + st->bwd_s;
-    double pair =
-        (st->fwd_s - st->edge_fwd_s + st->bwd_s - st->edge_bwd_s + stage_sends(pf, k) * pf->e) /
-        pf->v;
+    double phi = (st->fwd_s - st->edge_fwd_s) / pf->v, beta = (st->bwd_s - st->edge_bwd_s) / pf->v;
+    pf->sum_phi += phi;
+    pf->sum_beta += beta;
     if (k < pf->p - 1)
-        pf->light = maxd(pf->light, pair + st->edge_fwd_s / pf->v);
+        pf->mid_pair += phi + beta;
     else
-        pf->last = pair;
-}
-
-/* Interleaved: Megatron-Core's stages run their chunk passes in rounds of p
- * micro-batches (a round of forwards of one chunk beside a round of
- * backwards of another). The last stage (warm-up (v - 1) p) runs the
- * forwards and backwards of its last chunk, with the output layer, in the
- * same round of each cycle of v rounds; when that round is longer than the
- * other stages' chunk pairs, they wait for its backwards. In its v - 1
- * other rounds it runs light chunk pairs, but receives the forwards at the
- * pace of the slowest other stage (`light`), less the one pair the stage
- * before it ran ahead (its warm-up is two passes longer). Per micro-batch:
- * the heavy pair, then the light rounds at the slower of the two paces;
- * around the steady state, the chunk chain of the other stages fills and
- * drains. */
-static double round_path(const struct pipe_form *pf, const struct model_stage_cost *last)
-{
-    double a = pf->last, b = pf->light, v = pf->v;
-    double heavy = a + (last->edge_fwd_s + last->edge_bwd_s);
-    double rest = maxd((v - 1.0) * a, (v - 1.0) * b - b / pf->p);
-    return pf->m * (heavy + rest) + pf->chain_f - chain_f(pf, last) + pf->chain_b -
-           chain_b(pf, last) + 2.0 * (pf->p - 1) * pf->link;
+        pf->edge_last = st->edge_fwd_s + st->edge_bwd_s;
 }
 
 void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st)
@@ -146,8 +126,10 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
      * (none out of the ends of the whole model). */
     double e_f = pf->p > 1 && (k < pf->p - 1 || pf->v > 1) ? pf->e : 0.0;
     double e_b = pf->p > 1 && (k > 0 || pf->v > 1) ? pf->e : 0.0;
-    double path;
-    if (after < pf->m) {
+    double path = 0.0;
+    if (model_pipe_rounds(pf)) {
+        /* Interleaved rounds: the third pass (model_pipe_round). */
+    } else if (after < pf->m) {
         /* The warm-up's forwards (and the send of the one before the first
          * backward) cover the round trip through the stages after k, as
          * far as they last; at the end the last forward's send and the
@@ -162,7 +144,7 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
          * round waits for the micro-batches to come round the ring, so the
          * first one goes through every chunk of every stage in turn, the
          * others a chunk behind each other (with equal stages p (f + b) +
-         * (m - 1)(f + b) / v, which meets the formula above at m = p). */
+         * (m - 1)(f + b) / v, which meets the rounds at m = p). */
         path =
             pf->work_total + 2.0 * (pf->p * pf->v - 1) * pf->link + (pf->m - 1.0) * per_mb / pf->v;
     } else {
@@ -172,8 +154,6 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
         path = fill + drain + first_back + (cb + e_b) +
                maxd((pf->m - 1.0) * (cb + e_b), pf->after_max);
     }
-    if (k == pf->p - 1 && pf->v > 1 && pf->m >= pf->p)
-        path = maxd(path, round_path(pf, st));
     pf->makespan = maxd(pf->makespan, path);
     pf->after_f += cf;
     pf->after_b += cb;
@@ -182,4 +162,139 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
     double emit = after < pf->m ? (pf->m - after - 1.0) * per_mb + after * (cb + e_b)
                                 : (pf->m - 1.0) * (cb + e_b);
     pf->after_max = maxd(pf->after_max, emit);
+}
+
+/* ---- interleaved: Megatron-Core's rounds -----------------------------------
+ * With m >= p micro-batches, stage k runs w_k = 2 (p - k - 1) + (v - 1) p
+ * warm-up chunk forwards, then pairs, then the cool-down (get_schedule_table
+ * in megatron/core/pipeline_parallel/schedules.py: micro-batches in groups
+ * of p, each group through chunk 0, 1, ..., backwards in reverse). Every
+ * term below is the length of a path through that order, so the step is at
+ * least each of them (and with equal stages one of them is the textbook
+ * m (f + b) + (p - 1)(f + b) / v). A path enters stage k at its first
+ * forward of the last chunk, F(v-1, 0): along its stream (micro-batch 0's
+ * chunk 0 reaching it, then (v - 1) p chunk forwards) or down the stages
+ * before it; it leaves at its last backward of the last chunk, B(v-1, m-1):
+ * along its stream ((v - 1) p chunk backwards, then the last micro-batch's
+ * chunk 0 going back up) or up to the stages before it. Between the two it
+ * runs its own stream, waiting where the round trip of micro-batch 0 (and
+ * of the last) through the stages after it outlasts the 2 (p - k - 1)
+ * chunk passes that the order puts before the answer; the last stage, whose
+ * last chunk carries the output layer and pairs the forwards and backwards
+ * of that chunk in one round of p micro-batches every v rounds, may instead
+ * wait in every cycle for another stage j: the longest cycle through j
+ * (down and back up, round the ring through the first stage, or once round
+ * the whole ring either way) crosses a fixed number of j's passes, which
+ * the order of both stages sets. docs/MODEL.md, "The step schedule". */
+
+bool model_pipe_rounds(const struct pipe_form *pf)
+{
+    return pf->p > 1 && pf->v > 1 && pf->m >= pf->p;
+}
+
+/* The cycles of the last stage through stage j < p - 1, less what depends
+ * on the last stage itself (added in last_stage_stream). */
+static void round_cycles(struct pipe_form *pf, int j, const struct model_stage_cost *st, double phi,
+                         double beta)
+{
+    struct pipe_rounds *r = &pf->r;
+    double p = pf->p, v = pf->v, L = pf->link, e = pf->e;
+    double pair = (st->fwd_s + st->bwd_s + stage_sends(pf, j) * e) / v;
+    /* Down to the last stage and back: j's passes from B(v-1, last of a
+     * group) to F(v-1, first of the next). */
+    double n_in = p * v - p - 2.0 * (p - j - 1) + 1.0;
+    if (n_in > 0)
+        r->gap_in = maxd(r->gap_in, pf->mid_pair - r->pre_pair - phi - beta +
+                                        2.0 * (p - 1 - j) * L + n_in * pair - e);
+    /* Round the ring through the first stage: 2 p v - 4 j - 2 passes of the
+     * two stages, the last stage's heavy round and a pass either side of it
+     * among them. */
+    double n_around = p * v - 2.0 * j - p - 2.0;
+    if (n_around > 0)
+        r->gap_around = maxd(r->gap_around, r->pre_pair + 2.0 * j * L + n_around * (phi + beta) +
+                                                (2.0 * n_around - 1.0) * e);
+    /* Once round the ring, backwards or forwards: 2 p v - 2 p + 2 passes of
+     * the two stages, one pass of each other stage. */
+    double n_ring = p * v - 2.0 * p + 1.0;
+    if (n_ring > 0) {
+        double rest = (n_ring - 1.0) * (phi + beta) + (2.0 * n_ring - 2.0) * e;
+        r->gap_ring = maxd(r->gap_ring, rest);
+    }
+}
+
+/* Stage k's stream from the start of F(v-1, 0) to the end of B(v-1, m-1):
+ * `rest`, its passes there, and what it waits. */
+static double stage_stream(const struct pipe_form *pf, int k, double phi, double beta, double rest,
+                           double pair_vl)
+{
+    const struct pipe_rounds *r = &pf->r;
+    double p = pf->p, v = pf->v, m = pf->m, e = pf->e, after = p - 1 - k;
+    double round_trip = pair_vl - r->pre_pair - phi - beta + 2.0 * after * pf->link;
+    double warmup = mind(2.0 * after + (v - 1.0) * p, m * v);
+    double between = mind(2.0 * after, m * v - (v - 1.0) * p - 1.0);
+    double warm = maxd(0.0, round_trip - between * (phi + e) - e);
+    double cool = maxd(0.0, round_trip - e - between * (beta + e));
+    return rest + (warmup <= m * v - 2.0 ? warm + cool : maxd(warm, cool));
+}
+
+/* The last stage: its own stream, or G = m / p heavy rounds (its last
+ * chunk's pairs with the output layer) and between each two the longest
+ * cycle through its own light pairs or another stage. */
+static double last_stage_stream(const struct pipe_form *pf, const struct model_stage_cost *st,
+                                double phi, double beta, double rest)
+{
+    const struct pipe_rounds *r = &pf->r;
+    double p = pf->p, v = pf->v, L = pf->link, e = pf->e;
+    double heavy = p * (phi + beta + st->edge_fwd_s + st->edge_bwd_s) + (p - 1.0) * e;
+    double gap = e + (p * v - p) * (phi + beta + 2.0 * e);
+    gap = maxd(gap, r->gap_in);
+    if (r->gap_around >= 0)
+        gap = maxd(gap, r->gap_around + phi + beta + 2.0 * L + 2.0 * e);
+    if (r->gap_ring >= 0)
+        gap = maxd(gap, maxd(pf->sum_beta, pf->sum_phi) + r->gap_ring + p * L + e);
+    double groups = pf->m / p;
+    return maxd(rest, groups * heavy + (groups - 1.0) * gap);
+}
+
+void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost *st)
+{
+    struct pipe_rounds *r = &pf->r;
+    double p = pf->p, v = pf->v, m = pf->m, L = pf->link, e = pf->e;
+    double phi = (st->fwd_s - st->edge_fwd_s) / v, beta = (st->bwd_s - st->edge_bwd_s) / v;
+    bool first = k == 0, last = k == pf->p - 1;
+    /* The chunks before the last of the first group, and after it of the
+     * last group (the first stage's chunk 0 forwards carry the embedding,
+     * its chunk 0 backwards send nothing). */
+    double before = (v - 1.0) * p * (phi + e) + (first ? p * st->edge_fwd_s : 0.0);
+    double after = (v - 1.0) * p * (beta + e) - (first ? p * e : 0.0);
+    double rest = m * (st->fwd_s + st->bwd_s + stage_sends(pf, k) * e) - before - after - e;
+    double enter = r->fill + before;
+    if (first)
+        enter = maxd(enter, (v - 1.0) * (pf->sum_phi + p * L) + st->edge_fwd_s);
+    else
+        enter = maxd(enter, r->enter + r->phi_prev + L);
+    double leave = e + after + r->drain;
+    if (first)
+        leave = maxd(leave, (v - 1.0) * (pf->sum_beta + p * L));
+    else
+        leave = maxd(leave, r->leave + L + r->beta_prev);
+    /* The last chunk's passes of every stage, the output layer's included. */
+    double pair_vl = pf->sum_phi + pf->sum_beta + pf->edge_last;
+    double stream;
+    if (last) {
+        stream = last_stage_stream(pf, st, phi, beta, rest);
+    } else {
+        stream = stage_stream(pf, k, phi, beta, rest, pair_vl);
+        round_cycles(pf, k, st, phi, beta);
+    }
+    r->makespan = maxd(r->makespan, enter + stream + leave);
+    r->enter = enter;
+    r->leave = leave;
+    r->fill += phi + (first ? st->edge_fwd_s : 0.0) + L;
+    r->drain += beta + L;
+    r->pre_pair += phi + beta;
+    r->phi_prev = phi;
+    r->beta_prev = beta;
+    if (last)
+        pf->makespan = maxd(pf->makespan, r->makespan);
 }
