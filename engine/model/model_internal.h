@@ -260,6 +260,7 @@ struct pipe_rounds {
     double phi_prev, beta_prev;          /* stage k - 1's chunk passes */
     double makespan;
 };
+enum { PIPE_CYCLE_STAGES = 64 }; /* 1F1B: the steady cycles are followed up to this many stages */
 struct pipe_form {
     int p, v;
     double m, e, link;        /* micro-batches, blocking and whole send */
@@ -271,7 +272,8 @@ struct pipe_form {
     double after_f, after_b;  /* pass 2 (last stage first): the stages after k */
     double after_max;         /* the longest any of them takes to send its backwards */
     double makespan;
-    double tail; /* how long after the pipeline the last stage's tail ends */
+    double tail;                    /* how long after the pipeline the last stage's tail ends */
+    double pair[PIPE_CYCLE_STAGES]; /* pass 2, 1F1B: each stage's forward and backward */
     struct pipe_rounds r;
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);

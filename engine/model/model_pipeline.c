@@ -110,6 +110,34 @@ void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost
         pf->edge_last = st->edge_fwd_s + st->edge_bwd_s;
 }
 
+/* 1F1B's steady state, between the warm-up's round trip and the
+ * cool-down's: stage k's forward of micro-batch x reaches stage j > k,
+ * which runs it and then the backward of its pair, which comes back to k
+ * in time for k's pair j - k + 1 micro-batches later. That cycle carries
+ * 2 (j - k) whole transfers (a send holds its stream only for its blocking
+ * part, but the next stage waits for all of it) and the passes of the
+ * stages between, where k's own stream runs j - k pairs; where it is
+ * longer, k waits once per cycle, as often as the cycle fits in the
+ * micro-batches between the two round trips. The longest over j. */
+static double steady_cycles(const struct pipe_form *pf, int k, const struct model_stage_cost *st,
+                            double e_f, double e_b)
+{
+    if (pf->v > 1 || pf->p > PIPE_CYCLE_STAGES)
+        return 0.0;
+    double span = pf->m - (pf->p - 1 - k) - 2.0, own = st->fwd_s + st->bwd_s + e_f + e_b;
+    double between = 0.0, best = 0.0;
+    for (int j = k + 1; j < pf->p; j++) {
+        double hops = j - k, cycles = floor(span / (hops + 1.0));
+        if (cycles < 1.0)
+            break;
+        double e_j = j < pf->p - 1 ? pf->e : 0.0;
+        double trip = between + pf->pair[j] + e_j + 2.0 * hops * pf->link;
+        best = maxd(best, cycles * maxd(0.0, trip - e_f - hops * own));
+        between += pf->pair[j];
+    }
+    return best;
+}
+
 void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st)
 {
     int after = pf->p - 1 - k;
@@ -137,7 +165,8 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
          * steady forward lies between them (after <= m - 2). */
         double warm = maxd(0.0, round_trip - after * (phi + e_f) - e_f);
         double cool = maxd(0.0, round_trip - e_f - after * (beta + e_b));
-        double waits = after + 2.0 <= pf->m ? warm + cool : maxd(warm, cool);
+        double waits = after + 2.0 <= pf->m ? warm + cool + steady_cycles(pf, k, st, e_f, e_b)
+                                            : maxd(warm, cool);
         path = fill + drain + pf->m * per_mb + waits;
     } else if (pf->v > 1) {
         /* Interleaved with fewer micro-batches than stages: each chunk's
@@ -155,6 +184,8 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
                maxd((pf->m - 1.0) * (cb + e_b), pf->after_max);
     }
     pf->makespan = maxd(pf->makespan, path);
+    if (k < PIPE_CYCLE_STAGES)
+        pf->pair[k] = st->fwd_s + st->bwd_s;
     pf->after_f += cf;
     pf->after_b += cb;
     /* How long this stage takes to send all backwards after its first:
