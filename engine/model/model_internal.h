@@ -258,9 +258,13 @@ struct pipe_rounds {
     double gap_in, gap_around, gap_ring; /* the last stage's cycles through another stage
                                           * (-1: none) */
     double phi_prev, beta_prev;          /* stage k - 1's chunk passes */
+    double arrive; /* the earliest stage k's last forward can start, from the stages before */
     double makespan;
 };
-enum { PIPE_CYCLE_STAGES = 64 }; /* 1F1B: the steady cycles are followed up to this many stages */
+/* The closed form follows 1F1B's steady cycles and each stage's end (for its
+ * data-parallel tail) up to this many stages; beyond, the tail is timed
+ * from the first stage's drain (an upper bound). */
+enum { PIPE_STAGES_FOLLOWED = 64 };
 struct pipe_form {
     int p, v;
     double m, e, link;        /* micro-batches, blocking and whole send */
@@ -272,8 +276,15 @@ struct pipe_form {
     double after_f, after_b;  /* pass 2 (last stage first): the stages after k */
     double after_max;         /* the longest any of them takes to send its backwards */
     double makespan;
-    double tail;                    /* how long after the pipeline the last stage's tail ends */
-    double pair[PIPE_CYCLE_STAGES]; /* pass 2, 1F1B: each stage's forward and backward */
+    double tail;         /* how long after the pipeline the last stage's tail ends */
+    double tail_drained; /* the tail timed from the drain, for more stages than followed */
+    /* Per stage, pass 2 (and 3): its forward and backward, the longest path
+     * to its end, its drain, its DP tail; 1F1B: the path to its last
+     * forward's end less the chain to it, and from its fill to its end
+     * through its last forward plus its tail. */
+    double pair[PIPE_STAGES_FOLLOWED], end[PIPE_STAGES_FOLLOWED], drain[PIPE_STAGES_FOLLOWED];
+    double dp_tail[PIPE_STAGES_FOLLOWED], last_fwd[PIPE_STAGES_FOLLOWED];
+    double from_last_fwd[PIPE_STAGES_FOLLOWED];
     struct pipe_rounds r;
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);
@@ -284,6 +295,9 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
  * third pass, called for k = 0 up to p - 1 after the other two. */
 bool model_pipe_rounds(const struct pipe_form *pf);
 void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost *st);
+/* After the passes: how long the stages' DP tails run past the pipeline
+ * (pf->tail). */
+void model_pipe_finish(struct pipe_form *pf);
 
 /* model_network.c */
 double model_tp_allreduce_time(const struct ctx *c, double bytes);

@@ -75,6 +75,7 @@ void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v)
     pf->link = c->pp > 1 ? model_pp_send_time(c) : 0.0;
     pf->e = (1.0 - c->r->software->pp_p2p_overlap) * pf->link;
     pf->r.gap_in = pf->r.gap_around = pf->r.gap_ring = -1.0;
+    pf->r.arrive = -INFINITY;
 }
 
 /* A chunk's forward and backward on the first micro-batch's path. */
@@ -122,7 +123,7 @@ void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost
 static double steady_cycles(const struct pipe_form *pf, int k, const struct model_stage_cost *st,
                             double e_f, double e_b)
 {
-    if (pf->v > 1 || pf->p > PIPE_CYCLE_STAGES)
+    if (pf->v > 1 || pf->p > PIPE_STAGES_FOLLOWED)
         return 0.0;
     double span = pf->m - (pf->p - 1 - k) - 2.0, own = st->fwd_s + st->bwd_s + e_f + e_b;
     double between = 0.0, best = 0.0;
@@ -138,6 +139,45 @@ static double steady_cycles(const struct pipe_form *pf, int k, const struct mode
     return best;
 }
 
+/* 1F1B: stage k's last forward ends `last_fwd` after the chain that
+ * brings micro-batch 0 to it and its own first forward; `to_end`: from
+ * its fill through its last forward to its end. A later stage's end waits
+ * for an earlier stage's last forward (model_pipe_finish). */
+static void follow_last_fwd(struct pipe_form *pf, int k, const struct model_stage_cost *st,
+                            double last_fwd, double to_end)
+{
+    if (k >= PIPE_STAGES_FOLLOWED)
+        return;
+    pf->last_fwd[k] = last_fwd;
+    pf->from_last_fwd[k] = to_end + st->dp_tail_s;
+}
+
+/* The step waits for the stage whose DP tail ends last. A stage ends no
+ * earlier than its own longest path, than a later stage's end plus the
+ * backward chain up to it, and (1F1B) than an earlier stage's last forward
+ * plus the chain down to it and its own passes after its last forward: a
+ * light stage waits for the bottleneck's pace, so its end (and the window
+ * its tail hides in) follows the bottleneck's, not its own compute. */
+void model_pipe_finish(struct pipe_form *pf)
+{
+    if (pf->p > PIPE_STAGES_FOLLOWED) {
+        pf->tail = maxd(0.0, pf->tail_drained);
+        return;
+    }
+    /* Every path of the closed form ends at the first stage's last
+     * backward, the pipeline's last pass. */
+    pf->end[0] = maxd(pf->end[0], pf->makespan);
+    double later = -INFINITY, from_fwd = -INFINITY, finish = 0.0;
+    for (int k = pf->p - 1; k >= 0; k--) {
+        double end = maxd(pf->end[k], later - pf->drain[k]);
+        finish = maxd(finish, end + pf->dp_tail[k]);
+        later = maxd(later, end + pf->drain[k]);
+        finish = maxd(finish, pf->last_fwd[k] + from_fwd);
+        from_fwd = maxd(from_fwd, pf->from_last_fwd[k]);
+    }
+    pf->tail = maxd(0.0, finish - pf->makespan);
+}
+
 void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st)
 {
     int after = pf->p - 1 - k;
@@ -145,9 +185,9 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
     double per_mb = st->fwd_s + st->bwd_s + stage_sends(pf, k) * pf->e;
     double fill = pf->chain_f - pf->after_f - cf + k * pf->link;
     double drain = pf->chain_b - pf->after_b - cb + k * pf->link;
-    /* The stage's tail starts at its last backward, `drain` before the
-     * first stage's. */
-    pf->tail = maxd(pf->tail, st->dp_tail_s - drain);
+    /* Beyond the stages followed, the stage's tail starts at its last
+     * backward, at most `drain` before the first stage's. */
+    pf->tail_drained = maxd(pf->tail_drained, st->dp_tail_s - drain);
     double round_trip = pf->after_f + pf->after_b + 2.0 * after * pf->link;
     double phi = (st->fwd_s - st->edge_fwd_s) / pf->v, beta = (st->bwd_s - st->edge_bwd_s) / pf->v;
     /* The sends that hold the stream after a forward and after a backward
@@ -165,9 +205,16 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
          * steady forward lies between them (after <= m - 2). */
         double warm = maxd(0.0, round_trip - after * (phi + e_f) - e_f);
         double cool = maxd(0.0, round_trip - e_f - after * (beta + e_b));
-        double waits = after + 2.0 <= pf->m ? warm + cool + steady_cycles(pf, k, st, e_f, e_b)
-                                            : maxd(warm, cool);
-        path = fill + drain + pf->m * per_mb + waits;
+        bool both = after + 2.0 <= pf->m;
+        double steady = both ? steady_cycles(pf, k, st, e_f, e_b) : 0.0;
+        path = fill + drain + pf->m * per_mb + (both ? warm + cool + steady : maxd(warm, cool));
+        /* Its last forward ends before its last after + 1 backwards (with
+         * their sends) and the cool-down's wait; from there to its end,
+         * the stream or the round trip. */
+        double last_fwd =
+            pf->m * per_mb - e_f - (after + 1.0) * (cb + e_b) + (both ? warm + steady : 0.0);
+        follow_last_fwd(pf, k, st, last_fwd - cf,
+                        fill + cf + maxd(e_f + after * (cb + e_b), round_trip) + cb);
     } else if (pf->v > 1) {
         /* Interleaved with fewer micro-batches than stages: each chunk's
          * round waits for the micro-batches to come round the ring, so the
@@ -182,10 +229,18 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
         double first_back = maxd(pf->m * (cf + e_f), cf + round_trip);
         path = fill + drain + first_back + (cb + e_b) +
                maxd((pf->m - 1.0) * (cb + e_b), pf->after_max);
+        follow_last_fwd(pf, k, st, pf->m * (cf + e_f) - e_f - cf,
+                        fill + cf + e_f + (pf->m - 1.0) * (cb + e_b) + cb);
     }
     pf->makespan = maxd(pf->makespan, path);
-    if (k < PIPE_CYCLE_STAGES)
+    if (k < PIPE_STAGES_FOLLOWED) {
         pf->pair[k] = st->fwd_s + st->bwd_s;
+        pf->drain[k] = drain;
+        pf->dp_tail[k] = st->dp_tail_s;
+        pf->end[k] = path - drain;
+        if (model_pipe_rounds(pf) || (pf->v > 1 && pf->p > 1))
+            pf->last_fwd[k] = pf->from_last_fwd[k] = -INFINITY;
+    }
     pf->after_f += cf;
     pf->after_b += cb;
     /* How long this stage takes to send all backwards after its first:
@@ -253,19 +308,28 @@ static void round_cycles(struct pipe_form *pf, int j, const struct model_stage_c
     }
 }
 
-/* Stage k's stream from the start of F(v-1, 0) to the end of B(v-1, m-1):
- * `rest`, its passes there, and what it waits. */
-static double stage_stream(const struct pipe_form *pf, int k, double phi, double beta, double rest,
-                           double pair_vl)
+/* Stage k's stream from the start of F(v-1, 0) to the end of B(v-1, m-1)
+ * waits where the round trip of micro-batch 0 (warm) or of the last (cool)
+ * through the stages after k outlasts the `between` chunk passes the order
+ * puts before the answer; both when a steady pair lies between them. */
+struct round_waits {
+    double round_trip, between, warm, cool;
+    bool both;
+};
+
+static void stage_waits(const struct pipe_form *pf, int k, double phi, double beta,
+                        struct round_waits *w)
 {
     const struct pipe_rounds *r = &pf->r;
     double p = pf->p, v = pf->v, m = pf->m, e = pf->e, after = p - 1 - k;
-    double round_trip = pair_vl - r->pre_pair - phi - beta + 2.0 * after * pf->link;
-    double warmup = mind(2.0 * after + (v - 1.0) * p, m * v);
-    double between = mind(2.0 * after, m * v - (v - 1.0) * p - 1.0);
-    double warm = maxd(0.0, round_trip - between * (phi + e) - e);
-    double cool = maxd(0.0, round_trip - e - between * (beta + e));
-    return rest + (warmup <= m * v - 2.0 ? warm + cool : maxd(warm, cool));
+    /* The last chunk's passes of the stages after k, the output layer's
+     * included, and the sends there and back. */
+    w->round_trip = pf->sum_phi + pf->sum_beta + pf->edge_last - r->pre_pair - phi - beta +
+                    2.0 * after * pf->link;
+    w->between = mind(2.0 * after, m * v - (v - 1.0) * p - 1.0);
+    w->warm = maxd(0.0, w->round_trip - w->between * (phi + e) - e);
+    w->cool = maxd(0.0, w->round_trip - e - w->between * (beta + e));
+    w->both = mind(2.0 * after + (v - 1.0) * p, m * v) <= m * v - 2.0;
 }
 
 /* The last stage: its own stream, or G = m / p heavy rounds (its last
@@ -309,16 +373,27 @@ void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost
         leave = maxd(leave, (v - 1.0) * (pf->sum_beta + p * L));
     else
         leave = maxd(leave, r->leave + L + r->beta_prev);
-    /* The last chunk's passes of every stage, the output layer's included. */
-    double pair_vl = pf->sum_phi + pf->sum_beta + pf->edge_last;
-    double stream;
+    /* Stage k's stream; where its last forward F(v-1, m-1) ends; from its
+     * start to the stage's end. */
+    double stream, last_fwd, to_end;
     if (last) {
         stream = last_stage_stream(pf, st, phi, beta, rest);
+        last_fwd = enter + stream - beta - st->edge_bwd_s;
+        to_end = phi + beta + st->edge_fwd_s + st->edge_bwd_s + e + after;
     } else {
-        stream = stage_stream(pf, k, phi, beta, rest, pair_vl);
+        struct round_waits w;
+        stage_waits(pf, k, phi, beta, &w);
+        stream = rest + (w.both ? w.warm + w.cool : maxd(w.warm, w.cool));
+        last_fwd = enter + rest - e - w.between * (beta + e) - beta + (w.both ? w.warm : 0.0);
+        to_end = phi + maxd(e + w.between * (beta + e), w.round_trip) + beta + e + after;
         round_cycles(pf, k, st, phi, beta);
     }
     r->makespan = maxd(r->makespan, enter + stream + leave);
+    /* The stage ends after its own stream, or after an earlier stage's
+     * last forward reaches its own (model_pipe_finish). */
+    if (k < PIPE_STAGES_FOLLOWED)
+        pf->end[k] = maxd(enter + stream + e + after, r->arrive + to_end);
+    r->arrive = maxd(r->arrive + phi, last_fwd) + L;
     r->enter = enter;
     r->leave = leave;
     r->fill += phi + (first ? st->edge_fwd_s : 0.0) + L;

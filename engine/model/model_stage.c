@@ -426,8 +426,10 @@ static void stage_walk(const struct ctx *c, const struct layer_times *ld,
             }
         }
     }
-    if (!model_pipe_rounds(pf))
+    if (!model_pipe_rounds(pf)) {
+        model_pipe_finish(pf);
         return;
+    }
     /* Interleaved rounds: a third pass, the first stage first. */
     int first_layer = 0;
     for (int i = 0; i < c->pp; i++) {
@@ -440,6 +442,7 @@ static void stage_walk(const struct ctx *c, const struct layer_times *ld,
         first_layer += c->s->model.kind == MODEL_TRANSFORMER ? setup_stage_layers(c->s, i) : 0;
         model_pipe_round(pf, i, sc);
     }
+    model_pipe_finish(pf);
 }
 
 /* The optimizer (memory-bound: reads and writes the optimizer state, reads
