@@ -285,6 +285,10 @@ struct pipe_form {
     double pair[PIPE_STAGES_FOLLOWED], end[PIPE_STAGES_FOLLOWED], drain[PIPE_STAGES_FOLLOWED];
     double dp_tail[PIPE_STAGES_FOLLOWED], last_fwd[PIPE_STAGES_FOLLOWED];
     double from_last_fwd[PIPE_STAGES_FOLLOWED];
+    /* Interleaved, pass 2: the longest way back to stage k's first forward of
+     * the second group through a later stage (model_pipe_round). */
+    double ring_back[PIPE_STAGES_FOLLOWED];
+    double ring_run, suffix_phi, suffix_beta, beta_last; /* pass 2: its running state */
     struct pipe_rounds r;
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);

@@ -76,6 +76,7 @@ void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v)
     pf->e = (1.0 - c->r->software->pp_p2p_overlap) * pf->link;
     pf->r.gap_in = pf->r.gap_around = pf->r.gap_ring = -1.0;
     pf->r.arrive = -INFINITY;
+    pf->ring_run = -INFINITY;
 }
 
 /* A chunk's forward and backward on the first micro-batch's path. */
@@ -137,6 +138,31 @@ static double steady_cycles(const struct pipe_form *pf, int k, const struct mode
         between += pf->pair[j];
     }
     return best;
+}
+
+/* Interleaved, in pass 2 (the last stage first): the part of stage k's
+ * round through a later stage j that depends on j (stage_waits). From
+ * stage k's F(v-1, 0), micro-batch 0 goes down to the last stage and its
+ * backward back up to j; j runs its stream from that backward to its
+ * forward F(v-2, p) of the second group, 2 p v - 2 p - 4 (p - j - 1)
+ * passes, whose micro-batch goes on down, round the ring and through the
+ * stages before k to k's F(v-1, p). The stages after j: their forwards of
+ * chunk v - 2 and backwards of the last chunk; the sends: 3 p - 2 - 2 j. */
+static void ring_back(struct pipe_form *pf, int k, double phi, double beta)
+{
+    if (k < PIPE_STAGES_FOLLOWED)
+        pf->ring_back[k] = k < pf->p - 1 ? pf->ring_run : -INFINITY;
+    double p = pf->p, v = pf->v, passes = 2.0 * p * v - 2.0 * p - 4.0 * (p - k - 1);
+    if (k < pf->p - 1 && passes > 0) {
+        double run = 0.5 * passes * (phi + beta) + (passes - 1.0) * pf->e;
+        pf->ring_run = maxd(pf->ring_run, pf->suffix_beta + pf->suffix_phi + run +
+                                              (3.0 * p - 2.0 - 2.0 * k) * pf->link);
+    }
+    pf->suffix_phi += phi;
+    if (k < pf->p - 1)
+        pf->suffix_beta += beta;
+    else
+        pf->beta_last = beta;
 }
 
 /* 1F1B: stage k's last forward ends `last_fwd` after the chain that
@@ -241,6 +267,8 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
         if (model_pipe_rounds(pf) || (pf->v > 1 && pf->p > 1))
             pf->last_fwd[k] = pf->from_last_fwd[k] = -INFINITY;
     }
+    if (model_pipe_rounds(pf))
+        ring_back(pf, k, phi, beta);
     pf->after_f += cf;
     pf->after_b += cb;
     /* How long this stage takes to send all backwards after its first:
@@ -318,7 +346,7 @@ struct round_waits {
 };
 
 static void stage_waits(const struct pipe_form *pf, int k, double phi, double beta,
-                        struct round_waits *w)
+                        double edge_first, struct round_waits *w)
 {
     const struct pipe_rounds *r = &pf->r;
     double p = pf->p, v = pf->v, m = pf->m, e = pf->e, after = p - 1 - k;
@@ -330,6 +358,16 @@ static void stage_waits(const struct pipe_form *pf, int k, double phi, double be
     w->warm = maxd(0.0, w->round_trip - w->between * (phi + e) - e);
     w->cool = maxd(0.0, w->round_trip - e - w->between * (beta + e));
     w->both = mind(2.0 * after + (v - 1.0) * p, m * v) <= m * v - 2.0;
+    /* With a second group, micro-batch 0 may also come back to k's
+     * F(v-1, p) round the ring through a later stage j (ring_back), where
+     * k's own stream runs p v - 1 forwards and p v - 2 (p - k - 1)
+     * backwards. */
+    if (m >= 2.0 * p && k < PIPE_STAGES_FOLLOWED && isfinite(pf->ring_back[k])) {
+        double trip = pf->sum_phi - phi + pf->edge_last + pf->beta_last + pf->ring_back[k];
+        double own = e + (p * v - 1.0) * (phi + e) + (p * v - 2.0 * after) * (beta + e) +
+                     (k == 0 ? p * edge_first : 0.0);
+        w->warm = maxd(w->warm, trip - own);
+    }
 }
 
 /* The last stage: its own stream, or G = m / p heavy rounds (its last
@@ -382,7 +420,7 @@ void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost
         to_end = phi + beta + st->edge_fwd_s + st->edge_bwd_s + e + after;
     } else {
         struct round_waits w;
-        stage_waits(pf, k, phi, beta, &w);
+        stage_waits(pf, k, phi, beta, st->edge_fwd_s, &w);
         stream = rest + (w.both ? w.warm + w.cool : maxd(w.warm, w.cool));
         last_fwd = enter + rest - e - w.between * (beta + e) - beta + (w.both ? w.warm : 0.0);
         to_end = phi + maxd(e + w.between * (beta + e), w.round_trip) + beta + e + after;
