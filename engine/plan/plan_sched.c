@@ -51,9 +51,7 @@ void plan_entry_at_step(const struct plan_entry *closed, double step_s, struct p
 {
     *out = *closed;
     double was = closed->fig[PLAN_STEP_TIME_S];
-    /* A step the simulator agrees on to rounding keeps the closed form's
-     * figures (scaling them by 1 - 1e-16 would reorder equal rows). */
-    if (!(step_s > 0) || !(was > 0) || !isfinite(step_s) || fabs(step_s - was) <= 1e-12 * was)
+    if (!(step_s > 0) || !(was > 0) || !isfinite(step_s))
         return;
     /* Throughput and MFU are work over the step; days, and with them the
      * device hours, USD and energy, grow with it (goodput, power and the
