@@ -288,7 +288,8 @@ struct pipe_form {
     /* Interleaved, pass 2: the longest way back to stage k's first forward of
      * the second group through a later stage (model_pipe_round). */
     double ring_back[PIPE_STAGES_FOLLOWED];
-    double ring_run, suffix_phi, suffix_beta, beta_last; /* pass 2: its running state */
+    double ring_run, suffix_phi, suffix_beta; /* pass 2: its running state */
+    double phi_last, beta_last;               /* pass 2: the last stage's chunk passes */
     struct pipe_rounds r;
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);

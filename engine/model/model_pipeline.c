@@ -162,7 +162,7 @@ static void ring_back(struct pipe_form *pf, int k, double phi, double beta)
     if (k < pf->p - 1)
         pf->suffix_beta += beta;
     else
-        pf->beta_last = beta;
+        pf->beta_last = beta, pf->phi_last = phi;
 }
 
 /* 1F1B: stage k's last forward ends `last_fwd` after the chain that
@@ -359,15 +359,23 @@ static void stage_waits(const struct pipe_form *pf, int k, double phi, double be
     w->cool = maxd(0.0, w->round_trip - e - w->between * (beta + e));
     w->both = mind(2.0 * after + (v - 1.0) * p, m * v) <= m * v - 2.0;
     /* With a second group, micro-batch 0 may also come back to k's
-     * F(v-1, p) round the ring through a later stage j (ring_back), where
-     * k's own stream runs p v - 1 forwards and p v - 2 (p - k - 1)
-     * backwards. */
-    if (m >= 2.0 * p && k < PIPE_STAGES_FOLLOWED && isfinite(pf->ring_back[k])) {
-        double trip = pf->sum_phi - phi + pf->edge_last + pf->beta_last + pf->ring_back[k];
-        double own = e + (p * v - 1.0) * (phi + e) + (p * v - 2.0 * after) * (beta + e) +
-                     (k == 0 ? p * edge_first : 0.0);
-        w->warm = maxd(w->warm, trip - own);
-    }
+     * F(v-1, p) round the ring through a later stage j (ring_back) or the
+     * last stage, where k's own stream runs p v - 1 forwards and
+     * p v - 2 (p - k - 1) backwards. */
+    if (!(m >= 2.0 * p))
+        return;
+    double own = e + (p * v - 1.0) * (phi + e) + (p * v - 2.0 * after) * (beta + e) +
+                 (k == 0 ? p * edge_first : 0.0);
+    if (k < PIPE_STAGES_FOLLOWED && isfinite(pf->ring_back[k]))
+        w->warm = maxd(w->warm,
+                       pf->sum_phi - phi + pf->edge_last + pf->beta_last + pf->ring_back[k] - own);
+    /* Or through the last stage itself: its stream from F(v-1, 0) to
+     * F(v-2, p), the first group's heavy round, p v - 2 p light pairs and a
+     * light forward. */
+    double a = pf->phi_last, b = pf->beta_last;
+    double run = p * (a + b + pf->edge_last) + (p * v - 2.0 * p + 1.0) * a + (p * v - 2.0 * p) * b +
+                 (2.0 * p * v - 3.0 * p) * e;
+    w->warm = maxd(w->warm, pf->sum_phi - a - phi + p * pf->link + run - own);
 }
 
 /* The last stage: its own stream, or G = m / p heavy rounds (its last
