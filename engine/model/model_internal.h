@@ -278,19 +278,25 @@ struct pipe_form {
     double makespan;
     double tail;         /* how long after the pipeline the last stage's tail ends */
     double tail_drained; /* the tail timed from the drain, for more stages than followed */
-    /* Per stage, pass 2 (and 3): its forward and backward, the longest path
-     * to its end, its drain, its DP tail; 1F1B: the path to its last
-     * forward's end less the chain to it, and from its fill to its end
-     * through its last forward plus its tail. */
-    double pair[PIPE_STAGES_FOLLOWED], end[PIPE_STAGES_FOLLOWED], drain[PIPE_STAGES_FOLLOWED];
-    double dp_tail[PIPE_STAGES_FOLLOWED], last_fwd[PIPE_STAGES_FOLLOWED];
-    double from_last_fwd[PIPE_STAGES_FOLLOWED];
-    /* Interleaved, pass 2: the longest way back to stage k's first forward of
-     * the second group through a later stage (model_pipe_round). */
-    double ring_back[PIPE_STAGES_FOLLOWED];
-    double ring_run, suffix_phi, suffix_beta; /* pass 2: its running state */
+    double ring_run, suffix_phi, suffix_beta; /* pass 2, interleaved: for ring_back below */
     double phi_last, beta_last;               /* pass 2: the last stage's chunk passes */
     struct pipe_rounds r;
+    /* Per stage (written before read, not cleared): pass 2 (and 3): its
+     * forward and backward, the longest path to its end, its drain, its DP
+     * tail; 1F1B: the path to its last forward's end less the chain to it,
+     * and from its fill to its end through its last forward plus its tail.
+     * Interleaved: pass 2, the longest way back to its first forward of the
+     * second group through a later stage (model_pipe_round); pass 3, the
+     * longest path to the end of its last backward of the last chunk, what
+     * it runs after it, its chunk backward. */
+    struct {
+        double pair[PIPE_STAGES_FOLLOWED], end[PIPE_STAGES_FOLLOWED];
+        double drain[PIPE_STAGES_FOLLOWED], dp_tail[PIPE_STAGES_FOLLOWED];
+        double last_fwd[PIPE_STAGES_FOLLOWED], from_last_fwd[PIPE_STAGES_FOLLOWED];
+        double ring_back[PIPE_STAGES_FOLLOWED];
+        double last_bwd[PIPE_STAGES_FOLLOWED], after_last_bwd[PIPE_STAGES_FOLLOWED];
+        double beta[PIPE_STAGES_FOLLOWED];
+    } at;
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);
 void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost *st);

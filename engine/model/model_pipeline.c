@@ -3,6 +3,8 @@
  * schedule. Both take their stages from model_stage_cost (model_stage.c),
  * so the simulator and the closed form see the same costs and differ only
  * in how the schedule puts them together. Nothing here allocates. */
+#include <stddef.h>
+
 #include "model.h"
 #include "model_internal.h"
 
@@ -68,7 +70,7 @@ int model_pipeline_costs(const struct setup *s, const struct resolved *r,
 
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v)
 {
-    memset(pf, 0, sizeof *pf);
+    memset(pf, 0, offsetof(struct pipe_form, at));
     pf->p = report_int(c->pp);
     pf->v = v < 1 ? 1 : v;
     pf->m = (double)c->m;
@@ -133,9 +135,9 @@ static double steady_cycles(const struct pipe_form *pf, int k, const struct mode
         if (cycles < 1.0)
             break;
         double e_j = j < pf->p - 1 ? pf->e : 0.0;
-        double trip = between + pf->pair[j] + e_j + 2.0 * hops * pf->link;
+        double trip = between + pf->at.pair[j] + e_j + 2.0 * hops * pf->link;
         best = maxd(best, cycles * maxd(0.0, trip - e_f - hops * own));
-        between += pf->pair[j];
+        between += pf->at.pair[j];
     }
     return best;
 }
@@ -151,7 +153,7 @@ static double steady_cycles(const struct pipe_form *pf, int k, const struct mode
 static void ring_back(struct pipe_form *pf, int k, double phi, double beta)
 {
     if (k < PIPE_STAGES_FOLLOWED)
-        pf->ring_back[k] = k < pf->p - 1 ? pf->ring_run : -INFINITY;
+        pf->at.ring_back[k] = k < pf->p - 1 ? pf->ring_run : -INFINITY;
     double p = pf->p, v = pf->v, passes = 2.0 * p * v - 2.0 * p - 4.0 * (p - k - 1);
     if (k < pf->p - 1 && passes > 0) {
         double run = 0.5 * passes * (phi + beta) + (passes - 1.0) * pf->e;
@@ -174,8 +176,24 @@ static void follow_last_fwd(struct pipe_form *pf, int k, const struct model_stag
 {
     if (k >= PIPE_STAGES_FOLLOWED)
         return;
-    pf->last_fwd[k] = last_fwd;
-    pf->from_last_fwd[k] = to_end + st->dp_tail_s;
+    pf->at.last_fwd[k] = last_fwd;
+    pf->at.from_last_fwd[k] = to_end + st->dp_tail_s;
+}
+
+/* Interleaved: a stage's last backward of the last chunk ends no earlier
+ * than its own path there or the next stage's plus the chain up, and the
+ * stage after it; the backward ring from the first stage's passes through
+ * every stage's last pass, its final round the drain. */
+static void round_ends(struct pipe_form *pf)
+{
+    double to_last = -INFINITY;
+    for (int k = pf->p - 1; k >= 0; k--) {
+        to_last = maxd(pf->at.last_bwd[k], to_last + pf->link + pf->at.beta[k]);
+        pf->at.end[k] = maxd(pf->at.end[k], to_last + pf->at.after_last_bwd[k]);
+    }
+    double ring = to_last + (pf->v - 1.0) * (pf->sum_beta + pf->p * pf->link);
+    for (int k = 0; k < pf->p; k++)
+        pf->at.end[k] = maxd(pf->at.end[k], ring - pf->at.drain[k]);
 }
 
 /* The step waits for the stage whose DP tail ends last. A stage ends no
@@ -192,14 +210,16 @@ void model_pipe_finish(struct pipe_form *pf)
     }
     /* Every path of the closed form ends at the first stage's last
      * backward, the pipeline's last pass. */
-    pf->end[0] = maxd(pf->end[0], pf->makespan);
+    pf->at.end[0] = maxd(pf->at.end[0], pf->makespan);
+    if (model_pipe_rounds(pf))
+        round_ends(pf);
     double later = -INFINITY, from_fwd = -INFINITY, finish = 0.0;
     for (int k = pf->p - 1; k >= 0; k--) {
-        double end = maxd(pf->end[k], later - pf->drain[k]);
-        finish = maxd(finish, end + pf->dp_tail[k]);
-        later = maxd(later, end + pf->drain[k]);
-        finish = maxd(finish, pf->last_fwd[k] + from_fwd);
-        from_fwd = maxd(from_fwd, pf->from_last_fwd[k]);
+        double end = maxd(pf->at.end[k], later - pf->at.drain[k]);
+        finish = maxd(finish, end + pf->at.dp_tail[k]);
+        later = maxd(later, end + pf->at.drain[k]);
+        finish = maxd(finish, pf->at.last_fwd[k] + from_fwd);
+        from_fwd = maxd(from_fwd, pf->at.from_last_fwd[k]);
     }
     pf->tail = maxd(0.0, finish - pf->makespan);
 }
@@ -260,12 +280,12 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
     }
     pf->makespan = maxd(pf->makespan, path);
     if (k < PIPE_STAGES_FOLLOWED) {
-        pf->pair[k] = st->fwd_s + st->bwd_s;
-        pf->drain[k] = drain;
-        pf->dp_tail[k] = st->dp_tail_s;
-        pf->end[k] = path - drain;
+        pf->at.pair[k] = st->fwd_s + st->bwd_s;
+        pf->at.drain[k] = drain;
+        pf->at.dp_tail[k] = st->dp_tail_s;
+        pf->at.end[k] = path - drain;
         if (model_pipe_rounds(pf) || (pf->v > 1 && pf->p > 1))
-            pf->last_fwd[k] = pf->from_last_fwd[k] = -INFINITY;
+            pf->at.last_fwd[k] = pf->at.from_last_fwd[k] = -INFINITY;
     }
     if (model_pipe_rounds(pf))
         ring_back(pf, k, phi, beta);
@@ -366,9 +386,9 @@ static void stage_waits(const struct pipe_form *pf, int k, double phi, double be
         return;
     double own = e + (p * v - 1.0) * (phi + e) + (p * v - 2.0 * after) * (beta + e) +
                  (k == 0 ? p * edge_first : 0.0);
-    if (k < PIPE_STAGES_FOLLOWED && isfinite(pf->ring_back[k]))
-        w->warm = maxd(w->warm,
-                       pf->sum_phi - phi + pf->edge_last + pf->beta_last + pf->ring_back[k] - own);
+    if (k < PIPE_STAGES_FOLLOWED && isfinite(pf->at.ring_back[k]))
+        w->warm = maxd(w->warm, pf->sum_phi - phi + pf->edge_last + pf->beta_last +
+                                    pf->at.ring_back[k] - own);
     /* Or through the last stage itself: its stream from F(v-1, 0) to
      * F(v-2, p), the first group's heavy round, p v - 2 p light pairs and a
      * light forward. */
@@ -437,8 +457,12 @@ void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost
     r->makespan = maxd(r->makespan, enter + stream + leave);
     /* The stage ends after its own stream, or after an earlier stage's
      * last forward reaches its own (model_pipe_finish). */
-    if (k < PIPE_STAGES_FOLLOWED)
-        pf->end[k] = maxd(enter + stream + e + after, r->arrive + to_end);
+    if (k < PIPE_STAGES_FOLLOWED) {
+        pf->at.end[k] = maxd(enter + stream + e + after, r->arrive + to_end);
+        pf->at.last_bwd[k] = enter + stream;
+        pf->at.after_last_bwd[k] = e + after;
+        pf->at.beta[k] = beta;
+    }
     r->arrive = maxd(r->arrive + phi, last_fwd) + L;
     r->enter = enter;
     r->leave = leave;

@@ -288,13 +288,13 @@ static void test_closed_form_agrees(void **state)
      * so it errs short where it misses one. 1F1B: all within 2% (100,000
      * layouts: worst 0.54%). Interleaved: the rounds' paths leave the
      * layouts where a pinned light first stage lets later stages hold the
-     * heavy one back more than once between the warm-up and the cool-down,
-     * and a few stage ends (100,000 layouts: 14 of 30,902 beyond 2%, worst
-     * step 3.08%, worst bubble 2.20%; docs/MODEL.md, "The step
-     * schedule"). */
+     * heavy one back more than once between the warm-up and the cool-down
+     * (100,000 layouts: 7 of 30,902 beyond 2%, worst 2.20%; docs/MODEL.md,
+     * "The step schedule"). The bubble differs at most as much as the
+     * step. */
     assert_int_equal(a.over[0], 0);
     assert_true(a.worst_step[0] <= 0.02 && a.worst_bubble[0] <= 0.02);
-    assert_true(a.over[1] * 1000 <= a.layouts[1] && a.worst_step[1] <= 0.035);
+    assert_true(a.over[1] * 1000 <= a.layouts[1] && a.worst_step[1] <= 0.025);
     assert_true(a.worst_bubble[1] <= 0.025);
 }
 
