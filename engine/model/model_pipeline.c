@@ -182,8 +182,11 @@ static void follow_last_fwd(struct pipe_form *pf, int k, const struct model_stag
 
 /* Interleaved: a stage's last backward of the last chunk ends no earlier
  * than its own path there or the next stage's plus the chain up, and the
- * stage after it; the backward ring from the first stage's passes through
- * every stage's last pass, its final round the drain. */
+ * stage ends after what it runs after it. (The backward ring out of the
+ * first stage passes through every stage's last pass too, but an end timed
+ * from it moves by one chunk backward where the tail's hiding window moves
+ * by the whole backward: a light stage losing compute would lengthen the
+ * step. It is left out.) */
 static void round_ends(struct pipe_form *pf)
 {
     double to_last = -INFINITY;
@@ -191,9 +194,6 @@ static void round_ends(struct pipe_form *pf)
         to_last = maxd(pf->at.last_bwd[k], to_last + pf->link + pf->at.beta[k]);
         pf->at.end[k] = maxd(pf->at.end[k], to_last + pf->at.after_last_bwd[k]);
     }
-    double ring = to_last + (pf->v - 1.0) * (pf->sum_beta + pf->p * pf->link);
-    for (int k = 0; k < pf->p; k++)
-        pf->at.end[k] = maxd(pf->at.end[k], ring - pf->at.drain[k]);
 }
 
 /* The step waits for the stage whose DP tail ends last. A stage ends no
