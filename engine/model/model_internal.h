@@ -260,25 +260,69 @@ void model_stage_cost(const struct ctx *c, const struct stage *st, const struct 
                       const struct layer_times *lm, struct model_stage_cost *o);
 void model_device_step(const struct ctx *c, struct device_step *d);
 
-/* model_pipeline.c: the closed form of the pipeline schedule, two passes
- * over the stages (the totals, then each stage's path), the same physics as
- * the step-schedule simulator (engine/sched). */
+/* model_pipeline.c: the closed form of the pipeline schedule, passes over
+ * the stages (the totals, then each stage's path; interleaved with m >= p a
+ * third, first stage first, for the rounds), the same physics as the
+ * step-schedule simulator (engine/sched). */
+struct pipe_rounds {
+    double fill, drain;  /* chunk 0 of the first and last micro-batch to stage k */
+    double enter, leave; /* the longest paths into stage k's first chunk v - 1 forward and
+                          * out of its last chunk v - 1 backward */
+    double pre_pair;     /* the chunk passes of the stages before k */
+    double gap_in, gap_around, gap_ring; /* the last stage's cycles through another stage
+                                          * (-1: none) */
+    double phi_prev, beta_prev;          /* stage k - 1's chunk passes */
+    double arrive; /* the earliest stage k's last forward can start, from the stages before */
+    double makespan;
+};
+/* The closed form follows 1F1B's steady cycles and each stage's end (for its
+ * data-parallel tail) up to this many stages; beyond, the tail is timed
+ * from the first stage's drain (an upper bound). */
+enum { PIPE_STAGES_FOLLOWED = 64 };
 struct pipe_form {
     int p, v;
-    double m, e, link;       /* micro-batches, blocking and whole send */
-    double chain_f, chain_b; /* pass 1: every stage's chunk on the first path */
-    double work_total;       /* pass 1: every stage's whole micro-batch */
-    double after_f, after_b; /* pass 2 (last stage first): the stages after k */
-    double after_max;        /* the longest any of them takes to send its backwards */
-    double light; /* pass 1: the longest chunk pair (forward, backward) of the other stages */
-    double last;  /* pass 1: the last stage's chunk pair, without the output layer */
+    double m, e, link;        /* micro-batches, blocking and whole send */
+    double chain_f, chain_b;  /* pass 1: every stage's chunk on the first path */
+    double work_total;        /* pass 1: every stage's whole micro-batch */
+    double sum_phi, sum_beta; /* pass 1: every stage's chunk passes, without the ends' extras */
+    double mid_pair;          /* pass 1: the same, forward and backward, of all but the last */
+    double edge_last;         /* pass 1: the output layer's forward and backward */
+    double after_f, after_b;  /* pass 2 (last stage first): the stages after k */
+    double after_max;         /* the longest any of them takes to send its backwards */
     double makespan;
-    double tail; /* how long after the pipeline the last stage's tail ends */
+    double tail;         /* how long after the pipeline the last stage's tail ends */
+    double tail_drained; /* the tail timed from the drain, for more stages than followed */
+    double ring_run, suffix_phi, suffix_beta; /* pass 2, interleaved: for ring_back below */
+    double phi_last, beta_last;               /* pass 2: the last stage's chunk passes */
+    struct pipe_rounds r;
+    /* Per stage (written before read, not cleared): pass 2 (and 3): its
+     * forward and backward, the longest path to its end, its drain, its DP
+     * tail; 1F1B: the path to its last forward's end less the chain to it,
+     * and from its fill to its end through its last forward plus its tail.
+     * Interleaved: pass 2, the longest way back to its first forward of the
+     * second group through a later stage (model_pipe_round); pass 3, the
+     * longest path to the end of its last backward of the last chunk, what
+     * it runs after it, its chunk backward. */
+    struct {
+        double pair[PIPE_STAGES_FOLLOWED], end[PIPE_STAGES_FOLLOWED];
+        double drain[PIPE_STAGES_FOLLOWED], dp_tail[PIPE_STAGES_FOLLOWED];
+        double last_fwd[PIPE_STAGES_FOLLOWED], from_last_fwd[PIPE_STAGES_FOLLOWED];
+        double ring_back[PIPE_STAGES_FOLLOWED];
+        double last_bwd[PIPE_STAGES_FOLLOWED], after_last_bwd[PIPE_STAGES_FOLLOWED];
+        double beta[PIPE_STAGES_FOLLOWED];
+    } at;
 };
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v);
 void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost *st);
 /* Stage k's path; called for k = p - 1 down to 0. */
 void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st);
+/* Interleaved with at least p micro-batches: Megatron-Core's rounds, the
+ * third pass, called for k = 0 up to p - 1 after the other two. */
+bool model_pipe_rounds(const struct pipe_form *pf);
+void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost *st);
+/* After the passes: how long the stages' DP tails run past the pipeline
+ * (pf->tail). */
+void model_pipe_finish(struct pipe_form *pf);
 
 /* model_network.c */
 double model_tp_allreduce_time(const struct ctx *c, double bytes);

@@ -3,6 +3,8 @@
  * schedule. Both take their stages from model_stage_cost (model_stage.c),
  * so the simulator and the closed form see the same costs and differ only
  * in how the schedule puts them together. Nothing here allocates. */
+#include <stddef.h>
+
 #include "model.h"
 #include "model_internal.h"
 
@@ -68,12 +70,15 @@ int model_pipeline_costs(const struct setup *s, const struct resolved *r,
 
 void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v)
 {
-    memset(pf, 0, sizeof *pf);
+    memset(pf, 0, offsetof(struct pipe_form, at));
     pf->p = report_int(c->pp);
     pf->v = v < 1 ? 1 : v;
     pf->m = (double)c->m;
     pf->link = c->pp > 1 ? model_pp_send_time(c) : 0.0;
     pf->e = (1.0 - c->r->software->pp_p2p_overlap) * pf->link;
+    pf->r.gap_in = pf->r.gap_around = pf->r.gap_ring = -1.0;
+    pf->r.arrive = -INFINITY;
+    pf->ring_run = -INFINITY;
 }
 
 /* A chunk's forward and backward on the first micro-batch's path. */
@@ -100,34 +105,123 @@ void model_pipe_total(struct pipe_form *pf, int k, const struct model_stage_cost
     pf->chain_f += chain_f(pf, st);
     pf->chain_b += chain_b(pf, st);
     pf->work_total += st->fwd_s + st->bwd_s;
-    double pair =
-        (st->fwd_s - st->edge_fwd_s + st->bwd_s - st->edge_bwd_s + stage_sends(pf, k) * pf->e) /
-        pf->v;
+    double phi = (st->fwd_s - st->edge_fwd_s) / pf->v, beta = (st->bwd_s - st->edge_bwd_s) / pf->v;
+    pf->sum_phi += phi;
+    pf->sum_beta += beta;
     if (k < pf->p - 1)
-        pf->light = maxd(pf->light, pair + st->edge_fwd_s / pf->v);
+        pf->mid_pair += phi + beta;
     else
-        pf->last = pair;
+        pf->edge_last = st->edge_fwd_s + st->edge_bwd_s;
 }
 
-/* Interleaved: Megatron-Core's stages run their chunk passes in rounds of p
- * micro-batches (a round of forwards of one chunk beside a round of
- * backwards of another). The last stage (warm-up (v - 1) p) runs the
- * forwards and backwards of its last chunk, with the output layer, in the
- * same round of each cycle of v rounds; when that round is longer than the
- * other stages' chunk pairs, they wait for its backwards. In its v - 1
- * other rounds it runs light chunk pairs, but receives the forwards at the
- * pace of the slowest other stage (`light`), less the one pair the stage
- * before it ran ahead (its warm-up is two passes longer). Per micro-batch:
- * the heavy pair, then the light rounds at the slower of the two paces;
- * around the steady state, the chunk chain of the other stages fills and
- * drains. */
-static double round_path(const struct pipe_form *pf, const struct model_stage_cost *last)
+/* 1F1B's steady state, between the warm-up's round trip and the
+ * cool-down's: stage k's forward of micro-batch x reaches stage j > k,
+ * which runs it and then the backward of its pair, which comes back to k
+ * in time for k's pair j - k + 1 micro-batches later. That cycle carries
+ * 2 (j - k) whole transfers (a send holds its stream only for its blocking
+ * part, but the next stage waits for all of it) and the passes of the
+ * stages between, where k's own stream runs j - k pairs; where it is
+ * longer, k waits once per cycle, as often as the cycle fits in the
+ * micro-batches between the two round trips. The longest over j. */
+static double steady_cycles(const struct pipe_form *pf, int k, const struct model_stage_cost *st,
+                            double e_f, double e_b)
 {
-    double a = pf->last, b = pf->light, v = pf->v;
-    double heavy = a + (last->edge_fwd_s + last->edge_bwd_s);
-    double rest = maxd((v - 1.0) * a, (v - 1.0) * b - b / pf->p);
-    return pf->m * (heavy + rest) + pf->chain_f - chain_f(pf, last) + pf->chain_b -
-           chain_b(pf, last) + 2.0 * (pf->p - 1) * pf->link;
+    if (pf->v > 1 || pf->p > PIPE_STAGES_FOLLOWED)
+        return 0.0;
+    double span = pf->m - (pf->p - 1 - k) - 2.0, own = st->fwd_s + st->bwd_s + e_f + e_b;
+    double between = 0.0, best = 0.0;
+    for (int j = k + 1; j < pf->p; j++) {
+        double hops = j - k, cycles = floor(span / (hops + 1.0));
+        if (cycles < 1.0)
+            break;
+        double e_j = j < pf->p - 1 ? pf->e : 0.0;
+        double trip = between + pf->at.pair[j] + e_j + 2.0 * hops * pf->link;
+        best = maxd(best, cycles * maxd(0.0, trip - e_f - hops * own));
+        between += pf->at.pair[j];
+    }
+    return best;
+}
+
+/* Interleaved, in pass 2 (the last stage first): the part of stage k's
+ * round through a later stage j that depends on j (stage_waits). From
+ * stage k's F(v-1, 0), micro-batch 0 goes down to the last stage and its
+ * backward back up to j; j runs its stream from that backward to its
+ * forward F(v-2, p) of the second group, 2 p v - 2 p - 4 (p - j - 1)
+ * passes, whose micro-batch goes on down, round the ring and through the
+ * stages before k to k's F(v-1, p). The stages after j: their forwards of
+ * chunk v - 2 and backwards of the last chunk; the sends: 3 p - 2 - 2 j. */
+static void ring_back(struct pipe_form *pf, int k, double phi, double beta)
+{
+    if (k < PIPE_STAGES_FOLLOWED)
+        pf->at.ring_back[k] = k < pf->p - 1 ? pf->ring_run : -INFINITY;
+    double p = pf->p, v = pf->v, passes = 2.0 * p * v - 2.0 * p - 4.0 * (p - k - 1);
+    if (k < pf->p - 1 && passes > 0) {
+        double run = 0.5 * passes * (phi + beta) + (passes - 1.0) * pf->e;
+        pf->ring_run = maxd(pf->ring_run, pf->suffix_beta + pf->suffix_phi + run +
+                                              (3.0 * p - 2.0 - 2.0 * k) * pf->link);
+    }
+    pf->suffix_phi += phi;
+    if (k < pf->p - 1)
+        pf->suffix_beta += beta;
+    else
+        pf->beta_last = beta, pf->phi_last = phi;
+}
+
+/* 1F1B: stage k's last forward ends `last_fwd` after the chain that
+ * brings micro-batch 0 to it and its own first forward; `to_end`: from
+ * its fill through its last forward to its end. A later stage's end waits
+ * for an earlier stage's last forward (model_pipe_finish). */
+static void follow_last_fwd(struct pipe_form *pf, int k, const struct model_stage_cost *st,
+                            double last_fwd, double to_end)
+{
+    if (k >= PIPE_STAGES_FOLLOWED)
+        return;
+    pf->at.last_fwd[k] = last_fwd;
+    pf->at.from_last_fwd[k] = to_end + st->dp_tail_s;
+}
+
+/* Interleaved: a stage's last backward of the last chunk ends no earlier
+ * than its own path there or the next stage's plus the chain up, and the
+ * stage ends after what it runs after it. (The backward ring out of the
+ * first stage passes through every stage's last pass too, but an end timed
+ * from it moves by one chunk backward where the tail's hiding window moves
+ * by the whole backward: a light stage losing compute would lengthen the
+ * step. It is left out.) */
+static void round_ends(struct pipe_form *pf)
+{
+    double to_last = -INFINITY;
+    for (int k = pf->p - 1; k >= 0; k--) {
+        to_last = maxd(pf->at.last_bwd[k], to_last + pf->link + pf->at.beta[k]);
+        pf->at.end[k] = maxd(pf->at.end[k], to_last + pf->at.after_last_bwd[k]);
+    }
+}
+
+/* The step waits for the stage whose DP tail ends last. A stage ends no
+ * earlier than its own longest path, than a later stage's end plus the
+ * backward chain up to it, and (1F1B) than an earlier stage's last forward
+ * plus the chain down to it and its own passes after its last forward: a
+ * light stage waits for the bottleneck's pace, so its end (and the window
+ * its tail hides in) follows the bottleneck's, not its own compute. */
+void model_pipe_finish(struct pipe_form *pf)
+{
+    if (pf->p > PIPE_STAGES_FOLLOWED) {
+        pf->tail = maxd(0.0, pf->tail_drained);
+        return;
+    }
+    /* Every path of the closed form ends at the first stage's last
+     * backward, the pipeline's last pass. */
+    pf->at.end[0] = maxd(pf->at.end[0], pf->makespan);
+    if (model_pipe_rounds(pf))
+        round_ends(pf);
+    double later = -INFINITY, from_fwd = -INFINITY, finish = 0.0;
+    for (int k = pf->p - 1; k >= 0; k--) {
+        double end = maxd(pf->at.end[k], later - pf->at.drain[k]);
+        finish = maxd(finish, end + pf->at.dp_tail[k]);
+        later = maxd(later, end + pf->at.drain[k]);
+        finish = maxd(finish, pf->at.last_fwd[k] + from_fwd);
+        from_fwd = maxd(from_fwd, pf->at.from_last_fwd[k]);
+    }
+    pf->tail = maxd(0.0, finish - pf->makespan);
 }
 
 void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost *st)
@@ -137,17 +231,19 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
     double per_mb = st->fwd_s + st->bwd_s + stage_sends(pf, k) * pf->e;
     double fill = pf->chain_f - pf->after_f - cf + k * pf->link;
     double drain = pf->chain_b - pf->after_b - cb + k * pf->link;
-    /* The stage's tail starts at its last backward, `drain` before the
-     * first stage's. */
-    pf->tail = maxd(pf->tail, st->dp_tail_s - drain);
+    /* Beyond the stages followed, the stage's tail starts at its last
+     * backward, at most `drain` before the first stage's. */
+    pf->tail_drained = maxd(pf->tail_drained, st->dp_tail_s - drain);
     double round_trip = pf->after_f + pf->after_b + 2.0 * after * pf->link;
     double phi = (st->fwd_s - st->edge_fwd_s) / pf->v, beta = (st->bwd_s - st->edge_bwd_s) / pf->v;
     /* The sends that hold the stream after a forward and after a backward
      * (none out of the ends of the whole model). */
     double e_f = pf->p > 1 && (k < pf->p - 1 || pf->v > 1) ? pf->e : 0.0;
     double e_b = pf->p > 1 && (k > 0 || pf->v > 1) ? pf->e : 0.0;
-    double path;
-    if (after < pf->m) {
+    double path = 0.0;
+    if (model_pipe_rounds(pf)) {
+        /* Interleaved rounds: the third pass (model_pipe_round). */
+    } else if (after < pf->m) {
         /* The warm-up's forwards (and the send of the one before the first
          * backward) cover the round trip through the stages after k, as
          * far as they last; at the end the last forward's send and the
@@ -155,14 +251,22 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
          * steady forward lies between them (after <= m - 2). */
         double warm = maxd(0.0, round_trip - after * (phi + e_f) - e_f);
         double cool = maxd(0.0, round_trip - e_f - after * (beta + e_b));
-        double waits = after + 2.0 <= pf->m ? warm + cool : maxd(warm, cool);
-        path = fill + drain + pf->m * per_mb + waits;
+        bool both = after + 2.0 <= pf->m;
+        double steady = both ? steady_cycles(pf, k, st, e_f, e_b) : 0.0;
+        path = fill + drain + pf->m * per_mb + (both ? warm + cool + steady : maxd(warm, cool));
+        /* Its last forward ends before its last after + 1 backwards (with
+         * their sends) and the cool-down's wait; from there to its end,
+         * the stream or the round trip. */
+        double last_fwd =
+            pf->m * per_mb - e_f - (after + 1.0) * (cb + e_b) + (both ? warm + steady : 0.0);
+        follow_last_fwd(pf, k, st, last_fwd - cf,
+                        fill + cf + maxd(e_f + after * (cb + e_b), round_trip) + cb);
     } else if (pf->v > 1) {
         /* Interleaved with fewer micro-batches than stages: each chunk's
          * round waits for the micro-batches to come round the ring, so the
          * first one goes through every chunk of every stage in turn, the
          * others a chunk behind each other (with equal stages p (f + b) +
-         * (m - 1)(f + b) / v, which meets the formula above at m = p). */
+         * (m - 1)(f + b) / v, which meets the rounds at m = p). */
         path =
             pf->work_total + 2.0 * (pf->p * pf->v - 1) * pf->link + (pf->m - 1.0) * per_mb / pf->v;
     } else {
@@ -171,10 +275,20 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
         double first_back = maxd(pf->m * (cf + e_f), cf + round_trip);
         path = fill + drain + first_back + (cb + e_b) +
                maxd((pf->m - 1.0) * (cb + e_b), pf->after_max);
+        follow_last_fwd(pf, k, st, pf->m * (cf + e_f) - e_f - cf,
+                        fill + cf + e_f + (pf->m - 1.0) * (cb + e_b) + cb);
     }
-    if (k == pf->p - 1 && pf->v > 1 && pf->m >= pf->p)
-        path = maxd(path, round_path(pf, st));
     pf->makespan = maxd(pf->makespan, path);
+    if (k < PIPE_STAGES_FOLLOWED) {
+        pf->at.pair[k] = st->fwd_s + st->bwd_s;
+        pf->at.drain[k] = drain;
+        pf->at.dp_tail[k] = st->dp_tail_s;
+        pf->at.end[k] = path - drain;
+        if (model_pipe_rounds(pf) || (pf->v > 1 && pf->p > 1))
+            pf->at.last_fwd[k] = pf->at.from_last_fwd[k] = -INFINITY;
+    }
+    if (model_pipe_rounds(pf))
+        ring_back(pf, k, phi, beta);
     pf->after_f += cf;
     pf->after_b += cb;
     /* How long this stage takes to send all backwards after its first:
@@ -182,4 +296,181 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
     double emit = after < pf->m ? (pf->m - after - 1.0) * per_mb + after * (cb + e_b)
                                 : (pf->m - 1.0) * (cb + e_b);
     pf->after_max = maxd(pf->after_max, emit);
+}
+
+/* ---- interleaved: Megatron-Core's rounds -----------------------------------
+ * With m >= p micro-batches, stage k runs w_k = 2 (p - k - 1) + (v - 1) p
+ * warm-up chunk forwards, then pairs, then the cool-down (get_schedule_table
+ * in megatron/core/pipeline_parallel/schedules.py: micro-batches in groups
+ * of p, each group through chunk 0, 1, ..., backwards in reverse). Every
+ * term below is the length of a path through that order, so the step is at
+ * least each of them (and with equal stages one of them is the textbook
+ * m (f + b) + (p - 1)(f + b) / v). A path enters stage k at its first
+ * forward of the last chunk, F(v-1, 0): along its stream (micro-batch 0's
+ * chunk 0 reaching it, then (v - 1) p chunk forwards) or down the stages
+ * before it; it leaves at its last backward of the last chunk, B(v-1, m-1):
+ * along its stream ((v - 1) p chunk backwards, then the last micro-batch's
+ * chunk 0 going back up) or up to the stages before it. Between the two it
+ * runs its own stream, waiting where the round trip of micro-batch 0 (and
+ * of the last) through the stages after it outlasts the 2 (p - k - 1)
+ * chunk passes that the order puts before the answer; the last stage, whose
+ * last chunk carries the output layer and pairs the forwards and backwards
+ * of that chunk in one round of p micro-batches every v rounds, may instead
+ * wait in every cycle for another stage j: the longest cycle through j
+ * (down and back up, round the ring through the first stage, or once round
+ * the whole ring either way) crosses a fixed number of j's passes, which
+ * the order of both stages sets. docs/MODEL.md, "The step schedule". */
+
+bool model_pipe_rounds(const struct pipe_form *pf)
+{
+    return pf->p > 1 && pf->v > 1 && pf->m >= pf->p;
+}
+
+/* The cycles of the last stage through stage j < p - 1, less what depends
+ * on the last stage itself (added in last_stage_stream). */
+static void round_cycles(struct pipe_form *pf, int j, const struct model_stage_cost *st, double phi,
+                         double beta)
+{
+    struct pipe_rounds *r = &pf->r;
+    double p = pf->p, v = pf->v, L = pf->link, e = pf->e;
+    double pair = (st->fwd_s + st->bwd_s + stage_sends(pf, j) * e) / v;
+    /* Down to the last stage and back: j's passes from B(v-1, last of a
+     * group) to F(v-1, first of the next). */
+    double n_in = p * v - p - 2.0 * (p - j - 1) + 1.0;
+    if (n_in > 0)
+        r->gap_in = maxd(r->gap_in, pf->mid_pair - r->pre_pair - phi - beta +
+                                        2.0 * (p - 1 - j) * L + n_in * pair - e);
+    /* Round the ring through the first stage: 2 p v - 4 j - 2 passes of the
+     * two stages, the last stage's heavy round and a pass either side of it
+     * among them. */
+    double n_around = p * v - 2.0 * j - p - 2.0;
+    if (n_around > 0)
+        r->gap_around = maxd(r->gap_around, r->pre_pair + 2.0 * j * L + n_around * (phi + beta) +
+                                                (2.0 * n_around - 1.0) * e);
+    /* Once round the ring, backwards or forwards: 2 p v - 2 p + 2 passes of
+     * the two stages, one pass of each other stage. */
+    double n_ring = p * v - 2.0 * p + 1.0;
+    if (n_ring > 0) {
+        double rest = (n_ring - 1.0) * (phi + beta) + (2.0 * n_ring - 2.0) * e;
+        r->gap_ring = maxd(r->gap_ring, rest);
+    }
+}
+
+/* Stage k's stream from the start of F(v-1, 0) to the end of B(v-1, m-1)
+ * waits where the round trip of micro-batch 0 (warm) or of the last (cool)
+ * through the stages after k outlasts the `between` chunk passes the order
+ * puts before the answer; both when a steady pair lies between them. */
+struct round_waits {
+    double round_trip, between, warm, cool;
+    bool both;
+};
+
+static void stage_waits(const struct pipe_form *pf, int k, double phi, double beta,
+                        double edge_first, struct round_waits *w)
+{
+    const struct pipe_rounds *r = &pf->r;
+    double p = pf->p, v = pf->v, m = pf->m, e = pf->e, after = p - 1 - k;
+    /* The last chunk's passes of the stages after k, the output layer's
+     * included, and the sends there and back. */
+    w->round_trip = pf->sum_phi + pf->sum_beta + pf->edge_last - r->pre_pair - phi - beta +
+                    2.0 * after * pf->link;
+    w->between = mind(2.0 * after, m * v - (v - 1.0) * p - 1.0);
+    w->warm = maxd(0.0, w->round_trip - w->between * (phi + e) - e);
+    w->cool = maxd(0.0, w->round_trip - e - w->between * (beta + e));
+    w->both = mind(2.0 * after + (v - 1.0) * p, m * v) <= m * v - 2.0;
+    /* With a second group, micro-batch 0 may also come back to k's
+     * F(v-1, p) round the ring through a later stage j (ring_back) or the
+     * last stage, where k's own stream runs p v - 1 forwards and
+     * p v - 2 (p - k - 1) backwards. */
+    if (!(m >= 2.0 * p))
+        return;
+    double own = e + (p * v - 1.0) * (phi + e) + (p * v - 2.0 * after) * (beta + e) +
+                 (k == 0 ? p * edge_first : 0.0);
+    if (k < PIPE_STAGES_FOLLOWED && isfinite(pf->at.ring_back[k]))
+        w->warm = maxd(w->warm, pf->sum_phi - phi + pf->edge_last + pf->beta_last +
+                                    pf->at.ring_back[k] - own);
+    /* Or through the last stage itself: its stream from F(v-1, 0) to
+     * F(v-2, p), the first group's heavy round, p v - 2 p light pairs and a
+     * light forward. */
+    double a = pf->phi_last, b = pf->beta_last;
+    double run = p * (a + b + pf->edge_last) + (p * v - 2.0 * p + 1.0) * a + (p * v - 2.0 * p) * b +
+                 (2.0 * p * v - 3.0 * p) * e;
+    w->warm = maxd(w->warm, pf->sum_phi - a - phi + p * pf->link + run - own);
+}
+
+/* The last stage: its own stream, or G = m / p heavy rounds (its last
+ * chunk's pairs with the output layer) and between each two the longest
+ * cycle through its own light pairs or another stage. */
+static double last_stage_stream(const struct pipe_form *pf, const struct model_stage_cost *st,
+                                double phi, double beta, double rest)
+{
+    const struct pipe_rounds *r = &pf->r;
+    double p = pf->p, v = pf->v, L = pf->link, e = pf->e;
+    double heavy = p * (phi + beta + st->edge_fwd_s + st->edge_bwd_s) + (p - 1.0) * e;
+    double gap = e + (p * v - p) * (phi + beta + 2.0 * e);
+    gap = maxd(gap, r->gap_in);
+    if (r->gap_around >= 0)
+        gap = maxd(gap, r->gap_around + phi + beta + 2.0 * L + 2.0 * e);
+    if (r->gap_ring >= 0)
+        gap = maxd(gap, maxd(pf->sum_beta, pf->sum_phi) + r->gap_ring + p * L + e);
+    double groups = pf->m / p;
+    return maxd(rest, groups * heavy + (groups - 1.0) * gap);
+}
+
+void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost *st)
+{
+    struct pipe_rounds *r = &pf->r;
+    double p = pf->p, v = pf->v, m = pf->m, L = pf->link, e = pf->e;
+    double phi = (st->fwd_s - st->edge_fwd_s) / v, beta = (st->bwd_s - st->edge_bwd_s) / v;
+    bool first = k == 0, last = k == pf->p - 1;
+    /* The chunks before the last of the first group, and after it of the
+     * last group (the first stage's chunk 0 forwards carry the embedding,
+     * its chunk 0 backwards send nothing). */
+    double before = (v - 1.0) * p * (phi + e) + (first ? p * st->edge_fwd_s : 0.0);
+    double after = (v - 1.0) * p * (beta + e) - (first ? p * e : 0.0);
+    double rest = m * (st->fwd_s + st->bwd_s + stage_sends(pf, k) * e) - before - after - e;
+    double enter = r->fill + before;
+    if (first)
+        enter = maxd(enter, (v - 1.0) * (pf->sum_phi + p * L) + st->edge_fwd_s);
+    else
+        enter = maxd(enter, r->enter + r->phi_prev + L);
+    double leave = e + after + r->drain;
+    if (first)
+        leave = maxd(leave, (v - 1.0) * (pf->sum_beta + p * L));
+    else
+        leave = maxd(leave, r->leave + L + r->beta_prev);
+    /* Stage k's stream; where its last forward F(v-1, m-1) ends; from its
+     * start to the stage's end. */
+    double stream, last_fwd, to_end;
+    if (last) {
+        stream = last_stage_stream(pf, st, phi, beta, rest);
+        last_fwd = enter + stream - beta - st->edge_bwd_s;
+        to_end = phi + beta + st->edge_fwd_s + st->edge_bwd_s + e + after;
+    } else {
+        struct round_waits w;
+        stage_waits(pf, k, phi, beta, st->edge_fwd_s, &w);
+        stream = rest + (w.both ? w.warm + w.cool : maxd(w.warm, w.cool));
+        last_fwd = enter + rest - e - w.between * (beta + e) - beta + (w.both ? w.warm : 0.0);
+        to_end = phi + maxd(e + w.between * (beta + e), w.round_trip) + beta + e + after;
+        round_cycles(pf, k, st, phi, beta);
+    }
+    r->makespan = maxd(r->makespan, enter + stream + leave);
+    /* The stage ends after its own stream, or after an earlier stage's
+     * last forward reaches its own (model_pipe_finish). */
+    if (k < PIPE_STAGES_FOLLOWED) {
+        pf->at.end[k] = maxd(enter + stream + e + after, r->arrive + to_end);
+        pf->at.last_bwd[k] = enter + stream;
+        pf->at.after_last_bwd[k] = e + after;
+        pf->at.beta[k] = beta;
+    }
+    r->arrive = maxd(r->arrive + phi, last_fwd) + L;
+    r->enter = enter;
+    r->leave = leave;
+    r->fill += phi + (first ? st->edge_fwd_s : 0.0) + L;
+    r->drain += beta + L;
+    r->pre_pair += phi + beta;
+    r->phi_prev = phi;
+    r->beta_prev = beta;
+    if (last)
+        pf->makespan = maxd(pf->makespan, r->makespan);
 }

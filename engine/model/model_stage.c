@@ -390,8 +390,9 @@ static const struct model_stage_cost *stage_kind(const struct ctx *c, const stru
     return o;
 }
 
-/* Both passes of the closed form over every stage, the last stage first
- * (model_pipeline.c); the first notes the busiest stage. */
+/* The passes of the closed form over every stage (model_pipeline.c): two
+ * the last stage first, the first of which notes the busiest stage, and for
+ * interleaved rounds a third, the first stage first. */
 static void stage_walk(const struct ctx *c, const struct layer_times *ld,
                        const struct layer_times *lm, struct pipe_form *pf, struct stage_walk *w)
 {
@@ -425,6 +426,23 @@ static void stage_walk(const struct ctx *c, const struct layer_times *ld,
             }
         }
     }
+    if (!model_pipe_rounds(pf)) {
+        model_pipe_finish(pf);
+        return;
+    }
+    /* Interleaved rounds: a third pass, the first stage first. */
+    int first_layer = 0;
+    for (int i = 0; i < c->pp; i++) {
+        int n = (int)c->pp - 1 - i, kind = -1;
+        const struct model_stage_cost *sc;
+        if (remember && kind_of[n] >= 0)
+            sc = &kc.cost[kind_of[n]];
+        else
+            sc = stage_kind(c, ld, lm, i, first_layer, &kc, w, &kind);
+        first_layer += c->s->model.kind == MODEL_TRANSFORMER ? setup_stage_layers(c->s, i) : 0;
+        model_pipe_round(pf, i, sc);
+    }
+    model_pipe_finish(pf);
 }
 
 /* The optimizer (memory-bound: reads and writes the optimizer state, reads

@@ -73,28 +73,16 @@ static const char *grew_most(const struct model_report *a, const struct model_re
     return names[best];
 }
 
-/* A cooling-limited rack shares a fixed heat budget between the devices'
- * compute and their waits (model_throttle.c, found to a part in 1e9).
- * Where a pass is bound by the copies of offloaded activations, an overlap
- * turned on buys no time in it but runs collectives beside the compute,
- * which draws more of the budget (the power side of overlap: arXiv
- * 2507.03114, the source of the 18.9% slowdown) and lowers the clocks
- * elsewhere in the step: there the step may lengthen by a few parts in
- * 100,000 (seen: 4.6e-5 in 1,000,000 setups). Before issue 21's throttle
- * fixes (clocks solved at the power-limited clock, the CPUs' load and the
- * data path's starvation at the throttled step) it was 1.6e-4. */
-#define THROTTLED_SLACK 1e-4
-
 bool inv_not_slower(const char *what, const struct model_report *base,
                     const struct model_report *better, char *msg, size_t len)
 {
     /* Pipelines included: the closed form of the schedule is a longest
      * path whose every term grows with the stage costs (model_pipeline.c),
      * and each pass's DP/ZeRO window shrinks by at most what the traffic
-     * hidden beside it grows (model_stage.c). */
-    bool throttled = base->power.throttle_factor < 1.0 || better->power.throttle_factor < 1.0;
-    double slack = throttled ? 1.0 + THROTTLED_SLACK : 1.0;
-    if (le(better->step_time_s, base->step_time_s * slack))
+     * hidden beside it grows (model_stage.c). Under a cooling limit the
+     * throttle keeps the fastest step within the rack's heat budget
+     * (model_throttle.c), so a faster part is never slower there either. */
+    if (le(better->step_time_s, base->step_time_s))
         return true;
     double by;
     const char *part = grew_most(base, better, &by);
@@ -103,6 +91,25 @@ bool inv_not_slower(const char *what, const struct model_report *base,
              base->step_time_s, better->step_time_s, part, by, base->power.throttle_factor,
              better->power.throttle_factor);
     return false;
+}
+
+/* The power side of overlap (arXiv 2507.03114; model_throttle.c): at a
+ * given clock an overlap never lengthens a pass, but the collectives it
+ * runs beside the compute keep the devices busier, and a cooling-limited
+ * rack's fixed heat budget then holds a lower clock. Where the overlap
+ * buys no time (a pass bound by the copies of offloaded activations) the
+ * step can only lose. It loses at most the clock ratio: at a clock lower by
+ * a factor r the compute-bound kernels take 1/r as long, memory-bound
+ * kernels and traffic no longer, so no step grows by more than 1/r. */
+bool inv_overlap_not_slower(const char *what, const struct model_report *off,
+                            const struct model_report *on, char *msg, size_t len)
+{
+    double clock_off = off->power.clock_share * off->power.throttle_factor;
+    double clock_on = on->power.clock_share * on->power.throttle_factor;
+    double ratio = clock_on > 0 && clock_on < clock_off ? clock_off / clock_on : 1.0;
+    if (le(on->step_time_s, off->step_time_s * ratio))
+        return true;
+    return inv_not_slower(what, off, on, msg, len);
 }
 
 bool inv_same_step(const char *what, const struct model_report *base,
@@ -232,7 +239,7 @@ static bool check_overlaps(const struct setup *s, const struct resolved *r,
     model_eval(&t, r, &o);
     ++*evals;
     bool on = s->training.overlap_grad_sync;
-    if (!inv_not_slower("overlap_grad_sync on", on ? &o : base, on ? base : &o, msg, len))
+    if (!inv_overlap_not_slower("overlap_grad_sync on", on ? &o : base, on ? base : &o, msg, len))
         return false;
     struct resolved v;
     struct entries e;
@@ -244,7 +251,7 @@ static bool check_overlaps(const struct setup *s, const struct resolved *r,
     t.training.ep_comm_overlap = false;
     model_eval(&t, &v, &o);
     ++*evals;
-    if (!inv_not_slower("the stack's overlaps on", &o, base, msg, len))
+    if (!inv_overlap_not_slower("the stack's overlaps on", &o, base, msg, len))
         return false;
     if (s->training.tensor_parallel > setup_scaleup_domain(s)) {
         copy_entries(r, &v, &e);

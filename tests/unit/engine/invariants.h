@@ -26,6 +26,11 @@ bool inv_layers_placed(const struct setup *s, char *msg, size_t len);
 /* `better` (one resource improved, or an overlap turned on) is never slower. */
 bool inv_not_slower(const char *what, const struct model_report *base,
                     const struct model_report *better, char *msg, size_t len);
+/* An overlap turned on (`on`) is never slower than `off` but by the ratio
+ * of their clocks, where a cooling limit lowered them (the power side of
+ * overlap). */
+bool inv_overlap_not_slower(const char *what, const struct model_report *off,
+                            const struct model_report *on, char *msg, size_t len);
 /* More memory capacity leaves the step of a setup that fits unchanged. */
 bool inv_same_step(const char *what, const struct model_report *base,
                    const struct model_report *more, char *msg, size_t len);

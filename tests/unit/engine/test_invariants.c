@@ -181,6 +181,13 @@ static void test_each_invariant_breaks(void **state)
     b = a, b.step_time_s = 10.5; /* an improvement that slows the step */
     assert_true(inv_not_slower("x", &b, &a, msg, sizeof msg));
     assert_false(inv_not_slower("x", &a, &b, msg, sizeof msg));
+    /* Overlap under a cooling limit: slower only by the clocks' ratio. */
+    struct model_report hot = b;
+    hot.power.throttle_factor = 0.95; /* 10 -> 10.5 s, clocks 1 -> 0.95: within 1 / 0.95 */
+    assert_false(inv_overlap_not_slower("x", &a, &b, msg, sizeof msg));
+    assert_true(inv_overlap_not_slower("x", &a, &hot, msg, sizeof msg));
+    hot.power.throttle_factor = 0.96; /* 1 / 0.96 < 1.05 */
+    assert_false(inv_overlap_not_slower("x", &a, &hot, msg, sizeof msg));
     assert_false(inv_same_step("x", &a, &b, msg, sizeof msg));
     assert_true(inv_same_step("x", &a, &a, msg, sizeof msg));
     assert_false(inv_recompute(&b, &a, msg, sizeof msg)); /* full faster than none */
