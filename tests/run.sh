@@ -21,6 +21,9 @@ if [ "$1" = --one ]; then
     n=$2 kind=$3 path=$4
     log=$RUN_DIR/$n.log
     start=$(date +%s.%N)
+    # The tmux suites' servers are daemons outside this process tree; with
+    # MLVIZ_TEST_TIMES=1 tests/e2e/tmux-lib writes their CPU time here.
+    [ "${MLVIZ_TEST_TIMES:-0}" = 1 ] && MLVIZ_TMUX_CPU=$RUN_DIR/$n.tmux && export MLVIZ_TMUX_CPU
     case $kind in
     cmocka)
         if [ "${VALGRIND:-0}" = 1 ]; then
@@ -44,7 +47,9 @@ if [ "$1" = --one ]; then
     # (`times`, children: user and system; not the tmux servers' programs)
     times >"$RUN_DIR/$n.cpu"
     case $kind in shard*) path="$path[${kind#shard}]" ;; esac
-    echo "$start $(date +%s.%N) $path $(tail -n 1 "$RUN_DIR/$n.cpu")" >"$RUN_DIR/$n.time"
+    tmux_s=0
+    [ -f "$RUN_DIR/$n.tmux" ] && tmux_s=$(awk '{ t += $1 } END { print t + 0 }' "$RUN_DIR/$n.tmux")
+    echo "$start $(date +%s.%N) $path $(tail -n 1 "$RUN_DIR/$n.cpu") $tmux_s" >"$RUN_DIR/$n.time"
     echo $rc >"$RUN_DIR/$n.rc.tmp" && mv "$RUN_DIR/$n.rc.tmp" "$RUN_DIR/$n.rc"
     exit 0
 fi
@@ -198,11 +203,17 @@ while read -r i kind path; do
     esac
 done <"$list"
 wait $runner
-# MLVIZ_TEST_TIMES=1: each suite's wall and CPU time, slowest first (stderr).
+# MLVIZ_TEST_TIMES=1: each suite's CPU time (its processes and its tmux
+# server's, in brackets) and wall time, most CPU first, then the sums (stderr).
 if [ "${MLVIZ_TEST_TIMES:-0}" = 1 ]; then
     cat "$RUN_DIR"/*.time | awk '
         function sec(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]*m/, "", t); return m * 60 + t }
-        { printf "%7.2f s  (cpu %6.2f s)  %s\n", $2 - $1, sec($4) + sec($5), $3 }' | sort -rn >&2
+        { c = sec($4) + sec($5); printf "cpu %6.2f s (tmux %5.2f)  wall %6.2f s  %s\n", c + $6, $6, $2 - $1, $3 }' |
+        sort -k2,2 -rn >&2
+    cat "$RUN_DIR"/*.time | awk '
+        function sec(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]*m/, "", t); return m * 60 + t }
+        { c += sec($4) + sec($5); x += $6; if (!s || $1 < s) s = $1; if ($2 > e) e = $2 }
+        END { printf "suites: cpu %.1f s (tmux servers %.1f s), wall %.1f s\n", c + x, x, e - s }' >&2
 fi
 
 echo "$passed passed, $failed failed"
