@@ -132,15 +132,16 @@ add structure tests/format.sh
 
 # The longest suites start first (measured with MLVIZ_TEST_TIMES=1): the
 # tmux suites whose waits are long (tour_try holds a tour stop for 16 s,
-# steady takes ten readings a second apart), mixed with the CPU-bound ones,
+# steady takes ten readings a second apart, footer waits out r's message),
+# mixed with the CPU-bound ones,
 # then the rest in list order; each argument line of xargs is "N KIND PATH".
 # (Ordered by last run's wall times, every tmux suite started at once and
 # their sessions, animating side by side, took 10% more CPU.)
-SLOW="tests/e2e/tour_try.sh tests/e2e/steady.sh tests/cli/plan.sh tests/e2e/live.sh
+SLOW="tests/e2e/tour_try.sh tests/e2e/steady.sh tests/e2e/footer.sh tests/cli/plan.sh tests/e2e/live.sh
       tests/e2e/screens.sh tests/cli/install.sh tests/e2e/wordcut.sh tests/e2e/story.sh
       $BUILD/tests/unit/engine/test_plan tests/e2e/play.sh tests/cli/plan_integrity.sh
       $BUILD/tests/unit/engine/test_sim tests/e2e/verdict.sh tests/lua/hostile.sh
-      tests/e2e/motion.sh tests/cli/setups.sh tests/e2e/footer.sh tests/cli/docs.sh
+      tests/e2e/motion.sh tests/cli/setups.sh tests/cli/docs.sh
       $BUILD/tests/validation/test_plan_table tests/e2e/stage_live.sh tests/e2e/legend.sh
       tests/cli/sim.sh tests/lua/limits.sh tests/fuzz/run.sh tests/e2e/netpic.sh
       tests/e2e/infer.sh tests/e2e/strips.sh tests/lua/run.sh tests/cli/commands.sh"
