@@ -166,7 +166,7 @@ count_cmocka() {
 while read -r i kind path; do
     while [ ! -f "$RUN_DIR/$i.rc" ]; do
         kill -0 $runner 2>/dev/null || [ -f "$RUN_DIR/$i.rc" ] || break
-        sleep 0.1
+        sleep 0.25
     done
     log=$RUN_DIR/$i.log
     rc=$(cat "$RUN_DIR/$i.rc" 2>/dev/null || echo "none")
@@ -219,9 +219,12 @@ wait $runner
 # MLVIZ_TEST_TIMES=1: each suite's CPU time (its processes and its tmux
 # server's, in brackets) and wall time, most CPU first, then the sums (stderr).
 if [ "${MLVIZ_TEST_TIMES:-0}" = 1 ]; then
-    cat "$RUN_DIR"/*.time | awk '
+    first=$(cat "$RUN_DIR"/*.time | sort -n | head -n 1 | cut -d' ' -f1)
+    cat "$RUN_DIR"/*.time | awk -v first="$first" '
         function sec(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]*m/, "", t); return m * 60 + t }
-        { c = sec($4) + sec($5); printf "cpu %6.2f s (tmux %5.2f)  wall %6.2f s  %s\n", c + $6, $6, $2 - $1, $3 }' |
+        { c = sec($4) + sec($5)
+          printf "cpu %6.2f s (tmux %5.2f)  wall %6.2f s (%5.1f to %5.1f)  %s\n", c + $6, $6, $2 - $1,
+                 $1 - first, $2 - first, $3 }' |
         sort -k2,2 -rn >&2
     cat "$RUN_DIR"/*.time | awk '
         function sec(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]*m/, "", t); return m * 60 + t }
