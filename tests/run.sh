@@ -21,6 +21,9 @@ if [ "$1" = --one ]; then
     n=$2 kind=$3 path=$4
     log=$RUN_DIR/$n.log
     start=$(date +%s.%N)
+    # The tmux suites' servers are daemons outside this process tree; with
+    # MLVIZ_TEST_TIMES=1 tests/e2e/tmux-lib writes their CPU time here.
+    [ "${MLVIZ_TEST_TIMES:-0}" = 1 ] && MLVIZ_TMUX_CPU=$RUN_DIR/$n.tmux && export MLVIZ_TMUX_CPU
     case $kind in
     cmocka)
         if [ "${VALGRIND:-0}" = 1 ]; then
@@ -44,7 +47,9 @@ if [ "$1" = --one ]; then
     # (`times`, children: user and system; not the tmux servers' programs)
     times >"$RUN_DIR/$n.cpu"
     case $kind in shard*) path="$path[${kind#shard}]" ;; esac
-    echo "$start $(date +%s.%N) $path $(tail -n 1 "$RUN_DIR/$n.cpu")" >"$RUN_DIR/$n.time"
+    tmux_s=0
+    [ -f "$RUN_DIR/$n.tmux" ] && tmux_s=$(awk '{ t += $1 } END { print t + 0 }' "$RUN_DIR/$n.tmux")
+    echo "$start $(date +%s.%N) $path $(tail -n 1 "$RUN_DIR/$n.cpu") $tmux_s" >"$RUN_DIR/$n.time"
     echo $rc >"$RUN_DIR/$n.rc.tmp" && mv "$RUN_DIR/$n.rc.tmp" "$RUN_DIR/$n.rc"
     exit 0
 fi
@@ -57,6 +62,17 @@ trap 'rm -rf "$RUN_DIR"' EXIT
 trap 'trap "" INT TERM; kill -TERM 0 2>/dev/null; rm -rf "$RUN_DIR"; exit 130' INT TERM
 passed=0
 failed=0
+
+# python3 by its real path: a version manager's shim (pyenv: a bash script
+# that runs a dozen programs to pick the version) costs more CPU than most
+# of the scripts the suites give it, and the suites start python3 hundreds
+# of times. The same interpreter, found once, first on the suites' PATH.
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+    mkdir -p "$RUN_DIR/bin"
+    ln -s "$py" "$RUN_DIR/bin/python3"
+    PATH=$RUN_DIR/bin:$PATH
+    export PATH
+fi
 
 # Under VALGRIND=1 the shell suites run the binary under valgrind through a
 # wrapper (a finding exits 99, which fails the check); the tmux suites and
@@ -114,19 +130,21 @@ add shell tests/layers_compile.sh
 add py tests/sizes.py
 add structure tests/format.sh
 
-# The longest suites start first (measured with MLVIZ_TEST_TIMES=1: the
-# tmux suites wait on the screen), mixed with the CPU-bound ones, then the
-# rest in list order; each argument line of xargs is "N KIND PATH". (Ordered
-# by last run's wall times, every tmux suite started at once and their
-# sessions, animating side by side, took 10% more CPU.)
-SLOW="tests/e2e/story.sh tests/cli/plan.sh tests/e2e/wordcut.sh tests/cli/setups.sh
-      tests/e2e/steady.sh tests/e2e/tour_try.sh tests/e2e/plan.sh
-      $BUILD/tests/unit/engine/test_plan tests/lua/limits.sh tests/e2e/live.sh
-      tests/lua/hostile.sh $BUILD/tests/unit/engine/test_sim tests/cli/sim.sh tests/fuzz/run.sh
-      tests/e2e/play.sh tests/lua/run.sh tests/e2e/verdict.sh tests/e2e/motion.sh
-      tests/e2e/stage_live.sh tests/cli/install.sh tests/e2e/netpic.sh
-      tests/cli/commands.sh tests/e2e/legend.sh tests/e2e/tui.sh
-      $BUILD/tests/unit/lua/test_luahost_limits tests/cli/docs.sh tests/e2e/controls.sh"
+# The longest suites start first (measured with MLVIZ_TEST_TIMES=1): the
+# tmux suites whose waits are long (tour_try holds a tour stop for 16 s,
+# steady takes ten readings a second apart, footer waits out r's message),
+# mixed with the CPU-bound ones,
+# then the rest in list order; each argument line of xargs is "N KIND PATH".
+# (Ordered by last run's wall times, every tmux suite started at once and
+# their sessions, animating side by side, took 10% more CPU.)
+SLOW="tests/e2e/tour_try.sh tests/e2e/steady.sh tests/e2e/footer.sh tests/cli/plan.sh tests/e2e/live.sh
+      tests/e2e/screens.sh tests/cli/install.sh tests/e2e/wordcut.sh tests/e2e/story.sh
+      $BUILD/tests/unit/engine/test_plan tests/e2e/play.sh tests/cli/plan_integrity.sh
+      $BUILD/tests/unit/engine/test_sim tests/e2e/verdict.sh tests/lua/hostile.sh
+      tests/e2e/motion.sh tests/cli/setups.sh tests/cli/docs.sh
+      $BUILD/tests/validation/test_plan_table tests/e2e/stage_live.sh tests/e2e/legend.sh
+      tests/cli/sim.sh tests/lua/limits.sh tests/fuzz/run.sh tests/e2e/netpic.sh
+      tests/e2e/infer.sh tests/e2e/strips.sh tests/lua/run.sh tests/cli/commands.sh"
 {
     for s in $SLOW; do awk -v p="$s" '$3 == p' "$list"; done
     awk -v slow=" $(echo $SLOW) " 'index(slow, " " $3 " ") == 0' "$list"
@@ -148,7 +166,7 @@ count_cmocka() {
 while read -r i kind path; do
     while [ ! -f "$RUN_DIR/$i.rc" ]; do
         kill -0 $runner 2>/dev/null || [ -f "$RUN_DIR/$i.rc" ] || break
-        sleep 0.1
+        sleep 0.25
     done
     log=$RUN_DIR/$i.log
     rc=$(cat "$RUN_DIR/$i.rc" 2>/dev/null || echo "none")
@@ -198,11 +216,20 @@ while read -r i kind path; do
     esac
 done <"$list"
 wait $runner
-# MLVIZ_TEST_TIMES=1: each suite's wall and CPU time, slowest first (stderr).
+# MLVIZ_TEST_TIMES=1: each suite's CPU time (its processes and its tmux
+# server's, in brackets) and wall time, most CPU first, then the sums (stderr).
 if [ "${MLVIZ_TEST_TIMES:-0}" = 1 ]; then
+    first=$(cat "$RUN_DIR"/*.time | sort -n | head -n 1 | cut -d' ' -f1)
+    cat "$RUN_DIR"/*.time | awk -v first="$first" '
+        function sec(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]*m/, "", t); return m * 60 + t }
+        { c = sec($4) + sec($5)
+          printf "cpu %6.2f s (tmux %5.2f)  wall %6.2f s (%5.1f to %5.1f)  %s\n", c + $6, $6, $2 - $1,
+                 $1 - first, $2 - first, $3 }' |
+        sort -k2,2 -rn >&2
     cat "$RUN_DIR"/*.time | awk '
         function sec(t, m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]*m/, "", t); return m * 60 + t }
-        { printf "%7.2f s  (cpu %6.2f s)  %s\n", $2 - $1, sec($4) + sec($5), $3 }' | sort -rn >&2
+        { c += sec($4) + sec($5); x += $6; if (!s || $1 < s) s = $1; if ($2 > e) e = $2 }
+        END { printf "suites: cpu %.1f s (tmux servers %.1f s), wall %.1f s\n", c + x, x, e - s }' >&2
 fi
 
 echo "$passed passed, $failed failed"

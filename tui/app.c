@@ -17,8 +17,23 @@
 #include "ui.h"
 #include "views.h"
 
-/* Frame timing: about 30 frames per second. */
-#define FRAME_S (1.0 / 30.0)
+/* Frame timing: about 30 frames per second. The test hook MLVIZ_FRAME_HZ
+ * (1 to 30) lowers the rate: the tmux suites read a screen a few times a
+ * second, and a lower rate draws less for each read (keys still show at
+ * once: a key ends the wait for the next frame). */
+#define FRAME_HZ 30
+
+static double frame_s(void)
+{
+    static double s;
+    if (s == 0) {
+        const char *v = getenv("MLVIZ_FRAME_HZ");
+        char *end = NULL;
+        long hz = v ? strtol(v, &end, 10) : 0;
+        s = 1.0 / (v && end != v && *end == '\0' && hz >= 1 && hz < FRAME_HZ ? hz : FRAME_HZ);
+    }
+    return s;
+}
 /* Wall time the simulation may use per frame before it is declared
  * lagging (it then runs slower than asked rather than freezing the UI). */
 #define SIM_BUDGET_S 0.012
@@ -159,7 +174,7 @@ static int run_loop(struct ui *u, long max_frames, app_tick_fn tick, void *ctx)
         if (max_frames && frames >= max_frames)
             break;
         bool key = false;
-        if (!wait_input(u, frame_start + (is_still ? STILL_WAIT_S : FRAME_S), &status, &key))
+        if (!wait_input(u, frame_start + (is_still ? STILL_WAIT_S : frame_s()), &status, &key))
             break;
         drawn_still = drawn_still && !key;
     }

@@ -290,7 +290,9 @@ static bool on_tour_prev(struct ui *u, enum key_action act, int arg)
 
 static bool on_text_scroll(struct ui *u, enum key_action act, int arg)
 {
-    int page = ui_layout(u)->text.h > 3 ? ui_layout(u)->text.h - 3 : 1;
+    /* A page is what the last frame showed, in the panel or full screen
+     * (the position on the border counts pages of that many rows). */
+    int page = ui_text_page(u) > 0 ? ui_text_page(u) : 1;
     int lines = arg > 0 ? arg : arg < 0 ? 1 << 20 : page;
     ui_scroll_text(u, act == ACT_TEXT_UP ? -lines : lines);
     return true;

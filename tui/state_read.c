@@ -185,6 +185,11 @@ bool ui_text_full(const struct ui *u)
     return u->text_full;
 }
 
+int ui_text_page(const struct ui *u)
+{
+    return u->out.text_page;
+}
+
 bool ui_mouse(const struct ui *u)
 {
     return u->mouse;

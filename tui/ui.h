@@ -54,6 +54,9 @@ const int *ui_knob_sel(const struct ui *u);
 int ui_undo_count(const struct ui *u);
 bool ui_help_open(const struct ui *u);
 bool ui_text_full(const struct ui *u);
+/* Rows of the explanation the last frame showed (its panel, or the whole
+ * screen with `e`); 0 before a stage view was drawn. */
+int ui_text_page(const struct ui *u);
 bool ui_mouse(const struct ui *u);
 int ui_colors(const struct ui *u);
 const struct layout *ui_layout(const struct ui *u);

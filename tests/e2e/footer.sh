@@ -12,25 +12,20 @@ footer() { screen "$1" | tail -1; }
 labels() { footer "$1" | sed 's/^ *//; s/   */\n/g' | cut -d' ' -f1 | grep .; }
 # inked SESSION: the screen with its colours (a selection may be only that).
 inked() { $TM capture-pane -e -p -t "$1"; }
-# changed SESSION FILE: poll until the screen differs from FILE (inked).
+NL='
+'
+# changed SESSION BEFORE: poll until the screen (inked) differs from BEFORE.
+differs() { [ "$SCREEN" != "$before" ]; }
 changed() {
-    i=0
-    while [ $i -lt 30 ]; do
-        inked "$1" | cmp -s - "$2" || return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
+    before=$2
+    poll_until 30 differs "$1" capture-pane -e -p
 }
+no_restart_note() { ! on_screen "restarted from"; }
 # back SESSION FOOTER: poll until the footer reads FOOTER again.
+footer_is() { [ "${SCREEN##*"$NL"}" = "$want_footer" ]; }
 back() {
-    i=0
-    while [ $i -lt 30 ]; do
-        [ "$(footer "$1")" = "$2" ] && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
+    want_footer=$2
+    poll_until 30 footer_is "$1"
 }
 # tmux_key CONTEXT LABEL: the key to send for a footer label.
 tmux_key() {
@@ -73,9 +68,9 @@ press_all() {
         [ "$ctx:$label" = tour:b ] && { keys "$s" n; back "$s" "$home"; sleep 0.2; }
         # r resets the run: step it once first, so there is something to reset.
         [ "$label" = r ] && { keys "$s" .; sleep 0.3; }
-        inked "$s" > "$T/before-$s"
+        was=$(inked "$s")
         keys "$s" "$(tmux_key "$ctx" "$label")"
-        changed "$s" "$T/before-$s" || bad="$bad '$label'"
+        changed "$s" "$was" || bad="$bad '$label'"
         [ "$ctx:$label" = tour:Esc ] && break
         for k in $(undo "$ctx" "$label"); do
             # "overview": wait for the overview (a loaded plan row) first.
@@ -89,6 +84,9 @@ press_all() {
         [ "$ctx:$label" = plan:Enter ] || [ "$ctx:$label" = plan:Esc ] &&
             wait_for "$s" "  rank  " 100
         back "$s" "$home" || { bad="$bad (not back after '$label': $(screen "$s" | sed -n '1p;$p'))"; break; }
+        # r's message ("restarted ...") goes away by itself 6 s later: wait
+        # for that, so its going is not taken for the next key's change.
+        [ "$label" = r ] && { poll_until 100 no_restart_note "$s" || bad="$bad (r's message stays)"; }
     done
     if [ -z "$bad" ]; then
         pass "$size $ctx: every footer key changes the screen ($shown)"

@@ -51,22 +51,36 @@ joined() { screen "$1" | tr '\n' ' ' | tr -s ' '; }
 # at_pause SESSION TITLE: poll until the prompt is up and the title names
 # TITLE; a case's title ("SETUP - CASE") may have its setup part cut on a
 # narrow screen (to its first words or to "…"), never the case.
+NL='
+'
+at_pause_shows() {
+    on_screen "space: continue" || return 1
+    case ${SCREEN%%"$NL"*} in *"$case_part"*) ;; *) return 1 ;; esac
+    case ${SCREEN%%"$NL"*} in *"$title_start"* | *"… $case_part"*) return 0 ;; esac
+    return 1
+}
 at_pause() {
-    i=0
     case_part="- ${2##* - }"
     [ "$case_part" = "- $2" ] && case_part=$2
-    while [ $i -lt 300 ]; do
-        s=$(screen "$1")
-        if echo "$s" | grep -qF "space: continue" &&
-            echo "$s" | head -1 | grep -qF -- "$case_part" &&
-            { echo "$s" | head -1 | grep -qF -- "$(echo "$2" | cut -c1-5)" ||
-                echo "$s" | head -1 | grep -qF -- "… $case_part"; }; then
-            return 0
-        fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
+    title_start=$(printf '%.5s' "$2")
+    poll_until 300 at_pause_shows "$1"
+}
+# pause_sig: in $sig, the narration as $SCREEN shows it at a pause: the
+# prompt row (its narration count) and the caption rows above it, up to the
+# bottleneck line or a box (not the figures, which move); moved_on:
+# the prompt is gone or $sig differs from $sig0 (the story went on).
+pause_sig() {
+    sig=$(printf '%s\n' "$SCREEN" | awk '
+        /space: continue/ { s = $0; for (i = NR - 1; i > 0 && i > NR - 15; i--) {
+                                if (row[i] ~ /│|╰|╯|BOTTLENECK|CANNOT RUN/) break
+                                s = row[i] "|" s }
+                            print s; exit }
+        { row[NR] = $0 }')
+}
+moved_on() {
+    on_screen "space: continue" || return 0
+    pause_sig
+    [ "$sig" != "$sig0" ]
 }
 
 # marked_ok SESSION STAGE: the screen marks STAGE (or cannot run) and the
@@ -209,16 +223,14 @@ check_sizes() {
     done
 }
 
-# next_pause SESSION: press Space and wait until the narration has grown
-# (the titles of two cases can share a prefix).
+# next_pause SESSION: press Space and wait until the story moved on (the
+# prompt went, or the caption rows above it changed).
 next_pause() {
-    n0=$(screen "$1" | grep -o "narration [0-9]*/[0-9]*" | tail -1)
+    SCREEN=$(screen "$1")
+    pause_sig
+    sig0=$sig
     keys "$1" Space
-    i=0
-    while [ $i -lt 30 ] && [ "$(screen "$1" | grep -o "narration [0-9]*/[0-9]*" | tail -1)" = "$n0" ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
+    poll_until 30 moved_on "$1"
 }
 
 # play_unlisted SESSION: a scenario without an EXPECT line (one added since):

@@ -46,23 +46,31 @@ SRC=${MLVIZ_DATA:-$(pwd)}
 
 # letters SESSION: the screen's words (ASCII letter runs, one space between
 # them): what the check reads, without the figures and glyphs that move.
-letters() { screen "$1" | sed 's/[^A-Za-z][^A-Za-z]*/ /g'; }
+letters() { printf '%s\n' "$1" | sed 's/[^A-Za-z][^A-Za-z]*/ /g'; }
 # capture SESSION NAME: write the screen to $T/NAME.txt once its words have
 # stopped changing (the same in two captures 0.1 s apart: the redraw after
 # the last key is complete), at most 2 s.
 capture() {
-    prev=$(letters "$1")
+    raw=$(screen "$1")
+    prev=$(letters "$raw")
     i=0
     while [ $i -lt 20 ]; do
-        sleep 0.1
-        now=$(letters "$1")
+        raw=$(screen_after 100 "$1")
+        now=$(letters "$raw")
         [ "$now" = "$prev" ] && break
         prev=$now
         i=$((i + 1))
     done
-    screen "$1" > "$T/$2.txt"
+    printf '%s\n' "$raw" > "$T/$2.txt"
     [ -n "$WORDCUT_KEEP" ] && mkdir -p "$WORDCUT_KEEP" && cp "$T/$2.txt" "$WORDCUT_KEEP/"
 }
+# wait_explain SESSION: poll until the explanation fills the screen (its
+# box spans the second row, "back" at the right edge); it shows "PgDn 1/N"
+# only when it is longer than a page.
+explain_full() { case $SCREEN in *"back ╮") return 0 ;; esac; return 1; }
+wait_explain() { poll_until 20 explain_full "$1" capture-pane -p -S 1 -E 1; }
+# a verdict shows: a bottleneck or a setup that cannot run
+verdict_shows() { on_screen "BOTTLENECK" || on_screen "CANNOT RUN"; }
 
 # visit SIZE [light]: every screen at COLSxROWS ("light": the stage views
 # without their full-screen explanation).
@@ -85,14 +93,15 @@ visit() {
         # "PgDn k/n" (one page when it all fits and no position shows).
         keys "$s" e
         keys "$s" Home
-        wait_for "$s" "PgDn 1/" 20
+        wait_explain "$s" || fail "wordcut $1 stage $d explanation" "not full screen: $(screen "$s" | sed -n 2p)"
         capture "$s" "$1-stage$d-explain1"
         n=$(screen "$s" | grep -o "PgDn [0-9]*/[0-9]*" | head -1 | cut -d/ -f2)
         k=1
         while [ -n "$n" ] && [ "$k" -lt "$n" ] && [ "$k" -lt 12 ]; do
             k=$((k + 1))
             keys "$s" NPage
-            wait_for "$s" "PgDn $k/$n" 20 || break
+            wait_for "$s" "PgDn $k/$n" 20 ||
+                { fail "wordcut $1 stage $d page $k" "PgDn did not turn to page $k/$n"; break; }
             capture "$s" "$1-stage$d-explain$k"
         done
         keys "$s" e
@@ -142,14 +151,14 @@ visit() {
     for setup in tests/setups/good/air-throttled.yaml "default --set training.micro_batch=16"; do
         h=wv$cols
         start "$h" "$cols" "$rows" -- -c $setup
-        if wait_for "$h" "BOTTLENECK" 60 || wait_for "$h" "CANNOT RUN" 20; then
+        if poll_until 60 verdict_shows "$h"; then
             keys "$h" Space
             name=$(echo "$setup" | sed 's/[^a-z0-9]//g' | cut -c1-24)
             capture "$h" "$1-verdict-$name"
             keys "$h" 5
             wait_title "$h" "│ 5 " && capture "$h" "$1-verdict-$name-stage5"
             keys "$h" e
-            wait_for "$h" "PgDn 1/" 20 # (no position when the text fits one page)
+            wait_explain "$h" || fail "wordcut $1 verdict $name explanation" "not full screen"
             capture "$h" "$1-verdict-$name-explain"
             # At 100 columns and more the whole reason shows (a second row
             # where it needs one), not only whole words up to an ellipsis.

@@ -59,6 +59,7 @@ static void draw_text_panel(const struct view_ctx *v, struct view_out *out, stru
     int max_scroll = total > body.h ? total - body.h : 0;
     int scroll = v->text_scroll > max_scroll ? max_scroll : v->text_scroll;
     out->text_scroll = scroll;
+    out->text_page = body.h;
     draw_wrap(&body, ROLE_TEXT, t->text, scroll);
     hit_add_wheel(out->hits, body.y, body.x, body.h, body.w, ACT_NONE, 2, ACT_TEXT_UP,
                   ACT_TEXT_DOWN);

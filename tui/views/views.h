@@ -128,6 +128,7 @@ struct view_ctx {
 struct view_out {
     struct hit_map *hits; /* clickable places and their actions */
     int text_scroll;      /* the scrolls, clamped to their content */
+    int text_page;        /* rows of the explanation shown (what PgDn scrolls) */
     int caption_scroll;
     int help_scroll;
     double series[UI_SERIES_MAX]; /* scratch for sparklines */
