@@ -195,8 +195,8 @@ static void write_tick_text(const struct sim_args *a)
     format_duration(fine, sizeof fine, k->tick_s);
     if (a->tick_s > k->tick_s)
         printf("  tick         %s, automatic: coarser than the %s that keeps the results within "
-               "0.01%%, for a run of at most %.0e ticks\n",
-               t, fine, AUTO_TICKS);
+               "0.01%%, for a run of at most %.0f million ticks\n",
+               t, fine, AUTO_TICKS / 1e6);
     else if (k->probe_s > 0) {
         format_duration(fine, sizeof fine, k->probe_tick_s);
         format_duration(probe, sizeof probe, k->probe_s);
@@ -550,15 +550,21 @@ static bool bounded(const struct sim_args *a, const struct sim_options *o, doubl
     format_duration(t, sizeof t, o->tick_s);
     format_duration(st, sizeof st, step_s);
     if (steps > MAX_STEPS) {
-        cli_error("--duration %s is %.3g steps of %s, more than the %.0e a run may take; "
+        char n[32], most[32];
+        format_si(n, sizeof n, steps, "");
+        format_si(most, sizeof most, MAX_STEPS, "");
+        cli_error("--duration %s is %s steps of %s, more than the %s a run may take; "
                   "shorten it",
-                  d, steps, st, MAX_STEPS);
+                  d, n, st, most);
         return false;
     }
     double cost_s = steps * STEP_COST_S + ticks * TICK_COST_S;
-    if (cost_s > 1)
-        cli_error("note: %s is %.3g steps at a %s tick (%s); expect about %.0f s", d, steps, t,
+    if (cost_s > 1) {
+        char n[32];
+        format_si(n, sizeof n, steps, "");
+        cli_error("note: %s is %s steps at a %s tick (%s); expect about %.0f s", d, n, t,
                   a->tick_auto ? "automatic, --tick sets it" : "--tick", cost_s);
+    }
     return true;
 }
 

@@ -60,6 +60,21 @@ static bool check_count(const struct commands_option *o, const char *v)
     return false;
 }
 
+/* A bound as a plain decimal, never in e+/e- form (1e9 -> 1000000000,
+ * 1e-6 -> 0.000001): nine decimals at most, trailing zeros dropped. */
+static void plain_number(char *buf, size_t len, double x)
+{
+    snprintf(buf, len, "%.9f", x);
+    char *dot = strchr(buf, '.');
+    if (!dot)
+        return;
+    char *end = buf + strlen(buf);
+    while (end > dot + 1 && end[-1] == '0')
+        *--end = '\0';
+    if (end == dot + 1)
+        *dot = '\0';
+}
+
 static bool check_measure(const struct commands_option *o, const char *v)
 {
     if ((o->flags & COMMANDS_AUTO) && strcmp(v, "auto") == 0)
@@ -75,9 +90,12 @@ static bool check_measure(const struct commands_option *o, const char *v)
                        : o->value == VALUE_DURATION ? "a time such as 90s, 15m, 6h or 2d,"
                                                     : "a size such as 1GiB, 64MB or 4096,";
     const char *unit = o->value == VALUE_DURATION ? " s" : o->value == VALUE_BYTES ? " bytes" : "";
-    cli_error("%s must be %s%s %s %g%s and at most %g%s (got '%s')", o->name,
-              o->flags & COMMANDS_AUTO ? "auto or " : "", what, above ? "above" : "from", o->min,
-              unit, o->max, unit, v);
+    char lo[64], hi[64];
+    plain_number(lo, sizeof lo, o->min);
+    plain_number(hi, sizeof hi, o->max);
+    cli_error("%s must be %s%s %s %s%s and at most %s%s (got '%s')", o->name,
+              o->flags & COMMANDS_AUTO ? "auto or " : "", what, above ? "above" : "from", lo, unit,
+              hi, unit, v);
     return false;
 }
 
