@@ -20,12 +20,7 @@
 
 #include "../../catalog_fixture.h"
 
-#define assert_close(a, b, rel)                                                                    \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b);                                                                 \
-        if (!(fabs(a_ - b_) <= (rel)*fmax(fabs(a_), fabs(b_)) + 1e-300))                           \
-            fail_msg("%s = %.12g, expected %.12g", #a, a_, b_);                                    \
-    } while (0)
+#include "assert_close.h"
 
 /* A host of 10 us per operation and a stack issuing 100 operations per
  * layer forward, 10 more per MoE block and one per expert GEMM over 4

@@ -22,12 +22,7 @@
 
 #include "../../catalog_fixture.h"
 
-#define assert_close(a, b, rel)                                                                    \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b);                                                                 \
-        if (!(fabs(a_ - b_) <= (rel)*fmax(fabs(a_), fabs(b_)) + 1e-300))                           \
-            fail_msg("%s = %.12g, expected %.12g", #a, a_, b_);                                    \
-    } while (0)
+#include "assert_close.h"
 
 /* A device of round numbers: 4 compute units and 128-wide tiles (so the
  * shapes below fill whole waves), 1 PFLOP/s at 16 bits and 2 at FP8, half

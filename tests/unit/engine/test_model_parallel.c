@@ -18,12 +18,7 @@
 
 #include "../../catalog_fixture.h"
 
-#define assert_close(a, b, rel)                                                                    \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b);                                                                 \
-        if (!(fabs(a_ - b_) <= (rel)*fmax(fabs(a_), fabs(b_)) + 1e-300))                           \
-            fail_msg("%s = %.12g, expected %.12g", #a, a_, b_);                                    \
-    } while (0)
+#include "assert_close.h"
 
 /* Loading `text` must fail at line:col with a message containing `what`. */
 static void refused(const char *text, int line, int col, const char *what)
