@@ -34,26 +34,7 @@ sig3() { awk -v x="$1" 'BEGIN { if (x >= 100) printf "%.0f", x; else if (x >= 10
 # box SESSION TITLE: the text inside the box titled TITLE, wrapped rows
 # joined and spaces squeezed, into $T/SESSION.text.
 box() {
-    screen "$1" | python3 -c '
-import sys
-title = sys.argv[1]
-lines = sys.stdin.read().split("\n")
-col = None
-out = []
-for line in lines:
-    i = line.find(title)
-    if col is None and i >= 0:
-        col = line.rfind("\u256d", 0, i)
-        continue
-    if col is None:
-        continue
-    if line[col:col + 1] == "\u2570":
-        break
-    inner = line[col + 1:]
-    end = inner.find("\u2502")
-    out.append((inner[:end] if end >= 0 else inner).strip())
-print(" ".join(out))
-' "$2" | tr -s ' ' >"$T/$1.text"
+    box_rows "$1" "$2" | sed 's/^ *//; s/ *$//' | paste -sd ' ' | tr -s ' ' >"$T/$1.text"
 }
 has() { grep -qF -- "$2" "$T/$1.text"; }
 # no_exp SESSION: no number on the screen in e+/e- notation.

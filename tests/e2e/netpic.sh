@@ -39,23 +39,7 @@ open_net() {
 # and pipeline"), borders removed, into $T/NAME.rows; its text with wrapped
 # lines joined and spaces squeezed into $T/NAME.text.
 picture() {
-    screen "$1" | python3 -c '
-import sys
-lines = sys.stdin.read().split("\n")
-col = None
-for row, line in enumerate(lines):
-    i = line.find("collectives and pipeline")
-    if col is None and i >= 0:
-        col = line.rfind("\u256d", 0, i)
-        continue
-    if col is None:
-        continue
-    if line[col:col + 1] == "\u2570":
-        break
-    inner = line[col + 1:]
-    end = inner.find("\u2502")
-    print(inner[:end] if end >= 0 else inner)
-' > "$T/$1.rows"
+    box_rows "$1" "collectives and pipeline" > "$T/$1.rows"
     tr '\n' ' ' < "$T/$1.rows" | tr -s ' ' > "$T/$1.text"
 }
 has() { grep -qF -- "$2" "$T/$1.text"; }
