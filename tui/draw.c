@@ -71,6 +71,80 @@ static size_t prefix_bytes(const char *s, int cols)
     return i;
 }
 
+static bool word_byte(char c)
+{
+    return c > ' ' && c < 0x7f;
+}
+
+/* The end of the word at s[at] (within n bytes). */
+static size_t word_end(const char *s, size_t at, size_t n)
+{
+    while (at < n && word_byte(s[at]))
+        at++;
+    return at;
+}
+
+/* A unit after a number: an SI prefix on its own ("61.7 k"), or one of
+ * these words, alone or before a '/' ("GB/s", "tokens/s"), with trailing
+ * punctuation ("GB/s;", "kW:"). */
+static bool unit_word(const char *w, size_t len)
+{
+    static const char *const units[] = {
+        "k",     "M",      "G",       "T",     "P",     "E",   "us",   "ms",    "s",
+        "min",   "h",      "d",       "y",     "days",  "C",   "B",    "KB",    "MB",
+        "GB",    "TB",     "PB",      "KiB",   "MiB",   "GiB", "TiB",  "W",     "kW",
+        "MW",    "GW",     "Wh",      "kWh",   "MWh",   "GWh", "FLOP", "GFLOP", "TFLOP",
+        "PFLOP", "tokens", "samples", "steps", "stops", "USD"};
+    while (len > 0 && strchr(",;:.)", w[len - 1]))
+        len--;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        size_t ul = strlen(units[i]);
+        if (len >= ul && strncmp(w, units[i], ul) == 0 && (len == ul || w[ul] == '/'))
+            return true;
+    }
+    return false;
+}
+
+size_t draw_figure_end(const char *s, size_t at, size_t n)
+{
+    if (at >= n || !word_byte(s[at]) || (at > 0 && word_byte(s[at - 1])))
+        return at;
+    size_t end = word_end(s, at, n);
+    bool digit = false;
+    for (size_t i = at; i < end; i++)
+        digit = digit || (s[i] >= '0' && s[i] <= '9');
+    if (!digit)
+        return at;
+    for (int units = 0; units < 2 && end + 1 < n && s[end] == ' '; units++) {
+        size_t next = word_end(s, end + 1, n);
+        if (next == end + 1 || !unit_word(s + end + 1, next - end - 1))
+            break;
+        end = next;
+    }
+    return end;
+}
+
+/* The first nb bytes of s at (y, x): figures in `fig`, the rest in `base`. */
+static void put_runs(int y, int x, const char *s, size_t nb, int base, int fig)
+{
+    move(y, x);
+    size_t i = 0;
+    while (i < nb) {
+        size_t start = i, end = i;
+        while (i < nb && (end = draw_figure_end(s, i, nb)) == i)
+            i++;
+        if (i > start) {
+            attrset(base);
+            addnstr(s + start, (int)(i - start));
+        }
+        if (i < nb) {
+            attrset(fig);
+            addnstr(s + i, (int)(end - i));
+            i = end;
+        }
+    }
+}
+
 int draw_text(int y, int x, int w, enum theme_role role, const char *s)
 {
     if (w <= 0 || !s || y < 0 || x < 0 || y >= LINES || x >= COLS || !clip_run(y, &x, &w))
@@ -101,8 +175,14 @@ int draw_text(int y, int x, int w, enum theme_role role, const char *s)
     for (size_t i = 0; i < nb; i++)
         if (!is_cont((unsigned char)s[i]))
             used++;
-    attrset(theme_attr(role));
-    mvaddnstr(y, x, s, (int)nb);
+    int base = theme_attr(role), fig = theme_figure_attr(role);
+    if (fig == base) {
+        attrset(base);
+        mvaddnstr(y, x, s, (int)nb);
+    } else {
+        put_runs(y, x, s, nb, base, fig);
+    }
+    attrset(base);
     if (ell) {
         mvaddstr(y, x + used, ell);
         used++;

@@ -20,6 +20,15 @@ int draw_width(const char *s);
 int draw_text(int y, int x, int w, enum theme_role role, const char *s);
 int draw_textf(int y, int x, int w, enum theme_role role, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Figures: a word (a run of printable ASCII between spaces) with a digit in
+ * it ("54.6%", "$24.6/h", "TP8", "1/16"), with up to two unit words after
+ * it, one space apart ("61.7 k tokens/s", "200 GB/s", "30.35 s"): what a
+ * reader reads as a value. draw_text draws them in theme_figure_attr(),
+ * the rest of the text in the role's own attribute (where the role's ink
+ * is too pale for the paper, figures take the terminal's own ink). The end
+ * (exclusive, <= n) of the figure that starts at s[at], or `at` when none
+ * starts there. */
+size_t draw_figure_end(const char *s, size_t at, size_t n);
 /* Centred text. */
 void draw_center(int y, int x, int w, enum theme_role role, const char *s);
 /* Repeat a glyph n times. */

@@ -98,19 +98,20 @@ static void replay_stdout(void)
 }
 
 /* COLORFGBG ("fg;bg" or "fg;default;bg", set by rxvt, Konsole and
- * others): a light background is colour 7 or 15 (white) or 9-14 light. */
-static bool light_background(void)
+ * others): a light background is colour 7 or 15 (white) or 9-14 light,
+ * any other number a dark one; unset or unreadable: unknown. */
+static enum theme_paper colorfgbg_paper(void)
 {
     const char *v = getenv("COLORFGBG");
     if (!v || !*v)
-        return false;
+        return THEME_PAPER_UNKNOWN;
     const char *bg = strrchr(v, ';');
     bg = bg ? bg + 1 : v;
     char *end;
     long n = strtol(bg, &end, 10);
     if (end == bg || *end != '\0')
-        return false;
-    return n == 7 || (n >= 9 && n <= 15);
+        return THEME_PAPER_UNKNOWN;
+    return n == 7 || (n >= 9 && n <= 15) ? THEME_PAPER_LIGHT : THEME_PAPER_DARK;
 }
 
 /* How long to wait for the terminal's answer about its background. */
@@ -239,12 +240,20 @@ int terminal_start(const struct terminal_options *o, bool *mouse)
     curs_set(0);
     bool no_color = o->mono || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
     enum theme_id wanted = THEME_DEFAULT;
+    enum theme_paper paper = colorfgbg_paper();
+    bool has_fgbg = getenv("COLORFGBG") && *getenv("COLORFGBG");
     if (o->theme)
         theme_parse(o->theme, &wanted);
-    else if (light_background())
+    else if (!has_fgbg) {
+        /* No COLORFGBG: ask the terminal (most multiplexers do not answer). */
+        int light = query_background(fileno(out));
+        paper = light == 1 ? THEME_PAPER_LIGHT : light == 0 ? THEME_PAPER_DARK : paper;
+    }
+    if (!o->theme && paper == THEME_PAPER_LIGHT)
         wanted = THEME_LIGHT;
-    else if (!(getenv("COLORFGBG") && *getenv("COLORFGBG")) && query_background(fileno(out)) == 1)
-        wanted = THEME_LIGHT; /* no COLORFGBG: the terminal says its paper is light */
+    if (paper == THEME_PAPER_UNKNOWN && wanted == THEME_LIGHT)
+        paper = THEME_PAPER_LIGHT; /* --theme light says the paper is light */
+    theme_set_paper(paper);
     /* Colour is never switched on under NO_COLOR / --mono: not even the
      * white-on-black of the default pair reaches the terminal. COLORS is
      * only known after start_color. */

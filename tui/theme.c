@@ -2,6 +2,7 @@
 #include "theme.h"
 
 #include <curses.h>
+#include <math.h>
 #include <string.h>
 
 const char *const theme_names[] = {"default", "basic", "mono", "contrast", "light", NULL};
@@ -46,11 +47,13 @@ enum { DEF = -1 };
  * set built on blue / orange / yellow, with magenta for alarms, so no
  * meaning rests on a red-vs-green difference. */
 enum {
-    /* Inks for text, figures included: each has a contrast of at least
-     * 4.5:1 (WCAG AA) on black and on white paper, so figures stay
-     * readable when the paper is not known (no COLORFGBG, no answer to
-     * OSC 11: tmux, screen, many terminals). Only bars, sparklines and
-     * borders use the brighter colours below them. */
+    /* Inks for text: each has a contrast of at least 4.5:1 (WCAG AA) on
+     * black and on white paper, so labels stay readable when the paper is
+     * not known (no COLORFGBG, no answer to OSC 11: tmux, screen, many
+     * terminals). None has the margin a thin glyph needs on both papers
+     * (THEME_FIGURE_CONTRAST_MIN), so there the figures inside them take
+     * the terminal's own ink (theme_figure_style). Only bars, sparklines
+     * and borders use the brighter colours below them. */
     C256_TEXT_GREY = 243,    /* 118 grey: 4.54 on white, 4.62 on black */
     C256_TEXT_BLUE = 63,     /* 4.60 / 4.57 */
     C256_TEXT_PURPLE = 98,   /* 4.52 / 4.65 */
@@ -277,6 +280,7 @@ static const struct theme_style *const themes[THEME_COUNT] = {
 enum { COLORS_256 = 256, COLORS_BASIC = 8 };
 
 static enum theme_id current = THEME_MONO;
+static enum theme_paper paper_now = THEME_PAPER_UNKNOWN;
 
 bool theme_parse(const char *name, enum theme_id *out)
 {
@@ -315,7 +319,66 @@ struct theme_style theme_style(enum theme_id theme, enum theme_role role)
     return themes[theme][role];
 }
 
-static int role_attr[ROLE_COUNT];
+/* xterm-256: a 6x6x6 cube on these levels from 16, 24 greys from 232. */
+enum { XTERM_CUBE = 16, XTERM_GREYS = 232, XTERM_COLOURS = 256 };
+static const int cube_level[6] = {0, 95, 135, 175, 215, 255};
+
+/* WCAG 2 relative luminance of an xterm-256 colour (16..255). */
+static double luminance(short c)
+{
+    int rgb[3];
+    if (c >= XTERM_GREYS) {
+        rgb[0] = rgb[1] = rgb[2] = 8 + 10 * (c - XTERM_GREYS);
+    } else {
+        int n = c - XTERM_CUBE;
+        rgb[0] = cube_level[n / 36];
+        rgb[1] = cube_level[n / 6 % 6];
+        rgb[2] = cube_level[n % 6];
+    }
+    static const double weight[3] = {0.2126, 0.7152, 0.0722};
+    double l = 0;
+    for (int i = 0; i < 3; i++) {
+        double v = rgb[i] / 255.0;
+        l += weight[i] * (v <= 0.03928 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4));
+    }
+    return l;
+}
+
+enum { LUM_BLACK = 0, LUM_WHITE = 1 };
+
+/* The ratio on one paper (luminance 0 or 1; DEF ink is its opposite). */
+static double ratio_on(short fg, short bg, double paper)
+{
+    double a = fg == DEF ? 1 - paper : luminance(fg), b = bg == DEF ? paper : luminance(bg);
+    return (fmax(a, b) + 0.05) / (fmin(a, b) + 0.05);
+}
+
+double theme_contrast(short fg, short bg, enum theme_paper paper)
+{
+    if ((fg != DEF && (fg < XTERM_CUBE || fg >= XTERM_COLOURS)) ||
+        (bg != DEF && (bg < XTERM_CUBE || bg >= XTERM_COLOURS)))
+        return 0;
+    if (paper == THEME_PAPER_DARK)
+        return ratio_on(fg, bg, LUM_BLACK);
+    if (paper == THEME_PAPER_LIGHT)
+        return ratio_on(fg, bg, LUM_WHITE);
+    return fmin(ratio_on(fg, bg, LUM_BLACK), ratio_on(fg, bg, LUM_WHITE));
+}
+
+struct theme_style theme_figure_style(enum theme_id theme, enum theme_paper paper,
+                                      enum theme_role role)
+{
+    struct theme_style st = theme_style(theme, role);
+    st.attrs &= ~(unsigned)THEME_ATTR_DIM;
+    bool terminal_colour = (st.fg >= 0 && st.fg < XTERM_CUBE) || (st.bg >= 0 && st.bg < XTERM_CUBE);
+    if (terminal_colour || (st.fg == DEF && st.bg == DEF))
+        return st;
+    if (theme_contrast(st.fg, st.bg, paper) < THEME_FIGURE_CONTRAST_MIN)
+        st.fg = st.bg = DEF;
+    return st;
+}
+
+static int role_attr[ROLE_COUNT], figure_attr[ROLE_COUNT];
 
 static int curses_attrs(unsigned a)
 {
@@ -331,17 +394,38 @@ static int curses_attrs(unsigned a)
     return out;
 }
 
+void theme_set_paper(enum theme_paper paper)
+{
+    paper_now = paper;
+}
+
+enum theme_paper theme_paper(void)
+{
+    return paper_now;
+}
+
+/* The curses attribute of a style, with colour pair `pair` set up for it
+ * when it has colours. */
+static int style_attr(struct theme_style st, bool colour, int pair)
+{
+    int a = curses_attrs(st.attrs);
+    if (colour && (st.fg != DEF || st.bg != DEF) && pair < COLOR_PAIRS) {
+        init_pair((short)pair, st.fg < COLORS ? st.fg : DEF, st.bg < COLORS ? st.bg : DEF);
+        a |= (int)COLOR_PAIR(pair);
+    }
+    return a;
+}
+
 void theme_apply(enum theme_id theme)
 {
     current = theme;
     bool colour = theme != THEME_MONO && has_colors();
     for (int r = 0; r < ROLE_COUNT; r++) {
         struct theme_style st = theme_style(theme, (enum theme_role)r);
-        role_attr[r] = curses_attrs(st.attrs);
-        if (colour && (st.fg != DEF || st.bg != DEF) && r + 1 < COLOR_PAIRS) {
-            init_pair((short)(r + 1), st.fg < COLORS ? st.fg : DEF, st.bg < COLORS ? st.bg : DEF);
-            role_attr[r] |= (int)COLOR_PAIR(r + 1);
-        }
+        struct theme_style fig = theme_figure_style(theme, paper_now, (enum theme_role)r);
+        role_attr[r] = style_attr(st, colour, r + 1);
+        bool same = fig.fg == st.fg && fig.bg == st.bg && fig.attrs == st.attrs;
+        figure_attr[r] = same ? role_attr[r] : style_attr(fig, colour, ROLE_COUNT + r + 1);
     }
 }
 
@@ -350,6 +434,13 @@ int theme_attr(enum theme_role role)
     if ((int)role < 0 || role >= ROLE_COUNT)
         return 0;
     return role_attr[role];
+}
+
+int theme_figure_attr(enum theme_role role)
+{
+    if ((int)role < 0 || role >= ROLE_COUNT)
+        return 0;
+    return figure_attr[role];
 }
 
 enum theme_id theme_current(void)

@@ -62,6 +62,11 @@ struct theme_style {
     unsigned attrs;
 };
 
+/* The terminal's paper (background), as COLORFGBG or the terminal's answer
+ * to OSC 11 tells it, or as --theme light implies; unknown otherwise (tmux,
+ * screen and many terminals say nothing). */
+enum theme_paper { THEME_PAPER_UNKNOWN, THEME_PAPER_DARK, THEME_PAPER_LIGHT };
+
 /* Parse a theme name; false when unknown. */
 bool theme_parse(const char *name, enum theme_id *out);
 /* The theme to use: mono when no_color (NO_COLOR set, --mono) or the terminal
@@ -70,10 +75,32 @@ enum theme_id theme_choose(enum theme_id wanted, int colors, bool no_color);
 /* Pure: the style of one role under one (already chosen) theme. */
 struct theme_style theme_style(enum theme_id theme, enum theme_role role);
 
-/* Curses side: set up colour pairs for the chosen theme (call after
- * initscr/start_color), and the attribute to draw a role with. */
+/* The least contrast (WCAG ratio) a figure keeps its role's colour at: the
+ * 4.5:1 of WCAG AA with the margin a thin glyph needs (antialiasing leaves
+ * the strokes of a regular-weight "0" about 3% short of their ink). */
+#define THEME_FIGURE_CONTRAST_MIN 5.0
+/* WCAG contrast ratio of xterm-256 colours fg on bg (16..255; -1 is the
+ * terminal's own ink or paper, taken as black or white per `paper`, the
+ * worse of the two when unknown); 0 when either is one of colours 0..15,
+ * which each terminal sets for itself. */
+double theme_contrast(short fg, short bg, enum theme_paper paper);
+/* Pure: the style of a figure (a number with its unit, see draw.h) drawn in
+ * text of `role`: the role's own where its colours have a contrast of at
+ * least THEME_FIGURE_CONTRAST_MIN on `paper` (on both papers when it is
+ * unknown) or cannot be known (colours 0..15: the basic and contrast
+ * themes); otherwise the terminal's own ink on its paper, which is readable
+ * there by construction. Never dim. */
+struct theme_style theme_figure_style(enum theme_id theme, enum theme_paper paper,
+                                      enum theme_role role);
+
+/* Curses side: the paper (before theme_apply), colour pairs for the chosen
+ * theme (call after initscr/start_color), and the attribute to draw a role
+ * and the figures in its text with. */
+void theme_set_paper(enum theme_paper paper);
+enum theme_paper theme_paper(void);
 void theme_apply(enum theme_id theme);
 int theme_attr(enum theme_role role);
+int theme_figure_attr(enum theme_role role);
 enum theme_id theme_current(void);
 
 /* Role for a utilization 0..1 (box colour by load). */

@@ -3,11 +3,14 @@
 # captured with its colours and checked in one pass:
 #  - contrast: the default theme, started without COLORFGBG in tmux (which
 #    does not answer the OSC 11 background question, so the paper is
-#    unknown), draws every digit with a WCAG contrast ratio of at least
-#    4.5:1 on white paper (the terminal's ink taken as black) and on black
-#    paper (its ink white); the ratio is computed from the xterm-256
-#    palette (a PNG rendering through aha and chromium measured the same,
-#    docs/TUI.md);
+#    unknown), draws every figure (a number with its unit, tui/draw.h) with
+#    a WCAG contrast ratio of at least 5:1 on white paper (the terminal's
+#    ink taken as black) and on black paper (its ink white), computed from
+#    the xterm-256 palette; and the main screens at 100x30, rendered to a
+#    PNG on white paper the way /work/shared/tools/screenshot.sh renders
+#    (aha, headless Chromium; tests/e2e/contrast.py), measure at least
+#    4.5:1 in every figure cell (skipped, with a SKIP line, where aha or
+#    Chromium is not installed);
 #  - no number in scientific notation ("2e-05", "1.3e+08");
 #  - one memory figure per device: an H100 reads 85.5 GB on every screen
 #    (never 80 or 86 GB), no GiB; on any screen one device capacity, not
@@ -84,61 +87,10 @@ done
 wait
 cat "$T"/visit-*.log
 FAILS=$((FAILS + $(cat "$T"/visit-*.log | grep -c '^FAIL ')))
-python3 - "$T"/*.ansi <<'EOF'
+python3 - "$(dirname "$0")" "$T" "$T"/*.ansi <<'EOF'
 import re, sys
-lv = [0, 95, 135, 175, 215, 255]
-basic = [(0,0,0),(205,0,0),(0,205,0),(205,205,0),(0,0,238),(205,0,205),(0,205,205),(229,229,229),
-         (127,127,127),(255,0,0),(0,255,0),(255,255,0),(92,92,255),(255,0,255),(0,255,255),(255,255,255)]
-def rgb(n):
-    if n < 16: return basic[n]
-    if n < 232:
-        n -= 16; return (lv[n // 36], lv[n // 6 % 6], lv[n % 6])
-    v = 8 + 10 * (n - 232); return (v, v, v)
-def lum(c):
-    def f(x):
-        x /= 255; return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
-    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2])
-def ratio(a, b):
-    la, lb = lum(a), lum(b)
-    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
-PAPER, INK = (255, 255, 255), (0, 0, 0)
-def cells(text):
-    """(row, col, char, fg, bg, reverse) per cell of a tmux capture-pane -e dump
-    (its attributes carry on from one row to the next, as the dump writes
-    them only where they change)."""
-    fg = bg = None; rev = False
-    for row, line in enumerate(text.split("\n")):
-        col = 0
-        for m in re.finditer(r"\x1b\[([0-9;]*)m|\x1b\][^\x07]*\x07|([^\x1b])", line):
-            if m.group(2) is not None:
-                yield row, col, m.group(2), fg, bg, rev
-                col += 1
-                continue
-            if m.group(1) is None:
-                continue
-            codes = [int(c) if c else 0 for c in m.group(1).split(";")]
-            i = 0
-            while i < len(codes):
-                c = codes[i]
-                if c == 0: fg = bg = None; rev = False
-                elif c == 7: rev = True
-                elif c == 27: rev = False
-                elif c == 39: fg = None
-                elif c == 49: bg = None
-                elif 30 <= c <= 37: fg = basic[c - 30]
-                elif 90 <= c <= 97: fg = basic[c - 82]
-                elif 40 <= c <= 47: bg = basic[c - 40]
-                elif 100 <= c <= 107: bg = basic[c - 92]
-                elif c in (38, 48) and i + 2 < len(codes) and codes[i + 1] == 5:
-                    if c == 38: fg = rgb(codes[i + 2])
-                    else: bg = rgb(codes[i + 2])
-                    i += 2
-                elif c in (38, 48) and i + 4 < len(codes) and codes[i + 1] == 2:
-                    col3 = tuple(codes[i + 2:i + 5])
-                    if c == 38: fg = col3
-                    else: bg = col3
-                    i += 4
-                i += 1
+sys.path.insert(0, sys.argv[1])
+import contrast
 import os
 fails = 0
 def report(ok, name, why):
@@ -149,29 +101,39 @@ def report(ok, name, why):
         print("FAIL %s: %s" % (name, why))
         fails += 1
 screens = {}
-for path in sys.argv[1:]:
+for path in sys.argv[3:]:
     text = open(path, encoding="utf-8").read()
     screens[os.path.basename(path)[:-5]] = (text, re.sub(r"\x1b\[[0-9;]*m|\x1b\][^\x07]*\x07", "", text))
 sizes = sorted({k.split("-")[0] for k in screens})
-# contrast, per size and paper over every screen
+# contrast, per size over every screen: each figure cell (tui/draw.h) at
+# least 5:1 in the palette on white and on black paper, the margin a thin
+# glyph needs (THEME_FIGURE_CONTRAST_MIN, tui/theme.h): a grey that makes
+# 4.5:1 in the palette reads 4.48:1 as a rendered thin "0".
 for size in sizes:
-    for paper, ink, pname in (((255, 255, 255), (0, 0, 0), "white"), ((0, 0, 0), (255, 255, 255), "black")):
-        low, n = [], 0
-        for name, (text, _) in sorted(screens.items()):
-            if not name.startswith(size + "-"):
-                continue
-            for row, col, ch, fg, bg, rev in cells(text):
-                if not ch.isdigit():
-                    continue
-                f, b = fg or ink, bg or paper
-                if rev:
-                    f, b = b, f
-                n += 1
-                r = ratio(f, b)
-                if r < 4.5:
-                    low.append("%s row %d col %d %.2f:1 (ink %s on %s)" % (name, row + 1, col + 1, r, f, b))
-        report(n > 0 and not low, "%s: every figure cell has a contrast of at least 4.5:1 on %s paper (%d cells)"
-               % (size, pname, n), "%d below, e.g. %s" % (len(low), low[0] if low else "no figure"))
+    low, n = [], 0
+    for name, (text, _) in sorted(screens.items()):
+        if name.startswith(size + "-"):
+            n += len(contrast.figure_cells(text))
+            low += ["%s row %d col %d %.2f:1 on %s (ink %s on %s)" % ((name,) + (r + 1, c + 1, v, p, f, b))
+                    for r, c, v, p, f, b in contrast.palette_low(text, 5.0)]
+    report(n > 0 and not low, "%s: every figure cell has a contrast of at least 5:1 on white and on black "
+           "paper (%d cells)" % (size, n), "%d below, e.g. %s" % (len(low), "; ".join(low[:3]) or "no figure"))
+# The same measured on a PNG: the main screens at 100x30 rendered on white
+# paper as the screenshot tool renders them, each figure cell at least 4.5:1
+# between its background and its inkiest pixel.
+main = [k for k in ("100x30-h100-overview", "100x30-h100-stage1", "100x30-h100-stage2", "100x30-h100-stage3",
+                    "100x30-h100-stage4", "100x30-h100-stage5", "100x30-h100-plan", "100x30-h100-tour",
+                    "100x30-h100-infer", "100x30-norun-overview") if k in screens]
+png = sys.argv[2] + "/main.png"
+why = contrast.render([sys.argv[2] + "/" + k + ".ansi" for k in main], 100, 30, png)
+if why:
+    print("SKIP 100x30: the figures' contrast on a PNG: " + why)
+else:
+    low, n = contrast.png_low(png, [screens[k][0] for k in main], 30, 4.5)
+    report(len(main) == 10 and n > 0 and not low,
+           "100x30: every figure cell on %d main screens rendered on white reads at least 4.5:1 (%d cells)"
+           % (len(main), n), "%d below, e.g. %s" % (len(low), ["%s row %d col %d %.2f:1" % (main[k], r + 1, c + 1, v)
+                                                            for k, r, c, v in low[:3]]))
 for size in sizes:
     mine = {k: v[1] for k, v in screens.items() if k.startswith(size + "-")}
     sci = ["%s: '%s'" % (k, m.group(0)) for k, t in sorted(mine.items())

@@ -282,6 +282,42 @@ static void test_theme(void **state)
     assert_int_equal(theme_role_for_util(0.0 / 0.0), ROLE_STAGE_IDLE);
 }
 
+/* Figures on an unknown paper: in the role's colours only where those have
+ * a contrast of at least THEME_FIGURE_CONTRAST_MIN on white and on black
+ * paper, otherwise in the terminal's own ink; never dim. */
+static void test_theme_figures(void **state)
+{
+    (void)state;
+    /* xterm 243 (#767676): 4.54:1 on white, 4.62:1 on black. */
+    assert_true(fabs(theme_contrast(243, -1, THEME_PAPER_LIGHT) - 4.54) < 0.01);
+    assert_true(fabs(theme_contrast(243, -1, THEME_PAPER_DARK) - 4.62) < 0.01);
+    assert_true(fabs(theme_contrast(243, -1, THEME_PAPER_UNKNOWN) - 4.54) < 0.01);
+    assert_true(fabs(theme_contrast(-1, -1, THEME_PAPER_UNKNOWN) - 21) < 0.01);
+    assert_true(theme_contrast(7, -1, THEME_PAPER_DARK) == 0); /* colour 7 is the terminal's */
+    for (int th = THEME_DEFAULT; th < THEME_COUNT; th++)
+        for (int r = 0; r < ROLE_COUNT; r++) {
+            struct theme_style f =
+                theme_figure_style((enum theme_id)th, THEME_PAPER_UNKNOWN, (enum theme_role)r);
+            assert_false(f.attrs & THEME_ATTR_DIM);
+            if (th == THEME_DEFAULT || th == THEME_LIGHT)
+                assert_true(theme_contrast(f.fg, f.bg, THEME_PAPER_UNKNOWN) >=
+                            THEME_FIGURE_CONTRAST_MIN);
+        }
+    struct theme_style dim = theme_figure_style(THEME_DEFAULT, THEME_PAPER_UNKNOWN, ROLE_DIM);
+    assert_int_equal(dim.fg, -1);
+    assert_int_equal(dim.bg, -1);
+    /* A known paper keeps a tuned grey that has the margin there. */
+    assert_int_equal(theme_figure_style(THEME_LIGHT, THEME_PAPER_LIGHT, ROLE_DIM).fg,
+                     theme_style(THEME_LIGHT, ROLE_DIM).fg);
+    assert_int_equal(theme_figure_style(THEME_DEFAULT, THEME_PAPER_DARK, ROLE_DIM).fg, -1);
+    /* The title bar's white on navy has it on any paper. */
+    assert_int_equal(theme_figure_style(THEME_DEFAULT, THEME_PAPER_UNKNOWN, ROLE_TITLE).bg,
+                     theme_style(THEME_DEFAULT, ROLE_TITLE).bg);
+    /* The contrast theme's colours are the terminal's: kept. */
+    assert_int_equal(theme_figure_style(THEME_CONTRAST, THEME_PAPER_UNKNOWN, ROLE_DIM).fg,
+                     7); /* COLOR_WHITE */
+}
+
 static void test_stagetext_asset(void **state)
 {
     (void)state;
@@ -444,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_hits),
         cmocka_unit_test(test_glyphs),
         cmocka_unit_test(test_theme),
+        cmocka_unit_test(test_theme_figures),
         cmocka_unit_test(test_stagetext_asset),
         cmocka_unit_test(test_knobs),
     };
