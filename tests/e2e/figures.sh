@@ -1,19 +1,30 @@
 #!/bin/sh
 # Figures an expert would challenge: light loader work reads as a small
-# number of busy cores, not "0.0"; with ZeRO-3 (FSDP) the data-parallel
+# number of busy cores, not "0.0" nor "0.00077"; a slow speed has no exponent; with ZeRO-3 (FSDP) the data-parallel
 # traffic is labelled weights+grads, not gradient sync; with ZeRO-2 it is
 # the gradient sync. Prints "PASS name" or "FAIL name: why" per check.
 . "$(dirname "$0")/tmux-lib"
 
-# --- busy cores with two significant digits -----------------------------------------
+# --- busy cores: two significant digits, none finer than 0.01 ------------------------
+# (view_fmt_cores: "0.84", "14"; below a hundredth of a core "<0.01", never
+# "0.00077" nor "7.7e-04"; the box words it as its width allows: "cores
+# used X of 112", "cores used X/112" (100 columns), "cores X/112" (80).
 busy=$("$BIN" eval default --format json | sed -n 's/.*"cpu_cores_busy": *\([0-9.e+-]*\).*/\1/p' | head -1)
-want=$(awk -v b="$busy" 'BEGIN { printf "%.2g", b }')
-start cores 100 30 --
-if wait_for cores "cores used $want/112" 60 && ! screen cores | grep -q "cores used 0\.0/"; then
+want=$(awk -v b="$busy" 'BEGIN { if (b == 0) print "0"; else if (b < 0.01) print "<0.01";
+                                 else if (b < 1) printf "%.2f", b; else printf "%.2g", b }')
+start cores 120 30 --
+start narrow 80 24 --
+if wait_for cores "cores used $want of 112" 60; then
     pass "the CPUs box shows $want of 112 cores busy (eval: $busy)"
 else
     fail "the CPUs box shows $want of 112 cores busy (eval: $busy)" "$(screen cores | grep cores)"
 fi
+if wait_for narrow "cores $want/112 " 60; then
+    pass "at 80x24 the CPUs box shows the count whole ('cores $want/112')"
+else
+    fail "at 80x24 the CPUs box shows the count whole ('cores $want/112')" "$(screen narrow | sed -n 3,6p)"
+fi
+keys narrow q
 keys cores 2
 if wait_for cores "loaders use $want of 112 cores" 40; then
     pass "the CPUs picture says $want of 112 cores busy"
@@ -48,5 +59,14 @@ else
     fail "with ZeRO-2 the interconnect box shows the gradient sync" "$(screen z2 | grep -E 'sync|ZeRO')"
 fi
 keys z2 q
+
+# --- no exponent in the title: a very slow speed reads in plain digits -------------
+start slow 100 30 -- --speed 0.00001
+if wait_for slow "x0.000010 " 60 && ! screen slow | head -1 | grep -q "e-0"; then
+    pass "the title shows --speed 0.00001 as x0.000010, not x1e-05"
+else
+    fail "the title shows --speed 0.00001 as x0.000010, not x1e-05" "$(screen slow | head -1)"
+fi
+keys slow q
 
 [ "$FAILS" -eq 0 ]

@@ -61,11 +61,12 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     }
     snprintf(left, sizeof left, " mlviz %s %s %s %s%s", g->v, where, g->v, s->name, now);
     char right[160];
-    char speed[32];
+    char speed[32], num[24];
     if (v->speed < 1)
-        snprintf(speed, sizeof speed, "x%.2g", v->speed);
+        format_significant(num, sizeof num, v->speed, 2); /* "0.50", "0.000010": no exponent */
     else
-        snprintf(speed, sizeof speed, "x%.0f", v->speed);
+        snprintf(num, sizeof num, "%.0f", v->speed);
+    snprintf(speed, sizeof speed, "x%s", num);
     const char *state = !v->sim      ? "stopped"
                         : v->paused  ? NULL
                         : v->lagging ? "running (sim-limited)"

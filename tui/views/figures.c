@@ -87,6 +87,21 @@ double view_live_cores_busy(const struct view_ctx *v)
     return isfinite(x) && x >= 0 ? fmin(x, r->stages.cpu_cores_total) : cores;
 }
 
+/* The finest part of a core a count of busy cores shows. */
+#define CORES_FINEST 0.01
+
+void view_fmt_cores(char *buf, size_t len, double cores)
+{
+    if (!(cores > 0))
+        snprintf(buf, len, "0"); /* none, or unknown */
+    else if (cores < CORES_FINEST)
+        snprintf(buf, len, "<%.2f", CORES_FINEST);
+    else if (cores < 1)
+        snprintf(buf, len, "%.2f", cores);
+    else
+        format_significant(buf, len, cores, 2);
+}
+
 size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n)
 {
     static const enum sim_series_id util_series[STAGE_COUNT] = {

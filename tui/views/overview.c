@@ -143,10 +143,17 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     /* Two different counts, each named: the loader cores in use (an
      * average over a step) and the gauge, the share of the step that
      * feeding the devices (preparing or copying a batch) takes. */
-    char busy[16];
-    format_significant(busy, sizeof busy, view_live_cores_busy(v), 2);
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cores used %s/%.0f", busy,
-               r->stages.cpu_cores_total);
+    char busy[16], line[64];
+    view_fmt_cores(busy, sizeof busy, view_live_cores_busy(v));
+    /* The longest wording that fits the box: the count is never cut. */
+    static const char *const wording[] = {"cores used %s of %.0f", "cores used %s/%.0f",
+                                          "cores %s/%.0f"};
+    for (size_t i = 0; i < sizeof wording / sizeof wording[0]; i++) {
+        snprintf(line, sizeof line, wording[i], busy, r->stages.cpu_cores_total);
+        if (draw_width(line) <= in.w)
+            break;
+    }
+    draw_text(in.y + 2, in.x, in.w, ROLE_DIM, line);
     int lw = draw_text(in.y + 3, in.x, in.w, ROLE_DIM, "feed ");
     util_line(v, in.y + 3, in.x + lw, in.w - lw, v->live->stage_util[STAGE_CPUS],
               theme_role_for_util(v->live->stage_util[STAGE_CPUS]));

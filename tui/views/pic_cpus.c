@@ -19,7 +19,7 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
     double cores = view_live_cores_busy(v);
     int total = (int)lround(r->stages.cpu_cores_total), busy = (int)lround(cores);
     char nbusy[16];
-    format_significant(nbusy, sizeof nbusy, cores, 2);
+    view_fmt_cores(nbusy, sizeof nbusy, cores);
     draw_textf(y++, in.x, in.w, ROLE_HEADING, "loaders use %s of %d cores (one node)", nbusy,
                total);
     int grid_h = in.h / 3;

@@ -91,7 +91,7 @@ static void plot(struct rect p, double peak, double bw, double ridge, double op_
                   g->bullet);
     char top[16], bottom[16];
     snprintf(top, sizeof top, "%.0f", peak / 1e12);
-    snprintf(bottom, sizeof bottom, "%.3g", peak / 100 / 1e12);
+    format_significant(bottom, sizeof bottom, peak / 100 / 1e12, 3); /* never an exponent */
     draw_text(p.y, p.x - AXIS_W, AXIS_W - 1, ROLE_DIM, top);
     draw_text(p.y + p.h - 1, p.x - AXIS_W, AXIS_W - 1, ROLE_DIM, bottom);
 }

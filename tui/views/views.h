@@ -153,6 +153,10 @@ double view_live_stage_util(const struct view_ctx *v, int stage);
  * stage's live busy share is to its steady one (the same source as the
  * CPUs gauge). */
 double view_live_cores_busy(const struct view_ctx *v);
+/* A count of busy cores for people: two significant digits, none finer than
+ * a hundredth of a core ("14", "1.3", "0.84", "0.08"; below that "<0.01",
+ * and 0 as "0"), never the "0.00077" that two digits alone would give. */
+void view_fmt_cores(char *buf, size_t len, double cores);
 /* The newest n samples of a stage's busy share into out->series, by the
  * same rule; returns how many. */
 size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n);

@@ -22,6 +22,7 @@
 #include "state_internal.h" /* white-box: the test reads and sets members */
 #include "theme.h"
 #include "ui.h"
+#include "views.h"
 
 /* Rectangles of one view that must be inside the screen and disjoint. */
 static size_t overview_rects(const struct layout *l, const struct rect **out)
@@ -318,6 +319,23 @@ static void test_theme_figures(void **state)
                      7); /* COLOR_WHITE */
 }
 
+/* Busy cores: two significant digits, none finer than a hundredth. */
+static void test_fmt_cores(void **state)
+{
+    (void)state;
+    static const struct {
+        double cores;
+        const char *text;
+    } cases[] = {{0, "0"},          {-1, "0"},      {0.0 / 0.0, "0"}, {0.00077, "<0.01"},
+                 {0.0099, "<0.01"}, {0.01, "0.01"}, {0.084, "0.08"},  {0.84, "0.84"},
+                 {1.34, "1.3"},     {14.2, "14"},   {112, "112"}};
+    char buf[16];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        view_fmt_cores(buf, sizeof buf, cases[i].cores);
+        assert_string_equal(buf, cases[i].text);
+    }
+}
+
 static void test_stagetext_asset(void **state)
 {
     (void)state;
@@ -481,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_glyphs),
         cmocka_unit_test(test_theme),
         cmocka_unit_test(test_theme_figures),
+        cmocka_unit_test(test_fmt_cores),
         cmocka_unit_test(test_stagetext_asset),
         cmocka_unit_test(test_knobs),
     };
