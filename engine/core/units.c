@@ -168,7 +168,7 @@ void format_fixed(char *buf, size_t len, double v, int decimals)
     }
     v = output_number(v);
     if (fabs(v) >= FIXED_NOTATION_LIMIT)
-        snprintf(buf, len, "%.3g", v);
+        format_si(buf, len, v, ""); /* "2.50 T": people read no exponents */
     else
         snprintf(buf, len, "%.*f", decimals, v);
     drop_negative_zero(buf);
@@ -275,8 +275,8 @@ void format_si(char *buf, size_t len, double v, const char *unit)
         }
         prefix = u;
     }
-    if (a >= 1000.0) /* past the last prefix: an exponent, never a wall of digits */
-        snprintf(buf, len, "%.3g %s", v, unit);
+    if (a >= 1000.0) /* past the last prefix: a bound, never a wall of digits */
+        snprintf(buf, len, "%s999 %s%s", v < 0 ? "<-" : ">", prefix->symbol, unit);
     else if (a >= 100 || a == 0)
         snprintf(buf, len, "%.0f %s%s", x, prefix->symbol, unit);
     else if (a >= 10)
@@ -289,6 +289,10 @@ void format_si(char *buf, size_t len, double v, const char *unit)
         buf[n - 1] = '\0'; /* no prefix and no unit: "12", not "12 " */
 }
 
+/* Durations of more than 999 thousand of the last row's unit (years)
+ * read as that bound. */
+#define DURATION_SI_LIMIT 999.5e3
+
 void format_duration(char *buf, size_t len, double t)
 {
     if (!isfinite(t) || t < 0) { /* unknown or never: no duration to show */
@@ -300,13 +304,17 @@ void format_duration(char *buf, size_t len, double t)
         const struct unit *u = &units_table[i];
         if (u->kind != UNIT_DURATION || !(u->use & UNIT_FORMAT) || !(t < u->below_s))
             continue;
-        if (u->decimals < 0)
-            snprintf(buf, len, "%.3g %s", t / u->scale, u->symbol);
-        else
+        if (u->decimals < 0 && t / u->scale >= DURATION_SI_LIMIT)
+            snprintf(buf, len, ">999 k %s", u->symbol); /* as good as never */
+        else if (u->decimals < 0) {
+            char num[32];
+            format_significant(num, sizeof num, t / u->scale, 3); /* "2000 y" */
+            snprintf(buf, len, "%s %s", num, u->symbol);
+        } else
             snprintf(buf, len, "%.*f %s", u->decimals, t / u->scale, u->symbol);
         return;
     }
-    snprintf(buf, len, "%.3g s", t); /* not reached: the last row has no limit */
+    format_si(buf, len, t, "s"); /* not reached: the last row has no limit */
 }
 
 /* A clock past this many seconds (about 31,700 years) stops: long

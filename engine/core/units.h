@@ -52,8 +52,9 @@ double output_number(double v);
  * (whole below 1e19, past every 64-bit count; beyond, digits enough to
  * read back the same double), others with `digits` significant digits. */
 void output_format_number(char *buf, size_t len, double v, int digits);
-/* A number for people with `decimals` decimals; beyond 1e9 three
- * significant digits with an exponent, never a 300-digit number. */
+/* A number for people with `decimals` decimals; from 1e9 three
+ * significant digits with an SI prefix ("2.50 T", as format_si): never an
+ * exponent, never a 300-digit number. */
 void format_fixed(char *buf, size_t len, double v, int decimals);
 /* `digits` significant digits in fixed notation ("0.023", "2.3", "23" for
  * two), the whole part never rounded ("2345"); below 1e-9 "0", from 1e9
@@ -63,9 +64,11 @@ void format_significant(char *buf, size_t len, double v, int digits);
 void format_percent(char *buf, size_t len, double share);
 /* A dollar amount, unit-scaled ("$1.2 M"). */
 void format_usd(char *buf, size_t len, double usd);
-/* 1.2 k, 3.4 M (the UNIT_SI rows). */
+/* 1.2 k, 3.4 M (the UNIT_SI rows); past the last prefix a bound
+ * (">999 Y"), never an exponent. */
 void format_si(char *buf, size_t len, double v, const char *unit);
-/* 350 us, 1.02 s, 41 min, 3.2 d (the UNIT_FORMAT duration rows); "-" for
+/* 350 us, 1.02 s, 41 min, 3.2 d, 2000 y (the UNIT_FORMAT duration rows;
+ * whole years, beyond 999 k y that bound, never an exponent); "-" for
  * a negative or non-finite time (unknown, never). */
 void format_duration(char *buf, size_t len, double seconds);
 /* A wall clock: "01:02:03", "2d 01:02:03" (negative and non-finite: 0). */

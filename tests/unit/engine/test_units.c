@@ -32,7 +32,8 @@ static void test_format_duration_rows(void **state)
     check_duration(600.0, "10 min");
     check_duration(3 * 3600.0, "3.0 h");
     check_duration(5 * 86400.0, "5.0 d");
-    check_duration(2000 * 365.25 * 86400.0, "2e+03 y");
+    check_duration(2000 * 365.25 * 86400.0, "2000 y"); /* no exponent on any screen */
+    check_duration(1e300, ">999 k y");
     check_duration(-1.0, "-");
     check_duration(NAN, "-");
 }
@@ -69,8 +70,10 @@ static void test_format_si_and_percent(void **state)
     assert_string_equal(buf, "2.50 GFLOP");
     format_si(buf, sizeof buf, -42e6, "");
     assert_string_equal(buf, "-42.0 M");
-    format_si(buf, sizeof buf, 5e30, "B");
-    assert_string_equal(buf, "5e+30 B");
+    format_si(buf, sizeof buf, 5e30, "B"); /* past the last prefix: a bound */
+    assert_string_equal(buf, ">999 YB");
+    format_si(buf, sizeof buf, -5e30, "");
+    assert_string_equal(buf, "<-999 Y");
     format_percent(buf, sizeof buf, 0.1234);
     assert_string_equal(buf, "12.3%");
     format_percent(buf, sizeof buf, -0.00001);
@@ -156,7 +159,7 @@ static void test_significant(void **state)
     check_significant(-1e-12, 2, "0");
     check_significant(0.0, 2, "0");
     check_significant(1e-300, 2, "0");
-    check_significant(2.5e12, 3, "2.5e+12");
+    check_significant(2.5e12, 3, "2.50 T"); /* an SI prefix, never an exponent */
     check_significant(NAN, 2, "-");
     check_significant(-INFINITY, 2, "-");
     check_significant(3.0, 0, "3"); /* fewer than one digit: one */
