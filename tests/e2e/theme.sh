@@ -30,6 +30,24 @@ else
         "dark $(near_white dark && echo has || echo lacks) it; light $(near_white light && echo has || echo lacks); auto $(near_white auto && echo has || echo lacks)"
 fi
 
+# Figures by paper (theme_figure_style): on an unknown paper (no
+# COLORFGBG, tmux does not answer OSC 11) and on a known dark one the dim
+# grey 243 lacks the 5:1 margin, so no figure is drawn in it (its labels
+# are); on a light paper the light theme's grey 242 has it (5.3:1) and
+# its figures keep it.
+grey_figure() { colours "$1" | grep -q "38;5;$2m[^$(printf '\033')]*[0-9]"; }
+start dark2 100 30 "COLORFGBG='15;0'" -- -c "$SHORT"
+start unknown 100 30 -u COLORFGBG -- -c "$SHORT"
+if wait_for dark2 "BOTTLENECK" 60 && wait_for unknown "BOTTLENECK" 60 && ! grey_figure unknown 243 &&
+    ! grey_figure dark2 243 && colours unknown | grep -q "38;5;243m" && grey_figure auto 242; then
+    pass "figures leave the dim grey on an unknown or dark paper and keep the light theme's grey on light paper"
+else
+    fail "figures leave the dim grey on an unknown or dark paper and keep the light theme's grey on light paper" \
+        "grey figures: unknown paper $(grey_figure unknown 243 && echo has || echo lacks) them, dark $(grey_figure dark2 243 && echo has || echo lacks), light $(grey_figure auto 242 && echo has || echo lacks)"
+fi
+keys dark2 q
+keys unknown q
+
 start mono 100 30 -- -c "$SHORT" --mono
 if wait_for mono "compute" 60; then
     row=$(screen mono | grep "^ step ")
