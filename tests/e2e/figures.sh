@@ -62,10 +62,10 @@ keys z2 q
 
 # --- no exponent in the title: a very slow speed reads in plain digits -------------
 start slow 100 30 -- --speed 0.00001
-if wait_for slow "x0.000010 " 60 && ! screen slow | head -1 | grep -q "e-0"; then
-    pass "the title shows --speed 0.00001 as x0.000010, not x1e-05"
+if wait_for slow "x0.00001 " 60 && ! screen slow | head -1 | grep -q "e-0"; then
+    pass "the title shows --speed 0.00001 as x0.00001, not x1e-05"
 else
-    fail "the title shows --speed 0.00001 as x0.000010, not x1e-05" "$(screen slow | head -1)"
+    fail "the title shows --speed 0.00001 as x0.00001, not x1e-05" "$(screen slow | head -1)"
 fi
 keys slow q
 

@@ -62,10 +62,15 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     snprintf(left, sizeof left, " mlviz %s %s %s %s%s", g->v, where, g->v, s->name, now);
     char right[160];
     char speed[32], num[24];
-    if (v->speed < 1)
-        format_significant(num, sizeof num, v->speed, 2); /* "0.50", "0.000010": no exponent */
-    else
+    if (v->speed < 1) {
+        /* Two digits, no exponent, no trailing zero: "0.5", "0.001", "0.00001". */
+        format_significant(num, sizeof num, v->speed, 2);
+        size_t n = strlen(num);
+        while (n > 1 && strchr(num, '.') && (num[n - 1] == '0' || num[n - 1] == '.'))
+            num[--n] = '\0';
+    } else {
         snprintf(num, sizeof num, "%.0f", v->speed);
+    }
     snprintf(speed, sizeof speed, "x%s", num);
     const char *state = !v->sim      ? "stopped"
                         : v->paused  ? NULL
