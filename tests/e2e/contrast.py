@@ -141,8 +141,11 @@ FONT_PX, ROW_PX, ADVANCE_EM = 14, 16, 1233 / 2048
 def render(paths, cols, rows, out):
     """Render the captures one under another on white paper to the PNG
     `out`; an error text, or None."""
-    if not shutil.which("aha") or not shutil.which("chromium"):
-        return "no aha or chromium (apt-get install aha chromium)"
+    if not shutil.which("aha") or not shutil.which("chromium") or not shutil.which("fc-list"):
+        return "no aha, chromium or fc-list (apt-get install aha chromium fontconfig)"
+    fonts = subprocess.run(["fc-list", ":family=DejaVu Sans Mono"], capture_output=True, timeout=60).stdout
+    if not fonts.strip():
+        return "no DejaVu Sans Mono, whose cell width the measure assumes (apt-get install fonts-dejavu-core)"
     tmp = tempfile.mkdtemp()
     try:
         parts = ['<html><head><meta charset="utf-8"><style>body{margin:0;background:#fff;color:#000}'
