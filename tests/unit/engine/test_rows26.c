@@ -3,7 +3,9 @@
  * catalog counts, so that removing the mechanism fails the test:
  *   - eager PyTorch's unfused element-wise kernels (software `torchtitan`:
  *     every norm, rotary, residual and activation op a separate HBM round
- *     trip) against a stack whose kernels are fused.
+ *     trip) against a stack whose kernels are fused;
+ *   - Megatron-Core's per-expert loop that adds the experts' fc2 bias after
+ *     the grouped GEMM (software `expert_bias_loop`, row 11's GPT-OSS).
  * Tests run from the repository root. */
 #include <math.h>
 #include <setjmp.h>
@@ -88,10 +90,56 @@ static void test_eager_elementwise(void **state)
     assert_true(oe.step_time_s < of.step_time_s + bound);
 }
 
+/* Row 11 (GPT-OSS-120B, EP 8: 16 local experts, 4096 tokens with 4 copies
+ * each): the fc2 bias loop adds 12 bytes per element of the experts' output
+ * and 2 kernels per local expert + 1 to the forward, 16 bytes and 4 per
+ * expert + 2 to the backward; nothing without the model's biases or on a
+ * stack whose bias is fused. */
+static void test_expert_bias_loop(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct resolved r;
+    load("mb-gpt-oss-120b-h100.yaml", &s, &r);
+    assert_true(s.model.mlp_bias);
+    assert_true(r.software->expert_bias_loop);
+    struct ctx c;
+    model_make_ctx(&s, &r, &c);
+    struct layer_times with, without;
+    struct moe_times mt;
+    model_layer_times(&c, true, &with);
+    model_moe_layer(&c, &mt);
+
+    struct software fused = *r.software;
+    fused.expert_bias_loop = false;
+    struct resolved rf = r;
+    rf.software = &fused;
+    c.r = &rf;
+    model_layer_times(&c, true, &without);
+
+    double local = 128.0 / 8.0, elems = 4096.0 * 4.0 * mt.load_factor * 2880.0;
+    double fwd = 12.0 * elems / c.mem_bw + (2.0 * local + 1.0) * c.kernel_s;
+    double bwd = 16.0 * elems / c.mem_bw + (4.0 * local + 2.0) * c.kernel_s;
+    assert_true(fwd > 2e-4); /* 0.58 GB and 33 kernels: a third of a millisecond */
+    assert_close(mt.bias_fwd, fwd, 1e-9);
+    assert_close(mt.bias_bwd, bwd, 1e-9);
+    assert_close(with.fwd - without.fwd, fwd, 1e-9);
+    assert_close(with.bwd - without.bwd, bwd, 1e-9);
+
+    /* No biases: no loop. */
+    s.model.mlp_bias = false;
+    c.r = &r;
+    struct layer_times nobias;
+    model_layer_times(&c, true, &nobias);
+    assert_close(nobias.fwd, without.fwd, 1e-9);
+    assert_close(nobias.bwd, without.bwd, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eager_elementwise),
+        cmocka_unit_test(test_expert_bias_loop),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
