@@ -42,12 +42,7 @@ static const struct row rows[] = {
     {2, "mb-405b-gb200-fp8.yaml", "Llama-3.1-405B FP8, 256 GB200, PP 16", TOKENS_PER_DEVICE, 864,
      0.15, NULL},
     {3, "mb-70b-gb200-mxfp8.yaml", "Llama-3-70B MXFP8, 64 GB200", TOKENS_PER_DEVICE, 3712, 0.15,
-     "+19%, GB200 only: on row 6's 8B recipe the model gives B200 +2.2% (30,624 published) and "
-     "GB300 +2.8% but GB200 +13%, and NVIDIA's GB200 is 2.9% above its B200 where the model puts "
-     "it 14% above. The f^3 clock law caps a GB300/GB200 clock gap at (1240/1050)^(1/3) = 5.7% "
-     "whatever gemm_power_w is; B200-class peaks for GB200 (4.5 PF FP8, as verda.com lists it; "
-     "NVIDIA's NVL72 sheet gives 5) would put rows 2/3/6 at -8/+10/+5%: not adopted. The same "
-     "MXFP8 recipe on GB300 at TP 1 is +2.9%, DeepSeek-V3 on GB200 +29-31%: see MODEL.md"},
+     NULL},
     {4, "mb-70b-gb300-fsdp-offload.yaml", "Llama-3-70B FP8, FSDP + 20 layers offloaded, 64 GB300",
      TOKENS_PER_DEVICE, 5248, 0.15, NULL},
     {5, "mb-8b-gb300-fp8.yaml", "Llama-3-8B FP8, 8 GB300", TOKENS_PER_DEVICE, 37556, 0.15, NULL},

@@ -5,7 +5,9 @@
  *     every norm, rotary, residual and activation op a separate HBM round
  *     trip) against a stack whose kernels are fused;
  *   - Megatron-Core's per-expert loop that adds the experts' fc2 bias after
- *     the grouped GEMM (software `expert_bias_loop`, row 11's GPT-OSS).
+ *     the grouped GEMM (software `expert_bias_loop`, row 11's GPT-OSS);
+ *   - the GB200's GEMM power derived from the B200's (one die, one f^3 law,
+ *     rated clocks 10/9 apart; rows 3 and 6).
  * Tests run from the repository root. */
 #include <math.h>
 #include <setjmp.h>
@@ -135,11 +137,43 @@ static void test_expert_bias_loop(void **state)
     assert_close(nobias.bwd, without.bwd, 1e-9);
 }
 
+/* The GB200 is the B200's die rated at a 10/9 higher clock (5 PF dense
+ * FP8 against 4.5): its GEMM power at that clock is the B200's above idle
+ * times (10/9)^3, so that both parts sustain what their power limits allow
+ * of one die. Row 6's 8B recipe then puts the GB300 (different die, 1,400
+ * W) 15-20% ahead of the GB200, as NVIDIA's tables do (19.2%), where equal
+ * 1,400 W entries gave 8.5%. */
+static void test_gb200_power_from_b200(void **state)
+{
+    (void)state;
+    const struct accelerator *b = catalog_accelerator(cat, "b200");
+    const struct accelerator *g = catalog_accelerator(cat, "gb200");
+    assert_non_null(b);
+    assert_non_null(g);
+    double clock = g->peak_tflops[PREC_FP8] / b->peak_tflops[PREC_FP8];
+    assert_close(clock, 10.0 / 9.0, 1e-12);
+    double derived = g->idle_w + (b->gemm_power_w - b->idle_w) * clock * clock * clock;
+    assert_true(fabs(g->gemm_power_w - derived) < 1.0);
+
+    struct setup s;
+    struct resolved r;
+    struct model_report g2, g3;
+    load("mb-8b-gb200-fp8.yaml", &s, &r);
+    model_eval(&s, &r, &g2);
+    double share = cbrt((1200.0 - g->idle_w) / (g->gemm_power_w - g->idle_w));
+    assert_close(g2.power.clock_share, share, 1e-9);
+    load("mb-8b-gb300-fp8.yaml", &s, &r);
+    model_eval(&s, &r, &g3);
+    double lead = g3.tokens_per_s / g2.tokens_per_s;
+    assert_true(lead > 1.15 && lead < 1.20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eager_elementwise),
         cmocka_unit_test(test_expert_bias_loop),
+        cmocka_unit_test(test_gb200_power_from_b200),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
