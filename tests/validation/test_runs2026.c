@@ -58,7 +58,7 @@ static const struct row rows[] = {
     {11, "mb-gpt-oss-120b-h100.yaml", "GPT-OSS-120B BF16, PP 4 EP 8, 64 H100", TOKENS_PER_DEVICE,
      5824, 0.20,
      "+38% with the experts' per-expert fc2 bias loop (it was +47%), and not H100's: the 26.04.01 "
-     "table's GB200/GB300 EP 64 and B300 EP 8 runs come out +70/+59/+33%. Ruled out: attention "
+     "table's GB200/GB300 EP 64 and B300 EP 8 runs come out +58/+41/+35%. Ruled out: attention "
      "sinks (cuDNN fused), the 128-token window, head-64 exponentials (in), EP 8 in one node, the "
      "recipe's layernorm/moe_act recompute (<1%), routing (force-balanced), the host side (1.57 of "
      "2.93 ms per MoE layer forward; binds from 25 us per op, the Xeon measures 13.48). Not built: "
