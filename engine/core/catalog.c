@@ -248,6 +248,9 @@ static const struct field software_fields[] = {
      NULL, 0},
     {"cuda_graphs", FIELD_BOOL, offsetof(struct software, cuda_graphs), 0, 1, 0, NULL, NULL, 0, "",
      "replays layers from CUDA graphs (training.cuda_graphs)", 0, 0, NULL, NULL, 0},
+    {"expert_bias_loop", FIELD_BOOL, offsetof(struct software, expert_bias_loop), 0, 1, 0, NULL,
+     NULL, 0, "", "adds the experts' output bias in an eager loop over the local experts (unfused)",
+     0, 0, NULL, NULL, 0},
     SOFTWARE_RULE_FIELDS /* i20: catalog_rules.h */
 };
 

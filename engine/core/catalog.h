@@ -206,6 +206,11 @@ struct software {
     double host_ops_per_moe_fwd;
     bool moe_host_sync;
     bool cuda_graphs;
+    /* issue 21: the experts' output bias (models with model.mlp_bias) is
+     * added by an eager loop over the local experts, one multiply and one
+     * add per expert and a concatenation (Megatron-Core TEGroupedMLP
+     * _apply_bias; model_moe.c). False: fused or no such path. */
+    bool expert_bias_loop;
     /* i20: what the stack can run, each rule with its source (a paper, a
      * release note or the code that enforces it); setup_check refuses a
      * setup that breaks one and quotes the source. */

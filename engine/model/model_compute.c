@@ -256,7 +256,8 @@ void model_layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
         struct moe_times mt;
         model_moe_layer(c, &mt);
         lt->fwd += mt.fwd;
-        lt->bwd += wgrad * mt.fwd;
+        /* The bias loop's backward has its own count (model_moe.c). */
+        lt->bwd += wgrad * (mt.fwd - mt.bias_fwd) + mt.bias_bwd;
         lt->op_re += 0.5 * mt.fwd;
         lt->ep_fwd = mt.a2a_fwd;
     }

@@ -36,6 +36,10 @@ double model_layer_host_ops(const struct ctx *c, bool moe)
         double local = (double)c->s->model.experts / (double)c->ep;
         double gemms = c->r->software->expert_gemm_streams > 0 ? 2.0 * local : 2.0;
         ops += sw->host_ops_per_moe_fwd + gemms;
+        /* The experts' output-bias loop (model_moe.c): a multiply and an
+         * add per local expert, the two splits and the concatenation. */
+        if (model_moe_bias_loop_applies(c))
+            ops += 2.0 * local + 3.0;
     }
     return ops;
 }

@@ -157,7 +157,9 @@ double model_layer_fwd_flops(const struct setup *s, bool moe, double tokens);
  * imbalance or capacity), and the exposed all-to-all of dispatch + combine,
  * forward. Backward is twice each. */
 struct moe_times {
-    double fwd;
+    double fwd;      /* forward, the output-bias loop included */
+    double bias_fwd; /* of it, the experts' output-bias loop (model_moe.c) */
+    double bias_bwd; /* that loop's backward */
     double a2a_fwd;
     double load_factor; /* tokens of the busiest rank over the mean */
 };
@@ -441,6 +443,13 @@ double model_moe_exposed_a2a(const struct ctx *c, double a2a_s, double compute_s
 /* Time of the GEMMs of `local` experts of M x N x K each, in the rounds
  * of concurrent per-expert kernels the software issues. */
 double model_moe_expert_gemms(const struct ctx *c, double local, double M, double N, double K);
+/* Issue 21: whether the stack adds the experts' output bias in an eager
+ * loop over the local experts (model.mlp_bias, software expert_bias_loop),
+ * and that loop's time, forward and backward, for `local` experts and
+ * `out_elems` elements of their fc2 output on this device. */
+bool model_moe_bias_loop_applies(const struct ctx *c);
+void model_moe_bias_loop(const struct ctx *c, double local, double out_elems, double *fwd,
+                         double *bwd);
 
 /* ---- model_attention.c ---- */
 

@@ -67,3 +67,25 @@ double model_moe_expert_gemms(const struct ctx *c, double local, double M, doubl
     double rest = local - rounds * streams;
     return rounds * model_gemm_time(c, streams, M, N, K) + model_gemm_time(c, rest, M, N, K);
 }
+
+/* Megatron-Core adds the experts' fc2 bias after the grouped GEMM in an
+ * eager loop over the local experts (TEGroupedMLP._apply_bias): per expert
+ * `t + b * p` on its slice of the output, then one concatenation (software
+ * expert_bias_loop; the byte and kernel counts in software.yaml). Forward:
+ * 12 bytes per output element and 2 kernels per local expert + 1; backward
+ * 16 bytes and 4 kernels per local expert + 2. */
+bool model_moe_bias_loop_applies(const struct ctx *c)
+{
+    return c->s->model.mlp_bias && c->s->model.experts > 0 && c->r->software->expert_bias_loop;
+}
+
+void model_moe_bias_loop(const struct ctx *c, double local, double out_elems, double *fwd,
+                         double *bwd)
+{
+    *fwd = *bwd = 0.0;
+    if (!model_moe_bias_loop_applies(c) || !(out_elems > 0) || !(local > 0))
+        return;
+    double scale = c->act_bytes / 2.0; /* the counts are for 16-bit activations */
+    *fwd = model_time_for(12.0 * out_elems * scale, c->mem_bw) + (2.0 * local + 1.0) * c->kernel_s;
+    *bwd = model_time_for(16.0 * out_elems * scale, c->mem_bw) + (4.0 * local + 2.0) * c->kernel_s;
+}

@@ -145,7 +145,10 @@ void model_moe_layer(const struct ctx *c, struct moe_times *out)
     if (s->model.shared_experts > 0)
         ew_elems += act_fn * M * s->model.shared_experts * fe / t;
     double ew = model_time_for(ew_elems / 2.0 * c->act_bytes, c->mem_bw); /* 16-bit counts */
-    out->fwd = router + up + down + shared + ew + 4.0 * c->kernel_s;
+    /* Issue 21: the fc2 bias added per local expert after the GEMMs
+     * (model_moe.c); the fc2 output is h wide on every expert-tensor rank. */
+    model_moe_bias_loop(c, local, M_e * k * load * h, &out->bias_fwd, &out->bias_bwd);
+    out->fwd = router + up + down + shared + ew + 4.0 * c->kernel_s + out->bias_fwd;
     out->load_factor = load;
     /* Dispatch and combine (Megatron-Core alltoall token dispatcher): each
      * device sends its M/t tokens (sequence parallel splits them over the

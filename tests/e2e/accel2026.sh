@@ -2,7 +2,7 @@
 # The 2026 mechanisms on screen (issue 21), figures from the model (`mlviz
 # eval --format json`):
 #  - the Accelerators view (key 3) of an FP8 GB200 setup at its 1,200 W
-#    limit with two offloaded layers: the power-limited clock ("clocks 1,854
+#    limit with two offloaded layers: the power-limited clock ("clocks 1,660
 #    of 1,965 MHz: power-limited at 1,200 W"; on a short picture its one-row
 #    form), which GEMMs run in FP8 and which stay BF16, and the offloaded
 #    activations as host memory, with the memory verdict still on screen;

@@ -42,11 +42,7 @@ static const struct row rows[] = {
     {2, "mb-405b-gb200-fp8.yaml", "Llama-3.1-405B FP8, 256 GB200, PP 16", TOKENS_PER_DEVICE, 864,
      0.15, NULL},
     {3, "mb-70b-gb200-mxfp8.yaml", "Llama-3-70B MXFP8, 64 GB200", TOKENS_PER_DEVICE, 3712, 0.15,
-     "+19%, GB200 only: on row 6's 8B recipe the model gives B200 +2.2% (30,624 published) and "
-     "GB300 +2.8% but GB200 +13%, and NVIDIA's GB200 is 2.9% above its B200 where the model puts "
-     "it 14% above. The f^3 clock law caps a GB300/GB200 clock gap at (1240/1050)^(1/3) = 5.7% "
-     "whatever gemm_power_w is; B200-class peaks for GB200 (4.5 PF FP8, as verda.com lists it; "
-     "NVIDIA's NVL72 sheet gives 5) would put rows 2/3/6 at -8/+10/+5%: not adopted, see MODEL.md"},
+     NULL},
     {4, "mb-70b-gb300-fsdp-offload.yaml", "Llama-3-70B FP8, FSDP + 20 layers offloaded, 64 GB300",
      TOKENS_PER_DEVICE, 5248, 0.15, NULL},
     {5, "mb-8b-gb300-fp8.yaml", "Llama-3-8B FP8, 8 GB300", TOKENS_PER_DEVICE, 37556, 0.15, NULL},
@@ -61,12 +57,12 @@ static const struct row rows[] = {
      0.20, NULL},
     {11, "mb-gpt-oss-120b-h100.yaml", "GPT-OSS-120B BF16, PP 4 EP 8, 64 H100", TOKENS_PER_DEVICE,
      5824, 0.20,
-     "+47%, and not H100's: the 26.02 table's GB200 EP 64 run (15,784) comes out +69% and its B200 "
-     "EP 64 run (8,047) +22%, so GPT-OSS compute is too fast everywhere. Ruled out: attention "
+     "+38% with the experts' per-expert fc2 bias loop (it was +47%), and not H100's: the 26.04.01 "
+     "table's GB200/GB300 EP 64 and B300 EP 8 runs come out +58/+41/+35%. Ruled out: attention "
      "sinks (cuDNN fused), the 128-token window, head-64 exponentials (in), EP 8 in one node, the "
-     "recipe's layernorm/moe_act recompute (<1%), routing (force-balanced: load 1.016 -> 1), "
-     "the host side (modelled: 1.10 of 2.61 ms per MoE layer forward; binds from 32 us per op, "
-     "the Xeon measures 13.48)"},
+     "recipe's layernorm/moe_act recompute (<1%), routing (force-balanced), the host side (1.57 of "
+     "2.93 ms per MoE layer forward; binds from 25 us per op, the Xeon measures 13.48). Not built: "
+     "YaRN's unfused RoPE (mscale 1.35 != 1), 3 points"},
     {12, "torchtitan-8b-h100-96gb.yaml", "torchtitan Llama-3.1-8B FSDP, H100 96GB 500 W",
      TOKENS_PER_DEVICE, 5762, 0.15, NULL},
     {12, "torchtitan-8b-h100-96gb.yaml", "torchtitan Llama-3.1-8B FSDP, measured peak memory",

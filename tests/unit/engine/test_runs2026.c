@@ -104,10 +104,26 @@ static void test_power_limit(void **state)
     assert_true(g2.peak_tflops == g3.peak_tflops);
 }
 
-/* Blackwell Ultra's doubled exponential rate: at the same clock (both
- * capped at 1,200 W) GB200 and GB300 differ only in their special-function
- * units, which fused attention's softmax uses once per score each way
- * (model_attention.c). Long sequences make attention the larger part. */
+/* The power limit at which the setup's device keeps `share` of its clock
+ * on GEMMs (the model's law, docs/MODEL.md section 12): idle + (GEMM power
+ * - idle) x share^3, written into `buf`. */
+static const char *same_clock_limit(const struct setup *s, double share, char *buf, size_t len)
+{
+    struct resolved r;
+    char err[1024];
+    if (!setup_resolve(s, cat, &r, err, sizeof err))
+        fail_msg("%s", err);
+    double idle = r.accel->idle_w, full = r.accel->gemm_power_w;
+    snprintf(buf, len, "%.3f", idle + (full - idle) * share * share * share);
+    return buf;
+}
+
+/* Blackwell Ultra's doubled exponential rate: at the same clock GB200 and
+ * GB300 differ only in their special-function units, which fused
+ * attention's softmax uses once per score each way (model_attention.c).
+ * The two dies draw different GEMM power (catalog gemm_power_w), so the
+ * GB300 is capped where its clock equals the GB200's at 1,200 W. Long
+ * sequences make attention the larger part. */
 static void test_attention_exp_rate(void **state)
 {
     (void)state;
@@ -124,8 +140,12 @@ static void test_attention_exp_rate(void **state)
     set(&s, "model.seq_len", "32768");
     set(&s, "cluster.node.accelerator", "gb200");
     eval(&s, &g2);
+    char limit[32];
     set(&s, "cluster.node.accelerator", "gb300");
+    set(&s, "cluster.node.power_limit_w",
+        same_clock_limit(&s, g2.power.clock_share, limit, sizeof limit));
     eval(&s, &g3);
+    assert_true(g2.power.clock_share < 0.99); /* a clock the GB300 must be capped to */
     assert_true(fabs(g2.power.clock_share - g3.power.clock_share) < 0.002);
     assert_true(g2.breakdown.compute > 1.05 * g3.breakdown.compute);
     /* Without a fused kernel the softmax is memory traffic: no difference
@@ -134,6 +154,7 @@ static void test_attention_exp_rate(void **state)
     set(&s, "model.seq_len", "4096");
     eval(&s, &g3);
     set(&s, "cluster.node.accelerator", "gb200");
+    set(&s, "cluster.node.power_limit_w", "1200");
     eval(&s, &g2);
     assert_true(g2.breakdown.compute < 1.01 * g3.breakdown.compute);
 }
