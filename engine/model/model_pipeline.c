@@ -459,19 +459,29 @@ static double own_stream(const struct pipe_form *pf, const struct stage_order *o
 }
 
 /* The longest sum of waits over stretches that do not overlap (one may
- * end at the pass where the next starts); n is at most 7. */
+ * end at the pass where the next starts); n is at most 7. Taken in the
+ * order they start, every stretch that ends before one starts comes
+ * before it. */
 static double chained_waits(const struct stretch *s, int n)
 {
+    int order[7];
     double best[7], all = 0.0;
-    for (int i = 0; i < n; i++)
-        best[i] = s[i].wait;
-    for (int pass = 1; pass < n; pass++)
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++)
-                if (s[j].to <= s[i].from)
-                    best[i] = maxd(best[i], s[i].wait + best[j]);
-    for (int i = 0; i < n; i++)
-        all = maxd(all, best[i]);
+    for (int i = 0; i < n; i++) {
+        int at = i;
+        while (at > 0 && s[order[at - 1]].from > s[i].from) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = i;
+    }
+    for (int a = 0; a < n; a++) {
+        const struct stretch *x = &s[order[a]];
+        best[a] = x->wait;
+        for (int b = 0; b < a; b++)
+            if (s[order[b]].to <= x->from)
+                best[a] = maxd(best[a], x->wait + best[b]);
+        all = maxd(all, best[a]);
+    }
     return all;
 }
 
