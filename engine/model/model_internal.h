@@ -294,8 +294,9 @@ struct pipe_form {
     double makespan;
     double tail;         /* how long after the pipeline the last stage's tail ends */
     double tail_drained; /* the tail timed from the drain, for more stages than followed */
-    double ring_run, suffix_phi, suffix_beta; /* pass 2, interleaved: for ring_back below */
-    double phi_last, beta_last;               /* pass 2: the last stage's chunk passes */
+    /* pass 2, interleaved: for ring_back below, to chunk v - 1 and to chunk 1 */
+    double ring_run[2], suffix_phi, suffix_beta;
+    double phi_last, beta_last; /* pass 2: the last stage's chunk passes */
     struct pipe_rounds r;
     /* Per stage (written before read, not cleared): pass 2 (and 3): its
      * forward and backward, the longest path to its end, its drain, its DP
@@ -309,7 +310,7 @@ struct pipe_form {
         double pair[PIPE_STAGES_FOLLOWED], end[PIPE_STAGES_FOLLOWED];
         double drain[PIPE_STAGES_FOLLOWED], dp_tail[PIPE_STAGES_FOLLOWED];
         double last_fwd[PIPE_STAGES_FOLLOWED], from_last_fwd[PIPE_STAGES_FOLLOWED];
-        double ring_back[PIPE_STAGES_FOLLOWED];
+        double ring_back[2][PIPE_STAGES_FOLLOWED];
         double last_bwd[PIPE_STAGES_FOLLOWED], after_last_bwd[PIPE_STAGES_FOLLOWED];
         double beta[PIPE_STAGES_FOLLOWED];
     } at;

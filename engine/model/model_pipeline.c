@@ -78,7 +78,7 @@ void model_pipe_begin(struct pipe_form *pf, const struct ctx *c, int v)
     pf->e = (1.0 - c->r->software->pp_p2p_overlap) * pf->link;
     pf->r.gap_in = pf->r.gap_around = pf->r.gap_ring = -1.0;
     pf->r.arrive = -INFINITY;
-    pf->ring_run = -INFINITY;
+    pf->ring_run[0] = pf->ring_run[1] = -INFINITY;
 }
 
 /* A chunk's forward and backward on the first micro-batch's path. */
@@ -146,25 +146,39 @@ static double steady_cycles(const struct pipe_form *pf, int k, const struct mode
  * round through a later stage j that depends on j (stage_waits). From
  * stage k's F(v-1, 0), micro-batch 0 goes down to the last stage and its
  * backward back up to j; j runs its stream from that backward to its
- * forward F(v-2, p) of the second group, 2 p v - 2 p - 4 (p - j - 1)
+ * forward F(c, p) of the second group, 2 p (c + 1) - 4 (p - j - 1)
  * passes, whose micro-batch goes on down, round the ring and through the
- * stages before k to k's F(v-1, p). The stages after j: their forwards of
- * chunk v - 2 and backwards of the last chunk; the sends: 3 p - 2 - 2 j. */
+ * stages before k to k's F(c + 1, p). The stages after j: their forwards of
+ * chunk c and backwards of the last chunk; the sends: 3 p - 2 - 2 j. Both
+ * j's passes and k's grow by p pairs per chunk, so the longest wait is at
+ * one end: c = v - 2 (ring_run[0]) or c = 0 (ring_run[1]). */
 static void ring_back(struct pipe_form *pf, int k, double phi, double beta)
 {
-    if (k < PIPE_STAGES_FOLLOWED)
-        pf->at.ring_back[k] = k < pf->p - 1 ? pf->ring_run : -INFINITY;
-    double p = pf->p, v = pf->v, passes = 2.0 * p * v - 2.0 * p - 4.0 * (p - k - 1);
-    if (k < pf->p - 1 && passes > 0) {
-        double run = 0.5 * passes * (phi + beta) + (passes - 1.0) * pf->e;
-        pf->ring_run = maxd(pf->ring_run, pf->suffix_beta + pf->suffix_phi + run +
-                                              (3.0 * p - 2.0 - 2.0 * k) * pf->link);
+    double p = pf->p, v = pf->v;
+    for (int end = 0; end < 2; end++) {
+        if (k < PIPE_STAGES_FOLLOWED)
+            pf->at.ring_back[end][k] = k < pf->p - 1 ? pf->ring_run[end] : -INFINITY;
+        double c = end == 0 ? v - 2.0 : 0.0, passes = 2.0 * p * (c + 1.0) - 4.0 * (p - k - 1);
+        if (k < pf->p - 1 && passes > 0) {
+            double run = 0.5 * passes * (phi + beta) + (passes - 1.0) * pf->e;
+            pf->ring_run[end] = maxd(pf->ring_run[end], pf->suffix_beta + pf->suffix_phi + run +
+                                                            (3.0 * p - 2.0 - 2.0 * k) * pf->link);
+        }
     }
     pf->suffix_phi += phi;
     if (k < pf->p - 1)
         pf->suffix_beta += beta;
     else
         pf->beta_last = beta, pf->phi_last = phi;
+}
+
+/* The send after stage k's last pass (a backward, which sends but out of
+ * the first stage): it holds the stage's stream, not the path to the
+ * stage before, so a stage's end (`at.end`) is its last pass's end and
+ * its tail starts after this send. */
+static double last_send(const struct pipe_form *pf, int k)
+{
+    return k > 0 ? pf->e : 0.0;
 }
 
 /* 1F1B: stage k's last forward ends `last_fwd` after the chain that
@@ -177,22 +191,28 @@ static void follow_last_fwd(struct pipe_form *pf, int k, const struct model_stag
     if (k >= PIPE_STAGES_FOLLOWED)
         return;
     pf->at.last_fwd[k] = last_fwd;
-    pf->at.from_last_fwd[k] = to_end + st->dp_tail_s;
+    pf->at.from_last_fwd[k] = to_end + last_send(pf, k) + st->dp_tail_s;
 }
 
-/* Interleaved: a stage's last backward of the last chunk ends no earlier
- * than its own path there or the next stage's plus the chain up, and the
- * stage ends after what it runs after it. (The backward ring out of the
- * first stage passes through every stage's last pass too, but an end timed
- * from it moves by one chunk backward where the tail's hiding window moves
- * by the whole backward: a light stage losing compute would lengthen the
- * step. It is left out.) */
+/* Interleaved: a stage's last backward of the last chunk, B(v-1, m-1),
+ * ends no earlier than its own path there or the next stage's plus the
+ * chain up, and the stage ends after what it runs after it. The backward
+ * ring out of the first stage reaches every other stage's last pass too:
+ * the first stage's B(1, m-1), (v - 2) p of its passes after its
+ * B(v-1, m-1), goes round to the last stage's B(0, m-1) and up the stages
+ * to stage 1's. */
 static void round_ends(struct pipe_form *pf)
 {
     double to_last = -INFINITY;
     for (int k = pf->p - 1; k >= 0; k--) {
         to_last = maxd(pf->at.last_bwd[k], to_last + pf->link + pf->at.beta[k]);
+        pf->at.last_bwd[k] = to_last;
         pf->at.end[k] = maxd(pf->at.end[k], to_last + pf->at.after_last_bwd[k]);
+    }
+    double ring = to_last + (pf->v - 2.0) * pf->p * (pf->at.beta[0] + pf->e);
+    for (int k = pf->p - 1; k > 0; k--) {
+        ring += pf->link + pf->at.beta[k];
+        pf->at.end[k] = maxd(pf->at.end[k], ring);
     }
 }
 
@@ -201,7 +221,11 @@ static void round_ends(struct pipe_form *pf)
  * backward chain up to it, and (1F1B) than an earlier stage's last forward
  * plus the chain down to it and its own passes after its last forward: a
  * light stage waits for the bottleneck's pace, so its end (and the window
- * its tail hides in) follows the bottleneck's, not its own compute. */
+ * its tail hides in) follows the bottleneck's, not its own compute.
+ * Interleaved, the gradient sync starts with the last micro-batch's first
+ * backward, B(v-1, m-1), and runs on through the waits of the cool-down
+ * after it: the tail ends after that backward, the stage's own passes
+ * after it and the tail, or with the stage, whichever is later. */
 void model_pipe_finish(struct pipe_form *pf)
 {
     if (pf->p > PIPE_STAGES_FOLLOWED) {
@@ -211,12 +235,18 @@ void model_pipe_finish(struct pipe_form *pf)
     /* Every path of the closed form ends at the first stage's last
      * backward, the pipeline's last pass. */
     pf->at.end[0] = maxd(pf->at.end[0], pf->makespan);
-    if (model_pipe_rounds(pf))
+    bool rounds = model_pipe_rounds(pf);
+    if (rounds)
         round_ends(pf);
     double later = -INFINITY, from_fwd = -INFINITY, finish = 0.0;
     for (int k = pf->p - 1; k >= 0; k--) {
         double end = maxd(pf->at.end[k], later - pf->at.drain[k]);
-        finish = maxd(finish, end + pf->at.dp_tail[k]);
+        if (rounds)
+            finish = maxd(finish, maxd(end, pf->at.last_bwd[k] + pf->at.after_last_bwd[k] +
+                                                pf->at.dp_tail[k]) +
+                                      last_send(pf, k));
+        else
+            finish = maxd(finish, end + last_send(pf, k) + pf->at.dp_tail[k]);
         later = maxd(later, end + pf->at.drain[k]);
         finish = maxd(finish, pf->at.last_fwd[k] + from_fwd);
         from_fwd = maxd(from_fwd, pf->at.from_last_fwd[k]);
@@ -236,10 +266,16 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
     pf->tail_drained = maxd(pf->tail_drained, st->dp_tail_s - drain);
     double round_trip = pf->after_f + pf->after_b + 2.0 * after * pf->link;
     double phi = (st->fwd_s - st->edge_fwd_s) / pf->v, beta = (st->bwd_s - st->edge_bwd_s) / pf->v;
+    /* The passes a wait skips: without chunks, every one carries the
+     * stage's embedding or output layer. */
+    double own_f = pf->v == 1 ? cf : phi, own_b = pf->v == 1 ? cb : beta;
     /* The sends that hold the stream after a forward and after a backward
      * (none out of the ends of the whole model). */
     double e_f = pf->p > 1 && (k < pf->p - 1 || pf->v > 1) ? pf->e : 0.0;
     double e_b = pf->p > 1 && (k > 0 || pf->v > 1) ? pf->e : 0.0;
+    /* The last backward's send is not on the path: the drain's whole
+     * transfer to the stage before is. */
+    double e_last = last_send(pf, k);
     double path = 0.0;
     if (model_pipe_rounds(pf)) {
         /* Interleaved rounds: the third pass (model_pipe_round). */
@@ -249,11 +285,12 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
          * far as they last; at the end the last forward's send and the
          * cool-down's backwards do. A path waits for both only when a
          * steady forward lies between them (after <= m - 2). */
-        double warm = maxd(0.0, round_trip - after * (phi + e_f) - e_f);
-        double cool = maxd(0.0, round_trip - e_f - after * (beta + e_b));
+        double warm = maxd(0.0, round_trip - after * (own_f + e_f) - e_f);
+        double cool = maxd(0.0, round_trip - e_f - after * (own_b + e_b));
         bool both = after + 2.0 <= pf->m;
         double steady = both ? steady_cycles(pf, k, st, e_f, e_b) : 0.0;
-        path = fill + drain + pf->m * per_mb + (both ? warm + cool + steady : maxd(warm, cool));
+        path = fill + drain + pf->m * per_mb - e_last +
+               (both ? warm + cool + steady : maxd(warm, cool));
         /* Its last forward ends before its last after + 1 backwards (with
          * their sends) and the cool-down's wait; from there to its end,
          * the stream or the round trip. */
@@ -274,7 +311,7 @@ void model_pipe_stage(struct pipe_form *pf, int k, const struct model_stage_cost
          * backwards at the pace of this stage or of the slowest after it. */
         double first_back = maxd(pf->m * (cf + e_f), cf + round_trip);
         path = fill + drain + first_back + (cb + e_b) +
-               maxd((pf->m - 1.0) * (cb + e_b), pf->after_max);
+               maxd((pf->m - 1.0) * (cb + e_b), pf->after_max) - e_last;
         follow_last_fwd(pf, k, st, pf->m * (cf + e_f) - e_f - cf,
                         fill + cf + e_f + (pf->m - 1.0) * (cb + e_b) + cb);
     }
@@ -357,45 +394,153 @@ static void round_cycles(struct pipe_form *pf, int j, const struct model_stage_c
 }
 
 /* Stage k's stream from the start of F(v-1, 0) to the end of B(v-1, m-1)
- * waits where the round trip of micro-batch 0 (warm) or of the last (cool)
- * through the stages after k outlasts the `between` chunk passes the order
- * puts before the answer; both when a steady pair lies between them. */
+ * waits wherever a path leaves it after one of its passes and comes back
+ * before a later one, longer than the passes it skips. Each such stretch
+ * runs from a pass to a pass (their places in k's order); `wait` is the
+ * longest sum over stretches that do not overlap, `warm` the longest
+ * ending before k's last forward. */
 struct round_waits {
-    double round_trip, between, warm, cool;
-    bool both;
+    double round_trip, between, warm, wait;
 };
 
-static void stage_waits(const struct pipe_form *pf, int k, double phi, double beta,
-                        double edge_first, struct round_waits *w)
+struct stretch {
+    double from, to, wait;
+};
+
+/* Stage k's order: w warm-up forwards, pairs (forward w + i, backward i),
+ * then the cool-down's backwards; n = m v chunk passes of each kind. */
+struct stage_order {
+    double w, n;
+};
+
+static double place_f(const struct stage_order *o, double i)
+{
+    return i < o->w ? i : o->w + 2.0 * (i - o->w);
+}
+
+static double place_b(const struct stage_order *o, double i)
+{
+    return i < o->n - o->w ? o->w + 2.0 * i + 1.0 : o->n + i;
+}
+
+/* Forwards among the first `place` passes. */
+static double fwds_before(const struct stage_order *o, double place)
+{
+    return place <= o->w ? place : mind(o->n, o->w + floor((place - o->w + 1.0) / 2.0));
+}
+
+/* Of the forward (backward) table's first i entries, those of chunk 0. */
+static double chunk0_fwds(const struct pipe_form *pf, double i)
+{
+    double g = pf->p * (double)pf->v, q = floor(i / g);
+    return q * pf->p + mind(i - q * g, pf->p);
+}
+
+static double chunk0_bwds(const struct pipe_form *pf, double i)
+{
+    double g = pf->p * (double)pf->v, q = floor(i / g);
+    return q * pf->p + maxd(0.0, i - q * g - (pf->v - 1.0) * pf->p);
+}
+
+/* Stage k's own stream from the end of the pass at `from` (its send
+ * included) to the start of the pass at `to`; the first stage's chunk 0
+ * carries the embedding and its chunk-0 backwards send nothing. */
+static double own_stream(const struct pipe_form *pf, const struct stage_order *o, int k,
+                         const struct model_stage_cost *st, double from, double to)
+{
+    double phi = (st->fwd_s - st->edge_fwd_s) / pf->v, beta = (st->bwd_s - st->edge_bwd_s) / pf->v;
+    double f0 = fwds_before(o, from + 1.0), f1 = fwds_before(o, to);
+    double b0 = from + 1.0 - f0, b1 = to - f1;
+    double own = pf->e + (f1 - f0) * (phi + pf->e) + (b1 - b0) * (beta + pf->e);
+    if (k == 0)
+        own += (chunk0_fwds(pf, f1) - chunk0_fwds(pf, f0)) * st->edge_fwd_s +
+               (chunk0_bwds(pf, b1) - chunk0_bwds(pf, b0)) * (st->edge_bwd_s - pf->e);
+    return own;
+}
+
+/* The longest sum of waits over stretches that do not overlap (one may
+ * end at the pass where the next starts); n is at most 7. Taken in the
+ * order they start, every stretch that ends before one starts comes
+ * before it. */
+static double chained_waits(const struct stretch *s, int n)
+{
+    int order[7];
+    double best[7], all = 0.0;
+    for (int i = 0; i < n; i++) {
+        int at = i;
+        while (at > 0 && s[order[at - 1]].from > s[i].from) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = i;
+    }
+    for (int a = 0; a < n; a++) {
+        const struct stretch *x = &s[order[a]];
+        best[a] = x->wait;
+        for (int b = 0; b < a; b++)
+            if (s[order[b]].to <= x->from)
+                best[a] = maxd(best[a], x->wait + best[b]);
+        all = maxd(all, best[a]);
+    }
+    return all;
+}
+
+static void stage_waits(const struct pipe_form *pf, int k, const struct model_stage_cost *st,
+                        struct round_waits *w)
 {
     const struct pipe_rounds *r = &pf->r;
-    double p = pf->p, v = pf->v, m = pf->m, e = pf->e, after = p - 1 - k;
+    double p = pf->p, v = pf->v, m = pf->m, after = p - 1 - k;
+    double phi = (st->fwd_s - st->edge_fwd_s) / v, beta = (st->bwd_s - st->edge_bwd_s) / v;
+    struct stage_order o = {mind(2.0 * after + (v - 1.0) * p, m * v), m * v};
+    double groups = floor(m / p), enter = place_f(&o, (v - 1.0) * p);
+    double last_b = place_b(&o, (groups - 1.0) * p * v + p - 1.0);
     /* The last chunk's passes of the stages after k, the output layer's
-     * included, and the sends there and back. */
+     * included, and the sends there and back; the last stage's heavy
+     * round (its last chunk's pairs with the output layer) adds p - 1
+     * pairs when the path waits there for a whole round. */
     w->round_trip = pf->sum_phi + pf->sum_beta + pf->edge_last - r->pre_pair - phi - beta +
                     2.0 * after * pf->link;
     w->between = mind(2.0 * after, m * v - (v - 1.0) * p - 1.0);
-    w->warm = maxd(0.0, w->round_trip - w->between * (phi + e) - e);
-    w->cool = maxd(0.0, w->round_trip - e - w->between * (beta + e));
-    w->both = mind(2.0 * after + (v - 1.0) * p, m * v) <= m * v - 2.0;
-    /* With a second group, micro-batch 0 may also come back to k's
-     * F(v-1, p) round the ring through a later stage j (ring_back) or the
-     * last stage, where k's own stream runs p v - 1 forwards and
-     * p v - 2 (p - k - 1) backwards. */
-    if (!(m >= 2.0 * p))
-        return;
-    double own = e + (p * v - 1.0) * (phi + e) + (p * v - 2.0 * after) * (beta + e) +
-                 (k == 0 ? p * edge_first : 0.0);
-    if (k < PIPE_STAGES_FOLLOWED && isfinite(pf->at.ring_back[k]))
-        w->warm = maxd(w->warm, pf->sum_phi - phi + pf->edge_last + pf->beta_last +
-                                    pf->at.ring_back[k] - own);
-    /* Or through the last stage itself: its stream from F(v-1, 0) to
-     * F(v-2, p), the first group's heavy round, p v - 2 p light pairs and a
-     * light forward. */
-    double a = pf->phi_last, b = pf->beta_last;
-    double run = p * (a + b + pf->edge_last) + (p * v - 2.0 * p + 1.0) * a + (p * v - 2.0 * p) * b +
-                 (2.0 * p * v - 3.0 * p) * e;
-    w->warm = maxd(w->warm, pf->sum_phi - a - phi + p * pf->link + run - own);
+    double a = pf->phi_last, b = pf->beta_last, heavy = a + b + pf->edge_last;
+    double round = w->round_trip + (p - 1.0) * (heavy + pf->e);
+    struct stretch s[7];
+    int n = 0;
+    /* Micro-batch 0 (or the first group through the heavy round) down to
+     * the last stage and back; the same for the last micro-batch (group). */
+    s[n++] = (struct stretch){enter, place_b(&o, 0.0), w->round_trip};
+    s[n++] = (struct stretch){enter, place_b(&o, p - 1.0), round};
+    s[n++] = (struct stretch){place_f(&o, m * v - 1.0), last_b, w->round_trip};
+    s[n++] = (struct stretch){place_f(&o, m * v - p), last_b, round};
+    if (m >= 2.0 * p) {
+        /* Micro-batch 0 back to k's F(c + 1, p) round the ring, through a
+         * later stage j (ring_back) or the last stage (its stream from
+         * F(v-1, 0) to F(c, p): the first group's heavy round, p c light
+         * pairs and a light forward), for c = v - 2 and c = 0. */
+        for (int end = 0; end < (v > 2.0 ? 2 : 1); end++) {
+            double c = end == 0 ? v - 2.0 : 0.0;
+            double run = p * heavy + (p * c + 1.0) * a + p * c * b + p * (2.0 * c + 1.0) * pf->e;
+            double ring = pf->sum_phi - a - phi + p * pf->link + run;
+            if (k < PIPE_STAGES_FOLLOWED && isfinite(pf->at.ring_back[end][k]))
+                ring = maxd(ring, pf->sum_phi - phi + pf->edge_last + b + pf->at.ring_back[end][k]);
+            s[n++] = (struct stretch){enter, place_f(&o, p * v + (c + 1.0) * p), ring};
+        }
+        /* Its mirror: k's B(1, m-p-1) up the stages before k and round the
+         * ring to the last stage's B(0, m-p-1), which runs its last heavy
+         * round and sends B(v-1, m-1) down to k. */
+        double back = pf->sum_beta - beta + p * (heavy + pf->e + pf->link);
+        s[n++] = (struct stretch){place_b(&o, (groups - 2.0) * p * v + (v - 1.0) * p - 1.0), last_b,
+                                  back};
+    }
+    double last_f = place_f(&o, m * v - 1.0);
+    w->warm = 0.0;
+    for (int i = 0; i < n; i++) {
+        s[i].wait = s[i].to > s[i].from
+                        ? maxd(0.0, s[i].wait - own_stream(pf, &o, k, st, s[i].from, s[i].to))
+                        : 0.0;
+        if (s[i].to <= last_f)
+            w->warm = maxd(w->warm, s[i].wait);
+    }
+    w->wait = chained_waits(s, n);
 }
 
 /* The last stage: its own stream, or G = m / p heavy rounds (its last
@@ -428,13 +573,17 @@ void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost
      * its chunk 0 backwards send nothing). */
     double before = (v - 1.0) * p * (phi + e) + (first ? p * st->edge_fwd_s : 0.0);
     double after = (v - 1.0) * p * (beta + e) - (first ? p * e : 0.0);
+    /* Of that, what the path to its last pass takes (not its send). */
+    double to_last = after - last_send(pf, k);
     double rest = m * (st->fwd_s + st->bwd_s + stage_sends(pf, k) * e) - before - after - e;
     double enter = r->fill + before;
     if (first)
         enter = maxd(enter, (v - 1.0) * (pf->sum_phi + p * L) + st->edge_fwd_s);
     else
         enter = maxd(enter, r->enter + r->phi_prev + L);
-    double leave = e + after + r->drain;
+    /* The last pass's send is not on the path: the drain's whole transfer
+     * to the stage before is. */
+    double leave = e + to_last + r->drain;
     if (first)
         leave = maxd(leave, (v - 1.0) * (pf->sum_beta + p * L));
     else
@@ -445,22 +594,22 @@ void model_pipe_round(struct pipe_form *pf, int k, const struct model_stage_cost
     if (last) {
         stream = last_stage_stream(pf, st, phi, beta, rest);
         last_fwd = enter + stream - beta - st->edge_bwd_s;
-        to_end = phi + beta + st->edge_fwd_s + st->edge_bwd_s + e + after;
+        to_end = phi + beta + st->edge_fwd_s + st->edge_bwd_s + e + to_last;
     } else {
         struct round_waits w;
-        stage_waits(pf, k, phi, beta, st->edge_fwd_s, &w);
-        stream = rest + (w.both ? w.warm + w.cool : maxd(w.warm, w.cool));
-        last_fwd = enter + rest - e - w.between * (beta + e) - beta + (w.both ? w.warm : 0.0);
-        to_end = phi + maxd(e + w.between * (beta + e), w.round_trip) + beta + e + after;
+        stage_waits(pf, k, st, &w);
+        stream = rest + w.wait;
+        last_fwd = enter + rest - e - w.between * (beta + e) - beta + w.warm;
+        to_end = phi + maxd(e + w.between * (beta + e), w.round_trip) + beta + e + to_last;
         round_cycles(pf, k, st, phi, beta);
     }
     r->makespan = maxd(r->makespan, enter + stream + leave);
     /* The stage ends after its own stream, or after an earlier stage's
      * last forward reaches its own (model_pipe_finish). */
     if (k < PIPE_STAGES_FOLLOWED) {
-        pf->at.end[k] = maxd(enter + stream + e + after, r->arrive + to_end);
+        pf->at.end[k] = maxd(enter + stream + e + to_last, r->arrive + to_end);
         pf->at.last_bwd[k] = enter + stream;
-        pf->at.after_last_bwd[k] = e + after;
+        pf->at.after_last_bwd[k] = e + to_last;
         pf->at.beta[k] = beta;
     }
     r->arrive = maxd(r->arrive + phi, last_fwd) + L;

@@ -68,7 +68,9 @@ static void breakdown(const struct sim *sm, const struct model_pipeline *pipe,
     for (int s = 0; s < sm->p; s++) {
         struct sched_stage *st = &o->stages[s];
         st->end_s = sm->st[s].t_free;
-        st->dp_tail_s = sm->cost[s].dp_tail_s;
+        /* What the stage's waits after it started its gradient sync left
+         * of the sync's exposed part (sched_loop). */
+        st->dp_tail_s = fmax(0.0, sm->cost[s].dp_tail_s - sm->st[s].sync_idle);
         st->peak_micro_batches = (double)st->peak_chunks / sm->v;
         end = fmax(end, st->end_s);
         finish = fmax(finish, st->end_s + st->dp_tail_s);

@@ -19,6 +19,11 @@ struct stage_state {
     int last_kind; /* of the pass issued last (ZB) */
     int inflight;  /* chunk activations held */
     int heap_at;   /* position in the heap, -1 when out */
+    /* Interleaved: the gradient sync may start once the last micro-batch's
+     * first backward (chunk v - 1) starts; the waits after that, in which
+     * it runs on (sched_loop). */
+    bool synced;
+    double sync_idle;
 };
 
 struct sim {

@@ -119,8 +119,18 @@ static bool step_fixed(struct sim *sm, int s)
     double r = input_ready(sm, s, &ps);
     if (r < 0)
         return false;
-    run_pass(sm, s, &ps, fmax(st->t_free, r));
+    double start = fmax(st->t_free, r);
+    if (st->synced)
+        st->sync_idle += start - st->t_free;
+    run_pass(sm, s, &ps, start);
     st->done++;
+    /* Interleaved with whole rounds (Megatron-Core runs no fewer
+     * micro-batches than stages): the last micro-batch's first backward
+     * lets the stage's gradient sync start, which then runs on beside
+     * the cool-down, its waits included. */
+    if (sm->kind == SCHED_INTERLEAVED && sm->m >= sm->p && ps.kind == SCHED_OP_BACKWARD &&
+        ps.chunk == sm->v - 1 && ps.mb == sm->m - 1)
+        st->synced = true;
     return true;
 }
 
