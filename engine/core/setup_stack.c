@@ -70,6 +70,15 @@ static bool check_interleave(const struct setup *s, const struct software *sw, c
                 "%s's interleaved schedule (virtual_stages %d) needs at least pipeline_parallel "
                 "%d micro-batches per step, here %lld%s%s%s",
                 sw->head.id, v, pp, m, src_open(src), src, src_close(src));
+    /* Micro-batches go through the chunks in groups of pipeline_parallel
+     * (the default group size); a last group of 0 < m mod p < p micro-batches
+     * would wait on its own ring, and the stack refuses it. */
+    if (sw->interleave == INTERLEAVE_AT_LEAST && m % pp != 0)
+        FAIL_AT("training.virtual_stages", "training.global_batch",
+                "%s's interleaved schedule (virtual_stages %d) runs micro-batches in groups of "
+                "pipeline_parallel %d; the last group would hold %lld of them (%lld per step), "
+                "fewer than %d%s%s%s",
+                sw->head.id, v, pp, m % pp, m, pp, src_open(src), src, src_close(src));
     return true;
 }
 

@@ -72,7 +72,7 @@ static void test_flash_and_sequence_rules(void **state)
 }
 
 /* Interleaving: Megatron-Core wants at least as many micro-batches as
- * stages, the 2021 schedule a multiple of them, DeepSpeed has none. */
+ * stages in full groups, the 2021 schedule a multiple of them, DeepSpeed has none. */
 static void test_interleave_rules(void **state)
 {
     (void)state;
@@ -83,6 +83,12 @@ static void test_interleave_rules(void **state)
     snprintf(text, sizeof text, base, 2 * 2, "megatron-core"); /* dp 2: 2 micro-batches */
     refused(text, 3, 50, "at least pipeline_parallel 4");
     snprintf(text, sizeof text, base, 2 * 4, "megatron-core");
+    loads(text);
+    /* 6 micro-batches: a group of 4, then a last group of 2 (Megatron-Core's
+     * remainder check); 8 fill two groups. */
+    snprintf(text, sizeof text, base, 2 * 6, "megatron-core");
+    refused(text, 3, 50, "the last group would hold 2 of them");
+    snprintf(text, sizeof text, base, 2 * 8, "megatron-core");
     loads(text);
     snprintf(text, sizeof text, base, 2 * 6, "megatron");
     refused(text, 3, 50, "a multiple of pipeline_parallel 4");
