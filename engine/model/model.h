@@ -166,6 +166,13 @@ struct model_report {
  * timed at this ceiling, and the setup is reported as not runnable. */
 #define MODEL_TIME_CEILING_S 1e15
 
+/* The lowest sustained clock, as a share of the boost clock, of a device
+ * whose catalog entry publishes none (min_clock_mhz 0): a round bound below
+ * every published floor (Hopper's lowest DVFS state is 345 of 1,980 MHz,
+ * 0.174), so it refuses no setup that a published floor would let run
+ * (docs/MODEL.md, section 6). Below its floor a device cannot run. */
+#define MODEL_MIN_CLOCK_SHARE_UNPUBLISHED 0.10
+
 /* Evaluate a resolved setup. Never allocates; always fills every field with
  * finite numbers. */
 void model_eval(const struct setup *s, const struct resolved *r, struct model_report *out);
