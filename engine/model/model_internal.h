@@ -232,8 +232,10 @@ struct layer_times {
     double attn_core; /* QK^T, softmax, attention x V (selective recompute) */
     double attn_fwd;  /* attention core forward, and its backward */
     double attn_bwd;
-    double tp_comm;     /* one exposed all-reduce of the layer output */
+    double tp_comm;     /* one exposed all-reduce of the layer output, forward */
     double tp_hidden;   /* i20: the part of it hidden beside the GEMMs */
+    double tp_comm_b;   /* one exposed all-reduce of the backward, and the */
+    double tp_hidden_b; /* part of it hidden beside the backward's GEMMs */
     double cp_hidden_f; /* i20: ring traffic hidden under the attention, forward */
     double cp_hidden_b; /* and backward */
     double cp_fwd;      /* exposed ring-attention exchange, forward and backward */
