@@ -214,6 +214,7 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
         model_power_at_balance(c, mind(1.0, busy), model_cpu_util(dpth), &o->power);
         o->power.full_rack_kw = o->power.per_rack_kw > 0 ? o->power.full_rack_kw : 0;
     }
+    o->power.below_min_clock = floored;
     return !floored;
 }
 

@@ -77,6 +77,11 @@ struct power_report {
     double limit_w;     /* y2026: the device's power cap (the TDP when not set) */
     double clock_share; /* sustained GEMM clock under it, share of the boost clock */
     double clock_mhz;   /* that clock (0 when the catalog has no boost clock) */
+    /* The device's lowest sustained clock, share of the boost clock, and
+     * whether the power cap or the cooling would hold the clocks below it
+     * (then the setup cannot run; docs/MODEL.md, section 6). */
+    double min_clock_share;
+    bool below_min_clock;
 };
 
 struct cost_report {

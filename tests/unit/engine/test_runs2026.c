@@ -121,7 +121,8 @@ static void test_clock_floor(void **state)
     assert_non_null(strstr(o.why_not, "power limit of 77 W"));
     assert_non_null(strstr(o.why_not, "minimum sustained clock, 17.4%"));
     assert_true(fabs(o.power.clock_share - 345.0 / 1980.0) < 1e-12); /* timed at the floor */
-    set(&s, "cluster.node.power_limit_w", "80");                     /* (5/625)^(1/3) = 0.2 */
+    assert_true(o.power.below_min_clock && o.power.min_clock_share == o.power.clock_share);
+    set(&s, "cluster.node.power_limit_w", "80"); /* (5/625)^(1/3) = 0.2 */
     eval(&s, &o);
     assert_true(o.runnable && o.tokens_per_s > 0);
     /* A device that publishes no lowest clock: MODEL_MIN_CLOCK_SHARE_UNPUBLISHED. */
@@ -144,7 +145,7 @@ static void test_clock_floor(void **state)
     set(&s, "facility.nodes_per_rack", "8");
     set(&s, "cluster.node.other_w", "1300");
     eval(&s, &o);
-    assert_true(o.runnable && o.power.throttled);
+    assert_true(o.runnable && o.power.throttled && !o.power.below_min_clock);
     assert_true(o.power.throttle_factor > 0.3 && o.power.throttle_factor < 0.4);
     set(&s, "cluster.node.other_w", "1400");
     eval(&s, &o);
@@ -153,6 +154,8 @@ static void test_clock_floor(void **state)
     assert_non_null(strstr(o.why_not, "removes 20.0 kW per rack, but the racks make 20.3 kW"));
     assert_non_null(strstr(o.why_not, "minimum sustained clock, 17.4%"));
     assert_true(fabs(o.power.throttle_factor - 345.0 / 1980.0) < 1e-12); /* timed there */
+    assert_true(o.power.below_min_clock);
+    assert_non_null(strstr(o.bottleneck_reason, "cannot run: even at the lowest clock"));
 }
 
 /* Blackwell Ultra's doubled exponential rate: at the same clock (both
