@@ -197,8 +197,9 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
      * computing there cannot run the setup, whatever its step (timed at
      * that clock); where they can, any balance lies at or above it. */
     double floor_f = mind(1.0, c->min_clock_share / c->clock_share);
-    double floor_kw = model_rack_kw_at_floor(c);
-    bool floored = o->power.rack_cooling_limit_kw > 0 && floor_kw > o->power.rack_cooling_limit_kw;
+    double cool_kw = o->power.rack_cooling_limit_kw, floor_kw = 0.0;
+    bool floored = cool_kw > 0 && model_rack_kw_at_floor(c, false) > cool_kw &&
+                   (floor_kw = model_rack_kw_at_floor(c, true)) > cool_kw;
     if (floored) {
         clock_floor_cannot_run(c, floor_kw, o);
         f = floor_f;

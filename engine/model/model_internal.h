@@ -514,7 +514,9 @@ double model_throttle_balanced(struct ctx *c, const struct power_report *pw, dou
 /* The heat of the fullest rack (kW) with its devices computing flat out at
  * their lowest clock and every loader worker busy: a cooling-limited setup
  * runs only where the cooling removes at least that (docs/MODEL.md, section
- * 6). It depends on the hardware and the data path only, not on the step. */
-double model_rack_kw_at_floor(const struct ctx *c);
+ * 6). It depends on the hardware and the data path only, not on the step.
+ * Without `loaders`, every CPU core busy: a bound no lower, without the
+ * data path. */
+double model_rack_kw_at_floor(const struct ctx *c, bool loaders);
 
 #endif
