@@ -83,6 +83,10 @@ static const struct field accel_fields[] = {
     INT(struct accelerator, "boost_clock_mhz", boost_clock_mhz, 0, 1e5, 0, "MHz", "peak clock", 0),
     NUM(struct accelerator, "gemm_power_w", gemm_power_w, 0, 1e5, 0, "W",
         "board power dense low-precision GEMMs draw at the boost clock (0 = the TDP)", 0),
+    NUM(struct accelerator, "min_clock_mhz", min_clock_mhz, 0, 1e5, 0, "MHz",
+        "lowest clock the device sustains, its lowest DVFS state (0 = not published); needs "
+        "boost_clock_mhz",
+        0),
     NUM(struct accelerator, "exp_tera_per_s", exp_tera_per_s, 0, 1e6, 0, "T/s",
         "special-function exponentials per second at the boost clock (0 = not published)", 0),
 };
@@ -447,6 +451,14 @@ static bool check_entry(enum catalog_kind kind, unsigned char *buf, const struct
         else
             a->mem_gib = a->mem_gb / 1.073741824;
         a->gemm_measured_bw_gbs = a->mem_bw_gbs;
+        if (a->min_clock_mhz > 0 && !(a->min_clock_mhz <= a->boost_clock_mhz)) {
+            const struct ynode *at = ynode_get(node, "min_clock_mhz");
+            snprintf(err, err_len,
+                     "%s:%d:%d: %s: min_clock_mhz (%g) needs a boost_clock_mhz at or above it (%d)",
+                     file, at ? at->line : node->line, at ? at->col : node->col, h->id,
+                     a->min_clock_mhz, a->boost_clock_mhz);
+            return false;
+        }
         if (a->fp4_tflops > 0 && a->fp4_tflops < MIN_TFLOPS) {
             snprintf(err, err_len,
                      "%s:%d:%d: %s: fp4_tflops (%g) must be 0 (no FP4 path) or at least %g", file,

@@ -69,6 +69,11 @@ struct accelerator {
      * the catalog's figures already hold at the TDP). */
     int boost_clock_mhz;
     double gemm_power_w;
+    /* The lowest clock the device sustains, its lowest DVFS state (0: not
+     * published; the model then takes the rule of docs/MODEL.md, section
+     * 6). Below it a power cap or a cooling limit leaves the device unable
+     * to run the setup (model_power.c). */
+    double min_clock_mhz;
     /* The rate of the special-function units' exponential (MUFU.EX2) at
      * the boost clock, 10^12 per second (0: not published). Fused
      * attention's softmax takes one per score (model_attention.c). */

@@ -64,7 +64,13 @@ void model_make_ctx(const struct setup *s, const struct resolved *r, struct ctx 
     int gr = s->training.grad_reduce_precision;
     if (mixed && gr != GRAD_REDUCE_AUTO)
         c->grad_bytes = gr == GRAD_REDUCE_BF16 ? 2.0 : 4.0;
-    c->clock_share = model_clock_share(s, a);
+    /* No device runs below its lowest clock: a limit that would hold it
+     * there leaves the setup unable to run (eval_step_and_power), timed at
+     * the floor. */
+    c->min_clock_share = model_min_clock_share(a);
+    double share = model_clock_share(s, a);
+    c->power_floored = share < c->min_clock_share;
+    c->clock_share = c->power_floored ? c->min_clock_share : share;
     c->throttle = c->clock_share;
     c->etp = at_least_one(setup_expert_tensor_parallel(s));
     c->lora = s->training.lora_rank > 0;
@@ -124,10 +130,35 @@ double model_device_step_share(const struct device_step *d, const struct data_pa
     return d->total > 0 ? ratio(d->total, d->total + wait) : 1.0;
 }
 
+/* The setup cannot run where a power limit would hold the clocks below the
+ * device's lowest one, or where the racks' cooling cannot carry the devices
+ * computing at that lowest clock (docs/MODEL.md, section 6). */
+static void clock_floor_cannot_run(const struct ctx *c, double floor_kw, struct model_report *o)
+{
+    const struct accelerator *a = c->r->accel;
+    double floor_pct = 100.0 * c->min_clock_share;
+    const char *whose = a->min_clock_mhz > 0 ? "its lowest DVFS state"
+                                             : "the floor for a device that publishes none";
+    if (c->power_floored)
+        model_cannot_run(o,
+                         "a power limit of %.0f W would hold %s's clocks below its minimum "
+                         "sustained clock, %.1f%% of rated (%s): raise power_limit_w",
+                         model_power_limit_w(c->s, a), a->head.id, floor_pct, whose);
+    else
+        model_cannot_run(o,
+                         "%s removes %.1f kW per rack, but the racks make %.1f kW with %s "
+                         "computing at its minimum sustained clock, %.1f%% of rated (%s), and the "
+                         "loader CPUs busy: fewer nodes per rack or better cooling",
+                         c->r->cooling->head.name, o->power.rack_cooling_limit_kw, floor_kw,
+                         a->head.id, floor_pct, whose);
+}
+
 /* The device step and the data path, and the power they draw. Pass 1 at
  * full clocks gives utilization, hence power; if the racks overheat, pass 2
- * reruns the step at the throttled clocks. Returns false when the racks
- * cannot be cooled at all. */
+ * reruns the step at the throttled clocks. Returns false when the setup
+ * makes no progress: the racks cannot be cooled at all, or the power limit
+ * or the cooling would hold the clocks below the device's lowest (the step
+ * is then timed at that lowest clock). */
 static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct device_step *d,
                                 struct data_path *dpth)
 {
@@ -145,20 +176,38 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
     double cpu_util = model_cpu_util(dpth);
     model_power(c, mind(1.0, busy), cpu_util, &o->power);
     o->power.full_rack_kw = o->power.per_rack_kw;
+    if (c->power_floored) {
+        clock_floor_cannot_run(c, 0.0, o);
+        return false;
+    }
     double f = model_throttle_balanced(c, &o->power, DEVICE_WAIT_DYNAMIC_SHARE); /* i20 */
+    if (f <= 0.0) {
+        /* No clock balances the heat: the power stays what the racks
+         * would draw (no balance point, so no negative device power). */
+        o->power.throttled = true;
+        o->power.throttle_factor = 0.0;
+        model_cannot_run(o,
+                         "racks make %.1f kW of heat but %s removes %.1f kW per rack: even "
+                         "idle devices overheat (fewer nodes per rack or better cooling)",
+                         o->power.per_rack_kw, c->r->cooling->head.name,
+                         o->power.rack_cooling_limit_kw);
+        return false;
+    }
+    /* No clock below the lowest: racks that cannot carry the devices
+     * computing there cannot run the setup, whatever its step (timed at
+     * that clock); where they can, any balance lies at or above it. */
+    double floor_f = mind(1.0, c->min_clock_share / c->clock_share);
+    double cool_kw = o->power.rack_cooling_limit_kw, floor_kw = 0.0;
+    bool floored = cool_kw > 0 && model_rack_kw_at_floor(c, false) > cool_kw &&
+                   (floor_kw = model_rack_kw_at_floor(c, true)) > cool_kw;
+    if (floored) {
+        clock_floor_cannot_run(c, floor_kw, o);
+        f = floor_f;
+    }
     if (f < 1.0) {
+        f = maxd(f, floor_f);
         o->power.throttled = true;
         o->power.throttle_factor = f;
-        if (f <= 0.0) {
-            /* No clock balances the heat: the power stays what the racks
-             * would draw (no balance point, so no negative device power). */
-            model_cannot_run(o,
-                             "racks make %.1f kW of heat but %s removes %.1f kW per rack: even "
-                             "idle devices overheat (fewer nodes per rack or better cooling)",
-                             o->power.per_rack_kw, c->r->cooling->head.name,
-                             o->power.rack_cooling_limit_kw);
-            return false;
-        }
         c->throttle = f * c->clock_share;
         model_device_step(c, d);
         model_data_path(c, d->total, dpth);
@@ -166,7 +215,8 @@ static bool eval_step_and_power(struct ctx *c, struct model_report *o, struct de
         model_power_at_balance(c, mind(1.0, busy), model_cpu_util(dpth), &o->power);
         o->power.full_rack_kw = o->power.per_rack_kw > 0 ? o->power.full_rack_kw : 0;
     }
-    return true;
+    o->power.below_min_clock = floored;
+    return !floored;
 }
 
 /* Combines the device step and the data path into the step time. */
@@ -294,7 +344,8 @@ static void eval_limits(bool cooled, struct model_report *o)
 {
     struct cost_report *cost = &o->cost;
     if (!cooled) {
-        /* Racks that cannot be cooled make no progress at all. A setup that
+        /* Racks that cannot be cooled, or clocks held below the device's
+         * lowest, make no progress at all. A setup that
          * only fails to fit keeps its would-be throughput (flagged by
          * runnable = false and why_not) so that it can be compared. */
         o->tokens_per_s = o->samples_per_s = o->tflops_per_device = 0.0;

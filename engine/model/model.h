@@ -77,6 +77,11 @@ struct power_report {
     double limit_w;     /* y2026: the device's power cap (the TDP when not set) */
     double clock_share; /* sustained GEMM clock under it, share of the boost clock */
     double clock_mhz;   /* that clock (0 when the catalog has no boost clock) */
+    /* The device's lowest sustained clock, share of the boost clock, and
+     * whether the power cap or the cooling would hold the clocks below it
+     * (then the setup cannot run; docs/MODEL.md, section 6). */
+    double min_clock_share;
+    bool below_min_clock;
 };
 
 struct cost_report {
@@ -165,6 +170,13 @@ struct model_report {
  * so small (zero, denormal) that a part of the step would take longer is
  * timed at this ceiling, and the setup is reported as not runnable. */
 #define MODEL_TIME_CEILING_S 1e15
+
+/* The lowest sustained clock, as a share of the boost clock, of a device
+ * whose catalog entry publishes none (min_clock_mhz 0): a round bound below
+ * every published floor (Hopper's lowest DVFS state is 345 of 1,980 MHz,
+ * 0.174), so it refuses no setup that a published floor would let run
+ * (docs/MODEL.md, section 6). Below its floor a device cannot run. */
+#define MODEL_MIN_CLOCK_SHARE_UNPUBLISHED 0.10
 
 /* Evaluate a resolved setup. Never allocates; always fills every field with
  * finite numbers. */

@@ -170,8 +170,8 @@ static double elementwise_time(const struct ctx *c, bool moe, double M)
 
 /* The exposed communication of one layer: the tensor-parallel all-reduce
  * after overlap, and the ring-attention exchange under the attention. */
-static void layer_comm(const struct ctx *c, double M, double gemms, double attn, double attn_bwd,
-                       struct layer_times *lt)
+static void layer_comm(const struct ctx *c, double M, double gemms, double gemms_b, double attn,
+                       double attn_bwd, struct layer_times *lt)
 {
     const struct software *sw = c->r->software;
     double t = c->tp, h = c->s->model.hidden;
@@ -196,9 +196,16 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double attn,
                        : c->tp <= c->domain                             ? sw->tp_comm_overlap
                                                                         : 0.0;
         double hidden = share * (1.0 - 1.0 / t) * comm;
-        double gemm_share = gemms / 4.0; /* one all-reduce per two GEMMs, twice per pass */
-        lt->tp_hidden = mind(hidden, gemm_share);
+        /* One all-reduce per two GEMMs, twice per pass: each hides beside
+         * a quarter of its own pass's GEMMs, the backward's data- and
+         * weight-gradient GEMMs (twice the forward's) and host wait in the
+         * backward (i20: timed against the forward's, the backward's
+         * hiding shrank with a faster forward, and a higher peak could
+         * lengthen the step). */
+        lt->tp_hidden = mind(hidden, gemms / 4.0);
         lt->tp_comm = comm - lt->tp_hidden;
+        lt->tp_hidden_b = mind(hidden, gemms_b / 4.0);
+        lt->tp_comm_b = comm - lt->tp_hidden_b;
     }
     if (c->cp > 1) {
         /* Ring attention overlaps each block's K/V transfer with the
@@ -265,7 +272,8 @@ void model_layer_times(const struct ctx *c, bool moe, struct layer_times *lt)
      * (model_host.c); communication on its own streams runs on while the
      * compute stream waits, so the wait widens the windows it hides in. */
     model_layer_host(c, moe, lt);
-    layer_comm(c, M, gemms + lt->host_f, attn + lt->host_f, at.bwd + lt->host_b, lt);
+    layer_comm(c, M, gemms + lt->host_f, wgrad * gemms + lt->host_b, attn + lt->host_f,
+               at.bwd + lt->host_b, lt);
 }
 
 /* ---- pipeline stages ------------------------------------------------------------ */

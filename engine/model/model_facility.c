@@ -62,6 +62,8 @@ void model_power(const struct ctx *c, double busy, double cpu_util, struct power
     pw->limit_w = model_power_limit_w(s, a);
     pw->clock_share = c->clock_share;
     pw->clock_mhz = a->boost_clock_mhz * c->clock_share;
+    pw->min_clock_share = c->min_clock_share;
+    pw->below_min_clock = c->power_floored;
     /* First-order thermal steady state: temperature rises linearly from the
      * inlet to the limit as heat approaches the cooling capacity. */
     double span = r->cooling->limit_c - r->cooling->inlet_c;

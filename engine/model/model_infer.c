@@ -464,6 +464,13 @@ static bool fit_memory(const struct serve *v, const struct setup *s, struct infe
 
 static void power_and_cost(struct serve *v, const struct setup *s, struct infer_report *o)
 {
+    /* No device runs below its lowest clock (docs/MODEL.md, section 6). */
+    if (v->c.power_floored)
+        cannot_serve(o,
+                     "a power limit of %.0f W would hold %s's clocks below its minimum sustained "
+                     "clock, %.1f%% of rated: raise power_limit_w",
+                     model_power_limit_w(s, v->c.r->accel), v->c.r->accel->head.id,
+                     100.0 * v->c.min_clock_share);
     const struct infer_breakdown *b = &o->decode;
     double active = ratio(b->gemm + b->attention + b->other, o->tpot_s);
     double compute =

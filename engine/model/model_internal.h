@@ -38,6 +38,10 @@ struct ctx {
     double clock_share;   /* y2026: sustained clock under the power limit (model_power.c) */
     int64_t etp;          /* y2026: expert tensor-parallel size */
     bool lora;            /* y2026: LoRA fine-tuning, base weights frozen */
+    /* The device's lowest sustained clock, a share of the boost clock, and
+     * whether the power limit would hold the clock below it (model_power.c). */
+    double min_clock_share;
+    bool power_floored;
     /* Per-layer figures computed once per evaluation (model_parallel.c). */
     struct layer_params_cache {
         double dense_dense, moe_dense, moe_experts;
@@ -230,8 +234,10 @@ struct layer_times {
     double attn_core; /* QK^T, softmax, attention x V (selective recompute) */
     double attn_fwd;  /* attention core forward, and its backward */
     double attn_bwd;
-    double tp_comm;     /* one exposed all-reduce of the layer output */
+    double tp_comm;     /* one exposed all-reduce of the layer output, forward */
     double tp_hidden;   /* i20: the part of it hidden beside the GEMMs */
+    double tp_comm_b;   /* one exposed all-reduce of the backward, and the */
+    double tp_hidden_b; /* part of it hidden beside the backward's GEMMs */
     double cp_hidden_f; /* i20: ring traffic hidden under the attention, forward */
     double cp_hidden_b; /* and backward */
     double cp_fwd;      /* exposed ring-attention exchange, forward and backward */
@@ -476,6 +482,7 @@ void model_cp_merge_bytes(const struct ctx *c, double *fwd_bytes, double *bwd_by
  * boost clock it sustains on dense GEMMs under it. */
 double model_power_limit_w(const struct setup *s, const struct accelerator *a);
 double model_clock_share(const struct setup *s, const struct accelerator *a);
+double model_min_clock_share(const struct accelerator *a);
 /* LoRA adapter parameters of one layer (whole), and of a stage per device. */
 double model_lora_layer_params(const struct setup *s, bool moe);
 double model_lora_stage_params(const struct ctx *c, const struct stage *st);
@@ -514,5 +521,12 @@ double model_overlap_interference(const struct ctx *c, double hidden_s, double c
  * own step at each clock share; a waiting device draws `wait_share` of the
  * dynamic power. Leaves c->throttle as it found it. */
 double model_throttle_balanced(struct ctx *c, const struct power_report *pw, double wait_share);
+/* The heat of the fullest rack (kW) with its devices computing flat out at
+ * their lowest clock and every loader worker busy: a cooling-limited setup
+ * runs only where the cooling removes at least that (docs/MODEL.md, section
+ * 6). It depends on the hardware and the data path only, not on the step.
+ * Without `loaders`, every CPU core busy: a bound no lower, without the
+ * data path. */
+double model_rack_kw_at_floor(const struct ctx *c, bool loaders);
 
 #endif

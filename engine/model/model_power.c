@@ -9,7 +9,10 @@
  * L below it the clock settles where idle + (gemm_power - idle) (f/f_boost)^3
  * = L. A catalog entry without gemm_power_w has its GEMM efficiency
  * measured at the TDP: there the clock share is 1 at the TDP and the cube
- * law gives what a lower limit costs. Formulas: docs/MODEL.md, section 12. */
+ * law gives what a lower limit costs. No device runs below its lowest
+ * clock (its lowest DVFS state, the catalog's min_clock_mhz): a limit that
+ * would push the clock below it leaves the setup unable to run. Formulas:
+ * docs/MODEL.md, sections 6 and 12. */
 #include "model_internal.h"
 
 double model_power_limit_w(const struct setup *s, const struct accelerator *a)
@@ -20,6 +23,19 @@ double model_power_limit_w(const struct setup *s, const struct accelerator *a)
     return limit;
 }
 
+/* The lowest clock the device sustains, as a share of its boost clock:
+ * the catalog's min_clock_mhz (its lowest DVFS state) where published, else
+ * MODEL_MIN_CLOCK_SHARE_UNPUBLISHED (docs/MODEL.md, section 6). */
+double model_min_clock_share(const struct accelerator *a)
+{
+    if (a->min_clock_mhz > 0 && a->boost_clock_mhz > 0)
+        return mind(1.0, a->min_clock_mhz / a->boost_clock_mhz);
+    return MODEL_MIN_CLOCK_SHARE_UNPUBLISHED;
+}
+
+/* The clock share the limit leaves, before the floor: 0 for a limit at or
+ * below idle power. The caller holds it at the device's minimum clock and
+ * refuses the setup below it (model.c). */
 double model_clock_share(const struct setup *s, const struct accelerator *a)
 {
     double demand = a->gemm_power_w > 0 ? a->gemm_power_w : a->tdp_w;
@@ -28,7 +44,5 @@ double model_clock_share(const struct setup *s, const struct accelerator *a)
     if (limit >= demand || !(dynamic > 0))
         return 1.0;
     double share = cbrt((limit - a->idle_w) / dynamic);
-    /* A limit at or below idle power leaves no clock to speak of: the
-     * floor keeps every time finite (the step is then far too slow). */
-    return share > 0.01 ? share : 0.01;
+    return share > 0 ? share : 0.0;
 }

@@ -16,6 +16,7 @@
 /* One stage's times per micro-batch. */
 struct stage_time {
     double fwd, bwd, re, tp, cp, ep;
+    double tp_f;           /* of tp, the forward's */
     double hidden;         /* i20: communication hidden beside this stage's compute */
     double hidden_f;       /* of it, beside the forward */
     double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
@@ -48,17 +49,14 @@ static void stage_edges(const struct ctx *c, const struct stage *st, const struc
         *fwd += time_for(2.0 * tokens_mb * s->model.hidden * c->act_bytes, c->mem_bw);
 }
 
-/* Splits a stage's per-micro-batch time into its two passes: two of the
- * four (six, with full recomputation) tensor-parallel all-reduces, the
- * forward's share of the exposed expert all-to-alls (`t->ep_f`) and the
- * ring-attention exchange of the forward (`cp_fwd`). */
-static void split_passes(const struct ctx *c, const struct stage_time *t, double cp_fwd, double *f,
-                         double *b)
+/* Splits a stage's per-micro-batch time into its two passes: the
+ * forward's exposed tensor-parallel all-reduces (`t->tp_f`; a recomputed
+ * forward's run with the backward), the forward's share of the exposed expert all-to-alls
+ * (`t->ep_f`) and the ring-attention exchange of the forward (`cp_fwd`). */
+static void split_passes(const struct stage_time *t, double cp_fwd, double *f, double *b)
 {
-    bool full = c->s->training.recompute == RECOMPUTE_FULL;
-    double tp_fwd = t->tp * (full ? 2.0 / 6.0 : 0.5);
-    *f = t->fwd + tp_fwd + cp_fwd + t->ep_f;
-    *b = t->bwd + t->re + (t->tp - tp_fwd) + (t->cp - cp_fwd) + (t->ep - t->ep_f);
+    *f = t->fwd + t->tp_f + cp_fwd + t->ep_f;
+    *b = t->bwd + t->re + (t->tp - t->tp_f) + (t->cp - cp_fwd) + (t->ep - t->ep_f);
 }
 
 /* The expert all-to-alls of one MoE layer and micro-batch: what stays
@@ -85,7 +83,7 @@ static void ep_hiding(const struct ctx *c, const struct layer_times *l, double a
 {
     double e_f = l->ep_fwd, e_b = (1.0 + again) * l->ep_fwd;
     double free_f = maxd(0.0, l->fwd - 2.0 * l->tp_hidden - l->cp_hidden_f);
-    double free_b = maxd(0.0, l->bwd - 2.0 * l->tp_hidden - l->cp_hidden_b);
+    double free_b = maxd(0.0, l->bwd - 2.0 * l->tp_hidden_b - l->cp_hidden_b);
     o->exposed = model_moe_exposed_a2a(c, e_f + e_b, free_f + free_b);
     double over_f = maxd(0.0, e_f - free_f), over_b = maxd(0.0, e_b - free_b);
     double spare_f = maxd(0.0, free_f - e_f);
@@ -109,10 +107,11 @@ static void mtp_comm(const struct ctx *c, const struct stage *st, const struct l
         return;
     bool moe = c->s->model.experts > 0;
     const struct layer_times *l = moe ? lm : ld;
-    o->tp += 4.0 * mtp * l->tp_comm;
+    o->tp += 2.0 * mtp * (l->tp_comm + l->tp_comm_b);
+    o->tp_f += 2.0 * mtp * l->tp_comm;
     o->cp += mtp * (l->cp_fwd + l->cp_bwd);
     o->cp_f += mtp * l->cp_fwd;
-    o->hidden += mtp * (4.0 * l->tp_hidden + l->cp_hidden_f + l->cp_hidden_b);
+    o->hidden += mtp * (2.0 * (l->tp_hidden + l->tp_hidden_b) + l->cp_hidden_f + l->cp_hidden_b);
     o->hidden_f += mtp * (2.0 * l->tp_hidden + l->cp_hidden_f);
     if (moe) {
         struct ep_cost e;
@@ -137,10 +136,12 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
             : rc == RECOMPUTE_OP        ? nd * ld->op_re + nm * lm->op_re
                                         : 0.0;
     /* Tensor parallelism: two all-reduces per layer forward and two
-     * backward (Shoeybi et al. 2019), two more when the forward is
-     * recomputed. */
-    double per_layer = rc == RECOMPUTE_FULL ? 6.0 : 4.0;
-    o->tp = per_layer * (nd * ld->tp_comm + nm * lm->tp_comm);
+     * backward (Shoeybi et al. 2019), two more forward ones when the
+     * forward is recomputed (run with the backward pass). */
+    double fwd_ar = rc == RECOMPUTE_FULL ? 4.0 : 2.0;
+    o->tp_f = 2.0 * (nd * ld->tp_comm + nm * lm->tp_comm);
+    o->tp = fwd_ar * (nd * ld->tp_comm + nm * lm->tp_comm) +
+            2.0 * (nd * ld->tp_comm_b + nm * lm->tp_comm_b);
     double again = rc == RECOMPUTE_FULL ? 1.0 : 0.0;
     o->cp = nd * ((1.0 + again) * ld->cp_fwd + ld->cp_bwd) +
             nm * ((1.0 + again) * lm->cp_fwd + lm->cp_bwd);
@@ -153,7 +154,8 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
     o->ep = nm * e.exposed;
     o->ep_f = nm * e.exposed_f;
     double cp_f = lm->cp_hidden_f, cp_b = lm->cp_hidden_b;
-    o->hidden = per_layer * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
+    o->hidden = fwd_ar * (nd * ld->tp_hidden + nm * lm->tp_hidden) +
+                2.0 * (nd * ld->tp_hidden_b + nm * lm->tp_hidden_b) +
                 nd * ((1.0 + again) * ld->cp_hidden_f + ld->cp_hidden_b) +
                 nm * ((1.0 + again) * cp_f + cp_b + e.hidden_f + e.hidden_b);
     o->hidden_f = 2.0 * (nd * ld->tp_hidden + nm * lm->tp_hidden) + nd * ld->cp_hidden_f +
@@ -163,7 +165,7 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
      * beside the SMs and NCCL: they hide under the whole pass, its exposed
      * communication included, not only under its compute. */
     double wall_f, wall_b;
-    split_passes(c, o, o->cp_f, &wall_f, &wall_b);
+    split_passes(o, o->cp_f, &wall_f, &wall_b);
     model_offload_exposed(c, st, wall_f, wall_b, &o->off_f, &o->off_b);
     o->fwd += o->off_f;
     o->bwd += o->off_b;
@@ -299,7 +301,7 @@ void model_stage_cost(const struct ctx *c, const struct stage *st, const struct 
     stage_sync(c, st, &t, stage_slowdown(c, &t, NULL, o), &d);
     stage_slowdown(c, &t, &d, o);
     double f, b;
-    split_passes(c, &t, cp_fwd, &f, &b);
+    split_passes(&t, cp_fwd, &f, &b);
     /* The DP/ZeRO traffic of every micro-batch holds the pass it belongs
      * to (ZeRO-3 gathers the forward's weights, the backward's weights and
      * reduce-scatters the gradients; ZeRO-2's per-micro-batch

@@ -91,3 +91,28 @@ double model_throttle_balanced(struct ctx *c, const struct power_report *pw, dou
     c->throttle = keep;
     return lo;
 }
+
+double model_rack_kw_at_floor(const struct ctx *c, bool loaders)
+{
+    const struct accelerator *a = c->r->accel;
+    /* Dynamic power at the lowest clock, as the power limit's law counts
+     * it (model_power.c): the GEMM demand above idle when a limit holds the
+     * clock, else the limit (the TDP) above idle, times the cube of the
+     * clock share. The limit itself drops out below the demand. */
+    double demand = a->gemm_power_w > 0 ? a->gemm_power_w : a->tdp_w;
+    double limit = model_power_limit_w(c->s, a);
+    double dynamic = (c->clock_share < 1.0 ? demand : limit) - a->idle_w;
+    double floor = c->min_clock_share;
+    double device_w = a->idle_w + maxd(0.0, dynamic) * floor * floor * floor;
+    /* Every loader worker busy: the most the data path ever asks of the
+     * CPUs, whatever the step (model_data.c); or, cheaper and no lower,
+     * every core busy. */
+    double cpu = 1.0;
+    if (loaders) {
+        struct data_path p;
+        model_data_path(c, 1.0, &p);
+        cpu = p.preprocess_s > 0 ? mind(1.0, ratio(p.workers, maxd(p.cores_total, 1.0))) : 0.0;
+    }
+    double node_w = device_w * (double)c->per_node + model_node_rest_w(c, cpu);
+    return node_w * model_nodes_in_rack(c) / 1000.0;
+}

@@ -108,7 +108,11 @@ static void infra_reason(struct text *t, const struct power_report *p)
         put(t, " kW cooling capacity");
         return;
     }
-    if (p->throttle_factor > 0) {
+    if (p->below_min_clock) {
+        put(t, "cannot run: even at the lowest clock (");
+        put_num(t, 100.0 * p->min_clock_share);
+        put(t, "% of rated) racks would make more heat than the cooling removes; at full clocks ");
+    } else if (p->throttle_factor > 0) {
         put(t, "clocks cut to ");
         put_num(t, 100.0 * p->throttle_factor);
         put(t, "%: racks would make ");

@@ -196,10 +196,12 @@ static bool evaluate(const struct setup *s, const struct catalog *cat, struct re
     }
     model_eval(s, res, rep);
     /* Refuse what cannot start at all: memory that does not fit, racks where
-     * even idle devices overheat. A job that the model says makes no
-     * progress between failures still runs: showing that is the sim's job. */
+     * even idle devices overheat, clocks held below the device's lowest (a
+     * power cap or cooling, docs/MODEL.md section 6). A job that the model
+     * says makes no progress between failures still runs: showing that is
+     * the sim's job. */
     bool overheats = rep->power.throttled && !(rep->power.throttle_factor > 0);
-    if (!rep->memory.fits || overheats) {
+    if (!rep->memory.fits || overheats || rep->power.below_min_clock) {
         snprintf(err, err_len, "%s cannot run: %s", s->name, rep->why_not);
         return false;
     }

@@ -29,7 +29,16 @@ static void power_clock_text(const struct model_report *r, bool compact, char *b
     with_commas(now, sizeof now, r->power.clock_mhz);
     with_commas(top, sizeof top, share > 0 ? r->power.clock_mhz / share : 0);
     with_commas(cap, sizeof cap, r->power.limit_w);
-    if (r->power.clock_mhz > 0 && compact)
+    /* A cap that would hold the clocks below the device's lowest: the
+     * setup cannot run (docs/MODEL.md, section 6). */
+    if (r->power.below_min_clock && share <= r->power.min_clock_share && compact)
+        snprintf(buf, len, "%s W cap: below the lowest clock", cap);
+    else if (r->power.below_min_clock && share <= r->power.min_clock_share)
+        snprintf(buf, len,
+                 "cannot run: a %s W cap would hold the clocks below the lowest (%.1f%% of "
+                 "boost)",
+                 cap, 100.0 * r->power.min_clock_share);
+    else if (r->power.clock_mhz > 0 && compact)
         snprintf(buf, len, "clocks %s/%s MHz, %s W cap", now, top, cap);
     else if (r->power.clock_mhz > 0)
         snprintf(buf, len, "clocks %s of %s MHz: power-limited at %s W", now, top, cap);

@@ -73,9 +73,23 @@ static const char *grew_most(const struct model_report *a, const struct model_re
     return names[best];
 }
 
+bool inv_still_runs(const char *what, const struct model_report *base,
+                    const struct model_report *better, char *msg, size_t len)
+{
+    /* A setup that makes progress (throughput above zero: it can be
+     * cooled and its clocks stay at or above the device's lowest) keeps
+     * making progress when a part gets better. */
+    if (!(base->tokens_per_s > 0) || better->tokens_per_s > 0)
+        return true;
+    snprintf(msg, len, "%s made a setup that runs unable to run: %s", what, better->why_not);
+    return false;
+}
+
 bool inv_not_slower(const char *what, const struct model_report *base,
                     const struct model_report *better, char *msg, size_t len)
 {
+    if (!inv_still_runs(what, base, better, msg, len))
+        return false;
     /* Pipelines included: the closed form of the schedule is a longest
      * path whose every term grows with the stage costs (model_pipeline.c),
      * and each pass's DP/ZeRO window shrinks by at most what the traffic
@@ -107,6 +121,8 @@ bool inv_overlap_not_slower(const char *what, const struct model_report *off,
     double clock_off = off->power.clock_share * off->power.throttle_factor;
     double clock_on = on->power.clock_share * on->power.throttle_factor;
     double ratio = clock_on > 0 && clock_on < clock_off ? clock_off / clock_on : 1.0;
+    if (!inv_still_runs(what, off, on, msg, len))
+        return false;
     if (le(on->step_time_s, off->step_time_s * ratio))
         return true;
     return inv_not_slower(what, off, on, msg, len);

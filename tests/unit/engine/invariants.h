@@ -23,7 +23,14 @@
 bool inv_rates(const struct model_report *o, char *msg, size_t len);
 /* Every layer of a transformer sits on exactly one pipeline stage. */
 bool inv_layers_placed(const struct setup *s, char *msg, size_t len);
-/* `better` (one resource improved, or an overlap turned on) is never slower. */
+/* `better` (one resource improved, or an overlap turned on) never turns a
+ * setup that makes progress into one that cannot run (a power limit or a
+ * cooling limit holding the clocks below the device's lowest, racks that
+ * cannot be cooled). */
+bool inv_still_runs(const char *what, const struct model_report *base,
+                    const struct model_report *better, char *msg, size_t len);
+/* `better` (one resource improved, or an overlap turned on) is never
+ * slower, and still runs (inv_still_runs). */
 bool inv_not_slower(const char *what, const struct model_report *base,
                     const struct model_report *better, char *msg, size_t len);
 /* An overlap turned on (`on`) is never slower than `off` but by the ratio

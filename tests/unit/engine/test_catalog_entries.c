@@ -318,9 +318,33 @@ static void test_memory_is_given_once_and_derived(void **state)
     catalog_free(cat);
 }
 
+/* The lowest sustained clock: stored where published (Hopper's lowest DVFS
+ * state), refused above the boost clock or without one, with the place. */
+static void test_min_clock(void **state)
+{
+    const struct catalog *shipped = *state;
+    char err[512];
+    const struct accelerator *h100 = catalog_accelerator(shipped, "h100-sxm");
+    assert_non_null(h100);
+    assert_true(near(h100->min_clock_mhz, 345) && h100->boost_clock_mhz == 1980);
+    struct catalog *cat = catalog_new();
+    assert_non_null(cat);
+    assert_true(load_one("    mem_gib: 80\n    boost_clock_mhz: 1500\n    min_clock_mhz: 300\n",
+                         cat, err, sizeof err));
+    assert_true(near(catalog_accelerator(cat, "test-gpu")->min_clock_mhz, 300));
+    assert_false(load_one("    mem_gib: 80\n    boost_clock_mhz: 1500\n    min_clock_mhz: 1600\n",
+                          cat, err, sizeof err));
+    assert_non_null(strstr(err, "min_clock_mhz"));
+    assert_non_null(strstr(err, "/tmp/mlviz-catalog-"));
+    assert_false(load_one("    mem_gib: 80\n    min_clock_mhz: 300\n", cat, err, sizeof err));
+    assert_non_null(strstr(err, "boost_clock_mhz"));
+    catalog_free(cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_min_clock),
         cmocka_unit_test(test_new_accelerators_match_datasheets),
         cmocka_unit_test(test_low_precision_formats_by_generation),
         cmocka_unit_test(test_new_links_and_cpus),

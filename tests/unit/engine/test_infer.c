@@ -178,6 +178,17 @@ static void test_cannot_serve(void **state)
     s.model.flops_per_sample = 1e12;
     serve(&s, &o);
     assert_false(o.runnable);
+    /* A cap that would hold an H100's clocks below its lowest (345 of
+     * 1,980 MHz; 77 W leaves 0.147 of the boost clock): no serving. */
+    llama2_70b(&s);
+    s.cluster.node.power_limit_w = 77;
+    serve(&s, &o);
+    assert_false(o.runnable);
+    assert_non_null(strstr(o.why_not, "minimum sustained clock"));
+    assert_true(o.output_tokens_per_s == 0);
+    s.cluster.node.power_limit_w = 80;
+    serve(&s, &o);
+    assert_true(o.runnable);
 }
 
 static void test_refusals(void **state)

@@ -192,6 +192,15 @@ static void test_each_invariant_breaks(void **state)
     assert_true(inv_same_step("x", &a, &a, msg, sizeof msg));
     assert_false(inv_recompute(&b, &a, msg, sizeof msg)); /* full faster than none */
     assert_true(inv_recompute(&a, &b, msg, sizeof msg));
+    /* A better part that leaves the setup unable to run (its clocks held
+     * below the device's lowest), even at an equal step time. */
+    a.tokens_per_s = 1e5;
+    b = a, b.tokens_per_s = 0, b.runnable = false;
+    assert_false(inv_still_runs("x", &a, &b, msg, sizeof msg));
+    assert_false(inv_not_slower("x", &a, &b, msg, sizeof msg));
+    assert_false(inv_overlap_not_slower("x", &a, &b, msg, sizeof msg));
+    assert_true(inv_not_slower("x", &b, &a, msg, sizeof msg)); /* from refused to running */
+    assert_true(inv_still_runs("x", &b, &b, msg, sizeof msg));
     b = a, b.breakdown.tp_comm = 1, a.breakdown.tp_comm = 2;
     assert_false(inv_tp_overlap_domain(&b, &a, msg, sizeof msg));
     assert_true(inv_tp_overlap_domain(&a, &a, msg, sizeof msg));

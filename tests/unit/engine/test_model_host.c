@@ -177,6 +177,56 @@ static void test_through_the_model(void **state)
     assert_true(lt.fwd > 13.48e-6 && lt.fwd < 18.5 * 13.48e-6);
 }
 
+/* Tensor-parallel traffic hides beside its own pass's GEMMs, the
+ * backward's (data and weight gradients) twice the forward's: timed against
+ * the forward's GEMMs, the backward's hiding shrank with them, and a higher
+ * peak made the step slower (the fuzz input of issue 20 where a B200 capped
+ * at 218 W lost 0.3% to a higher peak; this is a small copy of it). */
+static void test_tp_hiding_per_pass(void **state)
+{
+    (void)state;
+    const char *text =
+        "cluster: {nodes: 64, node: {accelerator: b200, accelerators_per_node: 8, cpu: xeon-8480, "
+        "intra_link: usb3-gen1, power_limit_w: 218}}\n"
+        "model: {layers: 61, hidden: 2048, heads: 16, seq_len: 256, vocab: 32000, causal: false, "
+        "kv_lora_rank: 64, q_lora_rank: 384, v_head_dim: 64, dropout: 0.3, mtp_layers: 1}\n"
+        "training: {global_batch: 8, micro_batch: 1, precision: fp32, optimizer: adafactor, "
+        "tensor_parallel: 8, context_parallel: 8, sequence_parallel: true, zero_stage: 1, "
+        "software: megatron-core, lora_rank: 4}\n";
+    char err[1024];
+    struct setup s;
+    struct resolved r;
+    setup_defaults(&s);
+    if (!setup_load_string(&s, "s.yaml", text, cat, err, sizeof err))
+        fail_msg("%s", err);
+    if (!setup_resolve(&s, cat, &r, err, sizeof err))
+        fail_msg("%s", err);
+    struct accelerator fast = *r.accel;
+    struct resolved rf = r;
+    rf.accel = &fast;
+    for (int p = 0; p < PREC_COUNT; p++)
+        fast.peak_tflops[p] *= 2.0;
+    struct model_report o, of;
+    model_eval(&s, &r, &o);
+    model_eval(&s, &rf, &of);
+    assert_true(of.step_time_s <= o.step_time_s);
+    struct ctx c, cf;
+    model_make_ctx(&s, &r, &c);
+    model_make_ctx(&s, &rf, &cf);
+    struct layer_times lt, lf;
+    model_layer_times(&c, false, &lt);
+    model_layer_times(&cf, false, &lf);
+    /* LoRA halves the backward's GEMMs: it waits on the host, whose wait
+     * widens its window; a faster forward leaves it no narrower. */
+    assert_true(lt.host_f == 0 && lt.host_b > 0 && lt.tp_hidden_b > lt.tp_hidden);
+    assert_true(lf.tp_hidden < lt.tp_hidden && lf.tp_hidden_b >= lt.tp_hidden_b);
+    /* Full training: the backward's GEMMs are twice the forward's. */
+    s.training.lora_rank = 0;
+    model_make_ctx(&s, &r, &c);
+    model_layer_times(&c, false, &lt);
+    assert_close(lt.tp_hidden_b, 2.0 * lt.tp_hidden, 1e-12);
+}
+
 /* The stack must capture graphs (training.software's cuda_graphs), on an
  * NVIDIA GPU: refused at the field with its line and column. */
 static void test_graphs_rule(void **state)
@@ -208,7 +258,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_layer),          cmocka_unit_test(test_moe_layer),
         cmocka_unit_test(test_graphs_and_no_figure), cmocka_unit_test(test_through_the_model),
-        cmocka_unit_test(test_graphs_rule),
+        cmocka_unit_test(test_graphs_rule),          cmocka_unit_test(test_tp_hiding_per_pass),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }

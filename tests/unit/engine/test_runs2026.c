@@ -104,6 +104,60 @@ static void test_power_limit(void **state)
     assert_true(g2.peak_tflops == g3.peak_tflops);
 }
 
+/* No device runs below its lowest clock (docs/MODEL.md, section 6): a
+ * power limit or a rack's cooling that would hold the clocks there leaves
+ * the setup unable to run, named so, timed at the floor; just above it, it
+ * runs. */
+static void test_clock_floor(void **state)
+{
+    (void)state;
+    struct setup s;
+    struct model_report o;
+    setup_defaults(&s); /* 8 x H100 SXM: idle 75 W, TDP 700 W, lowest clock 345 of 1,980 MHz */
+    set(&s, "cluster.node.power_limit_w", "77"); /* clock share (2/625)^(1/3) = 0.147 */
+    eval(&s, &o);
+    assert_false(o.runnable);
+    assert_true(o.tokens_per_s == 0 && o.step_time_s > 0);
+    assert_non_null(strstr(o.why_not, "power limit of 77 W"));
+    assert_non_null(strstr(o.why_not, "minimum sustained clock, 17.4%"));
+    assert_true(fabs(o.power.clock_share - 345.0 / 1980.0) < 1e-12); /* timed at the floor */
+    assert_true(o.power.below_min_clock && o.power.min_clock_share == o.power.clock_share);
+    set(&s, "cluster.node.power_limit_w", "80"); /* (5/625)^(1/3) = 0.2 */
+    eval(&s, &o);
+    assert_true(o.runnable && o.tokens_per_s > 0);
+    /* A device that publishes no lowest clock: MODEL_MIN_CLOCK_SHARE_UNPUBLISHED. */
+    set(&s, "cluster.node.accelerator", "b200");  /* idle 130 W, GEMMs 1,400 W at boost */
+    set(&s, "cluster.node.power_limit_w", "131"); /* (1/1270)^(1/3) = 0.092 */
+    eval(&s, &o);
+    assert_false(o.runnable);
+    assert_non_null(strstr(o.why_not, "publishes none"));
+    set(&s, "cluster.node.power_limit_w", "132"); /* 0.116 */
+    eval(&s, &o);
+    assert_true(o.runnable);
+    /* Eight DGX H100 in an air-cooled rack (20 kW): with 1,300 W for the
+     * rest of each node the cooling holds the clocks at 37% of rated; with
+     * 1,400 W the racks would make 20.3 kW with the devices computing at
+     * their lowest clock and the loaders busy, so the setup cannot run
+     * (idle devices still fit: not the overheating refusal). */
+    setup_defaults(&s);
+    set(&s, "cluster.nodes", "16");
+    set(&s, "facility.cooling", "air");
+    set(&s, "facility.nodes_per_rack", "8");
+    set(&s, "cluster.node.other_w", "1300");
+    eval(&s, &o);
+    assert_true(o.runnable && o.power.throttled && !o.power.below_min_clock);
+    assert_true(o.power.throttle_factor > 0.3 && o.power.throttle_factor < 0.4);
+    set(&s, "cluster.node.other_w", "1400");
+    eval(&s, &o);
+    assert_false(o.runnable);
+    assert_true(o.tokens_per_s == 0);
+    assert_non_null(strstr(o.why_not, "removes 20.0 kW per rack, but the racks make 20.3 kW"));
+    assert_non_null(strstr(o.why_not, "minimum sustained clock, 17.4%"));
+    assert_true(fabs(o.power.throttle_factor - 345.0 / 1980.0) < 1e-12); /* timed there */
+    assert_true(o.power.below_min_clock);
+    assert_non_null(strstr(o.bottleneck_reason, "cannot run: even at the lowest clock"));
+}
+
 /* The power limit at which the setup's device keeps `share` of its clock
  * on GEMMs (the model's law, docs/MODEL.md section 12): idle + (GEMM power
  * - idle) x share^3, written into `buf`. */
@@ -445,12 +499,19 @@ static void test_refusals_located(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields_in_table),    cmocka_unit_test(test_power_limit),
-        cmocka_unit_test(test_attention_exp_rate), cmocka_unit_test(test_grad_reduce_and_lora),
-        cmocka_unit_test(test_offload_and_zero3),  cmocka_unit_test(test_moe_folding_deepep_mtp),
-        cmocka_unit_test(test_pipeline_split),     cmocka_unit_test(test_precision_split),
-        cmocka_unit_test(test_op_checkpointing),   cmocka_unit_test(test_hf_mtp),
-        cmocka_unit_test(test_dropout_masks),      cmocka_unit_test(test_refusals_located),
+        cmocka_unit_test(test_fields_in_table),
+        cmocka_unit_test(test_power_limit),
+        cmocka_unit_test(test_clock_floor),
+        cmocka_unit_test(test_attention_exp_rate),
+        cmocka_unit_test(test_grad_reduce_and_lora),
+        cmocka_unit_test(test_offload_and_zero3),
+        cmocka_unit_test(test_moe_folding_deepep_mtp),
+        cmocka_unit_test(test_pipeline_split),
+        cmocka_unit_test(test_precision_split),
+        cmocka_unit_test(test_op_checkpointing),
+        cmocka_unit_test(test_hf_mtp),
+        cmocka_unit_test(test_dropout_masks),
+        cmocka_unit_test(test_refusals_located),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }

@@ -675,6 +675,14 @@ static void test_series_api(void **state)
     o.tick_s = 0;
     assert_null(sim_new(&s, cat, &o, err, sizeof err));
     assert_true(err[0] != '\0');
+    /* So is a power cap that would hold the clocks below the device's
+     * lowest (docs/MODEL.md, section 6). */
+    o.tick_s = 0.001;
+    assert_non_null(sim = sim_new(&s, cat, &o, err, sizeof err));
+    sim_free(sim);
+    s.cluster.node.power_limit_w = 77;
+    assert_null(sim_new(&s, cat, &o, err, sizeof err));
+    assert_non_null(strstr(err, "power limit of 77 W"));
 }
 
 int main(void)
