@@ -218,6 +218,22 @@ void format_significant(char *buf, size_t len, double v, int digits)
     drop_negative_zero(buf);
 }
 
+void format_short(char *buf, size_t len, double v, int digits)
+{
+    format_significant(buf, len, v, digits);
+    /* Only the number's own decimals: "2.50 T" has its digits before the space. */
+    char *dot = strchr(buf, '.');
+    if (!dot)
+        return;
+    char *end = dot + strcspn(dot, " ");
+    char *cut = end;
+    while (cut > dot + 1 && cut[-1] == '0')
+        cut--;
+    if (cut == dot + 1)
+        cut = dot;
+    memmove(cut, end, strlen(end) + 1);
+}
+
 /* The row of `symbol` among the rows of `kind`. */
 static const struct unit *unit_row(enum unit_kind kind, const char *symbol)
 {

@@ -60,6 +60,10 @@ void format_fixed(char *buf, size_t len, double v, int decimals);
  * two), the whole part never rounded ("2345"); below 1e-9 "0", from 1e9
  * as format_fixed. The screen's counts and GB figures. */
 void format_significant(char *buf, size_t len, double v, int digits);
+/* format_significant without trailing zeros after the point ("0.5",
+ * "0.00003", "2097152", "2.5 T"): a value someone set, as they would
+ * write it. */
+void format_short(char *buf, size_t len, double v, int digits);
 /* A share (0.123) as a percentage with one decimal ("12.3%"). */
 void format_percent(char *buf, size_t len, double share);
 /* A dollar amount, unit-scaled ("$1.2 M"). */

@@ -75,15 +75,20 @@ static void draw_text_panel(const struct view_ctx *v, struct view_out *out, stru
 
 /* ---- knobs ---- */
 
-static void knob_value(const struct field *f, const struct setup *s, char *shown, size_t len)
+void view_knob_value(const struct field *f, const struct setup *s, char *shown, size_t len)
 {
     char val[64];
     fields_format(f, s, val, sizeof val);
-    /* Large or tiny numbers with SI prefixes, never "1.3e+08". */
+    /* Large numbers with SI prefixes ("130 M bytes"), small ones in digits
+     * ("0.00002"): never "1.3e+08". */
     char *end;
     double x = strtod(val, &end);
-    if (strpbrk(val, "eE") && end != val && *end == '\0' && isfinite(x))
-        format_si(val, sizeof val, x, "");
+    if (strpbrk(val, "eE") && end != val && *end == '\0' && isfinite(x)) {
+        if (fabs(x) >= 1)
+            format_si(val, sizeof val, x, "");
+        else
+            format_short(val, sizeof val, x, 3);
+    }
     if (f->unit && f->unit[0] && strcmp(val, "auto") != 0 && f->type != FIELD_ENUM &&
         f->type != FIELD_REF && f->type != FIELD_BOOL)
         snprintf(shown, len, "%s %s", val, f->unit);
@@ -117,7 +122,7 @@ static void draw_knobs(const struct view_ctx *v, struct view_out *out)
     int vw = KNOB_VALUE_MIN;
     for (int i = first; i < k->count && i - first < rows; i++) {
         char shown[96];
-        knob_value(k->field[i], s, shown, sizeof shown);
+        view_knob_value(k->field[i], s, shown, sizeof shown);
         if (draw_width(shown) + KNOB_ARROWS_W > vw)
             vw = draw_width(shown) + KNOB_ARROWS_W;
     }
@@ -129,7 +134,7 @@ static void draw_knobs(const struct view_ctx *v, struct view_out *out)
         bool on = i == sel;
         char label[64], shown[96];
         knobs_label(f, label, sizeof label);
-        knob_value(f, s, shown, sizeof shown);
+        view_knob_value(f, s, shown, sizeof shown);
         if (on)
             draw_repeat(y, in.x, in.w, ROLE_KNOB_SEL, " ");
         enum theme_role role = on ? ROLE_KNOB_SEL : ROLE_TEXT;

@@ -218,6 +218,9 @@ const char *view_dp_traffic_label(const struct view_ctx *v, bool brief);
 /* Short display name of a catalog entry ("H100 SXM"). */
 const char *view_short_name(const char *name, char *buf, size_t len);
 
+/* A knob's value as the screen shows it, with its unit ("130 M bytes",
+ * "auto"), never an exponent; views/stage.c. */
+void view_knob_value(const struct field *f, const struct setup *s, char *shown, size_t len);
 /* Human label of a knob ("loader workers/device"), knobs.c. */
 void knobs_label(const struct field *f, char *buf, size_t len);
 

@@ -165,6 +165,31 @@ static void test_significant(void **state)
     check_significant(3.0, 0, "3"); /* fewer than one digit: one */
 }
 
+static void check_short(double v, int digits, const char *want)
+{
+    char buf[64];
+    format_short(buf, sizeof buf, v, digits);
+    assert_string_equal(buf, want);
+}
+
+/* A value as someone would write it: no trailing zero, no exponent. */
+static void test_short(void **state)
+{
+    (void)state;
+    check_short(0.5, 6, "0.5");
+    check_short(0.3, 2, "0.3");
+    check_short(3.0, 6, "3");
+    check_short(100.0, 6, "100"); /* zeros before the point stay */
+    check_short(2097152.0, 6, "2097152");
+    check_short(3.0517578125e-05, 6, "0.000030518"); /* nine decimals at most */
+    check_short(1e-7, 6, "0.0000001");
+    check_short(-0.25, 6, "-0.25");
+    check_short(2.5e12, 6, "2.5 T"); /* the prefix stays, its zero goes */
+    check_short(3e12, 6, "3 T");
+    check_short(NAN, 6, "-");
+    check_short(1e-300, 6, "0");
+}
+
 /* A number nobody can know reads "-" in every formatter for people, with
  * its unit; machines get 0 (output_format_number). */
 static void test_unknown(void **state)
@@ -211,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_clock_and_value),
         cmocka_unit_test(test_clock_wraps),
         cmocka_unit_test(test_significant),
+        cmocka_unit_test(test_short),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_table_scales),
     };
