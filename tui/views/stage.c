@@ -470,12 +470,14 @@ void view_stage_draw(const struct view_ctx *v, struct view_out *out)
         /* Everything between the title and the caption or footer, but
          * the bottleneck line under it. */
         int bottom = v->lay->caption.h > 0 ? v->lay->caption.y : v->lay->footer.y;
-        int vrows = v->infer_mode || view_verdict_fits(v, v->lay->cols - 2) ? 1 : 2;
+        int vrows = v->infer_mode ? view_infer_verdict_rows(v, v->lay->cols - 2, 2)
+                    : view_verdict_fits(v, v->lay->cols - 2) ? 1
+                                                             : 2;
         draw_text_panel(v, out, (struct rect){1, 0, bottom - 1 - vrows, v->lay->cols});
         for (int k = 1; k <= vrows; k++)
             draw_repeat(bottom - k, 0, v->lay->cols, ROLE_TEXT, " ");
         if (v->infer_mode)
-            view_infer_verdict(v, bottom - 1, 1, v->lay->cols - 2);
+            view_infer_verdict(v, bottom - vrows, 1, v->lay->cols - 2, vrows);
         else
             view_draw_verdict(v, bottom - vrows, 1, v->lay->cols - 2, vrows, false);
         view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_STAGE);
