@@ -234,6 +234,24 @@ void format_short(char *buf, size_t len, double v, int digits)
     memmove(cut, end, strlen(end) + 1);
 }
 
+const char *format_noun(double count, const char *plural, char *buf, size_t len)
+{
+    size_t n = strlen(plural);
+    if (count != 1 || n < 3 || plural[n - 1] != 's' || plural[n - 2] == 's' || len == 0)
+        return plural;
+    for (size_t i = 0; i < n; i++)
+        if (!isalpha((unsigned char)plural[i]) && plural[i] != '-')
+            return plural; /* "GB/s", "tokens/s": units, not words */
+    /* "batches", "boxes": -es after ch, sh, x; else -s ("samples"). */
+    size_t cut = 1;
+    if (n > 4 && plural[n - 2] == 'e' &&
+        ((plural[n - 3] == 'h' && (plural[n - 4] == 'c' || plural[n - 4] == 's')) ||
+         plural[n - 3] == 'x'))
+        cut = 2;
+    snprintf(buf, len, "%.*s", (int)(n - cut), plural);
+    return buf;
+}
+
 /* The row of `symbol` among the rows of `kind`. */
 static const struct unit *unit_row(enum unit_kind kind, const char *symbol)
 {

@@ -64,6 +64,11 @@ void format_significant(char *buf, size_t len, double v, int digits);
  * "0.00003", "2097152", "2.5 T"): a value someone set, as they would
  * write it. */
 void format_short(char *buf, size_t len, double v, int digits);
+/* The noun for `count` of something, given in its plural ("samples",
+ * "batches", "GPUs"): the singular for exactly one ("sample", "batch",
+ * "GPU"), else the plural as given; a unit that is no plural word ("GB/s",
+ * "ms", "W") as given. Returns `plural` or buf. */
+const char *format_noun(double count, const char *plural, char *buf, size_t len);
 /* A share (0.123) as a percentage with one decimal ("12.3%"). */
 void format_percent(char *buf, size_t len, double share);
 /* A dollar amount, unit-scaled ("$1.2 M"). */

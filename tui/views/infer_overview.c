@@ -177,7 +177,8 @@ static void accel_box(const struct view_ctx *v, struct view_out *out)
         snprintf(a, sizeof a, "compute-bound from batch %.0f", r->decode_crossover_batch);
     else
         snprintf(a, sizeof a, "memory-bound at any batch");
-    snprintf(b, sizeof b, "%d sequences fit", r->max_batch);
+    snprintf(b, sizeof b, "%d %s", r->max_batch,
+             r->max_batch == 1 ? "sequence fits" : "sequences fit");
     row(in, 4, ROLE_DIM, a, b, NULL);
 }
 

@@ -208,8 +208,9 @@ static void live_stage_line(const struct view_ctx *v, int y, int x, int w)
     case STAGE_ACCELERATORS:
         format_si(a, sizeof a, r->kv_bytes_per_token, "B");
         snprintf(line[0], sizeof line[0],
-                 "KV cache %.1f GB a device (%s a token)   weights %.1f GB   %d sequences fit",
-                 r->kv_cache_gb_per_device, a, r->weights_gb_per_device, r->max_batch);
+                 "KV cache %.1f GB a device (%s a token)   weights %.1f GB   %d %s",
+                 r->kv_cache_gb_per_device, a, r->weights_gb_per_device, r->max_batch,
+                 r->max_batch == 1 ? "sequence fits" : "sequences fit");
         snprintf(line[1], sizeof line[1], "KV %.1f GB  weights %.1f GB  fit %d",
                  r->kv_cache_gb_per_device, r->weights_gb_per_device, r->max_batch);
         break;

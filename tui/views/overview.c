@@ -146,8 +146,10 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     char name[96];
     view_short_name(v->res->cpu ? v->res->cpu->head.name : s->cluster.node.cpu, name, sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s", s->cluster.node.cpu_sockets, name);
-    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
-               s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
+    int workers = s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node;
+    char noun[16];
+    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader %s", workers,
+               format_noun(workers, "workers", noun, sizeof noun));
     /* Two different counts, each named: the loader cores in use (an
      * average over a step) and the gauge, the share of the step that
      * feeding the devices (preparing or copying a batch) takes. */

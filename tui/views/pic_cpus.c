@@ -20,8 +20,9 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
     int total = (int)lround(r->stages.cpu_cores_total), busy = (int)lround(cores);
     char nbusy[16];
     view_fmt_cores(nbusy, sizeof nbusy, cores);
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "loaders use %s of %d cores (one node)", nbusy,
-               total);
+    char noun[16];
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "loaders use %s of %d %s (one node)", nbusy, total,
+               format_noun(total, "cores", noun, sizeof noun));
     int grid_h = in.h / 3;
     if (grid_h < 1)
         grid_h = 1;

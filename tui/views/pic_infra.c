@@ -34,8 +34,11 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
                    "%.1f/%.0f kW%s", view_live_rack_kw(v), limit, heat > 1 ? "!" : "");
         y++;
     }
-    if (r->racks > rows)
-        draw_textf(y++, in.x, in.w, ROLE_DIM, "... %d racks alike", r->racks - rows);
+    if (r->racks > rows) {
+        char noun[16];
+        draw_textf(y++, in.x, in.w, ROLE_DIM, "... %d %s alike", r->racks - rows,
+                   format_noun(r->racks - rows, "racks", noun, sizeof noun));
+    }
     double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
     bool throttled = v->sim ? v->live->throttle < 0.999 : r->power.throttled;
     double keep = v->sim ? v->live->throttle : r->power.throttle_factor;

@@ -89,9 +89,11 @@ void view_knob_value(const struct field *f, const struct setup *s, char *shown, 
         else
             format_short(val, sizeof val, x, 3);
     }
+    char noun[32];
     if (f->unit && f->unit[0] && strcmp(val, "auto") != 0 && f->type != FIELD_ENUM &&
         f->type != FIELD_REF && f->type != FIELD_BOOL)
-        snprintf(shown, len, "%s %s", val, f->unit);
+        snprintf(shown, len, "%s %s", val, /* "1 sample", "2 samples" */
+                 format_noun(fields_get_number(f, s), f->unit, noun, sizeof noun));
     else if (!val[0] && f->type == FIELD_REF && f->ref_kind == CATALOG_LINK &&
              strstr(f->path, "intra"))
         snprintf(shown, len, "device's own"); /* empty: the accelerator's own link */

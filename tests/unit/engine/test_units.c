@@ -190,6 +190,28 @@ static void test_short(void **state)
     check_short(1e-300, 6, "0");
 }
 
+/* One of a thing is singular, every other count plural; units stay. */
+static void test_noun(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(format_noun(1, "samples", buf, sizeof buf), "sample");
+    assert_string_equal(format_noun(2, "samples", buf, sizeof buf), "samples");
+    assert_string_equal(format_noun(0, "samples", buf, sizeof buf), "samples");
+    assert_string_equal(format_noun(1.5, "samples", buf, sizeof buf), "samples");
+    assert_string_equal(format_noun(1, "micro-batches", buf, sizeof buf), "micro-batch");
+    assert_string_equal(format_noun(1, "racks", buf, sizeof buf), "rack");
+    assert_string_equal(format_noun(1, "bytes", buf, sizeof buf), "byte");
+    assert_string_equal(format_noun(1, "boxes", buf, sizeof buf), "box");
+    assert_string_equal(format_noun(1, "devices", buf, sizeof buf), "device");
+    assert_string_equal(format_noun(1, "GB/s", buf, sizeof buf), "GB/s");
+    assert_string_equal(format_noun(1, "ms", buf, sizeof buf), "ms");
+    assert_string_equal(format_noun(1, "GPUs", buf, sizeof buf), "GPU");
+    assert_string_equal(format_noun(1, "tokens/s", buf, sizeof buf), "tokens/s");
+    assert_string_equal(format_noun(1, "class", buf, sizeof buf), "class");
+    assert_string_equal(format_noun(1, "samples", buf, 4), "sam"); /* truncated, terminated */
+}
+
 /* A number nobody can know reads "-" in every formatter for people, with
  * its unit; machines get 0 (output_format_number). */
 static void test_unknown(void **state)
@@ -237,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_clock_wraps),
         cmocka_unit_test(test_significant),
         cmocka_unit_test(test_short),
+        cmocka_unit_test(test_noun),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_table_scales),
     };

@@ -255,6 +255,25 @@ static void test_param_numbers_read(void **state)
     ui_free(u);
 }
 
+/* A knob's value and its unit agree in number: "1 sample", "2 samples"
+ * (issue 22), and the knob's status line says the same. */
+static void test_knob_value_singular(void **state)
+{
+    (void)state;
+    struct ui *u = open_default();
+    const struct field *f = fields_find(setup_fields(), "training.micro_batch");
+    assert_non_null(f);
+    struct setup s = *ui_setup(u);
+    char shown[96];
+    s.training.micro_batch = 1;
+    view_knob_value(f, &s, shown, sizeof shown);
+    assert_string_equal(shown, "1 sample");
+    s.training.micro_batch = 2;
+    view_knob_value(f, &s, shown, sizeof shown);
+    assert_string_equal(shown, "2 samples");
+    ui_free(u);
+}
+
 /* More parameters than the overlay has rows: the selected one shows and the
  * rest are counted, never dropped without a word. */
 static void test_params_overflow(void **state)
@@ -308,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_advance_budget),
         cmocka_unit_test(test_params_overflow),
         cmocka_unit_test(test_param_numbers_read),
+        cmocka_unit_test(test_knob_value_singular),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
