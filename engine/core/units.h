@@ -69,6 +69,11 @@ void format_short(char *buf, size_t len, double v, int digits);
  * "GPU"), else the plural as given; a unit that is no plural word ("GB/s",
  * "ms", "W") as given. Returns `plural` or buf. */
 const char *format_noun(double count, const char *plural, char *buf, size_t len);
+/* Rewrites in place (within cap bytes) every number of `text` written with
+ * an exponent ("2.097e+06", "1e-05") as format_short writes it, with the
+ * mantissa's significant digits ("2097000", "0.00001"): text from scripts
+ * and messages reaches people without e-notation. Other text is kept. */
+void units_plain_numbers(char *text, size_t cap);
 /* A share (0.123) as a percentage with one decimal ("12.3%"). */
 void format_percent(char *buf, size_t len, double share);
 /* A dollar amount, unit-scaled ("$1.2 M"). */

@@ -212,6 +212,34 @@ static void test_noun(void **state)
     assert_string_equal(format_noun(1, "samples", buf, 4), "sam"); /* truncated, terminated */
 }
 
+static void check_plain(const char *in, const char *want)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", in);
+    units_plain_numbers(buf, sizeof buf);
+    assert_string_equal(buf, want);
+}
+
+/* Numbers in e-notation in a script's or a message's text become digits;
+ * words, names and other numbers stay as written. */
+static void test_plain_numbers(void **state)
+{
+    (void)state;
+    check_plain("plot 0..2.097e+06 tokens/s", "plot 0..2097000 tokens/s");
+    check_plain("sample bytes 1.3e+08", "sample bytes 130000000");
+    check_plain("cores 2e-05/128 busy", "cores 0.00002/128 busy");
+    check_plain("(got 1E-9)", "(got 0.000000001)");
+    check_plain("3e12 FLOP", "3 T FLOP");
+    check_plain("no exponent 12.5 here", "no exponent 12.5 here");
+    check_plain("name h100e-5 v1e5x 3e x.y3e5",
+                "name h100e-5 v1e5x 3e x.y3e5"); /* in words: kept */
+    check_plain("-1.5e+03 W", "-1500 W");
+    check_plain("", "");
+    char small[8] = "1e-08";
+    units_plain_numbers(small, sizeof small);
+    assert_string_equal(small, "0.00000"); /* cut to its room, terminated */
+}
+
 /* A number nobody can know reads "-" in every formatter for people, with
  * its unit; machines get 0 (output_format_number). */
 static void test_unknown(void **state)
@@ -260,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_significant),
         cmocka_unit_test(test_short),
         cmocka_unit_test(test_noun),
+        cmocka_unit_test(test_plain_numbers),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_table_scales),
     };

@@ -274,6 +274,24 @@ static void test_knob_value_singular(void **state)
     ui_free(u);
 }
 
+/* What a script prints, the caption and a message in the status line
+ * reach the screen without e-notation (issue 22): "0..2.097e+06" from a
+ * story's table, "%g" in an engine message. */
+static void test_text_in_digits(void **state)
+{
+    (void)state;
+    struct ui *u = open_default();
+    const char *said = "plot 0..2.097e+06 tokens/s, share 1.234e-04";
+    ui_transcript_add(u, said, strlen(said), true);
+    assert_string_equal(u->transcript[u->transcript_count - 1].text,
+                        "plot 0..2097000 tokens/s, share 0.0001234");
+    ui_set_status(u, "%g is too small (above %g)", 1e-300, 1e-9);
+    assert_string_equal(u->status, "0 is too small (above 0.000000001)");
+    ui_set_caption(u, "a step of 3.5e+03 s");
+    assert_string_equal(u->caption, "a step of 3500 s");
+    ui_free(u);
+}
+
 /* More parameters than the overlay has rows: the selected one shows and the
  * rest are counted, never dropped without a word. */
 static void test_params_overflow(void **state)
@@ -328,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_params_overflow),
         cmocka_unit_test(test_param_numbers_read),
         cmocka_unit_test(test_knob_value_singular),
+        cmocka_unit_test(test_text_in_digits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
