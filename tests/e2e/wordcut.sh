@@ -269,7 +269,12 @@ for pat in ("tui/*.c", "tui/views/*.c", "tui/cli/*.c", "engine/*/*.c"):
         add_text(" ".join(re.sub(r"\\[nt]", " ", m) for m in literal.findall(text)))
         if os.path.basename(f) in ("overview.c", "infer_overview.c"):  # the boxes' lines
             for m in literal.findall(text):
-                labels.update(w.lower() for w in re.findall(r"([A-Za-z]+):? %[-0-9.*]*[a-z]", m))
+                # A word before a conversion labels it ("starved %s"), unless
+                # a conversion comes just before (it is that figure's noun:
+                # "%d loader %s").
+                for w in re.finditer(r"([A-Za-z]+):? %[-0-9.*]*[a-z]", m):
+                    if not re.search(r"%[-0-9.*]*[a-z] $", m[:w.start()]):
+                        labels.add(w.group(1).lower())
 # Words of prose a cut sentence may end on, whatever figure follows them elsewhere.
 labels -= {"a", "an", "the", "of", "at", "in", "on", "to", "and", "or", "for", "by", "s",
            "one", "all", "is", "per", "with", "vs", "from", "as", "x"}

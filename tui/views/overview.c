@@ -147,9 +147,11 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     view_short_name(v->res->cpu ? v->res->cpu->head.name : s->cluster.node.cpu, name, sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s", s->cluster.node.cpu_sockets, name);
     int workers = s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node;
-    char noun[16];
-    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader %s", workers,
-               format_noun(workers, "workers", noun, sizeof noun));
+    char noun[16], w0[64], w1[64];
+    snprintf(w0, sizeof w0, "%d loader %s", workers,
+             format_noun(workers, "workers", noun, sizeof noun));
+    snprintf(w1, sizeof w1, "%d %s", workers, format_noun(workers, "loaders", noun, sizeof noun));
+    view_draw_fitting(in.y + 1, in.x, in.w, ROLE_DIM, (const char *const[]){w0, w1}, 2);
     /* Two different counts, each named: the loader cores in use (an
      * average over a step) and the gauge, the share of the step that
      * feeding the devices (preparing or copying a batch) takes. */

@@ -175,10 +175,10 @@ static void host_memory_row(const struct view_ctx *v, struct rect in, int y)
     char gb[16], text[96], noun[16];
     format_significant(gb, sizeof gb, v->report->memory.host_offload_gb, 3);
     int layers = v->setup->training.activation_offload_layers;
-    format_noun(layers, "layers", noun, sizeof noun);
-    snprintf(text, sizeof text, "host memory %s GB: %d offloaded %s", gb, layers, noun);
+    const char *layer = format_noun(layers, "layers", noun, sizeof noun);
+    snprintf(text, sizeof text, "host memory %s GB: %d offloaded %s", gb, layers, layer);
     if (draw_width(text) > in.w)
-        snprintf(text, sizeof text, "host %s GB: %d %s offloaded", gb, layers, noun);
+        snprintf(text, sizeof text, "host %s GB: %d %s offloaded", gb, layers, layer);
     draw_text(y, in.x, in.w, ROLE_DIM, text);
 }
 
