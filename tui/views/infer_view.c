@@ -29,7 +29,7 @@ int infer_fit(int y, int x, int w, enum theme_role role, const char *const *vari
 }
 
 /* The verdict's lead ("◆ BOTTLENECK ▶ ACCELERATORS - ", "✘ CANNOT SERVE: ")
- * into lead and its reason in `level` words (reason_brief) into why; false
+ * into lead and its reason in `level` words (view_reason_brief) into why; false
  * when it cannot serve. */
 static bool verdict_parts(const struct view_ctx *v, bool caps, int level, char *lead,
                           size_t lead_len, char *why, size_t why_len)
