@@ -240,14 +240,14 @@ $(BUILD)/tests/validation/test_plan_table: $(PROPERTY_SRC) tests/validation/docs
 # ---- packages -------------------------------------------------------------
 # Debian package names for what the build and the tests need.
 DEB_BUILD := build-essential pkg-config libncurses-dev libyaml-dev liblua5.4-dev
-DEB_TEST  := libcmocka-dev tmux python3 valgrind clang-format
+DEB_TEST  := libcmocka-dev tmux python3 valgrind clang-format python3-pil fonts-dejavu-core
 
 deps:
 	@MISSING_PKGS="$(PKGS)" DEB="$(DEB_BUILD)" sh tests/deps.sh
 
 deps-test:
 	@MISSING_PKGS="$(PKGS) $(TEST_PKGS)" DEB="$(DEB_BUILD) $(DEB_TEST)" \
-	 TOOLS="tmux python3 clang-format" sh tests/deps.sh
+	 TOOLS="tmux python3 clang-format" DEB_CHECK="python3-pil fonts-dejavu-core" sh tests/deps.sh
 
 run: deps
 	@$(MAKE) --no-print-directory all

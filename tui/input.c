@@ -82,9 +82,10 @@ static void cycle_theme(const struct ui *u)
 }
 
 /* The value after `value` of a scenario parameter of `type`, into v:
- * numbers in (0, 1) step by a tenth (shares), other numbers double or
- * halve, durations ("10m") double or halve, booleans flip. False for
- * other text, which is set on the command line. */
+ * numbers in [0.05, 1) step by a tenth (shares), other numbers double or
+ * halve (while the double holds them), durations ("10m") double or
+ * halve, booleans flip. False for other text, which is set on the command
+ * line. */
 static bool param_next(const char *value, const char *type, int dir, char *v, size_t cap)
 {
     if (strcmp(type, "boolean") == 0) {
@@ -95,15 +96,18 @@ static bool param_next(const char *value, const char *type, int dir, char *v, si
     char *end;
     x = strtod(value, &end);
     if (strcmp(type, "number") == 0 && end != value && *end == '\0') {
-        if (x > 0 && x < 1 && x != floor(x)) {
+        if (x >= 0.05 && x < 1) {
             x += 0.1 * dir;
             x = x < 0.05 ? 0.05 : x > 0.95 ? 0.95 : x;
             snprintf(v, cap, "%.2g", x);
         } else if (x == 0) {
             snprintf(v, cap, "%d", dir > 0 ? 1 : 0);
         } else {
-            x = dir > 0 ? x * 2 : x / 2;
-            snprintf(v, cap, "%.6g", x);
+            /* The script reads this text and people see it formatted
+             * (views/chrome.c): every digit, so that doubling and halving
+             * come back to where they began. */
+            double y = dir > 0 ? x * 2 : x / 2;
+            output_format_number(v, cap, isfinite(y) && y != 0 ? y : x, 17);
         }
         return true;
     }

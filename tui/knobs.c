@@ -175,13 +175,13 @@ bool knobs_step(struct ui *u, int stage, int i, int dir)
         ok = ui_apply_setup(u, &s, err, sizeof err);
     if (ok)
         ui_undo_push(u, &before);
-    char label[64], val[64];
+    char label[64], val[96];
     knobs_label(f, label, sizeof label);
     if (!ok) {
         ui_set_status(u, "%s: %s", label, err[0] ? err : "cannot change");
         return false;
     }
-    fields_format(f, ui_setup(u), val, sizeof val);
+    view_knob_value(f, ui_setup(u), val, sizeof val);
     const struct model_report *r = ui_report(u);
     if (!r->runnable)
         ui_set_status(u, "%s = %s: cannot run: %s", label, val, r->why_not);

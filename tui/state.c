@@ -12,6 +12,7 @@
 #include "plan_ctl.h"
 #include "state_internal.h"
 #include "ui.h"
+#include "units.h"
 
 /* How long a status message stays. */
 #define STATUS_S 6.0
@@ -37,6 +38,7 @@ void ui_set_status(struct ui *u, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(u->status, sizeof u->status, fmt, ap);
     va_end(ap);
+    units_plain_numbers(u->status, sizeof u->status); /* an engine message's "1e-09" */
     u->status_until_s = u->wall_s + STATUS_S;
 }
 
@@ -641,6 +643,7 @@ void ui_set_playing(struct ui *u, const char *caption)
 void ui_set_caption(struct ui *u, const char *text)
 {
     snprintf(u->caption, sizeof u->caption, "%s", text);
+    units_plain_numbers(u->caption, sizeof u->caption);
 }
 
 void ui_transcript_add(struct ui *u, const char *text, size_t len, bool printed)
@@ -655,6 +658,7 @@ void ui_transcript_add(struct ui *u, const char *text, size_t len, bool printed)
         len = sizeof e->text - 1;
     memcpy(e->text, text, len);
     e->text[len] = '\0';
+    units_plain_numbers(e->text, sizeof e->text); /* a script's "2.097e+06" */
     e->printed = printed;
     e->header = false;
     if (u->caption_scroll > 0 && !u->caption_home)

@@ -218,6 +218,88 @@ void format_significant(char *buf, size_t len, double v, int digits)
     drop_negative_zero(buf);
 }
 
+void format_short(char *buf, size_t len, double v, int digits)
+{
+    format_significant(buf, len, v, digits);
+    /* Only the number's own decimals: "2.50 T" has its digits before the space. */
+    char *dot = strchr(buf, '.');
+    if (!dot)
+        return;
+    char *end = dot + strcspn(dot, " ");
+    char *cut = end;
+    while (cut > dot + 1 && cut[-1] == '0')
+        cut--;
+    if (cut == dot + 1)
+        cut = dot;
+    memmove(cut, end, strlen(end) + 1);
+}
+
+const char *format_noun(double count, const char *plural, char *buf, size_t len)
+{
+    size_t n = strlen(plural);
+    if (count != 1 || n < 3 || plural[n - 1] != 's' || plural[n - 2] == 's' || len == 0)
+        return plural;
+    for (size_t i = 0; i < n; i++)
+        if (!isalpha((unsigned char)plural[i]) && plural[i] != '-')
+            return plural; /* "GB/s", "tokens/s": units, not words */
+    /* "batches", "boxes": -es after ch, sh, x; else -s ("samples"). */
+    size_t cut = 1;
+    if (n > 4 && plural[n - 2] == 'e' &&
+        ((plural[n - 3] == 'h' && (plural[n - 4] == 'c' || plural[n - 4] == 's')) ||
+         plural[n - 3] == 'x'))
+        cut = 2;
+    snprintf(buf, len, "%.*s", (int)(n - cut), plural);
+    return buf;
+}
+
+/* The significant digits of a mantissa ("2.097" 4, "0.05" 1), at most 6. */
+static int mantissa_digits(const char *s, size_t n)
+{
+    int digits = 0;
+    bool leading = true;
+    for (size_t i = 0; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (!isdigit((unsigned char)s[i]) || (leading && s[i] == '0'))
+            continue;
+        leading = false;
+        digits++;
+    }
+    return digits < 1 ? 1 : digits > 6 ? 6 : digits;
+}
+
+static bool word_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '.';
+}
+
+void units_plain_numbers(char *text, size_t cap)
+{
+    if (!text || cap == 0 || !strpbrk(text, "eE"))
+        return;
+    char *out = malloc(cap);
+    if (!out)
+        return;
+    size_t o = 0;
+    for (size_t i = 0; text[i] && o + 1 < cap;) {
+        /* A number starts a word, or follows a range's "..". */
+        bool starts = i == 0 || !word_char(text[i - 1]) ||
+                      (i >= 2 && text[i - 1] == '.' && text[i - 2] == '.');
+        size_t n = isdigit((unsigned char)text[i]) && starts ? units_decimal_length(text + i) : 0;
+        size_t e = strcspn(text + i, "eE");
+        if (n > 0 && e < n && !word_char(text[i + n])) {
+            char num[64];
+            format_short(num, sizeof num, strtod(text + i, NULL), mantissa_digits(text + i, n));
+            for (size_t k = 0; num[k] && o + 1 < cap; k++)
+                out[o++] = num[k];
+            i += n;
+        } else {
+            out[o++] = text[i++];
+        }
+    }
+    out[o] = '\0';
+    memcpy(text, out, o + 1);
+    free(out);
+}
+
 /* The row of `symbol` among the rows of `kind`. */
 static const struct unit *unit_row(enum unit_kind kind, const char *symbol)
 {

@@ -60,6 +60,20 @@ void format_fixed(char *buf, size_t len, double v, int decimals);
  * two), the whole part never rounded ("2345"); below 1e-9 "0", from 1e9
  * as format_fixed. The screen's counts and GB figures. */
 void format_significant(char *buf, size_t len, double v, int digits);
+/* format_significant without trailing zeros after the point ("0.5",
+ * "0.00003", "2097152", "2.5 T"): a value someone set, as they would
+ * write it. */
+void format_short(char *buf, size_t len, double v, int digits);
+/* The noun for `count` of something, given in its plural ("samples",
+ * "batches", "GPUs"): the singular for exactly one ("sample", "batch",
+ * "GPU"), else the plural as given; a unit that is no plural word ("GB/s",
+ * "ms", "W") as given. Returns `plural` or buf. */
+const char *format_noun(double count, const char *plural, char *buf, size_t len);
+/* Rewrites in place (within cap bytes) every number of `text` written with
+ * an exponent ("2.097e+06", "1e-05") as format_short writes it, with the
+ * mantissa's significant digits ("2097000", "0.00001"): text from scripts
+ * and messages reaches people without e-notation. Other text is kept. */
+void units_plain_numbers(char *text, size_t cap);
 /* A share (0.123) as a percentage with one decimal ("12.3%"). */
 void format_percent(char *buf, size_t len, double share);
 /* A dollar amount, unit-scaled ("$1.2 M"). */

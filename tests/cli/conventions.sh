@@ -4,7 +4,8 @@
 # the completions offer preset, model, theme and scenario names from their
 # tables; the title, params and params_active follow the model evaluated;
 # Hugging Face configs are read whole or refused (exit 2 with the reason),
-# with a warning for keys read but not modelled. Prints PASS/FAIL lines.
+# with a warning for keys read but not modelled; one of a thing is singular
+# ("1 device", "1 node per rack"). Prints PASS/FAIL lines.
 MLVIZ_BIN=${MLVIZ_BIN:-./mlviz}
 case $MLVIZ_BIN in /*) ;; *) MLVIZ_BIN=$(pwd)/$MLVIZ_BIN ;; esac
 top=$(pwd)
@@ -109,3 +110,15 @@ m completion zsh | grep -q "'--theme:name:_mlviz_list themes'" && m completion z
 m completion fish | grep -q "__fish_seen_subcommand_from eval' -l model -r -a '(mlviz completion --list models" &&
     m completion fish | grep -q "__fish_use_subcommand' -l theme -x -a '(mlviz completion --list themes" &&
     pass "fish offers the lists" || fail "fish lists" "$(m completion fish | grep -- '--list' | head -3)"
+
+# ---- one of a thing is singular (issue 22: "1 racks", "1 samples") ----
+out=$(m check default --set facility.nodes_per_rack=1 --set cluster.node.accelerators_per_node=1 2>&1)
+one=$(m check default --set facility.nodes_per_rack=2 --set cluster.node.accelerators_per_node=2 2>&1)
+case "$out" in
+*"(1 device, "*"(1 node per rack"*)
+    case "$one" in
+    *"(2 devices, "*"(2 nodes per rack"*) pass "check: 1 device, 1 node per rack; 2 devices, 2 nodes" ;;
+    *) fail "check plural" "$(echo "$one" | grep -E '^  (nodes|racks)')" ;;
+    esac ;;
+*) fail "check singular" "$(echo "$out" | grep -E '^  (nodes|racks)')" ;;
+esac

@@ -13,7 +13,10 @@ space apart. Two measures:
     Chromium, DejaVu Sans Mono at 14 px), and the contrast measured in each
     figure cell between its background and its most contrasting pixel, so a
     thin glyph whose antialiased strokes never reach their ink counts as it
-    looks.
+    looks. Where aha or Chromium is missing (CI) but Python's PIL and DejaVu
+    Sans Mono are there, PIL renders it instead: FreeType's antialiased
+    glyphs of the same font and size, one to a cell of the screenshot tool's
+    9 x 15 px; CONTRAST_RENDERER=pil or chromium picks one.
 """
 import math
 import os
@@ -174,6 +177,95 @@ def render(paths, cols, rows, out):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# The screenshot tool's cell (shared/tools/screenshot.sh sizes its window
+# 9 x 15 px a cell); the PIL rendering draws each glyph in one.
+PIL_CELL_W, PIL_CELL_H, PIL_BASELINE = 9, 15, 11
+FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+              "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf")
+
+
+def font_files():
+    """(regular, bold) DejaVu Sans Mono files, or None."""
+    found = []
+    for style, default in zip(("Book", "Bold"), FONT_FILES):
+        path = default
+        if shutil.which("fc-match"):
+            out = subprocess.run(["fc-match", "-f", "%{file}", "DejaVu Sans Mono:style=" + style],
+                                 capture_output=True, timeout=60).stdout.decode("utf-8", "replace")
+            if "DejaVuSansMono" in out:
+                path = out
+        if not os.path.exists(path):
+            return None
+        found.append(path)
+    return tuple(found)
+
+
+def styled_cells(text):
+    """(row, col, char, fg, bg, reverse, bold) per cell, as cells() with
+    the bold attribute (drawn with the bold face, as aha does)."""
+    bold = {}
+    for row, line in enumerate(text.split("\n")):
+        col, on = 0, False
+        for m in re.finditer(r"\x1b\[([0-9;]*)m|\x1b\][^\x07]*\x07|([^\x1b])", line):
+            if m.group(2) is not None:
+                bold[(row, col)] = on
+                col += 1
+            elif m.group(1) is not None:
+                for c in (int(c) if c else 0 for c in m.group(1).split(";")):
+                    on = True if c == 1 else False if c in (0, 22) else on
+    for row, col, ch, fg, bg, rev in cells(text):
+        yield row, col, ch, fg, bg, rev, bold.get((row, col), False)
+
+
+def render_pil(paths, cols, rows, out):
+    """The captures one under another on white paper, rendered by PIL to the
+    PNG `out` (cells of PIL_CELL_W x PIL_CELL_H); an error text, or None."""
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError:
+        return "no aha or chromium, and no PIL (apt-get install python3-pil) to render instead"
+    files = font_files()
+    if not files:
+        return "no DejaVu Sans Mono to render with (apt-get install fonts-dejavu-core)"
+    faces = [ImageFont.truetype(f, FONT_PX) for f in files]
+    img = Image.new("RGB", (cols * PIL_CELL_W, rows * PIL_CELL_H * len(paths)), WHITE)
+    glyphs = {}
+    for k, path in enumerate(paths):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for row, col, ch, fg, bg, rev, bold in styled_cells(text):
+            if row >= rows or col >= cols:
+                continue
+            ink = rgb(fg) if fg is not None else BLACK
+            paper = rgb(bg) if bg is not None else WHITE
+            if rev:
+                ink, paper = paper, ink
+            x, y = col * PIL_CELL_W, (k * rows + row) * PIL_CELL_H
+            if paper != WHITE:
+                img.paste(paper, (x, y, x + PIL_CELL_W, y + PIL_CELL_H))
+            if ch == " ":
+                continue
+            mask = glyphs.get((ch, bold))
+            if mask is None:  # the glyph's coverage in one cell, antialiased
+                mask = Image.new("L", (PIL_CELL_W, PIL_CELL_H), 0)
+                ImageDraw.Draw(mask).text((0, PIL_BASELINE), ch, fill=255, font=faces[bold], anchor="ls")
+                glyphs[(ch, bold)] = mask
+            img.paste(ink, (x, y, x + PIL_CELL_W, y + PIL_CELL_H), mask)
+    img.save(out)
+    return None
+
+
+def render_any(paths, cols, rows, out):
+    """Render with Chromium where aha and Chromium are installed, else with
+    PIL (CONTRAST_RENDERER=pil or chromium insists on one): (an error text
+    or None, (cell width, row height) in px, the renderer's name)."""
+    want = os.environ.get("CONTRAST_RENDERER", "")
+    have_chromium = shutil.which("aha") and shutil.which("chromium")
+    if want == "chromium" or (want != "pil" and have_chromium):
+        return render(paths, cols, rows, out), (FONT_PX * ADVANCE_EM, ROW_PX), "chromium"
+    return render_pil(paths, cols, rows, out), (PIL_CELL_W, PIL_CELL_H), "PIL"
+
+
 def read_png(path):
     """(width, height, bytes per pixel, rows of bytes) of an 8-bit RGB or
     RGBA PNG (what Chromium writes)."""
@@ -218,32 +310,39 @@ def read_png(path):
     return w, h, bpp, out
 
 
-def png_low(png, texts, rows, least):
-    """Figure cells of the captures `texts` (rendered one under another, each
-    `rows` tall, into `png`) whose measured contrast is below `least`:1:
-    ([(screen index, row, col, ratio)], cells measured)."""
+def png_ratios(png, texts, rows, cell=None):
+    """{(screen index, row, col): measured contrast} of the inked figure
+    cells of the captures `texts` (rendered one under another, each `rows`
+    tall, into `png`, cells of `cell` = (width, height) px; Chromium's by
+    default)."""
     w, h, bpp, pix = read_png(png)
-    advance = FONT_PX * ADVANCE_EM
-    low, n = [], 0
+    advance, row_px = cell or (FONT_PX * ADVANCE_EM, ROW_PX)
+    out = {}
     for k, text in enumerate(texts):
         fig = figure_cells(text)
         # Blanks ("61.7 k") have no ink of their own, and an underscore is
         # drawn below the row's box: neither is measured.
         inked = sorted((r, c) for r, c, ch, _, _, _ in cells(text) if (r, c) in fig and ch not in " _")
         for row, col in inked:
-            y0 = (k * rows + row) * ROW_PX
+            y0 = int((k * rows + row) * row_px)
             x0, x1 = math.ceil(advance * col), math.floor(advance * (col + 1))
-            if y0 + ROW_PX > h or x1 > w:
+            if y0 + row_px > h or x1 > w:
                 continue
             seen = {}
-            for y in range(y0, y0 + ROW_PX):
+            for y in range(y0, y0 + int(row_px)):
                 line = pix[y]
                 for x in range(x0, x1):
                     c = bytes(line[x * bpp:x * bpp + 3])
                     seen[c] = seen.get(c, 0) + 1
             paper = max(seen, key=seen.get)
-            r = max(ratio(tuple(c), tuple(paper)) for c in seen)
-            n += 1
-            if r < least:
-                low.append((k, row, col, r))
-    return low, n
+            out[(k, row, col)] = max(ratio(tuple(c), tuple(paper)) for c in seen)
+    return out
+
+
+def png_low(png, texts, rows, least, cell=None):
+    """Figure cells of the captures `texts` (as png_ratios) whose measured
+    contrast is below `least`:1: ([(screen index, row, col, ratio)], cells
+    measured)."""
+    seen = png_ratios(png, texts, rows, cell)
+    low = [(k, row, col, r) for (k, row, col), r in sorted(seen.items()) if r < least]
+    return low, len(seen)

@@ -8,9 +8,10 @@
 #    ink taken as black) and on black paper (its ink white), computed from
 #    the xterm-256 palette; and the main screens at 100x30, rendered to a
 #    PNG on white paper the way /work/shared/tools/screenshot.sh renders
-#    (aha, headless Chromium; tests/e2e/contrast.py), measure at least
-#    4.5:1 in every figure cell (skipped, with a SKIP line, where aha or
-#    Chromium is not installed);
+#    (aha, headless Chromium; where those are missing, as in CI, PIL with
+#    the same font and size in the tool's 9 x 15 px cells;
+#    tests/e2e/contrast.py), measure at least 4.5:1 in every figure cell
+#    (skipped, with a SKIP line, where neither can render);
 #  - no number in scientific notation ("2e-05", "1.3e+08");
 #  - one memory figure per device: an H100 reads 85.5 GB on every screen
 #    (never 80 or 86 GB), no GiB; on any screen one device capacity, not
@@ -87,6 +88,8 @@ done
 wait
 cat "$T"/visit-*.log
 FAILS=$((FAILS + $(cat "$T"/visit-*.log | grep -c '^FAIL ')))
+# SCREENS_KEEP=DIR keeps the captures (NAME.ansi) in DIR.
+[ -n "${SCREENS_KEEP:-}" ] && mkdir -p "$SCREENS_KEEP" && cp "$T"/*.ansi "$SCREENS_KEEP/"
 python3 - "$(dirname "$0")" "$T" "$T"/*.ansi <<'EOF'
 import re, sys
 sys.path.insert(0, sys.argv[1])
@@ -125,14 +128,14 @@ main = [k for k in ("100x30-h100-overview", "100x30-h100-stage1", "100x30-h100-s
                     "100x30-h100-stage4", "100x30-h100-stage5", "100x30-h100-plan", "100x30-h100-tour",
                     "100x30-h100-infer", "100x30-norun-overview") if k in screens]
 png = sys.argv[2] + "/main.png"
-why = contrast.render([sys.argv[2] + "/" + k + ".ansi" for k in main], 100, 30, png)
+why, cell, renderer = contrast.render_any([sys.argv[2] + "/" + k + ".ansi" for k in main], 100, 30, png)
 if why:
     print("SKIP 100x30: the figures' contrast on a PNG: " + why)
 else:
-    low, n = contrast.png_low(png, [screens[k][0] for k in main], 30, 4.5)
+    low, n = contrast.png_low(png, [screens[k][0] for k in main], 30, 4.5, cell)
     report(len(main) == 10 and n > 0 and not low,
-           "100x30: every figure cell on %d main screens rendered on white reads at least 4.5:1 (%d cells)"
-           % (len(main), n), "%d below, e.g. %s" % (len(low), ["%s row %d col %d %.2f:1" % (main[k], r + 1, c + 1, v)
+           "100x30: every figure cell on %d main screens rendered on white (%s) reads at least 4.5:1 "
+           "(%d cells)" % (len(main), renderer, n), "%d below, e.g. %s" % (len(low), ["%s row %d col %d %.2f:1" % (main[k], r + 1, c + 1, v)
                                                             for k, r, c, v in low[:3]]))
 for size in sizes:
     mine = {k: v[1] for k, v in screens.items() if k.startswith(size + "-")}

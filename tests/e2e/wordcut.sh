@@ -4,12 +4,15 @@
 # sizes"). At 80x24, 100x30, 140x40 and 200x60 it visits the overview, the
 # five stage views (keys 1-5, every page of each explanation but at 200x60),
 # the help overlay, the plan screen, a played story at a pause and
-# its parameters, and the tour's stops, the verdict of a throttled setup and
+# its parameters, and the tour's stops, the overview of a data-starved setup,
+# the verdict of a throttled setup and
 # of one that cannot run (overview and Infrastructure view), and at 80x24,
 # 100x30 and 200x60
 # the inference mode's overview and stage views (issue 25) of three serving
-# setups; it captures each screen with tmux and looks for cut words and for
-# numbers in scientific notation ("2e-05").
+# setups; it captures each screen with tmux and looks for cut words, for
+# cut figures (an ellipsis right after a number, "450…", or after a word a
+# figure follows in the views' formats, "GPUs starved…") and for numbers in
+# scientific notation ("2e-05").
 #
 # The rule (what counts as a cut word):
 #   1. A "run" is a maximal sequence of ASCII letters on one screen row.
@@ -145,6 +148,18 @@ visit() {
     fi
     keys "$t" Escape
     keys "$t" q
+    # A data-starved setup (issue 22): its figures are the longest in the
+    # Data box ("GPUs starved 54.6%"), each whole or in a shorter wording.
+    d=wd$cols
+    start "$d" "$cols" "$rows" -- -c default --set cluster.storage=hdd --set data.sample_bytes=64e6
+    if wait_for "$d" "BOTTLENECK" 60; then
+        keys "$d" Space
+        capture "$d" "$1-starved"
+    else
+        fail "wordcut $1 starved" "no overview: $(screen "$d" | head -2)"
+    fi
+    keys "$d" q
+    $TM kill-session -t "$d" 2>/dev/null
     # The verdict where it is longest: a throttled rack (its consequence
     # and the heat at full clocks), on the overview and in a stage view;
     # and a setup that cannot run (why, and what would make it run).
@@ -202,6 +217,17 @@ visit_infer() {
             wait_title "$s" "│ $d " || { fail "wordcut $1 infer$n stage $d" "not opened"; continue; }
             capture "$s" "$1-infer$n-stage$d"
         done
+        # From 100 columns the serving verdict is never cut (issue 22): it
+        # wraps, or says less in whole words, but never ends in an ellipsis.
+        for f in "$T/$1-infer$n-overview.txt" "$T/$1-infer$n-stage1.txt"; do
+            [ "$cols" -ge 100 ] || continue
+            got=$(grep -A2 "BOTTLENECK ▶\|CANNOT SERVE:" "$f" | grep -v "^ [0-9]-[0-9] stage")
+            case "$got" in
+            *…*) fail "wordcut $1 the serving verdict is whole: $(basename "$f" .txt)" "cut: $got" ;;
+            "") fail "wordcut $1 the serving verdict is whole: $(basename "$f" .txt)" "no verdict" ;;
+            *) pass "wordcut $1 the serving verdict is whole: $(basename "$f" .txt)" ;;
+            esac
+        done
         keys "$s" q
     done
 }
@@ -235,11 +261,23 @@ for pat in ("assets/*.yaml", "assets/*/*.yaml", "assets/models/*.json",
     for f in glob.glob(os.path.join(src, pat)):
         add_text(open(f, encoding="utf-8", errors="replace").read())
 literal = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+labels = set()  # words a figure follows on screen: "starved" of "GPUs starved %s"
 for pat in ("tui/*.c", "tui/views/*.c", "tui/cli/*.c", "engine/*/*.c"):
     for f in glob.glob(os.path.join(src, pat)):
         text = open(f, encoding="utf-8", errors="replace").read()
         # String literals only (labels, help, reasons), with escapes dropped.
         add_text(" ".join(re.sub(r"\\[nt]", " ", m) for m in literal.findall(text)))
+        if os.path.basename(f) in ("overview.c", "infer_overview.c"):  # the boxes' lines
+            for m in literal.findall(text):
+                # A word before a conversion labels it ("starved %s"), unless
+                # a conversion comes just before (it is that figure's noun:
+                # "%d loader %s").
+                for w in re.finditer(r"([A-Za-z]+):? %[-0-9.*]*[a-z]", m):
+                    if not re.search(r"%[-0-9.*]*[a-z] $", m[:w.start()]):
+                        labels.add(w.group(1).lower())
+# Words of prose a cut sentence may end on, whatever figure follows them elsewhere.
+labels -= {"a", "an", "the", "of", "at", "in", "on", "to", "and", "or", "for", "by", "s",
+           "one", "all", "is", "per", "with", "vs", "from", "as", "x"}
 ordered = sorted(words)
 
 def is_box(ch):
@@ -306,6 +344,18 @@ for path in sorted(glob.glob(os.path.join(caps, "*-*.txt"))):
             w = longer_with_suffix(run) if start_edge else None
             if w:
                 cuts.append((row + 1, s + 1, m.group(0), w, "start"))
+    # No figure cut (issue 22): an ellipsis right after a number ("450…":
+    # its unit or digits lost) or after a word a figure follows in the
+    # views' formats ("GPUs starved…": the figure itself lost).
+    # The title line is exempt: there the setup's name gives way, by design.
+    for row, line in enumerate(lines):
+        if row == 0:
+            continue
+        for m in re.finditer(r"(?<![^\s(])(?:(\d[\d.,]*)|([A-Za-z]+))\u2026", line):
+            if m.group(1) or m.group(2).lower() in labels:
+                print("FAIL wordcut %s %s: row %d col %d '%s' cuts a figure (its number "
+                      "or its unit is lost)" % (size, screen, row + 1, m.start() + 1, m.group(0)))
+                fails += 1
     # No number in scientific notation on any screen (issue 22).
     for row, line in enumerate(lines):
         for m in re.finditer(r"\d(?:\.\d+)?e[+-]\d+", line):

@@ -167,12 +167,14 @@ static void write_check_text(const struct setup *s, const struct resolved *r,
     format_si(ram, sizeof ram, s->cluster.node.host_ram_gb * 1e9 * s->cluster.nodes, "B");
     format_printable(id, sizeof id, r->cpu->head.id);
     format_fixed(a, sizeof a, s->cluster.node.host_ram_gb, 0);
-    printf("  nodes     %d x (%d devices, %d x %s, %s GB host RAM), %s host RAM in all\n",
-           s->cluster.nodes, s->cluster.node.accelerators_per_node, s->cluster.node.cpu_sockets, id,
-           a, ram);
+    char noun[16];
+    printf("  nodes     %d x (%d %s, %d x %s, %s GB host RAM), %s host RAM in all\n",
+           s->cluster.nodes, s->cluster.node.accelerators_per_node,
+           format_noun(s->cluster.node.accelerators_per_node, "devices", noun, sizeof noun),
+           s->cluster.node.cpu_sockets, id, a, ram);
     format_printable(id, sizeof id, r->cooling->head.id);
-    printf("  racks     %d (%d nodes per rack, %s cooling)\n", o->racks, s->facility.nodes_per_rack,
-           id);
+    printf("  racks     %d (%d %s per rack, %s cooling)\n", o->racks, s->facility.nodes_per_rack,
+           format_noun(s->facility.nodes_per_rack, "nodes", noun, sizeof noun), id);
     format_printable(id, sizeof id, r->intra_link->head.id);
     format_printable(id2, sizeof id2, r->host_link->head.id);
     format_fixed(a, sizeof a, r->intra_link->bw_gbs, 0);

@@ -3,7 +3,9 @@
  * the overlays drawn over a view: the key help and a played scenario's
  * parameters. */
 #include <curses.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
@@ -64,10 +66,7 @@ void view_draw_title(const struct view_ctx *v, struct view_out *out, const char 
     char speed[32], num[24];
     if (v->speed < 1) {
         /* Two digits, no exponent, no trailing zero: "0.5", "0.001", "0.00001". */
-        format_significant(num, sizeof num, v->speed, 2);
-        size_t n = strlen(num);
-        while (n > 1 && strchr(num, '.') && (num[n - 1] == '0' || num[n - 1] == '.'))
-            num[--n] = '\0';
+        format_short(num, sizeof num, v->speed, 2);
     } else {
         snprintf(num, sizeof num, "%.0f", v->speed);
     }
@@ -381,6 +380,19 @@ void view_draw_help(const struct view_ctx *v, struct view_out *out)
     }
 }
 
+/* A parameter's value as people read it: a number (the text the script
+ * receives may be "3.1e+06" or "60200000.0") in six significant digits,
+ * never an exponent; other text as it is. */
+static void param_shown(const struct ui_param *q, char *buf, size_t len)
+{
+    char *end;
+    double x = strtod(q->value, &end);
+    if (strcmp(q->type, "number") == 0 && end != q->value && *end == '\0' && isfinite(x))
+        format_short(buf, len, x, 6);
+    else
+        snprintf(buf, len, "%s", q->value);
+}
+
 /* The played scenario's parameters as knobs, over the view. */
 void view_draw_params(const struct view_ctx *v, struct view_out *out)
 {
@@ -401,13 +413,14 @@ void view_draw_params(const struct view_ctx *v, struct view_out *out)
         int y = in.y + row;
         draw_text(y, in.x, 2, ROLE_KEY, sel ? glyphs_active()->selector : " ");
         draw_text(y, in.x + 2, NAME_W, sel ? ROLE_KNOB_SEL : ROLE_TEXT, v->params[i].name);
-        char val[80];
-        snprintf(val, sizeof val, "%s %s %s", glyphs_active()->dec, v->params[i].value,
-                 glyphs_active()->inc);
+        char num[64], val[80];
+        param_shown(&v->params[i], num, sizeof num);
+        snprintf(val, sizeof val, "%s %s %s", glyphs_active()->dec, num, glyphs_active()->inc);
         draw_text(y, in.x + 2 + NAME_W, VALUE_W + 4, ROLE_VALUE, val);
         struct rect help = {y, in.x + 2 + NAME_W + VALUE_W + 5, 2,
                             in.w - (2 + NAME_W + VALUE_W + 5)};
-        row += help.w > 10 ? draw_wrap(&help, ROLE_DIM, v->params[i].help, 0) : 1;
+        int used = help.w > 10 ? draw_wrap(&help, ROLE_DIM, v->params[i].help, 0) : 1;
+        row += used > 0 ? used : 1; /* a parameter without help still has its row */
     }
     /* Never drop one silently: say how many are out of sight. */
     int hidden = v->n_params - shown + v->params_more;

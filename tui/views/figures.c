@@ -318,10 +318,21 @@ const char *view_short_name(const char *name, char *buf, size_t len)
     return buf;
 }
 
+int view_draw_fitting(int y, int x, int w, enum theme_role role, const char *const *wordings,
+                      size_t n)
+{
+    if (n == 0)
+        return 0;
+    size_t i = 0;
+    while (i + 1 < n && draw_width(wordings[i]) > w)
+        i++;
+    return draw_text(y, x, w, role, wordings[i]);
+}
+
 /* Text that does not fit in w columns is cut at its last space that
  * leaves a head of at most w columns; returns the head's length in bytes
  * (the whole text when it fits or has no such space). */
-static size_t fitting_head(const char *text, int w)
+size_t view_fitting_head(const char *text, int w)
 {
     if (draw_width(text) <= w)
         return strlen(text);
@@ -338,12 +349,41 @@ static size_t fitting_head(const char *text, int w)
     return best ? best : strlen(text);
 }
 
+void view_reason_brief(const char *reason, int level, char *buf, size_t len)
+{
+    size_t n = strlen(reason);
+    if (level >= 1) {
+        n = strcspn(reason, ";(");
+        if (level >= 2 && strcspn(reason, ":") < n)
+            n = strcspn(reason, ":");
+        while (n > 0 && reason[n - 1] == ' ')
+            n--;
+        if (n == 0)
+            n = strlen(reason); /* nothing before the mark: all of it */
+    }
+    snprintf(buf, len, "%.*s", (int)n, reason);
+}
+
+int view_wrapped_rows(const char *why, int lead_w, int w)
+{
+    int rows = 1, room = w - lead_w;
+    while (draw_width(why) > room) {
+        size_t n = view_fitting_head(why, room);
+        if (!why[n] || rows > 8)
+            return rows + 8; /* a word longer than a row: never fits */
+        why += n + 1;
+        rows++;
+        room = w - 3;
+    }
+    return rows;
+}
+
 int view_draw_verdict(const struct view_ctx *v, int y, int x, int w, int rows, bool caps)
 {
     const struct glyphs *g = glyphs_active();
-    char why[UI_MSG_LEN], head[UI_MSG_LEN];
+    char full[UI_MSG_LEN], why[UI_MSG_LEN], head[UI_MSG_LEN];
     bool live;
-    int b = view_bottleneck(v, why, sizeof why, &live);
+    int b = view_bottleneck(v, full, sizeof full, &live);
     int used;
     enum theme_role role = b < 0 ? ROLE_FAILED : caps ? ROLE_TEXT : ROLE_DIM;
     if (b < 0)
@@ -351,7 +391,16 @@ int view_draw_verdict(const struct view_ctx *v, int y, int x, int w, int rows, b
     else
         used = draw_textf(y, x, w, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s - ", g->bottleneck,
                           g->arrow_right, caps ? stage_table[b].caps : stage_table[b].title);
-    size_t n = rows > 1 ? fitting_head(why, w - used) : strlen(why);
+    /* The fullest wording that fits the rows: the whole reason, its first
+     * clause, or the verdict alone ("compute-bound"), never a figure cut;
+     * why a setup cannot run keeps its first clause at least. */
+    int levels = b < 0 ? 2 : VIEW_REASON_LEVELS;
+    for (int level = 0; level < levels; level++) {
+        view_reason_brief(full, level, why, sizeof why);
+        if (view_wrapped_rows(why, used, w) <= rows)
+            break;
+    }
+    size_t n = rows > 1 ? view_fitting_head(why, w - used) : strlen(why);
     snprintf(head, sizeof head, "%.*s", (int)n, why);
     draw_text(y, x + used, w - used, role, head);
     if (!why[n])

@@ -177,7 +177,8 @@ static void accel_box(const struct view_ctx *v, struct view_out *out)
         snprintf(a, sizeof a, "compute-bound from batch %.0f", r->decode_crossover_batch);
     else
         snprintf(a, sizeof a, "memory-bound at any batch");
-    snprintf(b, sizeof b, "%d sequences fit", r->max_batch);
+    snprintf(b, sizeof b, "%d %s", r->max_batch,
+             r->max_batch == 1 ? "sequence fits" : "sequences fit");
     row(in, 4, ROLE_DIM, a, b, NULL);
 }
 
@@ -205,7 +206,8 @@ static void net_box(const struct view_ctx *v, struct view_out *out)
     if (r->pp > 1) {
         format_duration(t, sizeof t, r->decode.pp_p2p);
         snprintf(a, sizeof a, "hand-offs %s/step", t);
-        row(in, 4, ROLE_DIM, a, NULL, NULL);
+        snprintf(b, sizeof b, "PP %s/step", t); /* the figure whole where the words are not */
+        row(in, 4, ROLE_DIM, a, b, NULL);
     } else {
         row(in, 4, ROLE_DIM, r->tp > 1 ? "latency-bound" : "one device a replica",
             r->tp > 1 ? "latency-bound" : "TP 1", NULL);
@@ -397,8 +399,16 @@ void view_infer_overview_draw(const struct view_ctx *v, struct view_out *out)
     lane(v, ARROW_BATCH_LOADING, "prompts", "arrive", false);
     lane(v, ARROW_TASK_DISTRIBUTION, "batch", "steps", true);
     sync_lane(v);
+    /* A verdict on more rows than one takes the metrics' first rows. */
     struct rect vr = v->lay->verdict;
-    infer_verdict_row(v, vr.y, vr.x + 1, vr.w - 2, true);
-    metrics(v);
+    struct layout lay = *v->lay;
+    struct view_ctx below = *v;
+    below.lay = &lay;
+    /* Up to three rows where the metrics have rows to spare (they use six). */
+    int spare = lay.metrics.h - 6, rows = spare >= 2 ? 3 : lay.metrics.h > 2 ? 2 : 1;
+    int extra = infer_verdict_row(v, vr.y, vr.x + 1, vr.w - 2, true, rows) - 1;
+    lay.metrics.y += extra;
+    lay.metrics.h -= extra;
+    metrics(&below);
     view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_OVERVIEW);
 }

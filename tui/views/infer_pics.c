@@ -113,8 +113,9 @@ static void pic_batcher(const struct view_ctx *v, struct rect in)
     char a[200], b[160], t[32];
     snprintf(a, sizeof a, "scheduler and batcher (%s)", r->software);
     int y = line(in.y, in, ROLE_HEADING, (const char *const[]){a, "scheduler and batcher"}, 2);
-    snprintf(a, sizeof a, "batch %d of the %d sequences the KV cache holds", r->batch,
-             r->max_batch);
+    char noun[16];
+    snprintf(a, sizeof a, "batch %d of the %d %s the KV cache holds", r->batch, r->max_batch,
+             format_noun(r->max_batch, "sequences", noun, sizeof noun));
     snprintf(b, sizeof b, "batch %d of %d", r->batch, r->max_batch);
     y = line(y, in, ROLE_TEXT, (const char *const[]){a, b}, 2);
     int rows = in.y + in.h - y - 3;
@@ -320,9 +321,10 @@ static void pic_devices(const struct view_ctx *v, struct rect in)
     char kv[32], tok[32];
     format_si(kv, sizeof kv, r->kv_bytes_per_token, "B");
     format_si(tok, sizeof tok, r->kv_capacity_tokens, "");
-    snprintf(a, sizeof a, "KV cache: %s a token, room for %s tokens: %d sequences", kv, tok,
-             r->max_batch);
-    snprintf(b, sizeof b, "KV %s/token, %d sequences fit", kv, r->max_batch);
+    snprintf(a, sizeof a, "KV cache: %s a token, room for %s tokens: %d %s", kv, tok, r->max_batch,
+             r->max_batch == 1 ? "sequence" : "sequences");
+    snprintf(b, sizeof b, "KV %s/token, %d %s", kv, r->max_batch,
+             r->max_batch == 1 ? "sequence fits" : "sequences fit");
     y = line(y, in, ROLE_TEXT, (const char *const[]){a, b}, 2);
     roofline(v, in, y + (in.y + in.h - y > ROOF_MIN_H + 2 ? 1 : 0));
 }
@@ -394,8 +396,8 @@ static void pic_power_cost(const struct view_ctx *v, struct rect in)
     int y = line1(in.y, in, ROLE_HEADING, "power and the price of tokens");
     format_si(it, sizeof it, r->it_kw * 1e3, "W");
     format_si(fac, sizeof fac, r->facility_kw * 1e3, "W");
-    snprintf(a, sizeof a, "%d devices at %.0f W: IT %s, facility %s", r->devices, r->device_w, it,
-             fac);
+    snprintf(a, sizeof a, "%d %s at %.0f W: IT %s, facility %s", r->devices,
+             r->devices == 1 ? "device" : "devices", r->device_w, it, fac);
     snprintf(b, sizeof b, "IT %s, facility %s", it, fac);
     y = line(y, in, ROLE_TEXT, (const char *const[]){a, b}, 2);
     if (acc && acc->tdp_w > 0 && y < in.y + in.h) {

@@ -28,30 +28,84 @@ int infer_fit(int y, int x, int w, enum theme_role role, const char *const *vari
     return n > 0 ? draw_text(y, x, w, role, variants[n - 1]) : 0;
 }
 
-void infer_verdict_row(const struct view_ctx *v, int y, int x, int w, bool caps)
+/* The verdict's lead ("◆ BOTTLENECK ▶ ACCELERATORS - ", "✘ CANNOT SERVE: ")
+ * into lead and its reason in `level` words (view_reason_brief) into why; false
+ * when it cannot serve. */
+static bool verdict_parts(const struct view_ctx *v, bool caps, int level, char *lead,
+                          size_t lead_len, char *why, size_t why_len)
 {
     const struct glyphs *g = glyphs_active();
     const struct infer_report *r = v->infer;
-    char text[1200];
     if (!r->runnable) {
-        int used = draw_textf(y, x, w, ROLE_FAILED, "%s CANNOT SERVE: ", g->fail);
-        draw_text(y, x + used, w - used, ROLE_FAILED, r->why_not);
-        return;
+        snprintf(lead, lead_len, "%s CANNOT SERVE: ", g->fail);
+        view_reason_brief(r->why_not, level > 1 ? 1 : level, why, why_len);
+        return false;
     }
     int d = r->decode_bottleneck, p = r->prefill_bottleneck;
     if (d < 0 || d >= STAGE_COUNT)
         d = STAGE_ACCELERATORS;
     if (p < 0 || p >= STAGE_COUNT)
         p = d;
-    int used = draw_textf(y, x, w, ROLE_BOTTLENECK, "%s BOTTLENECK %s %s", g->bottleneck,
-                          g->arrow_right, caps ? stage_table[d].caps : stage_table[d].title);
+    snprintf(lead, lead_len, "%s BOTTLENECK %s %s - ", g->bottleneck, g->arrow_right,
+             caps ? stage_table[d].caps : stage_table[d].title);
+    char dr[256], pr[256];
+    view_reason_brief(r->decode_reason, level, dr, sizeof dr);
+    view_reason_brief(r->prefill_reason, level, pr, sizeof pr);
     if (p == d)
-        snprintf(text, sizeof text, " - decode %s; prefill %s", r->decode_reason,
-                 r->prefill_reason);
+        snprintf(why, why_len, "decode %s; prefill %s", dr, pr);
     else
-        snprintf(text, sizeof text, " - decode %s; prefill: %s, %s", r->decode_reason,
-                 stage_table[p].title, r->prefill_reason);
-    draw_text(y, x + used, w - used, ROLE_TEXT, text);
+        snprintf(why, why_len, "decode %s; prefill: %s, %s", dr, stage_table[p].title, pr);
+    return true;
+}
+
+/* The fullest wording that fits `rows` rows of w columns: the whole
+ * reason, its first clauses, or the verdicts alone (never a figure cut).
+ * Returns the rows it takes (more than `rows` when none fits). */
+static int verdict_choose(const struct view_ctx *v, bool caps, int w, int rows, bool *serves,
+                          char *lead, size_t lead_len, char *why, size_t why_len)
+{
+    int need = 0;
+    for (int level = 0; level < VIEW_REASON_LEVELS; level++) {
+        *serves = verdict_parts(v, caps, level, lead, lead_len, why, why_len);
+        need = view_wrapped_rows(why, draw_width(lead), w);
+        if (need <= rows)
+            break;
+    }
+    return need;
+}
+
+int infer_verdict_height(const struct view_ctx *v, int w, int rows)
+{
+    char lead[96], why[1200];
+    bool serves;
+    int need = verdict_choose(v, false, w, rows, &serves, lead, sizeof lead, why, sizeof why);
+    return need < rows ? need : rows;
+}
+
+int infer_verdict_row(const struct view_ctx *v, int y, int x, int w, bool caps, int rows)
+{
+    char lead[96], why[1200];
+    bool serves = true;
+    verdict_choose(v, caps, w, rows, &serves, lead, sizeof lead, why, sizeof why);
+    int used = draw_text(y, x, w, serves ? ROLE_BOTTLENECK : ROLE_FAILED, lead);
+    enum theme_role role = serves ? ROLE_TEXT : ROLE_FAILED;
+    const char *rest = why;
+    int row = 0, room = w - used;
+    for (; row < rows; row++) {
+        size_t n = row + 1 < rows ? view_fitting_head(rest, room) : strlen(rest);
+        char head[sizeof why];
+        snprintf(head, sizeof head, "%.*s", (int)n, rest);
+        if (row == 0)
+            draw_text(y, x + used, room, role, head);
+        else
+            draw_textf(y + row, x, w, role, "   %s", head);
+        rest += n;
+        if (!*rest)
+            return row + 1;
+        rest++; /* the space it wrapped at */
+        room = w - 3;
+    }
+    return rows;
 }
 
 void infer_parts(const struct infer_breakdown *b, double parts[INFER_PARTS])
@@ -154,8 +208,9 @@ static void live_stage_line(const struct view_ctx *v, int y, int x, int w)
     case STAGE_ACCELERATORS:
         format_si(a, sizeof a, r->kv_bytes_per_token, "B");
         snprintf(line[0], sizeof line[0],
-                 "KV cache %.1f GB a device (%s a token)   weights %.1f GB   %d sequences fit",
-                 r->kv_cache_gb_per_device, a, r->weights_gb_per_device, r->max_batch);
+                 "KV cache %.1f GB a device (%s a token)   weights %.1f GB   %d %s",
+                 r->kv_cache_gb_per_device, a, r->weights_gb_per_device, r->max_batch,
+                 r->max_batch == 1 ? "sequence fits" : "sequences fit");
         snprintf(line[1], sizeof line[1], "KV %.1f GB  weights %.1f GB  fit %d",
                  r->kv_cache_gb_per_device, r->weights_gb_per_device, r->max_batch);
         break;
@@ -187,15 +242,31 @@ void view_infer_live(const struct view_ctx *v, struct view_out *out)
     const struct glyphs *g = glyphs_active();
     struct rect l = v->lay->live;
     int x = l.x + 1, w = l.w - 2;
+    /* A verdict too long for its row takes the stage's line too (a status
+     * message then the headline's right half), never cut. */
     view_infer_headline(v, l.y, x, w);
+    if (infer_verdict_height(v, w, 2) > 1) {
+        if (v->status[0]) {
+            int half = l.w / 2;
+            draw_repeat(l.y, half, l.w - half, ROLE_TEXT, " ");
+            draw_textf(l.y, half, l.w - half - 1, ROLE_WARN, "%s %s", g->bullet, v->status);
+        }
+        infer_verdict_row(v, l.y + 1, x, w, false, 2);
+        return;
+    }
     if (v->status[0])
         draw_textf(l.y + 1, x, w, ROLE_WARN, "%s %s", g->bullet, v->status);
     else
         live_stage_line(v, l.y + 1, x, w);
-    infer_verdict_row(v, l.y + 2, x, w, false);
+    infer_verdict_row(v, l.y + 2, x, w, false, 1);
 }
 
-void view_infer_verdict(const struct view_ctx *v, int y, int x, int w)
+int view_infer_verdict_rows(const struct view_ctx *v, int w, int rows)
 {
-    infer_verdict_row(v, y, x, w, false);
+    return infer_verdict_height(v, w, rows);
+}
+
+int view_infer_verdict(const struct view_ctx *v, int y, int x, int w, int rows)
+{
+    return infer_verdict_row(v, y, x, w, false, rows);
 }

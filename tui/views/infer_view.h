@@ -19,10 +19,14 @@ int infer_fit(int y, int x, int w, enum theme_role role, const char *const *vari
  * (the overview and the stage views' strip); "cannot serve" without them. */
 struct view_ctx;
 void view_infer_headline(const struct view_ctx *v, int y, int x, int w);
-/* The serving verdict on one row: the decode bottleneck's stage and reason,
- * then prefill's; or "CANNOT SERVE" and why. caps: the stage in capitals
- * (overview) or as its title (stage views). */
-void infer_verdict_row(const struct view_ctx *v, int y, int x, int w, bool caps);
+/* The serving verdict: the decode bottleneck's stage and reason, then
+ * prefill's; or "CANNOT SERVE" and why. caps: the stage in capitals
+ * (overview) or as its title (stage views). On one row, or on two (the
+ * reason wrapped at a word) where rows > 1 and one is too short; returns
+ * the rows used. */
+int infer_verdict_row(const struct view_ctx *v, int y, int x, int w, bool caps, int rows);
+/* The rows (at most `rows`) the verdict takes in w columns. */
+int infer_verdict_height(const struct view_ctx *v, int w, int rows);
 /* A pass's seconds grouped for a stacked bar: compute (GEMMs), attention,
  * memory traffic (other), overheads (kernels + host), communication. */
 void infer_parts(const struct infer_breakdown *b, double parts[INFER_PARTS]);

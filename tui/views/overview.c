@@ -112,21 +112,29 @@ static void draw_data_box(const struct view_ctx *v, struct view_out *out)
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s", st ? st->head.id : "storage", a);
     format_si(b, sizeof b, r->stages.need_bw_gbs * 1e9, "B/s");
     draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "need %s", b);
-    char hit[16];
+    /* Each line in the longest wording that fits: no figure is cut. */
+    char hit[16], w0[64], w1[64], w2[64];
     format_percent(hit, sizeof hit, s->data.cache_hit);
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "cache %s  ahead %d", hit, s->data.prefetch_batches);
+    snprintf(w0, sizeof w0, "cache %s  ahead %d", hit, s->data.prefetch_batches);
+    snprintf(w1, sizeof w1, "cache %s ahead %d", hit, s->data.prefetch_batches);
+    snprintf(w2, sizeof w2, "cache %s", hit);
+    view_draw_fitting(in.y + 2, in.x, in.w, ROLE_DIM, (const char *const[]){w0, w1, w2}, 3);
     util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_DATA],
               theme_role_for_util(v->live->stage_util[STAGE_DATA]));
     if (in.h > 4) {
         char sv[16];
         format_percent(sv, sizeof sv, r->starvation);
-        draw_textf(in.y + 4, in.x, in.w, r->starvation > 0.05 ? ROLE_WARN : ROLE_DIM,
-                   "GPUs starved %s", sv);
+        snprintf(w0, sizeof w0, "GPUs starved %s", sv);
+        snprintf(w1, sizeof w1, "starved %s", sv);
+        view_draw_fitting(in.y + 4, in.x, in.w, r->starvation > 0.05 ? ROLE_WARN : ROLE_DIM,
+                          (const char *const[]){w0, w1}, 2);
     }
     if (in.h > 5) {
         char t[32];
         format_duration(t, sizeof t, r->stages.read_s);
-        draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "read a batch %s", t);
+        snprintf(w0, sizeof w0, "read a batch %s", t);
+        snprintf(w1, sizeof w1, "read %s", t);
+        view_draw_fitting(in.y + 5, in.x, in.w, ROLE_DIM, (const char *const[]){w0, w1}, 2);
     }
 }
 
@@ -138,8 +146,12 @@ static void draw_cpu_box(const struct view_ctx *v, struct view_out *out)
     char name[96];
     view_short_name(v->res->cpu ? v->res->cpu->head.name : s->cluster.node.cpu, name, sizeof name);
     draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%dx %s", s->cluster.node.cpu_sockets, name);
-    draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "%d loader workers",
-               s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node);
+    int workers = s->data.loader_workers_per_device * s->cluster.node.accelerators_per_node;
+    char noun[16], w0[64], w1[64];
+    snprintf(w0, sizeof w0, "%d loader %s", workers,
+             format_noun(workers, "workers", noun, sizeof noun));
+    snprintf(w1, sizeof w1, "%d %s", workers, format_noun(workers, "loaders", noun, sizeof noun));
+    view_draw_fitting(in.y + 1, in.x, in.w, ROLE_DIM, (const char *const[]){w0, w1}, 2);
     /* Two different counts, each named: the loader cores in use (an
      * average over a step) and the gauge, the share of the step that
      * feeding the devices (preparing or copying a batch) takes. */
@@ -219,8 +231,11 @@ static void draw_net_box(const struct view_ctx *v, struct view_out *out)
     struct rect in = box_frame(v, out, STAGE_INTERCONNECT);
     char bw[32], t[32], exp[32];
     const struct link *l = v->res->intra_link;
+    char w0[128], w1[128];
     format_si(bw, sizeof bw, l ? l->bw_gbs * 1e9 : 0, "B/s");
-    draw_textf(in.y, in.x, in.w, ROLE_TEXT, "%s %s/dir", l ? l->head.id : "-", bw);
+    snprintf(w0, sizeof w0, "%s %s/dir", l ? l->head.id : "-", bw);
+    snprintf(w1, sizeof w1, "%s %s", l ? l->head.id : "-", bw);
+    view_draw_fitting(in.y, in.x, in.w, ROLE_TEXT, (const char *const[]){w0, w1, bw}, 3);
     if (r->cp > 1 || r->ep > 1) /* context and expert parallelism when used */
         draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d CP%d PP%d EP%d DP%d", r->tp, r->cp, r->pp,
                    r->ep, r->dp);
@@ -228,13 +243,17 @@ static void draw_net_box(const struct view_ctx *v, struct view_out *out)
         draw_textf(in.y + 1, in.x, in.w, ROLE_DIM, "TP%d PP%d DP%d", r->tp, r->pp, r->dp);
     format_duration(t, sizeof t, r->stages.dp_comm_s);
     format_duration(exp, sizeof exp, r->breakdown.dp_comm_exposed);
-    draw_textf(in.y + 2, in.x, in.w, ROLE_DIM, "%s %s", view_dp_traffic_label(v, true), t);
+    snprintf(w0, sizeof w0, "%s %s", view_dp_traffic_label(v, true), t);
+    snprintf(w1, sizeof w1, "sync %s", t);
+    view_draw_fitting(in.y + 2, in.x, in.w, ROLE_DIM, (const char *const[]){w0, w1}, 2);
     util_line(v, in.y + 3, in.x, in.w, v->live->stage_util[STAGE_INTERCONNECT],
               theme_role_for_util(v->live->stage_util[STAGE_INTERCONNECT]));
     if (in.h > 4 && v->res->nic) {
         char nb[32];
         format_si(nb, sizeof nb, v->res->nic->bw_gbs * 1e9, "B/s");
-        draw_textf(in.y + 4, in.x, in.w, ROLE_DIM, "NIC %s %s", v->res->nic->head.id, nb);
+        snprintf(w0, sizeof w0, "NIC %s %s", v->res->nic->head.id, nb);
+        snprintf(w1, sizeof w1, "NIC %s", nb);
+        view_draw_fitting(in.y + 4, in.x, in.w, ROLE_DIM, (const char *const[]){w0, w1}, 2);
     }
     if (in.h > 5)
         draw_textf(in.y + 5, in.x, in.w, ROLE_DIM, "exposed %s (%s)", exp,
@@ -274,13 +293,14 @@ static void draw_infra_box(const struct view_ctx *v, struct view_out *out)
                       : 0;
     used = draw_textf(in.y + 3, in.x, in.w, ROLE_VALUE, "%s  ", cost);
     used += draw_text(in.y + 3, in.x + used, in.w - used, ROLE_DIM, "heat ");
-    int bw = in.w - used - 6;
+    char hp[16];
+    format_percent(hp, sizeof hp, heat);
+    int pw = draw_width(hp); /* the whole figure ("100.0%"), the bar takes the rest */
+    int bw = in.w - used - pw - 1;
     if (bw > 0) {
         draw_bar(in.y + 3, in.x + used, bw, heat,
                  heat > 1 ? ROLE_FAILED : theme_role_for_util(heat), ROLE_DIM);
-        char hp[16];
-        format_percent(hp, sizeof hp, heat);
-        draw_text(in.y + 3, in.x + used + bw + 1, 5, ROLE_VALUE, hp);
+        draw_text(in.y + 3, in.x + used + bw + 1, pw, ROLE_VALUE, hp);
     }
     if (in.h > 4 && r->runnable) {
         char energy[32];

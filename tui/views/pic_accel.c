@@ -181,13 +181,13 @@ static void accel_notes(const struct model_report *r, struct rect in, struct acc
 /* y2026: the activations offloaded to host memory, on row y. */
 static void host_memory_row(const struct view_ctx *v, struct rect in, int y)
 {
-    char gb[16], text[96];
+    char gb[16], text[96], noun[16];
     format_significant(gb, sizeof gb, v->report->memory.host_offload_gb, 3);
     int layers = v->setup->training.activation_offload_layers;
-    snprintf(text, sizeof text, "host memory %s GB: %d offloaded layer%s", gb, layers,
-             layers == 1 ? "" : "s");
+    const char *layer = format_noun(layers, "layers", noun, sizeof noun);
+    snprintf(text, sizeof text, "host memory %s GB: %d offloaded %s", gb, layers, layer);
     if (draw_width(text) > in.w)
-        snprintf(text, sizeof text, "host %s GB: %d layers offloaded", gb, layers);
+        snprintf(text, sizeof text, "host %s GB: %d %s offloaded", gb, layers, layer);
     draw_text(y, in.x, in.w, ROLE_DIM, text);
 }
 
@@ -201,8 +201,10 @@ void pic_accel(const struct view_ctx *v, struct view_out *out, struct rect in)
     char pct[16];
     format_percent(pct, sizeof pct, util);
     double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "%d devices  load %s  %.0f C%s", r->devices, pct,
-               isfinite(temp) ? temp : 0, v->live->failed_devices ? "" : "");
+    char noun[16];
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "%d %s  load %s  %.0f C", r->devices,
+               format_noun(r->devices, "devices", noun, sizeof noun), pct,
+               isfinite(temp) ? temp : 0);
     /* Rows besides the grid: heading, memory bar and legend, fit, compute
      * bar and the blank lines between. A tall picture gives the roofline
      * the rows the grid does not need; a short one its verdict line. */

@@ -20,8 +20,9 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
     int total = (int)lround(r->stages.cpu_cores_total), busy = (int)lround(cores);
     char nbusy[16];
     view_fmt_cores(nbusy, sizeof nbusy, cores);
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "loaders use %s of %d cores (one node)", nbusy,
-               total);
+    char noun[16];
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "loaders use %s of %d %s (one node)", nbusy, total,
+               format_noun(total, "cores", noun, sizeof noun));
     int grid_h = in.h / 3;
     if (grid_h < 1)
         grid_h = 1;
@@ -37,11 +38,21 @@ void pic_cpus(const struct view_ctx *v, struct view_out *out, struct rect in)
         format_percent(feed, sizeof feed, view_live_stage_util(v, STAGE_CPUS));
         view_mark_settling(v, feed, sizeof feed);
     }
-    draw_textf(y++, in.x, in.w, ROLE_TEXT, "feeding (prepare, copy a batch) busy %s%s", feed,
-               view_warming(v) ? "" : " of the step");
+    /* Each line in the longest wording that fits: no figure is cut. */
+    char w0[128], w1[128], w2[128];
+    const char *of_step = view_warming(v) ? "" : " of the step";
+    snprintf(w0, sizeof w0, "feeding (prepare, copy a batch) busy %s%s", feed, of_step);
+    snprintf(w1, sizeof w1, "feeding busy %s%s", feed, of_step);
+    snprintf(w2, sizeof w2, "feeding busy %s", feed);
+    view_draw_fitting(y++, in.x, in.w, ROLE_TEXT, (const char *const[]){w0, w1, w2}, 3);
     double dev_mem = r->memory.capacity_gb * s->cluster.node.accelerators_per_node;
-    draw_textf(y++, in.x, in.w, ROLE_TEXT, "host RAM %.0f GB  vs  device memory %.0f GB per node",
-               s->cluster.node.host_ram_gb, dev_mem);
+    snprintf(w0, sizeof w0, "host RAM %.0f GB  vs  device memory %.0f GB per node",
+             s->cluster.node.host_ram_gb, dev_mem);
+    snprintf(w1, sizeof w1, "host RAM %.0f GB vs device memory %.0f GB",
+             s->cluster.node.host_ram_gb, dev_mem);
+    snprintf(w2, sizeof w2, "host RAM %.0f GB, devices %.0f GB", s->cluster.node.host_ram_gb,
+             dev_mem);
+    view_draw_fitting(y++, in.x, in.w, ROLE_TEXT, (const char *const[]){w0, w1, w2}, 3);
     draw_textf(y++, in.x, in.w, r->host_ram_ok ? ROLE_OK : ROLE_FAILED,
                "  %s %s: host RAM >= device memory", r->host_ram_ok ? g->pass : g->fail,
                r->host_ram_ok ? "PASS" : "FAIL");

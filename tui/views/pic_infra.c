@@ -34,8 +34,11 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
                    "%.1f/%.0f kW%s", view_live_rack_kw(v), limit, heat > 1 ? "!" : "");
         y++;
     }
-    if (r->racks > rows)
-        draw_textf(y++, in.x, in.w, ROLE_DIM, "... %d racks alike", r->racks - rows);
+    if (r->racks > rows) {
+        char noun[16];
+        draw_textf(y++, in.x, in.w, ROLE_DIM, "... %d %s alike", r->racks - rows,
+                   format_noun(r->racks - rows, "racks", noun, sizeof noun));
+    }
     double temp = v->sim ? v->live->rack_temp_c : r->power.rack_temp_c;
     bool throttled = v->sim ? v->live->throttle < 0.999 : r->power.throttled;
     double keep = v->sim ? v->live->throttle : r->power.throttle_factor;
@@ -57,9 +60,14 @@ void pic_infra(const struct view_ctx *v, struct view_out *out, struct rect in)
     draw_spark(y++, in.x + 12, in.w - 12, 1, out->series, n, 1, ROLE_FAILED);
     char ck[32];
     format_duration(ck, sizeof ck, r->reliability.checkpoint_interval_min * 60);
-    draw_textf(y++, in.x, in.w, ROLE_DIM, "restarts %llu  checkpoints %llu (every %s)",
-               (unsigned long long)v->counters->restarts,
-               (unsigned long long)v->counters->checkpoints, ck);
+    char w0[128], w1[128]; /* the longest wording that fits: no figure is cut */
+    snprintf(w0, sizeof w0, "restarts %llu  checkpoints %llu (every %s)",
+             (unsigned long long)v->counters->restarts,
+             (unsigned long long)v->counters->checkpoints, ck);
+    snprintf(w1, sizeof w1, "restarts %llu  ckpts %llu every %s",
+             (unsigned long long)v->counters->restarts,
+             (unsigned long long)v->counters->checkpoints, ck);
+    view_draw_fitting(y++, in.x, in.w, ROLE_DIM, (const char *const[]){w0, w1}, 2);
     char cost[32], tot[32], energy[32];
     format_usd(cost, sizeof cost, r->cost.usd_per_hour);
     format_usd(tot, sizeof tot, r->cost.usd_total);

@@ -108,8 +108,10 @@ int pic_pipeline(const struct view_ctx *v, struct rect in, int y)
     char vp[24] = "";
     if (r->vp > 1)
         snprintf(vp, sizeof vp, " x %d chunks", r->vp);
-    draw_textf(y++, in.x, in.w, ROLE_HEADING, "pipeline PP=%d%s, %d micro-batches: bubble %s (%s)",
-               p, vp, r->micro_batches, bs, bp);
+    char noun[24];
+    draw_textf(y++, in.x, in.w, ROLE_HEADING, "pipeline PP=%d%s, %d %s: bubble %s (%s)", p, vp,
+               r->micro_batches, format_noun(r->micro_batches, "micro-batches", noun, sizeof noun),
+               bs, bp);
     int cols = in.w - 4;
     if (cols > PIPE_COLS_MAX)
         cols = PIPE_COLS_MAX;

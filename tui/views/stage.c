@@ -75,18 +75,25 @@ static void draw_text_panel(const struct view_ctx *v, struct view_out *out, stru
 
 /* ---- knobs ---- */
 
-static void knob_value(const struct field *f, const struct setup *s, char *shown, size_t len)
+void view_knob_value(const struct field *f, const struct setup *s, char *shown, size_t len)
 {
     char val[64];
     fields_format(f, s, val, sizeof val);
-    /* Large or tiny numbers with SI prefixes, never "1.3e+08". */
+    /* Large numbers with SI prefixes ("130 M bytes"), small ones in digits
+     * ("0.00002"): never "1.3e+08". */
     char *end;
     double x = strtod(val, &end);
-    if (strpbrk(val, "eE") && end != val && *end == '\0' && isfinite(x))
-        format_si(val, sizeof val, x, "");
+    if (strpbrk(val, "eE") && end != val && *end == '\0' && isfinite(x)) {
+        if (fabs(x) >= 1)
+            format_si(val, sizeof val, x, "");
+        else
+            format_short(val, sizeof val, x, 3);
+    }
+    char noun[32];
     if (f->unit && f->unit[0] && strcmp(val, "auto") != 0 && f->type != FIELD_ENUM &&
         f->type != FIELD_REF && f->type != FIELD_BOOL)
-        snprintf(shown, len, "%s %s", val, f->unit);
+        snprintf(shown, len, "%s %s", val, /* "1 sample", "2 samples" */
+                 format_noun(fields_get_number(f, s), f->unit, noun, sizeof noun));
     else if (!val[0] && f->type == FIELD_REF && f->ref_kind == CATALOG_LINK &&
              strstr(f->path, "intra"))
         snprintf(shown, len, "device's own"); /* empty: the accelerator's own link */
@@ -117,7 +124,7 @@ static void draw_knobs(const struct view_ctx *v, struct view_out *out)
     int vw = KNOB_VALUE_MIN;
     for (int i = first; i < k->count && i - first < rows; i++) {
         char shown[96];
-        knob_value(k->field[i], s, shown, sizeof shown);
+        view_knob_value(k->field[i], s, shown, sizeof shown);
         if (draw_width(shown) + KNOB_ARROWS_W > vw)
             vw = draw_width(shown) + KNOB_ARROWS_W;
     }
@@ -129,7 +136,7 @@ static void draw_knobs(const struct view_ctx *v, struct view_out *out)
         bool on = i == sel;
         char label[64], shown[96];
         knobs_label(f, label, sizeof label);
-        knob_value(f, s, shown, sizeof shown);
+        view_knob_value(f, s, shown, sizeof shown);
         if (on)
             draw_repeat(y, in.x, in.w, ROLE_KNOB_SEL, " ");
         enum theme_role role = on ? ROLE_KNOB_SEL : ROLE_TEXT;
@@ -465,12 +472,14 @@ void view_stage_draw(const struct view_ctx *v, struct view_out *out)
         /* Everything between the title and the caption or footer, but
          * the bottleneck line under it. */
         int bottom = v->lay->caption.h > 0 ? v->lay->caption.y : v->lay->footer.y;
-        int vrows = v->infer_mode || view_verdict_fits(v, v->lay->cols - 2) ? 1 : 2;
+        int vrows = v->infer_mode ? view_infer_verdict_rows(v, v->lay->cols - 2, 2)
+                    : view_verdict_fits(v, v->lay->cols - 2) ? 1
+                                                             : 2;
         draw_text_panel(v, out, (struct rect){1, 0, bottom - 1 - vrows, v->lay->cols});
         for (int k = 1; k <= vrows; k++)
             draw_repeat(bottom - k, 0, v->lay->cols, ROLE_TEXT, " ");
         if (v->infer_mode)
-            view_infer_verdict(v, bottom - 1, 1, v->lay->cols - 2);
+            view_infer_verdict(v, bottom - vrows, 1, v->lay->cols - 2, vrows);
         else
             view_draw_verdict(v, bottom - vrows, 1, v->lay->cols - 2, vrows, false);
         view_draw_footer(v, out, v->tour ? KEYCTX_TOUR : KEYCTX_STAGE);

@@ -23,6 +23,7 @@
 #include "sim.h"
 #include "stages.h"
 #include "stagetext.h"
+#include "theme.h"
 
 /* UI_MAX_PARAMS: scenario parameters the view keeps: the Lua host's limit,
  * so none is dropped; the panel scrolls and says "+N more" when they do not
@@ -157,6 +158,12 @@ double view_live_cores_busy(const struct view_ctx *v);
  * a hundredth of a core ("14", "1.3", "0.84", "0.08"; below that "<0.01",
  * and 0 as "0"), never the "0.00077" that two digits alone would give. */
 void view_fmt_cores(char *buf, size_t len, double cores);
+/* Draws the first of n wordings (longest first) that fits w columns, the
+ * last (clipped) when none does: a shorter wording drops words, never a
+ * figure's digits ("GPUs starved 54.6%", "starved 54.6%"). Returns the
+ * columns drawn. */
+int view_draw_fitting(int y, int x, int w, enum theme_role role, const char *const *wordings,
+                      size_t n);
 /* The newest n samples of a stage's busy share into out->series, by the
  * same rule; returns how many. */
 size_t view_stage_util_series(const struct view_ctx *v, struct view_out *out, int stage, size_t n);
@@ -218,6 +225,9 @@ const char *view_dp_traffic_label(const struct view_ctx *v, bool brief);
 /* Short display name of a catalog entry ("H100 SXM"). */
 const char *view_short_name(const char *name, char *buf, size_t len);
 
+/* A knob's value as the screen shows it, with its unit ("130 M bytes",
+ * "auto"), never an exponent; views/stage.c. */
+void view_knob_value(const struct field *f, const struct setup *s, char *shown, size_t len);
 /* Human label of a knob ("loader workers/device"), knobs.c. */
 void knobs_label(const struct field *f, char *buf, size_t len);
 
@@ -240,7 +250,22 @@ typedef void (*view_picture_fn)(const struct view_ctx *v, struct view_out *out, 
 void view_draw_box_pictures(const struct view_ctx *v, struct view_out *out,
                             view_picture_fn picture);
 void view_infer_live(const struct view_ctx *v, struct view_out *out);
-void view_infer_verdict(const struct view_ctx *v, int y, int x, int w);
+int view_infer_verdict(const struct view_ctx *v, int y, int x, int w, int rows);
+/* The rows (at most `rows`) the serving verdict takes in w columns. */
+int view_infer_verdict_rows(const struct view_ctx *v, int w, int rows);
+/* Text that does not fit in w columns is cut at its last space that
+ * leaves a head of at most w columns; the head's length in bytes (the
+ * whole text when it fits or has no such space). */
+size_t view_fitting_head(const char *text, int w);
+/* A verdict's reason in fewer words, level 0..VIEW_REASON_LEVELS-1: whole;
+ * its first clause (up to "; " or " ("); the verdict alone (up to ":").
+ * Whole words and figures only, so a narrow screen says less but cuts no
+ * figure. */
+enum { VIEW_REASON_LEVELS = 3 };
+void view_reason_brief(const char *reason, int level, char *buf, size_t len);
+/* The rows a text takes wrapped at words after a lead of lead_w columns
+ * in w columns (later rows indented three); past 8 when it never fits. */
+int view_wrapped_rows(const char *text, int lead_w, int w);
 
 /* chrome.c: the furniture around the views and the overlays. */
 void view_draw_title(const struct view_ctx *v, struct view_out *out, const char *where);

@@ -180,6 +180,10 @@ static void fmt_significant(char *b, size_t n, double v)
 {
     format_significant(b, n, v, 3);
 }
+static void fmt_short(char *b, size_t n, double v)
+{
+    format_short(b, n, v, 6);
+}
 static void fmt_machine(char *b, size_t n, double v)
 {
     output_format_number(b, n, v, 10);
@@ -194,6 +198,7 @@ static const struct {
     {"format_fixed", fmt_fixed, 24},    {"format_percent", format_percent, 24},
     {"format_usd", format_usd, 16},     {"output_format_number", fmt_machine, 25},
     {"format_clock", format_clock, 20}, {"format_significant", fmt_significant, 24},
+    {"format_short", fmt_short, 24},
 };
 
 static void test_formatters_never_print_nonsense(void **state)

@@ -165,6 +165,81 @@ static void test_significant(void **state)
     check_significant(3.0, 0, "3"); /* fewer than one digit: one */
 }
 
+static void check_short(double v, int digits, const char *want)
+{
+    char buf[64];
+    format_short(buf, sizeof buf, v, digits);
+    assert_string_equal(buf, want);
+}
+
+/* A value as someone would write it: no trailing zero, no exponent. */
+static void test_short(void **state)
+{
+    (void)state;
+    check_short(0.5, 6, "0.5");
+    check_short(0.3, 2, "0.3");
+    check_short(3.0, 6, "3");
+    check_short(100.0, 6, "100"); /* zeros before the point stay */
+    check_short(2097152.0, 6, "2097152");
+    check_short(3.0517578125e-05, 6, "0.000030518"); /* nine decimals at most */
+    check_short(1e-7, 6, "0.0000001");
+    check_short(-0.25, 6, "-0.25");
+    check_short(2.5e12, 6, "2.5 T"); /* the prefix stays, its zero goes */
+    check_short(3e12, 6, "3 T");
+    check_short(NAN, 6, "-");
+    check_short(1e-300, 6, "0");
+}
+
+/* One of a thing is singular, every other count plural; units stay. */
+static void test_noun(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(format_noun(1, "samples", buf, sizeof buf), "sample");
+    assert_string_equal(format_noun(2, "samples", buf, sizeof buf), "samples");
+    assert_string_equal(format_noun(0, "samples", buf, sizeof buf), "samples");
+    assert_string_equal(format_noun(1.5, "samples", buf, sizeof buf), "samples");
+    assert_string_equal(format_noun(1, "micro-batches", buf, sizeof buf), "micro-batch");
+    assert_string_equal(format_noun(1, "racks", buf, sizeof buf), "rack");
+    assert_string_equal(format_noun(1, "bytes", buf, sizeof buf), "byte");
+    assert_string_equal(format_noun(1, "boxes", buf, sizeof buf), "box");
+    assert_string_equal(format_noun(1, "devices", buf, sizeof buf), "device");
+    assert_string_equal(format_noun(1, "GB/s", buf, sizeof buf), "GB/s");
+    assert_string_equal(format_noun(1, "ms", buf, sizeof buf), "ms");
+    assert_string_equal(format_noun(1, "GPUs", buf, sizeof buf), "GPU");
+    assert_string_equal(format_noun(1, "tokens/s", buf, sizeof buf), "tokens/s");
+    assert_string_equal(format_noun(1, "class", buf, sizeof buf), "class");
+    assert_string_equal(format_noun(1, "samples", buf, 4), "sam"); /* truncated, terminated */
+}
+
+static void check_plain(const char *in, const char *want)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", in);
+    units_plain_numbers(buf, sizeof buf);
+    assert_string_equal(buf, want);
+}
+
+/* Numbers in e-notation in a script's or a message's text become digits;
+ * words, names and other numbers stay as written. */
+static void test_plain_numbers(void **state)
+{
+    (void)state;
+    check_plain("plot 0..2.097e+06 tokens/s", "plot 0..2097000 tokens/s");
+    check_plain("sample bytes 1.3e+08", "sample bytes 130000000");
+    check_plain("cores 2e-05/128 busy", "cores 0.00002/128 busy");
+    check_plain("(got 1E-9)", "(got 0.000000001)");
+    check_plain("3e12 FLOP", "3 T FLOP");
+    check_plain("no exponent 12.5 here", "no exponent 12.5 here");
+    check_plain("name h100e-5 v1e5x 3e x.y3e5",
+                "name h100e-5 v1e5x 3e x.y3e5"); /* in words: kept */
+    check_plain("-1.5e+03 W", "-1500 W");
+    check_plain("", "");
+    char small[8] = "1e-08";
+    units_plain_numbers(small, sizeof small);
+    assert_string_equal(small, "0.00000"); /* cut to its room, terminated */
+}
+
 /* A number nobody can know reads "-" in every formatter for people, with
  * its unit; machines get 0 (output_format_number). */
 static void test_unknown(void **state)
@@ -211,6 +286,9 @@ int main(void)
         cmocka_unit_test(test_clock_and_value),
         cmocka_unit_test(test_clock_wraps),
         cmocka_unit_test(test_significant),
+        cmocka_unit_test(test_short),
+        cmocka_unit_test(test_noun),
+        cmocka_unit_test(test_plain_numbers),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_table_scales),
     };

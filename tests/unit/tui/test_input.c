@@ -164,6 +164,134 @@ static void test_advance_budget(void **state)
     ui_free(u);
 }
 
+/* The overlay's text at 100x30 into screen_text (a terminal of its own). */
+static void draw_params_text(struct ui_param *params, int n, int sel, char *screen_text, size_t len)
+{
+    FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+    assert_true(out && in);
+    setenv("COLUMNS", "100", 1);
+    setenv("LINES", "30", 1);
+    SCREEN *scr = newterm("xterm-256color", out, in);
+    assert_non_null(scr);
+    set_term(scr);
+    glyphs_use(false);
+    struct layout lay;
+    layout_compute(100, 30, LAYOUT_OVERVIEW, true, &lay);
+    struct view_ctx v = {.lay = &lay, .params = params, .n_params = n, .param_sel = sel};
+    static struct view_out o;
+    static struct hit_map hits;
+    o.hits = &hits;
+    erase();
+    view_draw_params(&v, &o);
+    char row[256];
+    screen_text[0] = '\0';
+    for (int y = 0; y < 30; y++) {
+        mvinnstr(y, 0, row, 100);
+        if (strlen(screen_text) + strlen(row) + 2 < len) {
+            strcat(screen_text, row);
+            strcat(screen_text, "\n");
+        }
+    }
+    endwin();
+    delscreen(scr);
+    fclose(out);
+    fclose(in);
+}
+
+/* A digit, then e+ or e- and a digit: a number in scientific notation. */
+static const char *exponent_in(const char *text)
+{
+    for (const char *p = text; p[0] && p[1] && p[2] && p[3]; p++)
+        if (p[0] >= '0' && p[0] <= '9' && (p[1] == 'e' || p[1] == 'E') &&
+            (p[2] == '+' || p[2] == '-') && p[3] >= '0' && p[3] <= '9')
+            return p;
+    return NULL;
+}
+
+/* Right on a number parameter doubles it past a million (and on past the
+ * billions), Left halves it back; a default the script wrote as "1e-05"
+ * or "60200000.0": the overlay shows each in digits, never "3.1e+06", and
+ * the text the script receives comes back to where it began. */
+static void test_param_numbers_read(void **state)
+{
+    (void)state;
+    struct ui *u = open_default();
+    u->playing = true;
+    u->n_params = 3;
+    snprintf(u->params[0].name, sizeof u->params[0].name, "nodes");
+    snprintf(u->params[0].type, sizeof u->params[0].type, "number");
+    snprintf(u->params[0].value, sizeof u->params[0].value, "3");
+    snprintf(u->params[1].name, sizeof u->params[1].name, "tiny");
+    snprintf(u->params[1].type, sizeof u->params[1].type, "number");
+    snprintf(u->params[1].value, sizeof u->params[1].value, "1.5e-05");
+    snprintf(u->params[2].name, sizeof u->params[2].name, "params");
+    snprintf(u->params[2].type, sizeof u->params[2].type, "number");
+    snprintf(u->params[2].value, sizeof u->params[2].value, "60200000.0");
+    static char text[30 * 256];
+    const char *want[] = {"3145728", "6291456", "3.22 G", "6.6 T"};
+    const int presses[] = {20, 1, 9, 11};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        for (int i = 0; i < presses[k]; i++)
+            assert_true(input_action(u, ACT_PARAM_CHANGE, +1));
+        draw_params_text(u->params, u->n_params, 0, text, sizeof text);
+        if (exponent_in(text) || !strstr(text, want[k]))
+            fail_msg("after doubling 3: '%s' shows, want '%s' and no exponent:\n%s",
+                     u->params[0].value, want[k], text);
+    }
+    for (int i = 0; i < 41; i++)
+        input_action(u, ACT_PARAM_CHANGE, -1);
+    assert_string_equal(u->params[0].value, "3"); /* every digit kept */
+    draw_params_text(u->params, u->n_params, 0, text, sizeof text);
+    assert_null(exponent_in(text));
+    assert_non_null(strstr(text, "0.000015"));
+    assert_non_null(strstr(text, "60200000 "));
+    /* A small one (below the shares' 0.05) halves on below 1e-4. */
+    input_action(u, ACT_PARAM_SEL, +1);
+    for (int i = 0; i < 4; i++)
+        input_action(u, ACT_PARAM_CHANGE, -1);
+    draw_params_text(u->params, u->n_params, 1, text, sizeof text);
+    if (exponent_in(text) || !strstr(text, "0.000000938"))
+        fail_msg("1.5e-05 halved 4 times ('%s'):\n%s", u->params[1].value, text);
+    ui_free(u);
+}
+
+/* A knob's value and its unit agree in number: "1 sample", "2 samples"
+ * (issue 22), and the knob's status line says the same. */
+static void test_knob_value_singular(void **state)
+{
+    (void)state;
+    struct ui *u = open_default();
+    const struct field *f = fields_find(setup_fields(), "training.micro_batch");
+    assert_non_null(f);
+    struct setup s = *ui_setup(u);
+    char shown[96];
+    s.training.micro_batch = 1;
+    view_knob_value(f, &s, shown, sizeof shown);
+    assert_string_equal(shown, "1 sample");
+    s.training.micro_batch = 2;
+    view_knob_value(f, &s, shown, sizeof shown);
+    assert_string_equal(shown, "2 samples");
+    ui_free(u);
+}
+
+/* What a script prints, the caption and a message in the status line
+ * reach the screen without e-notation (issue 22): "0..2.097e+06" from a
+ * story's table, "%g" in an engine message. */
+static void test_text_in_digits(void **state)
+{
+    (void)state;
+    struct ui *u = open_default();
+    const char *said = "plot 0..2.097e+06 tokens/s, share 1.234e-04";
+    ui_transcript_add(u, said, strlen(said), true);
+    assert_string_equal(u->transcript[u->transcript_count - 1].text,
+                        "plot 0..2097000 tokens/s, share 0.0001234");
+    ui_set_status(u, "%g is too small (above %g)", 1e-300, 1e-9);
+    assert_string_equal(u->status, "0 is too small (above 0.000000001)");
+    ui_set_caption(u, "a step of 3.5e+03 s");
+    assert_string_equal(u->caption, "a step of 3500 s");
+    ui_free(u);
+}
+
 /* More parameters than the overlay has rows: the selected one shows and the
  * rest are counted, never dropped without a word. */
 static void test_params_overflow(void **state)
@@ -216,6 +344,9 @@ int main(void)
         cmocka_unit_test(test_every_bound_action_acts),
         cmocka_unit_test(test_advance_budget),
         cmocka_unit_test(test_params_overflow),
+        cmocka_unit_test(test_param_numbers_read),
+        cmocka_unit_test(test_knob_value_singular),
+        cmocka_unit_test(test_text_in_digits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
