@@ -98,6 +98,8 @@ def lum(c):
     def f(x):
         x /= 255; return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2])
+import functools
+@functools.lru_cache(maxsize=None)
 def ratio(a, b):
     la, lb = lum(a), lum(b)
     return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
@@ -109,10 +111,12 @@ def cells(text):
     fg = bg = None; rev = False
     for row, line in enumerate(text.split("\n")):
         col = 0
-        for m in re.finditer(r"\x1b\[([0-9;]*)m|\x1b\][^\x07]*\x07|([^\x1b])", line):
+        for m in re.finditer(r"\x1b\[([0-9;]*)m|\x1b\][^\x07]*\x07|([^\x1b]+)", line):
             if m.group(2) is not None:
-                yield row, col, m.group(2), fg, bg, rev
-                col += 1
+                # a run of text: one cell a character, all in the same colours
+                for ch in m.group(2):
+                    yield row, col, ch, fg, bg, rev
+                    col += 1
                 continue
             if m.group(1) is None:
                 continue
@@ -149,9 +153,12 @@ def report(ok, name, why):
         print("FAIL %s: %s" % (name, why))
         fails += 1
 screens = {}
+digit_cells = {}  # per screen, its digits' cells (read once for both papers)
 for path in sys.argv[1:]:
     text = open(path, encoding="utf-8").read()
-    screens[os.path.basename(path)[:-5]] = (text, re.sub(r"\x1b\[[0-9;]*m|\x1b\][^\x07]*\x07", "", text))
+    name = os.path.basename(path)[:-5]
+    screens[name] = (text, re.sub(r"\x1b\[[0-9;]*m|\x1b\][^\x07]*\x07", "", text))
+    digit_cells[name] = [c for c in cells(text) if c[2].isdigit()]
 sizes = sorted({k.split("-")[0] for k in screens})
 # contrast, per size and paper over every screen
 for size in sizes:
@@ -160,9 +167,7 @@ for size in sizes:
         for name, (text, _) in sorted(screens.items()):
             if not name.startswith(size + "-"):
                 continue
-            for row, col, ch, fg, bg, rev in cells(text):
-                if not ch.isdigit():
-                    continue
+            for row, col, ch, fg, bg, rev in digit_cells[name]:
                 f, b = fg or ink, bg or paper
                 if rev:
                     f, b = b, f
