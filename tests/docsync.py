@@ -42,14 +42,50 @@ def mlviz(binary, words):
     return r.stdout.rstrip("\n").split("\n"), None
 
 
+# What a validation program reads besides itself: the catalog and model
+# files, the presets and scenarios, the published runs' setups.
+TABLE_INPUTS = ("assets", "scenarios", "tests/validation/setups")
+
+
+def table_key(program, name):
+    """A hash of everything a validation program's table follows from: the
+    program's bytes, every file under TABLE_INPUTS (names and contents) and
+    MLVIZ_DATA. The same key means the same table."""
+    import hashlib
+    h = hashlib.sha256()
+    h.update(("%s\0%s\0" % (name, os.environ.get("MLVIZ_DATA", ""))).encode())
+    h.update(open(program, "rb").read())
+    for top in TABLE_INPUTS:
+        for folder, dirs, names in sorted(os.walk(top)):
+            dirs.sort()
+            for f in sorted(names):
+                path = os.path.join(folder, f)
+                h.update(path.encode() + b"\0")
+                h.update(open(path, "rb").read())
+    return h.hexdigest()[:32]
+
+
 def validation_table(build, name):
+    """The program's table. The table of test_plan_table takes 2 s of CPU
+    (every published run searched), the same search its cmocka run makes in
+    the same `make test`: a table once made is kept in $BUILD/docsync-tables/
+    under table_key, so an unchanged program on unchanged inputs is not run
+    again. Only the program's output is kept; each check still compares the
+    document with it."""
     program = os.path.join(build, "tests", "validation", name)
     if not os.access(program, os.X_OK):
         return None, ("no %s (build the test programs: make WERROR=1 BUILD=%s BIN=%s/mlviz test-build)"
                       % (program, build, build))
+    cache = os.path.join(build, "docsync-tables", "%s-%s" % (name.replace("/", "_"), table_key(program, name)))
+    if os.path.isfile(cache):
+        return open(cache, encoding="utf-8").read().rstrip("\n").split("\n"), None
     r = subprocess.run([program, "--table"], capture_output=True, text=True)
     if r.returncode != 0:
         return None, "%s --table exited %d: %s" % (program, r.returncode, r.stderr.strip()[:300])
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    with open(cache + ".tmp", "w", encoding="utf-8") as f:
+        f.write(r.stdout)
+    os.replace(cache + ".tmp", cache)
     return r.stdout.rstrip("\n").split("\n"), None
 
 

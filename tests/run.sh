@@ -20,7 +20,8 @@ export MLVIZ_BIN BUILD
 if [ "$1" = --one ]; then
     n=$2 kind=$3 path=$4
     log=$RUN_DIR/$n.log
-    start=$(date +%s.%N)
+    timed=${MLVIZ_TEST_TIMES:-0}
+    [ "$timed" = 1 ] && start=$(date +%s.%N)
     # The tmux suites' servers are daemons outside this process tree; with
     # MLVIZ_TEST_TIMES=1 tests/e2e/tmux-lib writes their CPU time here.
     [ "${MLVIZ_TEST_TIMES:-0}" = 1 ] && MLVIZ_TMUX_CPU=$RUN_DIR/$n.tmux && export MLVIZ_TMUX_CPU
@@ -43,19 +44,25 @@ if [ "$1" = --one ]; then
     *) sh "$path" >"$log" 2>&1 ;;
     esac
     rc=$?
-    # wall start and end, then the CPU time of the suite's processes
-    # (`times`, children: user and system; not the tmux servers' programs)
-    times >"$RUN_DIR/$n.cpu"
-    case $kind in shard*) path="$path[${kind#shard}]" ;; esac
-    tmux_s=0
-    [ -f "$RUN_DIR/$n.tmux" ] && tmux_s=$(awk '{ t += $1 } END { print t + 0 }' "$RUN_DIR/$n.tmux")
-    echo "$start $(date +%s.%N) $path $(tail -n 1 "$RUN_DIR/$n.cpu") $tmux_s" >"$RUN_DIR/$n.time"
+    # MLVIZ_TEST_TIMES=1: wall start and end, then the CPU time of the
+    # suite's processes (`times`, children: user and system; not the tmux
+    # servers' programs), then the tmux servers'
+    if [ "$timed" = 1 ]; then
+        times >"$RUN_DIR/$n.cpu"
+        case $kind in shard*) path="$path[${kind#shard}]" ;; esac
+        tmux_s=0
+        [ -f "$RUN_DIR/$n.tmux" ] && tmux_s=$(awk '{ t += $1 } END { print t + 0 }' "$RUN_DIR/$n.tmux")
+        echo "$start $(date +%s.%N) $path $(tail -n 1 "$RUN_DIR/$n.cpu") $tmux_s" >"$RUN_DIR/$n.time"
+    fi
     echo $rc >"$RUN_DIR/$n.rc.tmp" && mv "$RUN_DIR/$n.rc.tmp" "$RUN_DIR/$n.rc"
+    # Wakes the results loop below (a line per suite that ended).
+    echo "$n" >"$RUN_DIR/ended"
     exit 0
 fi
 
 RUN_DIR=$(mktemp -d)
 export RUN_DIR
+mkfifo "$RUN_DIR/ended"
 trap 'rm -rf "$RUN_DIR"' EXIT
 # Ctrl-C or a TERM stops every suite still running (they run in the
 # background, where a shell ignores Ctrl-C), then this script.
@@ -65,11 +72,15 @@ failed=0
 
 # python3 by its real path: a version manager's shim (pyenv: a bash script
 # that runs a dozen programs to pick the version) costs more CPU than most
-# of the scripts the suites give it, and the suites start python3 hundreds
-# of times. The same interpreter, found once, first on the suites' PATH.
-if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+# of the scripts the suites give it, and the suites start python3 over a
+# hundred times. The same interpreter, found once, first on the suites'
+# PATH, and with -S: no site module. The scripts use the standard library
+# only, and site's start-up hooks (.pth files: one here imports certifi)
+# took 24 of the 42 ms each start costs, more than most scripts' own work.
+if py=$(python3 -S -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
     mkdir -p "$RUN_DIR/bin"
-    ln -s "$py" "$RUN_DIR/bin/python3"
+    printf '#!/bin/sh\nexec "%s" -S "$@"\n' "$py" >"$RUN_DIR/bin/python3"
+    chmod +x "$RUN_DIR/bin/python3"
     PATH=$RUN_DIR/bin:$PATH
     export PATH
 fi
@@ -109,12 +120,18 @@ done
 # (each runs every Nth of its independent cases; tests/e2e/tmux-lib).
 # MLVIZ_TEST_HEADLESS=1 leaves out the tmux suites (tests/e2e/) and the fuzz
 # replay (make asan in CI: .ci/run); MLVIZ_TEST_SKIP lists suites to leave out.
+# (the headers of all, read by one awk: "PATH N" for each that says so)
+sharded=$(awk 'FNR == 1 { done = 0 } !done && FNR <= 20 && /^# shards: [1-9][0-9]*$/ { print FILENAME, $3; done = 1 }' \
+    tests/cli/*.sh tests/lua/*.sh tests/e2e/*.sh 2>/dev/null)
+NL='
+'
 for s in tests/cli/*.sh tests/lua/*.sh tests/e2e/*.sh tests/fuzz/run.sh; do
     [ -f "$s" ] || continue
     [ "${VALGRIND:-0}" = 1 ] || [ "${MLVIZ_TEST_HEADLESS:-0}" = 1 ] &&
         case "$s" in tests/e2e/*|tests/fuzz/*) continue ;; esac
     case " ${MLVIZ_TEST_SKIP:-} " in *" $s "*) continue ;; esac
-    shards=$(sed -n '1,20s/^# shards: \([1-9][0-9]*\)$/\1/p' "$s" | head -n 1)
+    shards=1
+    case "$NL$sharded$NL" in *"$NL$s "*) shards=$NL$sharded$NL shards=${shards#*"$NL$s "} shards=${shards%%"$NL"*} ;; esac
     if [ "${shards:-1}" -gt 1 ]; then
         k=1
         while [ $k -le "$shards" ]; do
@@ -146,16 +163,28 @@ SLOW="tests/e2e/tour_try.sh tests/e2e/steady.sh tests/e2e/footer.sh tests/cli/pl
       tests/cli/sim.sh tests/lua/limits.sh tests/fuzz/run.sh tests/e2e/netpic.sh
       tests/e2e/infer.sh tests/e2e/strips.sh tests/lua/run.sh tests/cli/commands.sh"
 {
-    for s in $SLOW; do awk -v p="$s" '$3 == p' "$list"; done
-    awk -v slow=" $(echo $SLOW) " 'index(slow, " " $3 " ") == 0' "$list"
+    # (one awk: the slow ones in SLOW's order, then the rest in list order)
+    awk -v slow=" $(echo $SLOW) " '
+        { line[NR] = $0; p = " " $3 " "; i = index(slow, p)
+          if (i) at[i] = at[i] (at[i] == "" ? "" : "\n") $0; else rest[++nr] = $0 }
+        END { n = split(slow, name, " "); pos = 1
+              for (k = 1; k <= n; k++) { i = index(slow, " " name[k] " ")
+                                         if (i in at) { print at[i]; delete at[i] } }
+              for (k = 1; k <= nr; k++) print rest[k] }' "$list"
 } | (
     if [ -n "${SHELL_BIN:-}" ]; then
         MLVIZ_BIN=$SHELL_BIN MLVIZ_TEST_TIME_FACTOR=$SHELL_FACTOR
         export MLVIZ_BIN MLVIZ_TEST_TIME_FACTOR
     fi
     xargs -L 1 -P "${MLVIZ_TEST_JOBS:-6}" sh "$0" --one
+    echo end >"$RUN_DIR/ended"
 ) &
 runner=$!
+# Each suite that ends writes a line to this FIFO (and the runner "end" when
+# all have): the loop below blocks on it instead of polling the files (a
+# sleep every quarter second was some 250 processes a run). Held open for
+# reading and writing here, so a writer never blocks and a read never ends.
+exec 3<>"$RUN_DIR/ended"
 
 # ---- results, in list order as each suite ends ------------------------------
 count_cmocka() {
@@ -163,10 +192,11 @@ count_cmocka() {
     f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$1" | tail -n 1)
     p=${p:-0} f=${f:-0}
 }
+all_ended=0
 while read -r i kind path; do
-    while [ ! -f "$RUN_DIR/$i.rc" ]; do
-        kill -0 $runner 2>/dev/null || [ -f "$RUN_DIR/$i.rc" ] || break
-        sleep 0.25
+    while [ ! -f "$RUN_DIR/$i.rc" ] && [ $all_ended = 0 ]; do
+        read -r ended <&3 || break
+        [ "$ended" = end ] && all_ended=1
     done
     log=$RUN_DIR/$i.log
     rc=$(cat "$RUN_DIR/$i.rc" 2>/dev/null || echo "none")
@@ -188,8 +218,8 @@ while read -r i kind path; do
         fi ;;
     shell|shard*)
         [ "$kind" = shell ] || path="$path [${kind#shard}]"
-        p=$(grep -c '^PASS ' "$log")
-        f=$(grep -c '^FAIL ' "$log")
+        pf=$(awk '/^PASS / { p++ } /^FAIL / { f++ } END { print p + 0, f + 0 }' "$log")
+        p=${pf% *} f=${pf#* }
         passed=$((passed + p))
         failed=$((failed + f))
         if [ "$f" -gt 0 ] || [ "$rc" != 0 ]; then

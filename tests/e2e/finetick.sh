@@ -11,6 +11,7 @@
 # it. Without the bound q waits for the whole slice (tens of seconds). A
 # loaded machine can delay one exit past the second: a slow measurement is
 # taken again once, and only two slow ones fail.
+TL_RECORD=1 # the terminal modes before and after, the end time (tmux-lib: start)
 . "$(dirname "$0")/tmux-lib"
 
 # The first play writes a marker and reaches pauses 1 and 2 at once; b at

@@ -8,8 +8,9 @@
 
 # footer SESSION: the footer (the last row).
 footer() { screen "$1" | tail -1; }
-# labels SESSION: the footer's key labels, one a line ("1-5", "Esc", "?").
-labels() { footer "$1" | sed 's/^ *//; s/   */\n/g' | cut -d' ' -f1 | grep .; }
+# labels_of FOOTER: the footer's key labels, one a line ("1-5", "Esc", "?").
+labels_of() { printf '%s\n' "$1" | awk '{ sub(/^ */, ""); n = split($0, f, /   */)
+    for (i = 1; i <= n; i++) { split(f[i], w, " "); if (w[1] != "") print w[1] } }'; }
 # inked SESSION: the screen with its colours (a selection may be only that).
 inked() { $TM capture-pane -e -p -t "$1"; }
 NL='
@@ -62,9 +63,15 @@ undo() {
 press_all() {
     s=$1 size=$2 ctx=$3
     home=$(footer "$s")
-    shown=$(labels "$s" | tr '\n' ' ')
+    all=$(labels_of "$home")
+    shown=$(echo $all)
+    # every label but q and Esc, then Esc
+    order="" esc=""
+    for label in $all; do
+        case $label in q) ;; Esc) esc=Esc ;; *) order="$order $label" ;; esac
+    done
     bad=""
-    for label in $(labels "$s" | grep -vx q | grep -vx Esc) $(labels "$s" | grep -x Esc); do
+    for label in $order $esc; do
         [ "$ctx:$label" = tour:b ] && { keys "$s" n; back "$s" "$home"; sleep 0.2; }
         # r resets the run: step it once first, so there is something to reset.
         [ "$label" = r ] && { keys "$s" .; sleep 0.3; }
@@ -77,8 +84,8 @@ press_all() {
             if [ "$k" = overview ]; then
                 wait_for "$s" "Enter open" 100
             else
-                keys "$s" "$k"
-                sleep 0.1
+                # (the wait in the server: one tmux client, no sleep)
+                keys "$s" "$k" \; run-shell -d 0.1
             fi
         done
         [ "$ctx:$label" = plan:Enter ] || [ "$ctx:$label" = plan:Esc ] &&

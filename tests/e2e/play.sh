@@ -2,6 +2,7 @@
 # End-to-end tests of `mlviz play`: scenarios played in the interactive view
 # through tmux, as a presenter would (narration on screen, space to go on,
 # q to quit). Prints "PASS name" or "FAIL name: why" per check.
+TL_RECORD=1 # the terminal modes before and after, the end time (tmux-lib: start)
 . "$(dirname "$0")/tmux-lib"
 
 # play_through SESSION: answer every pause() with n until the scenario says

@@ -15,7 +15,7 @@ ln -s ../outside.yaml "$W/mlviz-setup-3.yaml"
 ln -s ../nothing.yaml "$W/mlviz-setup-4.yaml"
 ln -s .. "$W/mlviz-setup-5.yaml"
 $TM new-session -d -s wr -x 100 -y 30 -c "$W" \
-    "env TERM=xterm-256color MLVIZ_DATA='$MLVIZ_DATA' '$BIN' -c default; echo \$? > '$T/wr.rc'; sleep 30"
+    "env TERM=xterm-256color MLVIZ_DATA='$MLVIZ_DATA' '$BIN' -c default; echo \$? > '$T/wr.rc'; sleep 30" \; set -s exit-empty off # (tmux-lib's start)
 wait_for wr "BOTTLENECK" 60
 keys wr 3
 wait_title wr "3 ACCELERATORS"

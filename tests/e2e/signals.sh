@@ -5,6 +5,7 @@
 # exits with the signal's status (128 + its number). Also: no terminal
 # capable of cursor addressing (TERM=dumb, TERM unset) gets mlviz's own
 # message and status 2. Prints "PASS name" or "FAIL name: why" per check.
+TL_RECORD=1 # the terminal modes before and after, the end time (tmux-lib: start)
 . "$(dirname "$0")/tmux-lib"
 
 # signum NAME: the number of SIGNAME on this system (asked of Python once).

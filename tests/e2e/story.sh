@@ -107,21 +107,40 @@ marked_ok() {
 # session is resized in place (tmux resize-window), so one play of a story
 # serves all three.
 SIZES="100x30 80x24 200x60"
-# resize SESSION COLSxROWS: resize the session and poll until mlviz has drawn
-# the screen anew at that size (as many rows, the title ends "help" and the
-# last row is the footer: a stale screen that tmux cut or padded has its old
-# title cut or no footer at the bottom). One capture and one awk a poll.
+# resize SESSION COLSxROWS: resize the session and read it until mlviz has
+# drawn the screen anew at that size (the pane has as many rows, the title
+# ends "help" and the last row is the footer: a stale screen that tmux cut or
+# padded has its old title cut or no footer at the bottom); the screen is
+# then in $SCREEN. tmux applies a resize at once, but one that follows
+# another within 250 ms only when those 250 ms are over (its pane resize
+# timer): the first read is 50 ms after the resize, the second 250 ms after
+# that, then every 0.1 s; each waits in the server (run-shell -d, as
+# poll_until; the resize is in the first read's client). Each read prints the pane's height, the screen and "END" (the rows at the
+# bottom of the screen kept, empty or not: a command substitution would drop
+# empty ones).
+resize_read() {
+    rs_s=$1
+    shift
+    rs_out=$($TM "$@" \; display -p -t "$rs_s" '#{pane_height}' \; \
+        capture-pane -p -t "$rs_s" \; display -p END 2>/dev/null)
+}
+resize_done() {
+    [ "${rs_out%%"$NL"*}" = "$1" ] || return 1
+    SCREEN=${rs_out#*"$NL"}
+    SCREEN=${SCREEN%"$NL"END}
+    case ${SCREEN%%"$NL"*} in *help) ;; *) return 1 ;; esac
+    case ${SCREEN##*"$NL"} in *"q quit"*) return 0 ;; esac
+    return 1
+}
 resize() {
-    $TM resize-window -t "$1" -x "${2%x*}" -y "${2#*x}"
+    tries 30
+    resize_read "$1" resize-window -t "$1" -x "${2%x*}" -y "${2#*x}" \; run-shell -d 0.05
     i=0
-    while [ $i -lt 60 ]; do
-        $TM capture-pane -p -t "$1" | awk -v rows="${2#*x}" '
-            NR == 1 { t = $0 } { last = $0 }
-            END { exit !(NR == rows && t ~ /help$/ && last ~ /q quit/) }' && return 0
-        sleep 0.05
+    until resize_done "${2#*x}"; do
+        [ $i -lt "$tl_n" ] || return 1
+        [ $i = 0 ] && resize_read "$1" run-shell -d 0.25 || resize_read "$1" run-shell -d 0.1
         i=$((i + 1))
     done
-    return 1
 }
 
 # CHECK: an awk program that reads one capture and prints what is wrong with
@@ -212,21 +231,26 @@ in_shard 0 && {
 # first) the CHECK of one capture (TITLE empty: no title check; STAGE empty:
 # none; ENDTITLE: the title at a story's end begins as it does);
 # appends to why_SIZE, sets ok_SIZE=0 on a failure.
+# The screen last checked stays in $SCREEN (the story waits at the pause).
 check_sizes() {
-    for sz in $cur $(echo "$SIZES" | sed "s/$cur//"); do
+    order=$cur
+    for sz in $SIZES; do [ "$sz" = "$cur" ] || order="$order $sz"; done
+    for sz in $order; do
         if [ "$sz" != "$cur" ]; then
             resize "$1" "$sz" || { eval "ok_$sz=0; why_$sz=\"\$why_$sz no redraw at $sz\""; continue; }
             cur=$sz
+        else
+            SCREEN=$(screen "$1")
         fi
-        w=$($TM capture-pane -p -t "$1" | awk -v title="$2" -v stage="$3" -v endtitle="$4" "$CHECK")
+        w=$(printf '%s\n' "$SCREEN" | awk -v title="$2" -v stage="$3" -v endtitle="$4" "$CHECK")
         [ -n "$w" ] && eval "ok_$sz=0; why_$sz=\"\$why_$sz pause $k: \$w\""
     done
 }
 
 # next_pause SESSION: press Space and wait until the story moved on (the
-# prompt went, or the caption rows above it changed).
+# prompt went, or the caption rows above it changed); the screen at the
+# pause is the one check_sizes read last, in $SCREEN.
 next_pause() {
-    SCREEN=$(screen "$1")
     pause_sig
     sig0=$sig
     keys "$1" Space
@@ -265,25 +289,29 @@ play_unlisted() {
 # The shards share the work by its size: each scenario (its pauses, 5 for
 # one not listed) goes to the shard with the least so far, counting the
 # checks below (b goes back: shard 2 of 3, the narration scrolls: shard 3).
-for f in "$MLVIZ_DATA"/scenarios/*.lua; do
-    scen=$(basename "$f" .lua)
-    echo "$scen $(echo "$EXPECT" | grep "^$scen|" | tr -cd '|' | wc -c)"
-done | sort -k2,2nr -k1,1 | awk -v n="${TEST_SHARDS:-1}" '
+# One awk reads the list: each scenario's name, its weight (the '|' in its
+# EXPECT line), its session name (tmux: letters, digits, '_'), and whether
+# it runs a simulation (sim:run: then it plays at full speed; the others at
+# the speed mlviz picks, where the view's own simulation at a pause costs
+# next to no CPU, at x86400 it takes its whole budget); then its shard.
+printf '%s\n' "$MLVIZ_DATA"/scenarios/*.lua | EXPECT_LINES=$EXPECT awk '
+    BEGIN { n = split(ENVIRON["EXPECT_LINES"], l, "\n")
+            for (i = 1; i <= n; i++) { s = l[i]; sub(/\|.*/, "", s); w[s] = gsub(/\|/, "|", l[i]) } }
+    { s = $0; sub(/.*\//, "", s); sub(/\.lua$/, "", s)
+            sess = s; gsub(/[^a-z0-9]/, "_", sess)
+            fast = 0; while ((getline line < $0) > 0) if (index(line, "sim:run")) fast = 1
+            close($0); print s, (s in w) ? w[s] : 0, sess, fast }' |
+    sort -k2,2nr -k1,1 | awk -v n="${TEST_SHARDS:-1}" '
     BEGIN { for (i = 0; i < n; i++) load[i] = 0; if (n > 1) load[1] = 12; if (n > 2) load[2] = 3 }
     { w = $2 > 0 ? $2 : 10; best = 0
       for (i = 1; i < n; i++) if (load[i] < load[best]) best = i
-      load[best] += w; print $1, best }' >"$T/shards"
-for f in "$MLVIZ_DATA"/scenarios/*.lua; do
-    scen=$(basename "$f" .lua)
-    in_shard "$(awk -v s="$scen" '$1 == s { print $2 }' "$T/shards")" || continue
-    rest=$(echo "$EXPECT" | sed -n "s/^$scen|//p")
-    sess=$(echo "$scen" | tr -c 'a-z0-9\n' '_')
+      load[best] += w; print $1, $3, $4, best }' | sort -k1,1 >"$T/shards"
+while read -r scen sess fast shard <&4; do
+    in_shard "$shard" || continue
+    rest=""
+    case "$NL$EXPECT" in *"$NL$scen|"*) rest=$NL$EXPECT rest=${rest#*"$NL$scen|"} rest=${rest%%"$NL"*} ;; esac
     cur=100x30
-    # A story that runs a simulation (sim:run) plays it out at full speed;
-    # the others at the speed mlviz picks: the view's own simulation at a
-    # pause then costs next to no CPU (at x86400 it takes its whole budget).
-    fast=""
-    grep -q "sim:run" "$f" && fast="--speed 86400"
+    [ "$fast" = 1 ] && fast="--speed 86400" || fast=""
     start "$sess" 100 30 -- play "$scen" $fast
     for sz in $SIZES; do eval "ok_$sz=1; why_$sz=''"; done
     k=0
@@ -323,17 +351,18 @@ for f in "$MLVIZ_DATA"/scenarios/*.lua; do
         [ "$ok" = 1 ] && pass "$name" || fail "$name" "$why"
     done
     keys "$sess" q
-done
+done 4<"$T/shards"
 
 # --- b goes back a pause; the end offers restart; stdout after quitting -------------
 if in_shard 1; then
 start back 100 30 -- play data-starvation
 # Space through the cases to the last pause.
 k=0
-while [ $k -lt 8 ] && at_pause back "ResNet-152 on 8 x H100" &&
-    ! screen back | head -1 | grep -qF "8 x H100, fed"; do
-    keys back Space
-    sleep 0.3
+# (Space and then a wait until the story moved on, not a fixed sleep: on a
+# loaded machine a pause could still show after 0.3 s and take a second Space.)
+while [ $k -lt 8 ] && at_pause back "ResNet-152 on 8 x H100"; do
+    case ${SCREEN%%"$NL"*} in *"8 x H100, fed"*) break ;; esac
+    next_pause back
     k=$((k + 1))
 done
 if at_pause back "8 x H100, fed"; then

@@ -3,6 +3,7 @@
 # pane as a person would and read the screen back with capture-pane.
 # Prints "PASS name" or "FAIL name: why" per check; exits 1 if any failed.
 # Run from the repository root; MLVIZ_BIN defaults to ./mlviz.
+TL_RECORD=1 # the terminal modes before and after, the end time (tmux-lib: start)
 . "$(dirname "$0")/tmux-lib"
 
 # --- overview: five stages, numbers that move ---------------------------------

@@ -47,24 +47,25 @@
 . "$(dirname "$0")/tmux-lib"
 SRC=${MLVIZ_DATA:-$(pwd)}
 
-# letters SESSION: the screen's words (ASCII letter runs, one space between
-# them): what the check reads, without the figures and glyphs that move.
-letters() { printf '%s\n' "$1" | sed 's/[^A-Za-z][^A-Za-z]*/ /g'; }
 # capture SESSION NAME: write the screen to $T/NAME.txt once its words have
 # stopped changing (the same in two captures 0.1 s apart: the redraw after
-# the last key is complete), at most 2 s.
+# the last key is complete), at most 20 tries. One tmux client reads both
+# captures (the second after a wait in the server), and one awk compares
+# their words (ASCII letter runs, one space between them: what the check
+# reads, without the figures and glyphs that move) and writes the second.
+SEP=WORDCUTCAPTURESEPARATOR
 capture() {
-    raw=$(screen "$1")
-    prev=$(letters "$raw")
     i=0
-    while [ $i -lt 20 ]; do
-        raw=$(screen_after 100 "$1")
-        now=$(letters "$raw")
-        [ "$now" = "$prev" ] && break
-        prev=$now
+    while :; do
+        $TM capture-pane -p -t "$1" \; display -p $SEP \; run-shell -d 0.1 \; \
+            capture-pane -p -t "$1" 2>/dev/null | awk -v sep=$SEP -v out="$T/$2.txt" '
+            $0 == sep { second = 1; next }
+            { w = $0; gsub(/[^A-Za-z]+/, " ", w)
+              if (second) { b[++nb] = w; print > out } else a[++na] = w }
+            END { if (!nb) printf "" > out; if (na != nb) exit 1; for (k = 1; k <= na; k++) if (a[k] != b[k]) exit 1 }' && break
         i=$((i + 1))
+        [ $i -lt 20 ] || break
     done
-    printf '%s\n' "$raw" > "$T/$2.txt"
     [ -n "$WORDCUT_KEEP" ] && mkdir -p "$WORDCUT_KEEP" && cp "$T/$2.txt" "$WORDCUT_KEEP/"
 }
 # wait_explain SESSION: poll until the explanation fills the screen (its

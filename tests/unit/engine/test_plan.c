@@ -479,7 +479,9 @@ static void test_bound_safe(void **state)
     char err[256];
     for (int space_no = 0; space_no < 3; space_no++) {
         uint64_t cut = 0;
-        for (int k = 0; k < 4; k++) {
+        /* Space 1 keeps the default objective: one run (four runs were the
+         * same search four times). */
+        for (int k = 0; k < (space_no == 1 ? 1 : 4); k++) {
             struct setup s;
             struct plan_spec spec;
             plan_spec_init(&spec);
