@@ -206,6 +206,10 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double gemms
         lt->tp_comm = comm - lt->tp_hidden;
         lt->tp_hidden_b = mind(hidden, gemms_b / 4.0);
         lt->tp_comm_b = comm - lt->tp_hidden_b;
+        /* What hides beyond the GEMMs' own quarter hides beside the host
+         * wait: the SMs idle there, and nothing slows (model_stage.c). */
+        lt->tp_idle_f = maxd(0.0, lt->tp_hidden - (gemms - lt->host_f) / 4.0);
+        lt->tp_idle_b = maxd(0.0, lt->tp_hidden_b - (gemms_b - lt->host_b) / 4.0);
     }
     if (c->cp > 1) {
         /* Ring attention overlaps each block's K/V transfer with the
@@ -217,6 +221,9 @@ static void layer_comm(const struct ctx *c, double M, double gemms, double gemms
         lt->cp_bwd = maxd(0.0, 2.0 * ring - attn_bwd);
         lt->cp_hidden_f = mind(ring, attn);
         lt->cp_hidden_b = mind(2.0 * ring, attn_bwd);
+        /* and what hides beyond the attention, beside the host wait */
+        lt->cp_idle_f = maxd(0.0, lt->cp_hidden_f - (attn - lt->host_f));
+        lt->cp_idle_b = maxd(0.0, lt->cp_hidden_b - (attn_bwd - lt->host_b));
     }
 }
 

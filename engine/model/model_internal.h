@@ -240,7 +240,11 @@ struct layer_times {
     double tp_hidden_b; /* part of it hidden beside the backward's GEMMs */
     double cp_hidden_f; /* i20: ring traffic hidden under the attention, forward */
     double cp_hidden_b; /* and backward */
-    double cp_fwd;      /* exposed ring-attention exchange, forward and backward */
+    /* i20: of tp_hidden, tp_hidden_b, cp_hidden_f and cp_hidden_b, what
+     * runs beside the GPU's wait for the host (host_f, host_b), where no
+     * kernel runs for it to slow */
+    double tp_idle_f, tp_idle_b, cp_idle_f, cp_idle_b;
+    double cp_fwd; /* exposed ring-attention exchange, forward and backward */
     double cp_bwd;
     double ep_fwd; /* exposed all-to-all dispatch + combine, forward */
     double op_re;  /* y2026: recompute of torchtitan's per-op policy */

@@ -19,6 +19,7 @@ struct stage_time {
     double tp_f;           /* of tp, the forward's */
     double hidden;         /* i20: communication hidden beside this stage's compute */
     double hidden_f;       /* of it, beside the forward */
+    double hidden_idle;    /* of it, beside the host wait: no kernel to slow */
     double ep_total;       /* the all-to-alls before overlap (ep: what stays exposed) */
     double edge_f, edge_b; /* of fwd and bwd, the embedding or output layer */
     double cp_f;           /* of cp, the forward's */
@@ -113,6 +114,7 @@ static void mtp_comm(const struct ctx *c, const struct stage *st, const struct l
     o->cp_f += mtp * l->cp_fwd;
     o->hidden += mtp * (2.0 * (l->tp_hidden + l->tp_hidden_b) + l->cp_hidden_f + l->cp_hidden_b);
     o->hidden_f += mtp * (2.0 * l->tp_hidden + l->cp_hidden_f);
+    o->hidden_idle += mtp * (2.0 * (l->tp_idle_f + l->tp_idle_b) + l->cp_idle_f + l->cp_idle_b);
     if (moe) {
         struct ep_cost e;
         ep_hiding(c, l, 0.0, &e);
@@ -160,6 +162,10 @@ static void stage_time(const struct ctx *c, const struct stage *st, const struct
                 nm * ((1.0 + again) * cp_f + cp_b + e.hidden_f + e.hidden_b);
     o->hidden_f = 2.0 * (nd * ld->tp_hidden + nm * lm->tp_hidden) + nd * ld->cp_hidden_f +
                   nm * (cp_f + e.hidden_f);
+    o->hidden_idle = fwd_ar * (nd * ld->tp_idle_f + nm * lm->tp_idle_f) +
+                     2.0 * (nd * ld->tp_idle_b + nm * lm->tp_idle_b) +
+                     nd * ((1.0 + again) * ld->cp_idle_f + ld->cp_idle_b) +
+                     nm * ((1.0 + again) * lm->cp_idle_f + lm->cp_idle_b);
     mtp_comm(c, st, ld, lm, o);
     /* Activation offloading's copies (model_offload.c) run on copy engines
      * beside the SMs and NCCL: they hide under the whole pass, its exposed
@@ -223,8 +229,13 @@ static void stage_sync(const struct ctx *c, const struct stage *st, const struct
     /* Each pass's window is its own compute less the per-layer traffic
      * hidden beside it, longer by the slowdown that traffic brings
      * (stage_slowdown, in proportion to the passes) where it does not
-     * fill a wait for offloaded activations. */
-    double share = ratio(t->fwd, t->fwd + t->bwd);
+     * fill a wait for offloaded activations. The passes split it as
+     * model_stage_cost times them (their walls, exposed traffic included):
+     * split by compute alone, a pass's window could shrink by more than
+     * the pass itself, and a faster part lengthen the step (i20). */
+    double wall_f, wall_b;
+    split_passes(t, t->cp_f, &wall_f, &wall_b);
+    double share = ratio(wall_f, wall_f + wall_b);
     double t_f = maxd(0.0, t->fwd - t->hidden_f) + maxd(0.0, layer_slow * share - t->off_f);
     double t_b = maxd(0.0, t->bwd - (t->hidden - t->hidden_f)) +
                  maxd(0.0, layer_slow * (1.0 - share) - t->off_b);
@@ -264,7 +275,9 @@ static double stage_slowdown(const struct ctx *c, const struct stage_time *t,
                              const struct device_step *d, struct model_stage_cost *o)
 {
     bool mp_in = (double)c->tp * c->cp * c->ep <= c->domain, dp_in = c->devices <= c->domain;
-    double m = (double)c->m, work = t->fwd + t->bwd + t->re, layers = mp_in ? t->hidden : 0.0;
+    double m = (double)c->m, work = t->fwd + t->bwd + t->re;
+    /* Traffic beside the host wait runs while no kernel does. */
+    double layers = mp_in ? maxd(0.0, t->hidden - t->hidden_idle) : 0.0;
     if (!d)
         return model_overlap_interference(c, layers, work);
     double hid_mb = layers + (dp_in ? d->dp_mb_total - d->dp_mb_exposed : 0.0);

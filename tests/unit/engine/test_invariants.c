@@ -314,6 +314,49 @@ static void test_zero3_never_cheaper(void **state)
     assert_true(step[3] >= step[1]);
 }
 
+/* Issue 20's fuzz case throttle-hbm-01: a rack cooled by air throttles
+ * the clocks to about 0.8; each layer waits for the host (512 wide) and
+ * the forward for its offloaded activations' copies. Twice the HBM
+ * bandwidth, or twice the peak, shortened the kernels, so the host wait
+ * grew and more TP traffic hid beside it: charged the overlap slowdown as
+ * if it ran beside compute, and the slowdown split between the passes
+ * otherwise than the passes themselves, the ZeRO-3 backward window shrank
+ * by more than the backward, and the step grew (by 1e-5 and 6e-7). */
+static void test_cooled_faster_parts(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "cluster: {nodes: 1392, node: {accelerator: h100-sxm, accelerators_per_node: 72,\n"
+        "  cpu: xeon-8480, cpu_sockets: 2, host_ram_gb: 2048, intra_link: infinity-fabric-mi355x,\n"
+        "  host_link: pcie5-x16, nic: ib-ndr, nics_per_node: 8, pcie_switches: 4,\n"
+        "  local_storage: nvme-gen4, other_w: 1500}, storage: lustre}\n"
+        "facility: {cooling: air, nodes_per_rack: 1}\n"
+        "model: {layers: 128, hidden: 512, heads: 8, seq_len: 8192, vocab: 32000, kv_heads: 1,\n"
+        "  mlp: gelu, bytes_per_flop: 0.02, activation_bytes_per_sample: 15.75, head_dim: 128,\n"
+        "  tied_embeddings: true, mtp_layers: 1, dropout: 0.1}\n"
+        "training: {global_batch: 100224, micro_batch: 1, precision: bf16, tensor_parallel: 8,\n"
+        "  context_parallel: 8, zero_stage: 3, recompute: none, sequence_parallel: true,\n"
+        "  overlap_grad_sync: true, flash_attention: false, software: nemo,\n"
+        "  activation_offload_layers: 67}\n"
+        "data: {source: shared, sample_bytes: 16384, preprocess_us_per_sample: 50,\n"
+        "  loader_workers_per_device: 4, prefetch_batches: 2, cache_hit: 0}\n";
+    char err[1024], msg[512] = "";
+    struct setup s;
+    struct resolved r;
+    setup_defaults(&s);
+    if (!setup_load_string(&s, "s.yaml", text, cat, err, sizeof err) ||
+        !setup_resolve(&s, cat, &r, err, sizeof err))
+        fail_msg("%s", err);
+    struct model_report base;
+    model_eval(&s, &r, &base);
+    assert_true(base.power.throttled && base.power.throttle_factor < 0.9);
+    long evals = 0;
+    bool ok = check_resources(&s, &r, &base, msg, sizeof msg, &evals);
+    printf("  step %.9f s at clocks %.4f%s%s\n", base.step_time_s, base.power.throttle_factor,
+           ok ? "" : ": ", msg);
+    assert_true(ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_each_2026_invariant_breaks),
         cmocka_unit_test(test_field_coverage),
         cmocka_unit_test(test_zero3_never_cheaper),
+        cmocka_unit_test(test_cooled_faster_parts),
         cmocka_unit_test(test_random_setups),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
