@@ -4,7 +4,7 @@
 #   make run        install missing packages (when root on Debian), build, start mlviz
 #   make docs       rewrite README's and docs/' generated blocks (tests/docsync.py)
 #   make test       the whole test suite with -Werror (what CI runs); the suites
-#                   run side by side (MLVIZ_TEST_JOBS=6; MLVIZ_TEST_TIMES=1 shows
+#                   run side by side (MLVIZ_TEST_JOBS=10; MLVIZ_TEST_TIMES=1 shows
 #                   each one's time); see tests/run.sh
 #   make check-layers, check-sizes, check-format   the structure checks alone
 #   make asan       the test suite under AddressSanitizer + UBSan
